@@ -1,0 +1,89 @@
+/* srlab/format.h: binary floating-point formats as immutable values (DESIGN §2).
+ *
+ * A format is the set of numbers  +-M * 2^(e-p+1)  with integer significand 0 <= M < 2^p and
+ * emin <= e <= emax, plus signed zeros, NaN and (optionally) infinities:
+ *   p      precision in bits, hidden bit included (2 <= p <= 53: every format is a subset of binary64);
+ *   emin   exponent of the smallest normal number 2^emin;
+ *   emax   exponent of the largest binade; largest finite (2 - 2^(1-p)) * 2^emax;
+ *   subnormals  gradual underflow: multiples of 2^(emin-p+1) below 2^emin (off: only 0 there);
+ *   inf    the format has infinities. Without them the all-ones bit pattern S.1..1.1..1 is NaN
+ *          (the OCP FP8 E4M3 convention); when that pattern would be a finite number (the exponent
+ *          field is full, as in e4m3) that number is given up, so xmax = (2 - 2^(2-p)) * 2^emax;
+ *   saturate  overflow (and infinite input) clamps to +-xmax instead of giving inf or NaN.
+ *
+ * Presets (one table, srl_format_preset_*): bf16 (8,127), fp16 (11,15), fp32 (24,127),
+ * tf32 (11,127), e4m3 (4, emax 8, emin -6, no inf, xmax 448), e5m2 (3,15), fp64 (53,1023).
+ * Custom spec strings: "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]"
+ * with emin defaulting to 1-emax. A custom format's name is the canonical spelling of its spec.
+ *
+ * Encoding (formats up to 64 bits wide): sign | exponent field | p-1 fraction bits, bias 1-emin;
+ * exponent code 0 holds zero and subnormals; with infinities the all-ones exponent code holds
+ * inf (fraction 0) and NaN (fraction != 0). */
+#ifndef SRLAB_FORMAT_H
+#define SRLAB_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "srlab/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SRL_FORMAT_NAME_LEN 96
+
+typedef struct srl_format {
+    char name[SRL_FORMAT_NAME_LEN]; /* preset name, or canonical custom spec */
+    int p;                          /* precision, hidden bit included */
+    int emin, emax;                 /* normal exponent range */
+    bool subnormals, inf, saturate;
+    /* Derived by the constructors; never set these by hand. */
+    int ebits;   /* exponent field width */
+    int width;   /* encoding width 1 + ebits + p - 1 (may exceed 64: then no encoding) */
+    double u;    /* unit roundoff 2^-p */
+    double xmin; /* smallest positive normal 2^emin */
+    double xsub; /* smallest positive subnormal 2^(emin-p+1); equals xmin without subnormals */
+    double xmax; /* largest finite */
+} srl_format;
+
+/* Build a format from a preset name or a custom spec (see above). Unknown names, unknown keys,
+ * malformed numbers and impossible parameters (p < 2 or p > 53, emin > emax, a range outside
+ * binary64, an exponent field wider than 30 bits) give SRL_EPARSE / SRL_EINVAL and a message. */
+int srl_format_parse(srl_format *f, const char *spec, srl_err *err) SRL_WUR;
+
+/* Build a format from its parameters; the name becomes the canonical custom spec. */
+int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf,
+                    bool saturate, srl_err *err) SRL_WUR;
+
+/* The preset table, in a fixed order (bf16, fp16, fp32, tf32, e4m3, e5m2, fp64). */
+size_t srl_format_preset_count(void);
+const srl_format *srl_format_preset(size_t i);
+/* A preset by name, or NULL. */
+const srl_format *srl_format_find(const char *name);
+
+/* ulp(x): the spacing of the format's grid at |x|, 2^(max(e,emin)-p+1) with e = floor(log2|x|);
+ * for x = 0 the smallest subnormal spacing; for non-finite x, NaN. Without subnormals the
+ * spacing below 2^emin is 2^emin (the gap between 0 and xmin). */
+double srl_format_ulp(const srl_format *f, double x);
+
+/* True when x (finite or not) is a value of the format: NaN always; +-inf iff f->inf; a finite x
+ * iff it lies on the grid and |x| <= xmax. */
+bool srl_format_contains(const srl_format *f, double x);
+
+/* Bit pattern of x, which must be a value of the format (SRL_EINVAL otherwise) in a format at
+ * most 64 bits wide (SRL_ERANGE otherwise). NaN encodes as the canonical quiet pattern
+ * (all-ones exponent, top fraction bit; for formats without infinities, all ones). */
+int srl_format_encode(uint64_t *bits, const srl_format *f, double x) SRL_WUR;
+
+/* Value of a bit pattern; SRL_ERANGE when bits has a bit set above the width. */
+int srl_format_decode(double *x, const srl_format *f, uint64_t bits) SRL_WUR;
+
+/* Same parameters (names are ignored). */
+bool srl_format_equal(const srl_format *a, const srl_format *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,123 @@
+/* srlab/rounding.h: rounding modes, and rounding binary64/binary32 values into any format
+ * (DESIGN §3). Every function rounds the *exact* input once.
+ *
+ * Modes (parsed by srl_rounding_parse from these names):
+ *   rn       nearest, ties to even           rna   nearest, ties away from zero
+ *   rz       toward zero                     ru    toward +inf          rd   toward -inf
+ *   ro       round to odd: the neighbour whose last significand bit is 1 (an exact input is
+ *            returned unchanged; below 2^emin without subnormals, the nonzero neighbour xmin)
+ *   sr       stochastic, proportional: away from zero with probability f = (|x| - T) / q, where
+ *            T is |x| truncated to the grid and q the grid spacing there. Decided exactly: a
+ *            uniform U in [0,1) is compared with f, U's first 64 bits being the element's draw
+ *            and further words (srl_rng_extra) consulted only while they tie with f's binary
+ *            expansion. So P(up) = f exactly and E[SR(x)] = x for every exact input.
+ *   sr-eq    stochastic, equal probability: away from zero with probability 1/2 when inexact
+ *            (the top bit of the draw).
+ *   sr:r=R   stochastic with R random bits (1 <= R <= 64): f truncated to R bits, F = floor(f 2^R),
+ *            plus an R-bit random integer Z (the top R bits of the draw); away from zero iff
+ *            F + Z >= 2^R. P(up) = F / 2^R, biased toward zero by (f - F/2^R) q. The seed paper's
+ *            bf16 write is sr:r=16 of an fp32 value, which is unbiased for fp32 inputs since their
+ *            f has at most 16 bits.
+ * Stochastic modes consume exactly one draw per rounded value, exact or not.
+ * Exact inputs are returned unchanged by every mode (when they are in range).
+ *
+ * Special values and range, per IEEE 754 and per mode:
+ *   NaN -> NaN. +-0 -> +-0. A nonzero value that rounds to zero keeps its sign.
+ *   +-inf -> +-inf in a format with infinities; NaN without (e4m3); +-xmax when saturating.
+ *   Overflow (the rounded magnitude exceeds xmax, the grid continuing above xmax with the spacing
+ *   of the top binade): rz, ro, and rd/ru in the direction of zero give +-xmax; rn, rna, away-
+ *   directed and the stochastic modes give +-inf (so SR overflows only when it rounds past xmax).
+ *   A format without infinities gives NaN where inf would be (OCP FP8); a saturating format
+ *   gives +-xmax instead.
+ *   Subnormals: spacing 2^(emin-p+1) below 2^emin; without subnormals the only values below
+ *   2^emin are 0, and rounding chooses between 0 and xmin in the mode (ties to 0).
+ *
+ * Randomness: srl_round() uses draw rng->counter and increments it. The array functions use
+ * draws rng->counter + i for element i and add n to rng->counter; rng may be NULL for the
+ * deterministic modes (it is then not touched). Results never depend on the thread count. */
+#ifndef SRLAB_ROUNDING_H
+#define SRLAB_ROUNDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "srlab/common.h"
+#include "srlab/format.h"
+#include "srlab/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum srl_mode {
+    SRL_RN = 0,
+    SRL_RNA,
+    SRL_RZ,
+    SRL_RU,
+    SRL_RD,
+    SRL_RO,
+    SRL_SR,
+    SRL_SR_EQ,
+    SRL_SR_BITS,
+    SRL_MODE_COUNT
+} srl_mode;
+
+typedef struct srl_rounding {
+    srl_mode mode;
+    int r; /* random bits for SRL_SR_BITS, 1..64; 0 otherwise */
+} srl_rounding;
+
+#define SRL_ROUND_RN ((srl_rounding){SRL_RN, 0})
+#define SRL_ROUND_SR ((srl_rounding){SRL_SR, 0})
+
+/* Parse "rn", "rna", "rz", "ru", "rd", "ro", "sr", "sr-eq", "sr:r=R". */
+int srl_rounding_parse(srl_rounding *m, const char *s, srl_err *err) SRL_WUR;
+/* Canonical name into buf ("sr:r=16"); returns buf. */
+const char *srl_rounding_name(char *buf, size_t len, srl_rounding m);
+bool srl_rounding_is_stochastic(srl_rounding m);
+bool srl_rounding_valid(srl_rounding m);
+
+/* Round x into f with mode m (one draw when stochastic; rng must then be non-NULL). */
+double srl_round(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
+
+/* Everything about one rounding, for teaching views, CSV output and oracle tests. */
+typedef struct srl_round_info {
+    double x;       /* the input */
+    double rd, ru;  /* RD(x) and RU(x) in the format, with the overflow rules above */
+    double p_up;    /* probability that the result is ru (toward +inf): 0 or 1 for the
+                       deterministic modes, the exact probability rounded to binary64 for the
+                       stochastic ones (exact whenever it is a binary64 number, as it always is
+                       for |x| >= xmin of a binary64-subset format) */
+    double frac;    /* f = (|x| - T)/q, the exact fraction of the magnitude (0 when exact) */
+    double result;  /* the rounded value (this call's draw for stochastic modes) */
+    int ternary;    /* sign(result - x) as in MPFR: 0 exact, >0 rounded up, <0 down; 0 for NaN */
+    bool exact;     /* x is a value of the format */
+    bool overflow;  /* |result| would exceed xmax (the result follows the overflow rules) */
+} srl_round_info;
+
+/* Fill *info for x (one draw when stochastic). Returns SRL_EINVAL for a NULL rng with a
+ * stochastic mode or an invalid mode. */
+int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_rounding m,
+                      srl_rng *rng) SRL_WUR;
+
+/* Bulk rounding. y may alias x exactly (y == x), not partially. OpenMP-parallel above a size
+ * threshold; bit-identical for any thread count. n draws when stochastic. */
+int srl_round_array(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                    srl_rng *rng) SRL_WUR;
+
+/* Float in, float out; the format must be a subset of binary32 (p <= 24, emax <= 127,
+ * smallest value >= 2^-149), else SRL_EINVAL. */
+int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *f,
+                          srl_rounding m, srl_rng *rng) SRL_WUR;
+
+/* Double in, float out (the format must be a subset of binary32): round once, store exactly. */
+int srl_round_array_d2f(float *y, const double *x, size_t n, const srl_format *f,
+                        srl_rounding m, srl_rng *rng) SRL_WUR;
+
+/* True when every value of f is a binary32 number. */
+bool srl_format_fits_float(const srl_format *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
