@@ -170,7 +170,10 @@ int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
             return SRL_OK;
         }
         s = comma + 1;
+        if (!*s)
+            return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
     }
+    unsigned seen = 0; /* keys already given, to reject duplicates */
     while (*s) {
         const char *end = strchr(s, ',');
         size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -182,6 +185,15 @@ int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
         const char *v = eq + 1;
         size_t vlen = len - klen - 1;
         int bad = 0;
+        static const char *const keys[] = {"p", "emax", "emin", "subnormals", "inf", "saturate"};
+        for (unsigned kk = 0; kk < 6; kk++) {
+            if (strlen(keys[kk]) == klen && !strncmp(s, keys[kk], klen)) {
+                if (seen & (1u << kk))
+                    return srl_err_set(err, SRL_EPARSE, "format '%s': key '%s' given twice",
+                                       spec, keys[kk]);
+                seen |= 1u << kk;
+            }
+        }
         if (klen == 1 && s[0] == 'p')
             bad = parse_int(v, vlen, &p), have_p = true;
         else if (klen == 4 && !strncmp(s, "emax", 4))

@@ -14,7 +14,9 @@
  * Presets (one table, srl_format_preset_*): bf16 (8,127), fp16 (11,15), fp32 (24,127),
  * tf32 (11,127), e4m3 (4, emax 8, emin -6, no inf, xmax 448), e5m2 (3,15), fp64 (53,1023).
  * Custom spec strings: "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]"
- * with emin defaulting to 1-emax. A custom format's name is the canonical spelling of its spec.
+ * with emin defaulting to 1-emax, or a preset followed by overrides ("e4m3,saturate=on"); each
+ * key at most once. A custom format's name is the canonical spelling of its spec (a preset with
+ * overrides is custom, even when the overrides change nothing).
  *
  * Encoding (formats up to 64 bits wide): sign | exponent field | p-1 fraction bits, bias 1-emin;
  * exponent code 0 holds zero and subnormals; with infinities the all-ones exponent code holds
@@ -64,8 +66,9 @@ const srl_format *srl_format_preset(size_t i);
 const srl_format *srl_format_find(const char *name);
 
 /* ulp(x): the spacing of the format's grid at |x|, 2^(max(e,emin)-p+1) with e = floor(log2|x|);
- * for x = 0 the smallest subnormal spacing; for non-finite x, NaN. Without subnormals the
- * spacing below 2^emin is 2^emin (the gap between 0 and xmin). */
+ * for non-finite x, NaN. Below 2^emin (x = 0 included) it is the smallest subnormal 2^(emin-p+1)
+ * with subnormals and 2^emin without (the gap between 0 and xmin). Above xmax it is the spacing
+ * the grid would have if it continued (2^(e-p+1)). */
 double srl_format_ulp(const srl_format *f, double x);
 
 /* True when x (finite or not) is a value of the format: NaN always; +-inf iff f->inf; a finite x
@@ -73,11 +76,14 @@ double srl_format_ulp(const srl_format *f, double x);
 bool srl_format_contains(const srl_format *f, double x);
 
 /* Bit pattern of x, which must be a value of the format (SRL_EINVAL otherwise) in a format at
- * most 64 bits wide (SRL_ERANGE otherwise). NaN encodes as the canonical quiet pattern
- * (all-ones exponent, top fraction bit; for formats without infinities, all ones). */
+ * most 64 bits wide (SRL_ERANGE otherwise). NaN encodes as the canonical quiet pattern with the
+ * sign bit clear: all-ones exponent and the top fraction bit; for formats without infinities
+ * all ones but the sign (0x7F in e4m3). */
 int srl_format_encode(uint64_t *bits, const srl_format *f, double x) SRL_WUR;
 
-/* Value of a bit pattern; SRL_ERANGE when bits has a bit set above the width. */
+/* Value of a bit pattern; SRL_ERANGE when bits has a bit set above the width; SRL_EINVAL for
+ * patterns that denote no value (an exponent code above emax, a subnormal pattern in a format
+ * without subnormals). */
 int srl_format_decode(double *x, const srl_format *f, uint64_t bits) SRL_WUR;
 
 /* Same parameters (names are ignored). */

@@ -32,9 +32,10 @@
  *   Subnormals: spacing 2^(emin-p+1) below 2^emin; without subnormals the only values below
  *   2^emin are 0, and rounding chooses between 0 and xmin in the mode (ties to 0).
  *
- * Randomness: srl_round() uses draw rng->counter and increments it. The array functions use
- * draws rng->counter + i for element i and add n to rng->counter; rng may be NULL for the
- * deterministic modes (it is then not touched). Results never depend on the thread count. */
+ * Randomness: with a stochastic mode, srl_round() uses draw rng->counter and increments it, and
+ * the array functions use draws rng->counter + i for element i and add n to rng->counter. With a
+ * deterministic mode nothing is drawn, rng may be NULL and is not touched. Results never depend
+ * on the thread count. */
 #ifndef SRLAB_ROUNDING_H
 #define SRLAB_ROUNDING_H
 
@@ -85,10 +86,13 @@ typedef struct srl_round_info {
     double x;       /* the input */
     double rd, ru;  /* RD(x) and RU(x) in the format, with the overflow rules above */
     double p_up;    /* probability that the result is ru (toward +inf): 0 or 1 for the
-                       deterministic modes, the exact probability rounded to binary64 for the
-                       stochastic ones (exact whenever it is a binary64 number, as it always is
-                       for |x| >= xmin of a binary64-subset format) */
-    double frac;    /* f = (|x| - T)/q, the exact fraction of the magnitude (0 when exact) */
+                       deterministic modes, the probability rounded to binary64 for the
+                       stochastic ones. For negative x it is 1 - P(away from zero), so a tiny
+                       chance of rounding down can vanish in the subtraction (p_up prints as 1):
+                       use frac for the exact magnitude probability */
+    double frac;    /* f = (|x| - T)/q, the fraction of the magnitude (0 when exact): sr rounds
+                       away from zero with probability exactly f. Exact as a binary64 number for
+                       binary64 inputs unless f < 2^-1074 (it is then rounded) */
     double result;  /* the rounded value (this call's draw for stochastic modes) */
     int ternary;    /* sign(result - x) as in MPFR: 0 exact, >0 rounded up, <0 down; 0 for NaN */
     bool exact;     /* x is a value of the format */
@@ -105,8 +109,9 @@ int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_r
 int srl_round_array(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                     srl_rng *rng) SRL_WUR;
 
-/* Float in, float out; the format must be a subset of binary32 (p <= 24, emax <= 127,
- * smallest value >= 2^-149), else SRL_EINVAL. */
+/* Float in, float out; every value of the format must be a binary32 number
+ * (srl_format_fits_float: p <= 24, emax <= 127, finest spacing 2^(emin-p+1) >= 2^-149),
+ * else SRL_EINVAL. */
 int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *f,
                           srl_rounding m, srl_rng *rng) SRL_WUR;
 
