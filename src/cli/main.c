@@ -1,3 +1,124 @@
+/* src/cli/main.c: the srlab command: `srlab COMMAND [ARGS...]` dispatched through one table.
+ *
+ * To add a command: write src/cli/cmd_NAME.c with `int cmd_NAME(int argc, char **argv)` (argv[0]
+ * is "NAME"; the conventions are in src/cli/cli.h), declare it in cli.h, add a row below and the
+ * file to src/cli/meson.build. This file owns the process: it switches GSL's abort-on-error
+ * handler off (the commands check GSL's return values) and frees MPFR's caches at the end. */
 #include <stdio.h>
-#include "srlab/rounding.h"
-int main(void) { printf("%s\n", srl_version()); return 0; }
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <mpfr.h>
+
+#include "cli.h"
+#include "srlab/common.h"
+
+/* srlab train, srlab theory (src/cli/cmd_train.c, cmd_theory.c) */
+int cmd_train(int argc, char **argv);
+int cmd_theory(int argc, char **argv);
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* one line for `srlab --help` */
+} cli_command;
+
+static const cli_command commands[] = {
+    {"formats", cmd_formats, "the format presets: precision, exponent range, u, smallest and largest values"},
+    {"round", cmd_round, "round numbers into a format, explained step by step, or a CSV batch from stdin"},
+    {"op", cmd_op, "one exact operation (add sub mul fma div sqrt) rounded once, explained, or a CSV batch"},
+    {"run", cmd_run, "run one experiment (harmonic, sum, matvec) and write tidy CSV"},
+    {"sweep", cmd_sweep, "run a grid of train/run configs over seeds in parallel: tidy CSV + summary, resumable, shardable"},
+    {"merge", cmd_merge, "join the shards of a sweep (srlab sweep --shard I/N) into the single-machine files"},
+    {"plot", cmd_plot, "draw a figure from sweep CSV files with gnuplot (plots/NAME.gp): PNG, SVG or PDF"},
+    {"train", cmd_train, "train a problem with an optimizer under a precision strategy; tidy CSV per logged step"},
+    {"theory", cmd_theory, "the predictions of a theory/ statement (T05-T09, T13) for given parameters"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        if (strcmp(commands[k].name, name) == 0)
+            return &commands[k];
+    return NULL;
+}
+
+static void print_help(FILE *fp)
+{
+    fprintf(fp, "usage: srlab COMMAND [ARGS...]      (srlab COMMAND --help for its options)\n"
+                "\n"
+                "srlab %s: exact emulation of low-precision formats and rounding modes, stochastic\n"
+                "rounding, training in emulated precision.\n"
+                "\n"
+                "commands:\n",
+            srl_version());
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        fprintf(fp, "  %-9s %s\n", commands[k].name, commands[k].summary);
+    fprintf(fp, "  %-9s %s\n", "help", "this list; 'srlab help COMMAND' is 'srlab COMMAND --help'");
+    fputs("\n"
+          "options:\n"
+          "  -h, --help   this list\n"
+          "  --version    print 'srlab VERSION'\n"
+          "\n"
+          "exit status: 0 success, 1 a check failed (srlab check), 2 bad input or usage,\n"
+          "3 a system error (writing output, out of memory)\n"
+          "\n"
+          "examples:\n"
+          "  srlab formats\n"
+          "  srlab round 0.1 -f bf16\n"
+          "  srlab round 1.00390625 -f bf16 -r sr --samples 10000\n",
+          fp);
+}
+
+static int run_command(const cli_command *c, int argc, char **argv)
+{
+    int rc = c->run(argc, argv);
+    mpfr_free_cache();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        char list[256] = "";
+        for (size_t k = 0; k < NCOMMANDS; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                     commands[k].name);
+        return cli_error(NULL, "no command; commands: %s (see 'srlab --help')", list);
+    }
+    const char *name = argv[1];
+    char q[CLI_QUOTE_LEN];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+        (strcmp(name, "help") == 0 && argc == 2)) {
+        print_help(stdout);
+        return cli_help("");
+    }
+    if (strcmp(name, "help") == 0) {
+        const cli_command *c = find_command(argv[2]);
+        if (!c) {
+            cli_quote(q, sizeof q, argv[2], strlen(argv[2]), CLI_QUOTE_MAX);
+            return cli_error("help", "unknown command %s (see 'srlab --help')", q);
+        }
+        if (argc > 3)
+            return cli_error("help", "give one command: srlab help COMMAND");
+        char help[] = "--help";
+        char *hargv[] = {argv[2], help, NULL};
+        return run_command(c, 2, hargv);
+    }
+    if (strcmp(name, "--version") == 0) {
+        if (argc > 2)
+            return cli_error(NULL, "--version takes no arguments");
+        printf("srlab %s\n", srl_version());
+        return cli_help("");
+    }
+    const cli_command *c = find_command(name);
+    if (!c) {
+        cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
+        if (name[0] == '-')
+            return cli_error(NULL, "unknown option %s (see 'srlab --help')", q);
+        return cli_error(NULL, "unknown command %s (see 'srlab --help')", q);
+    }
+    return run_command(c, argc - 1, argv + 1);
+}

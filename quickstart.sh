@@ -1,0 +1,65 @@
+#!/bin/sh
+# quickstart.sh: everything on a fresh Debian 12 machine, in one of two commands.
+#
+#   sh quickstart.sh         install what is missing, build, run the main job on its defaults
+#   sh quickstart.sh test    install what is missing, build, run the whole test suite
+#                            (release build, then an address+undefined sanitizer build)
+#
+# Run as root, or as a user who may sudo (only apt-get needs it). Nothing is downloaded at run
+# time besides Debian's packages. .ci/run calls `sh quickstart.sh test`.
+set -eu
+cd "$(dirname "$0")"
+
+what=${1:-run}
+case "$what" in
+run | test) ;;
+*)
+    echo "usage: sh quickstart.sh [test]" >&2
+    exit 2
+    ;;
+esac
+
+# ---- Debian packages ----
+pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev libpcg-cpp-dev
+      libinih-dev gnuplot-nox"
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+if [ -n "$missing" ]; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
+    echo "quickstart: installing$missing"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+
+# ---- build ----
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ ! -f build/build.ninja ]; then
+    meson setup build --buildtype=release
+fi
+ninja -C build
+srlab=./build/src/cli/srlab
+
+if [ "$what" = run ]; then
+    # The main job on its built-in defaults.
+    "$srlab" --version
+    "$srlab" formats
+    echo
+    "$srlab" round 1.00390625 -f bf16 -r sr --samples 100000
+    exit 0
+fi
+
+# ---- tests ----
+meson test -C build --print-errorlogs --num-processes "$jobs"
+if [ ! -f build-asan/build.ninja ]; then
+    meson setup build-asan -Db_sanitize=address,undefined -Dbuildtype=debugoptimized \
+        -Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dcpp_args=-fno-sanitize-recover=all
+fi
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C build-asan --print-errorlogs --num-processes "$jobs"
+echo "quickstart: all tests passed (release and address+undefined sanitizer builds)"

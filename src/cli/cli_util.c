@@ -1,0 +1,726 @@
+/* src/cli/cli_util.c: the helpers every srlab command shares (conventions in src/cli/cli.h):
+ * one-line messages, the option parser, strict number parsers, number formatting, RFC 4180 CSV
+ * fields and atomic outputs.
+ *
+ * Facts this file relies on: glibc's printf prints the exact decimal value of a binary64 number
+ * when given enough digits (every binary64 number is a dyadic rational, so its decimal expansion
+ * is finite: at most 767 significant digits), and strtod rounds correctly to nearest. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mpfr.h>
+
+/* ---- messages ---- */
+
+static void vmessage(const char *cmd, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void vmessage(const char *cmd, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (cmd)
+        fprintf(stderr, "srlab %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "srlab: %s\n", msg);
+}
+
+int cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_sys_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_SYSTEM;
+}
+
+int cli_help(const char *text)
+{
+    fputs(text, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_sys_error(NULL, "cannot write standard output: %s", strerror(errno));
+    return CLI_EXIT_OK;
+}
+
+const char *cli_quote(char *buf, size_t len, const char *s, size_t slen, size_t max)
+{
+    size_t n = slen < max ? slen : max, k = 0;
+    if (len < 8) {
+        if (len)
+            buf[0] = 0;
+        return buf;
+    }
+    buf[k++] = '\'';
+    for (size_t i = 0; i < n && k + 2 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[k++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    if (n < slen) {
+        snprintf(buf + k, len - k, "...' (%zu characters)", slen);
+    } else if (k + 1 < len) {
+        buf[k++] = '\'';
+        buf[k] = 0;
+    } else {
+        buf[k] = 0;
+    }
+    return buf;
+}
+
+/* "srlab CMD: WHAT: 'TEXT' REST" */
+static int bad_text(const char *cmd, const char *what, const char *s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_text(const char *cmd, const char *what, const char *s, const char *fmt, ...)
+{
+    char q[CLI_QUOTE_LEN], rest[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rest, sizeof rest, fmt, ap);
+    va_end(ap);
+    cli_quote(q, sizeof q, s, strlen(s), CLI_QUOTE_MAX);
+    return cli_error(cmd, "%s%s%s %s", what ? what : "", what ? ": " : "", q, rest);
+}
+
+/* ---- options ---- */
+
+void cli_args_init(cli_args *a, const char *cmd, const cli_opt *opts, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->opts = opts;
+    a->argc = argc;
+    a->argv = argv;
+    a->i = 1;
+}
+
+/* "-0.5", "-.5", "-inf", "-nan", "-0x1p-3": a negative number, hence a positional argument. */
+static bool negative_number(const char *s)
+{
+    const char *t = s + 1;
+    if (isdigit((unsigned char)t[0]) || (t[0] == '.' && isdigit((unsigned char)t[1])))
+        return true;
+    return strncasecmp(t, "inf", 3) == 0 || strncasecmp(t, "nan", 3) == 0;
+}
+
+/* Can s be the value of an option given as a separate argument? Not when it is itself an option
+ * (then the value is missing); "-" and negative numbers are values. */
+static bool value_like(const char *s)
+{
+    return s[0] != '-' || s[1] == 0 || negative_number(s);
+}
+
+int cli_args_next(cli_args *a)
+{
+    char q[CLI_QUOTE_LEN];
+    if (a->i >= a->argc)
+        return CLI_ARGS_DONE;
+    const char *s = a->argv[a->i++];
+    a->val = NULL;
+    a->opt[0] = 0;
+    if (a->positional || s[0] != '-' || s[1] == 0 || negative_number(s)) {
+        a->val = s;
+        return CLI_ARGS_POSITIONAL;
+    }
+    if (strcmp(s, "--") == 0) {
+        a->positional = true;
+        return cli_args_next(a);
+    }
+    const cli_opt *o = NULL;
+    const char *attached = NULL; /* --name=VALUE or -xVALUE */
+    if (s[1] == '-') {
+        const char *name = s + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        if (!eq && strcmp(name, "help") == 0)
+            return CLI_ARGS_HELP;
+        for (const cli_opt *p = a->opts; p && p->name; p++)
+            if (strlen(p->name) == nlen && strncmp(p->name, name, nlen) == 0)
+                o = p;
+        if (!o)
+            goto unknown;
+        snprintf(a->opt, sizeof a->opt, "--%s", o->name);
+        if (eq) {
+            if (!o->arg) {
+                cli_error(a->cmd, "option %s takes no value", a->opt);
+                return CLI_ARGS_BAD;
+            }
+            attached = eq + 1;
+        }
+    } else {
+        if (s[1] == 'h' && s[2] == 0)
+            return CLI_ARGS_HELP;
+        for (const cli_opt *p = a->opts; p && p->name; p++)
+            if (p->letter && p->letter == s[1])
+                o = p;
+        if (!o || (!o->arg && s[2]))
+            goto unknown;
+        snprintf(a->opt, sizeof a->opt, "-%c", s[1]);
+        if (s[2])
+            attached = s + 2;
+    }
+    if (!o->arg)
+        return (int)(o - a->opts);
+    if (attached) {
+        a->val = attached;
+    } else {
+        if (a->i >= a->argc || !value_like(a->argv[a->i])) {
+            cli_error(a->cmd, "option %s needs a value (%s)", a->opt, o->arg);
+            return CLI_ARGS_BAD;
+        }
+        a->val = a->argv[a->i++];
+    }
+    return (int)(o - a->opts);
+unknown:
+    cli_quote(q, sizeof q, s, strlen(s), CLI_QUOTE_MAX);
+    cli_error(a->cmd, "unknown option %s (see 'srlab %s --help')", q, a->cmd);
+    return CLI_ARGS_BAD;
+}
+
+/* ---- integers ---- */
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* Digits to a value; false when it exceeds max (or 2^64-1). */
+static bool digits_value(const char *s, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (; *s; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = 10 * v + d;
+        if (v > max)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+int cli_parse_count(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
+                    uint64_t *out)
+{
+    char desc[64];
+    if (min == 0)
+        snprintf(desc, sizeof desc, "a non-negative integer");
+    else if (min == 1)
+        snprintf(desc, sizeof desc, "a positive integer");
+    else
+        snprintf(desc, sizeof desc, "an integer >= %llu", (unsigned long long)min);
+    uint64_t v;
+    if (!all_digits(s))
+        return bad_text(cmd, what, s, "is not %s", desc);
+    if (!digits_value(s, max, &v))
+        return bad_text(cmd, what, s, "is too large (at most %llu)", (unsigned long long)max);
+    if (v < min)
+        return bad_text(cmd, what, s, "is not %s", desc);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_int(const char *cmd, const char *what, const char *s, long long min, long long max,
+                  long long *out)
+{
+    const char *t = s;
+    bool neg = false;
+    if (*t == '-' || *t == '+')
+        neg = *t++ == '-';
+    uint64_t v;
+    if (!all_digits(t))
+        return bad_text(cmd, what, s, "is not an integer");
+    if (!digits_value(t, (uint64_t)LLONG_MAX + 1u, &v) || (!neg && v > (uint64_t)LLONG_MAX))
+        goto range;
+    long long x = neg ? (v == (uint64_t)LLONG_MAX + 1u ? LLONG_MIN : -(long long)v) : (long long)v;
+    if (x < min || x > max)
+        goto range;
+    *out = x;
+    return 0;
+range:
+    return bad_text(cmd, what, s, "is out of range (%lld to %lld)", min, max);
+}
+
+int cli_parse_seed(const char *cmd, const char *what, const char *s, uint64_t *out)
+{
+    static const char *desc = "an integer from 0 to 18446744073709551615, decimal or 0x hex";
+    uint64_t v = 0;
+    if ((s[0] == '0') && (s[1] == 'x' || s[1] == 'X')) {
+        const char *h = s + 2;
+        if (!*h)
+            return bad_text(cmd, what, s, "is not a seed (%s)", desc);
+        for (; *h; h++) {
+            if (!isxdigit((unsigned char)*h))
+                return bad_text(cmd, what, s, "is not a seed (%s)", desc);
+            if (v >> 60)
+                return bad_text(cmd, what, s, "is too large for a seed (%s)", desc);
+            int d = isdigit((unsigned char)*h) ? *h - '0' : tolower((unsigned char)*h) - 'a' + 10;
+            v = (v << 4) | (uint64_t)d;
+        }
+    } else {
+        if (!all_digits(s))
+            return bad_text(cmd, what, s, "is not a seed (%s)", desc);
+        if (!digits_value(s, UINT64_MAX, &v))
+            return bad_text(cmd, what, s, "is too large for a seed (%s)", desc);
+    }
+    *out = v;
+    return 0;
+}
+
+/* ---- binary64 numbers ---- */
+
+/* strtod over the whole of s, no leading space: 0, or -1 when s is not a number. */
+static int whole_strtod(const char *s, double *x, int *range_err)
+{
+    if (!*s || isspace((unsigned char)s[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    *x = strtod(s, &end);
+    *range_err = errno == ERANGE;
+    return (end == s || *end) ? -1 : 0;
+}
+
+int cli_parse_real(const char *cmd, const char *what, const char *s, double *out)
+{
+    double x;
+    int range;
+    if (strlen(s) > CLI_NUMBER_MAX)
+        return bad_text(cmd, what, s, "is too long for a number (at most %d characters)",
+                        CLI_NUMBER_MAX);
+    if (whole_strtod(s, &x, &range))
+        return bad_text(cmd, what, s, "is not a number");
+    if (!isfinite(x))
+        return bad_text(cmd, what, s, range ? "is beyond binary64's range" : "is not finite");
+    *out = x;
+    return 0;
+}
+
+int cli_parse_number(const char *cmd, const char *what, const char *s, double *out)
+{
+    double x;
+    int range;
+    if (strlen(s) > CLI_NUMBER_MAX)
+        return bad_text(cmd, what, s, "is too long for a number (at most %d characters)",
+                        CLI_NUMBER_MAX);
+    if (whole_strtod(s, &x, &range))
+        return bad_text(cmd, what, s, "is not a number");
+    *out = x;
+    return 0;
+}
+
+int cli_number_exact(const char *s, double x, char *gap)
+{
+    gap[0] = 0;
+    if (isnan(x))
+        return 1;
+    if (isinf(x)) {
+        const char *t = (*s == '+' || *s == '-') ? s + 1 : s;
+        return strncasecmp(t, "inf", 3) == 0; /* otherwise the text overflows binary64 */
+    }
+    /* The text is exactly x iff it is a 53-bit number (ternary 0 at precision 53, with the widest
+     * exponent range, so nothing underflows) equal to x (which also rules out values that are
+     * 53-bit numbers but not binary64 ones: too small for the subnormal grid, or too large). */
+    const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    mpfr_t t;
+    mpfr_init2(t, 53);
+    char *end;
+    int tern = mpfr_strtofr(t, s, &end, 0, MPFR_RNDN);
+    int exact = *end == 0 && tern == 0 && mpfr_cmp_d(t, x) == 0;
+    if (!exact) {
+        /* x - text, to a precision beyond the text's own digits (a text of n characters that
+         * is not x differs from it by far more than 2^-(4n+64) relatively). */
+        mpfr_set_prec(t, (mpfr_prec_t)(64 + 4 * strlen(s)));
+        mpfr_strtofr(t, s, &end, 0, MPFR_RNDN);
+        mpfr_d_sub(t, x, t, MPFR_RNDN);
+        mpfr_snprintf(gap, CLI_NUM_LEN, "%+.3Rg", t);
+    }
+    mpfr_clear(t);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    return exact;
+}
+
+/* ---- formats, modes, generators ---- */
+
+int cli_parse_format(const char *cmd, const char *what, const char *s, srl_format *f)
+{
+    srl_err err;
+    if (srl_format_parse(f, s, &err) != SRL_OK)
+        return cli_error(cmd, "%s%s%s", what ? what : "", what ? ": " : "", err.msg);
+    return 0;
+}
+
+int cli_parse_rounding(const char *cmd, const char *what, const char *s, srl_rounding *m)
+{
+    srl_err err;
+    if (srl_rounding_parse(m, s, &err) != SRL_OK)
+        return cli_error(cmd, "%s%s%s", what ? what : "", what ? ": " : "", err.msg);
+    return 0;
+}
+
+int cli_parse_rng_kind(const char *cmd, const char *what, const char *s, srl_rng_kind *k)
+{
+    if (strcmp(s, "pcg32") == 0)
+        *k = SRL_RNG_PCG32;
+    else if (strcmp(s, "pcg64") == 0)
+        *k = SRL_RNG_PCG64;
+    else
+        return bad_text(cmd, what, s, "is not a generator; known: pcg32, pcg64");
+    return 0;
+}
+
+const char *cli_rng_kind_name(srl_rng_kind k)
+{
+    return k == SRL_RNG_PCG32 ? "pcg32" : "pcg64";
+}
+
+void cli_fprint_command(FILE *fp, int argc, char **argv)
+{
+    fputs("srlab", fp);
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        bool plain = *s != 0;
+        for (const char *t = s; *t; t++)
+            if (!isalnum((unsigned char)*t) && !strchr("%+,-./:=@_^", *t))
+                plain = false;
+        fputc(' ', fp);
+        if (plain) {
+            fputs(s, fp);
+            continue;
+        }
+        fputc('\'', fp);
+        for (const char *t = s; *t; t++) {
+            if (*t == '\'')
+                fputs("'\\''", fp);
+            else
+                fputc(*t, fp);
+        }
+        fputc('\'', fp);
+    }
+}
+
+/* ---- number formatting ---- */
+
+const char *cli_fmt_hex(char *buf, double x)
+{
+    snprintf(buf, CLI_NUM_LEN, "%a", x);
+    return buf;
+}
+
+const char *cli_fmt_hexn(char *buf, double x)
+{
+    if (!isfinite(x) || x == 0)
+        return cli_fmt_hex(buf, x);
+    int e;
+    double m = 2 * frexp(fabs(x), &e); /* 1 <= m < 2, exact (subnormals included) */
+    char tmp[CLI_NUM_LEN];
+    snprintf(tmp, sizeof tmp, "%a", m); /* "0x1.8p+0" */
+    char *p = strchr(tmp, 'p');
+    if (p)
+        *p = 0;
+    snprintf(buf, CLI_NUM_LEN, "%s%.30sp%+d", signbit(x) ? "-" : "", tmp, e - 1);
+    return buf;
+}
+
+const char *cli_fmt_g17(char *buf, double x)
+{
+    snprintf(buf, CLI_NUM_LEN, "%.17g", x);
+    return buf;
+}
+
+const char *cli_fmt_short(char *buf, double x)
+{
+    int n = 1;
+    for (; n <= 17; n++) {
+        snprintf(buf, CLI_NUM_LEN, "%.*g", n, x);
+        if (!isfinite(x) || strtod(buf, NULL) == x)
+            break;
+    }
+    /* Positional rather than "4.8e+02" for magnitudes %.17g would print positionally. */
+    if (isfinite(x) && x != 0 && strchr(buf, 'e')) {
+        int e10 = (int)floor(log10(fabs(x)));
+        if (e10 >= 0 && e10 < 17 && e10 + 1 > n)
+            snprintf(buf, CLI_NUM_LEN, "%.*g", e10 + 1, x);
+    }
+    return buf;
+}
+
+/* Remove trailing zeros of the fraction (and a bare '.') from a printf result, keeping any
+ * exponent suffix. */
+static void trim_zeros(char *s)
+{
+    char *dot = strchr(s, '.');
+    if (!dot)
+        return;
+    char *e = strchr(dot, 'e');
+    char *end = e ? e : dot + strlen(dot);
+    char *z = end;
+    while (z > dot + 1 && z[-1] == '0')
+        z--;
+    if (z == dot + 1)
+        z = dot;
+    memmove(z, end, strlen(end) + 1);
+}
+
+const char *cli_fmt_exact(char *buf, double x)
+{
+    double ax = fabs(x);
+    if (!isfinite(x) || x == 0)
+        snprintf(buf, CLI_EXACT_LEN, "%g", x);
+    else if (ax >= 1e-5 && ax < 1e21)
+        snprintf(buf, CLI_EXACT_LEN, "%.1100f", x); /* a binary64 >= 2^-17 has < 1100 decimals */
+    else
+        snprintf(buf, CLI_EXACT_LEN, "%.800e", x); /* at most 767 significant digits */
+    trim_zeros(buf);
+    return buf;
+}
+
+void cli_csv_field(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+/* ---- atomic outputs ----
+ * Temporary files are listed for a signal handler that removes them on SIGINT, SIGTERM and SIGHUP
+ * before dying with the signal's default action: the one piece of mutable global state of the
+ * command, needed because an interrupted run must not leave its temporary file behind. */
+
+#define CLI_TMP_SLOTS 8
+#define CLI_TMP_PATH 4096
+static char cli_tmp_paths[CLI_TMP_SLOTS][CLI_TMP_PATH];
+static volatile sig_atomic_t cli_tmp_live[CLI_TMP_SLOTS];
+static bool cli_handlers_installed;
+
+static void cli_on_signal(int sig)
+{
+    for (int k = 0; k < CLI_TMP_SLOTS; k++)
+        if (cli_tmp_live[k])
+            unlink(cli_tmp_paths[k]);
+    raise(sig); /* the handler was installed with SA_RESETHAND | SA_NODEFER */
+}
+
+static void install_handlers(void)
+{
+    if (cli_handlers_installed)
+        return;
+    cli_handlers_installed = true;
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* keep an ignored signal ignored (nohup) */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = cli_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
+static int tmp_register(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= CLI_TMP_PATH)
+        return -1;
+    install_handlers();
+    for (int k = 0; k < CLI_TMP_SLOTS; k++) {
+        if (!cli_tmp_live[k]) {
+            memcpy(cli_tmp_paths[k], path, n + 1);
+            cli_tmp_live[k] = 1;
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void tmp_unregister(int slot)
+{
+    if (slot >= 0)
+        cli_tmp_live[slot] = 0;
+}
+
+int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path)
+{
+    char q[CLI_QUOTE_LEN], qd[CLI_QUOTE_LEN];
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->slot = -1;
+    if (!path || strcmp(path, "-") == 0) {
+        o->fp = open_memstream(&o->mem, &o->memlen);
+        if (!o->fp)
+            return cli_sys_error(cmd, "cannot buffer standard output: %s", strerror(errno));
+        return 0;
+    }
+    if (!what)
+        what = "output";
+    cli_quote(q, sizeof q, path, strlen(path), 200);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*path)
+        return cli_error(cmd, "%s: empty file name", what);
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return cli_error(cmd, "%s: cannot write %s: it names a directory, not a file", what, q);
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return cli_sys_error(cmd, "out of memory");
+    cli_quote(qd, sizeof qd, dir, strlen(dir), 200);
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            rc = cli_error(cmd, "%s: cannot write %s: directory %s does not exist", what, q, qd);
+        else
+            rc = cli_error(cmd, "%s: cannot write %s: %s: %s", what, q, qd, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        rc = cli_error(cmd, "%s: cannot write %s: %s is not a directory", what, q, qd);
+    } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = cli_error(cmd, "%s: cannot write %s: it is a directory", what, q);
+    }
+    if (rc) {
+        free(dir);
+        return rc;
+    }
+    size_t tlen = strlen(dir) + strlen(base) + 32;
+    o->tmp = malloc(tlen);
+    o->path = strdup(path);
+    if (!o->tmp || !o->path) {
+        free(dir);
+        cli_out_abort(o);
+        return cli_sys_error(cmd, "out of memory");
+    }
+    snprintf(o->tmp, tlen, "%s/.%s.tmp-XXXXXX", dir, base);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        rc = cli_error(cmd, "%s: cannot create a file in %s: %s", what, qd, strerror(errno));
+        free(dir);
+        free(o->tmp);
+        o->tmp = NULL;
+        cli_out_abort(o);
+        return rc;
+    }
+    free(dir);
+    o->slot = tmp_register(o->tmp);
+    o->fp = fdopen(fd, "w");
+    if (!o->fp) {
+        close(fd);
+        rc = cli_sys_error(cmd, "cannot write %s: %s", q, strerror(errno));
+        cli_out_abort(o);
+        return rc;
+    }
+    return 0;
+}
+
+int cli_out_commit(cli_out *o)
+{
+    char q[CLI_QUOTE_LEN];
+    int rc = 0;
+    if (!o->fp)
+        return cli_sys_error(o->cmd, "internal error: output not open");
+    if (!o->path) { /* standard output */
+        bool bad = ferror(o->fp) != 0;
+        int e = errno;
+        if (fclose(o->fp) != 0)
+            bad = true, e = errno;
+        o->fp = NULL;
+        if (bad) {
+            rc = cli_sys_error(o->cmd, "cannot buffer standard output: %s", strerror(e));
+        } else if ((o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen) ||
+                   fflush(stdout) != 0 || ferror(stdout)) {
+            rc = cli_sys_error(o->cmd, "cannot write standard output: %s", strerror(errno));
+        }
+        cli_out_abort(o);
+        return rc;
+    }
+    cli_quote(q, sizeof q, o->path, strlen(o->path), 200);
+    int fd = fileno(o->fp);
+    struct stat st;
+    mode_t mode;
+    if (stat(o->path, &st) == 0 && S_ISREG(st.st_mode)) {
+        mode = st.st_mode & 07777; /* keep the permissions of the file being replaced */
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fd) != 0 || fchmod(fd, mode) != 0) {
+        rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
+    } else {
+        FILE *fp = o->fp;
+        o->fp = NULL;
+        if (fclose(fp) != 0 || rename(o->tmp, o->path) != 0) {
+            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
+        } else {
+            free(o->tmp); /* renamed: nothing to remove */
+            o->tmp = NULL;
+            /* Make the rename durable (best effort: not every file system allows it). */
+            const char *slash = strrchr(o->path, '/');
+            char *dir = slash ? strndup(o->path, slash == o->path ? 1 : (size_t)(slash - o->path))
+                              : strdup(".");
+            int dfd = dir ? open(dir, O_RDONLY) : -1;
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+            free(dir);
+        }
+    }
+    cli_out_abort(o);
+    return rc;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (o->fp) {
+        fclose(o->fp);
+        o->fp = NULL;
+    }
+    if (o->tmp) {
+        unlink(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    tmp_unregister(o->slot);
+    o->slot = -1;
+    free(o->path);
+    o->path = NULL;
+    free(o->mem);
+    o->mem = NULL;
+    o->memlen = 0;
+}

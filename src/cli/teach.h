@@ -1,0 +1,75 @@
+/* src/cli/teach.h: display pieces shared by the teaching views of `srlab round` and `srlab op`.
+ *
+ * They lay out what the library computed (srl_round_info from srl_round_explain or
+ * srl_op_explain): a format's description, a value's bit pattern, the neighbours, why a rounding
+ * went the way it did, and the Clopper-Pearson interval of a sampled frequency. Nothing here
+ * decides anything about rounding. */
+#ifndef SRL_CLI_TEACH_H
+#define SRL_CLI_TEACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* a and b are the same value: NaN equals NaN, and the sign of zero counts. */
+bool teach_same_value(double a, double b);
+
+/* A string being built into a fixed buffer; appends are truncated silently at its end. */
+typedef struct teach_buf {
+    char *p;
+    size_t len, k;
+} teach_buf;
+void teach_add(teach_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "+0.5", "-0.25", "0" (shortest round-trip digits). buf holds CLI_NUM_LEN. */
+const char *teach_signed_short(char *buf, double v);
+/* "2^-7" for a power of two v. buf holds CLI_NUM_LEN. */
+const char *teach_pow2_name(char *buf, double v);
+/* Bit pattern of the format value v: "0 01111111 0000001  0x3f81", or why there is none. */
+void teach_bits(char *buf, size_t len, const srl_format *f, double v);
+/* "format    NAME: p=..., emin=..., ...; u = 2^-P" */
+void teach_describe_format(FILE *o, const srl_format *f);
+/* One phrase per mode: "to nearest, ties to even", ... */
+const char *teach_mode_description(srl_rounding m);
+/* "  LABEL     DEC  HEX  BITS TAG" with the decimal and hex columns padded to wd and wh. */
+void teach_value_row(FILE *o, const char *label, const char *dec, int wd, const char *hex, int wh,
+                     const char *bits, const char *tag);
+
+/* Why the result overflowed (to an infinity, NaN, or the largest finite), in mode m named
+ * `mode`. */
+void teach_overflow_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                           double result);
+
+/* The mode's part of a reason for an inexact rounding of the value called `sym` ("x"), which
+ * lies F ulp above the grid point below it; `pos` says so in words; frac is srl_round_info's
+ * fraction of the magnitude; up/away the direction taken; u and i the draw and its index;
+ * below_xmin whether the value lies below the smallest normal. */
+void teach_mode_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *sym,
+                       const char *pos, double frac, double F, bool up, bool away, uint64_t u,
+                       uint64_t i, bool below_xmin);
+/* What follows a mode clause: the overflow clause, underflow to zero, or a subnormal result. */
+void teach_result_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                         const srl_round_info *in, const char *sym);
+
+/* Read the next data line of a --batch input: the line without its LF or CRLF, spaces and tabs
+ * around it removed, into *text (inside t->line, which the caller frees). Returns TEACH_LINE
+ * for a line, TEACH_EOF at the end of the input, or an exit status (> 0) after a message naming
+ * the line: a NUL byte, an empty line, a read error. t->lineno counts the lines read; t->what
+ * receives "line N". */
+enum { TEACH_LINE = -1, TEACH_EOF = 0 };
+typedef struct teach_lines {
+    FILE *fp;
+    char *line;
+    size_t cap;
+    uint64_t lineno;
+    char what[48];
+} teach_lines;
+int teach_next_line(teach_lines *t, const char *cmd, char **text);
+
+/* Clopper-Pearson interval [lo, hi] for k successes in n trials at the given confidence. */
+void teach_clopper_pearson(uint64_t k, uint64_t n, double conf, double *lo, double *hi);
+
+#endif
