@@ -49,7 +49,7 @@ int srl_mpfr_round_draw(double *y, srl_round_info *info, mpfr_srcptr x, const sr
             memset(info, 0, sizeof *info);
             info->x = xd;
             info->rd = info->ru = info->result = v;
-            info->exact = srl_format_contains(f, xd);
+            info->exact = isnan(xd) || srl__same_value(v, xd); /* returned unchanged */
             info->overflow = isinf(xd) && !srl__same_value(v, xd);
             info->ternary = sign_cmp(v, x);
         }
@@ -103,7 +103,13 @@ int srl_mpfr_round_draw(double *y, srl_round_info *info, mpfr_srcptr x, const sr
     if (info) {
         memset(info, 0, sizeof *info);
         info->x = mpfr_get_d(x, MPFR_RNDN);
-        srl__info(info, &e, f, m, away, mpfr_get_d(fr, MPFR_RNDN), rng, index);
+        /* 1 - f rounded once: MPFR rounds the exact difference correctly. */
+        mpfr_t fc;
+        mpfr_init2(fc, 53);
+        mpfr_ui_sub(fc, 1, fr, MPFR_RNDN);
+        srl__info_c(info, &e, f, m, away, mpfr_get_d(fr, MPFR_RNDN), mpfr_get_d(fc, MPFR_RNDN),
+                    rng, index);
+        mpfr_clear(fc);
         info->ternary = sign_cmp(*y, x);
     }
     mpfr_clear(a);

@@ -250,10 +250,12 @@ static inline bool srl__same_value(double a, double b)
 
 /* Fill the description of one rounding (everything but x and ternary): the directed neighbours,
  * the result for the decision `away`, and the probability of landing on ru. `frac` is f rounded
- * to binary64. */
-static inline void srl__info(srl_round_info *info, const srl__exact *e, const srl_format *f,
-                             srl_rounding m, int away, double frac, const srl_rng *rng,
-                             uint64_t index)
+ * once to binary64 and `frac_c` is 1 - f rounded once (callers with an exact f compute both from
+ * it, so neither probability is rounded twice). Above 2^(emax+1), where every neighbour
+ * overflows, frac is reported as 0. */
+static inline void srl__info_c(srl_round_info *info, const srl__exact *e, const srl_format *f,
+                               srl_rounding m, int away, double frac, double frac_c,
+                               const srl_rng *rng, uint64_t index)
 {
     const bool inexact = e->f1 != 0 || e->more;
     bool ovf, o;
@@ -262,21 +264,43 @@ static inline void srl__info(srl_round_info *info, const srl__exact *e, const sr
     info->result = srl__assemble(e, away, f, m.mode, &ovf);
     info->overflow = ovf;
     info->exact = !inexact && !ovf;
-    info->frac = inexact ? frac : 0.0;
-    double pa; /* probability of rounding the magnitude away from zero */
+    const bool beyond = e->trunc >= ldexp(1.0, f->emax + 1); /* |x| >= 2^(emax+1) */
+    info->frac = inexact && !beyond ? frac : 0.0;
+    /* pa, pa_c: probabilities of rounding the magnitude away from / toward zero, each rounded
+     * once from its exact value. */
+    double pa, pa_c;
     switch (m.mode) {
-    case SRL_SR: pa = info->frac; break;
-    case SRL_SR_EQ: pa = inexact ? 0.5 : 0.0; break;
-    case SRL_SR_BITS: pa = ldexp((double)(e->f1 >> (64 - m.r)), -m.r); break;
-    default: pa = away; break;
+    case SRL_SR:
+        pa = frac, pa_c = frac_c;
+        break;
+    case SRL_SR_EQ:
+        pa = inexact ? 0.5 : 0.0, pa_c = 1.0 - pa;
+        break;
+    case SRL_SR_BITS: {
+        const uint64_t F = e->f1 >> (64 - m.r); /* P(away) = F / 2^R exactly */
+        pa = ldexp((double)F, -m.r);
+        pa_c = F == 0 ? 1.0 : ldexp((double)((m.r == 64 ? 0 : (UINT64_C(1) << m.r)) - F), -m.r);
+        break;
+    }
+    default:
+        pa = away, pa_c = 1.0 - pa;
+        break;
     }
     info->p_up = 0.0;
     if (!srl__same_value(info->rd, info->ru)) {
         if (srl__same_value(srl__assemble(e, 0, f, m.mode, &o), info->ru))
-            info->p_up += 1.0 - pa;
+            info->p_up += pa_c;
         if (inexact && srl__same_value(srl__assemble(e, 1, f, m.mode, &o), info->ru))
             info->p_up += pa;
     }
+}
+
+/* As srl__info_c for an f that is exact as a binary64 number (then 1 - f rounds once). */
+static inline void srl__info(srl_round_info *info, const srl__exact *e, const srl_format *f,
+                             srl_rounding m, int away, double frac, const srl_rng *rng,
+                             uint64_t index)
+{
+    srl__info_c(info, e, f, m, away, frac, 1.0 - frac, rng, index);
 }
 
 #endif

@@ -127,7 +127,7 @@ int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_r
     if (!isfinite(x) || x == 0) {
         double v = srl__round_special(x, f);
         info->rd = info->ru = info->result = v;
-        info->exact = srl_format_contains(f, x);
+        info->exact = isnan(x) || srl__same_value(v, x); /* returned unchanged */
         info->overflow = isinf(x) && !srl__same_value(v, x);
         info->ternary = ternary_of(v, x);
         return SRL_OK;

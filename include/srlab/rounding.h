@@ -5,7 +5,8 @@
  *   rn       nearest, ties to even           rna   nearest, ties away from zero
  *   rz       toward zero                     ru    toward +inf          rd   toward -inf
  *   ro       round to odd: the neighbour whose last significand bit is 1 (an exact input is
- *            returned unchanged; below 2^emin without subnormals, the nonzero neighbour xmin)
+ *            returned unchanged; below 2^emin without subnormals, the nonzero neighbour xmin;
+ *            above xmax the overflow rule below wins, so in e4m3 (448, 480) gives 448, even)
  *   sr       stochastic, proportional: away from zero with probability f = (|x| - T) / q, where
  *            T is |x| truncated to the grid and q the grid spacing there. Decided exactly: a
  *            uniform U in [0,1) is compared with f, U's first 64 bits being the element's draw
@@ -23,14 +24,16 @@
  *
  * Special values and range, per IEEE 754 and per mode:
  *   NaN -> NaN. +-0 -> +-0. A nonzero value that rounds to zero keeps its sign.
- *   +-inf -> +-inf in a format with infinities; NaN without (e4m3); +-xmax when saturating.
+ *   +-inf -> +-inf in a format with infinities; NaN without (e4m3); +-xmax when saturating (a
+ *   saturating format never produces an infinity, even if it has encodings for them).
  *   Overflow (the rounded magnitude exceeds xmax, the grid continuing above xmax with the spacing
  *   of the top binade): rz, ro, and rd/ru in the direction of zero give +-xmax; rn, rna, away-
  *   directed and the stochastic modes give +-inf (so SR overflows only when it rounds past xmax).
  *   A format without infinities gives NaN where inf would be (OCP FP8); a saturating format
  *   gives +-xmax instead.
  *   Subnormals: spacing 2^(emin-p+1) below 2^emin; without subnormals the only values below
- *   2^emin are 0, and rounding chooses between 0 and xmin in the mode (ties to 0).
+ *   2^emin are 0, and rounding chooses between 0 and xmin in the mode (rn's tie at xmin/2 goes
+ *   to 0, the even neighbour; rna's goes to xmin).
  *
  * Randomness: with a stochastic mode, srl_round() uses draw rng->counter and increments it, and
  * the array functions use draws rng->counter + i for element i and add n to rng->counter. With a
@@ -85,18 +88,21 @@ double srl_round(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
 typedef struct srl_round_info {
     double x;       /* the input */
     double rd, ru;  /* RD(x) and RU(x) in the format, with the overflow rules above */
-    double p_up;    /* probability that the result is ru (toward +inf): 0 or 1 for the
+    double p_up;    /* probability that the result is ru (toward +inf), 0 when rd == ru (an
+                       exact input, a saturated overflow: nothing to choose): 0 or 1 for the
                        deterministic modes, the probability rounded to binary64 for the
                        stochastic ones. For negative x it is 1 - P(away from zero), so a tiny
                        chance of rounding down can vanish in the subtraction (p_up prints as 1):
                        use frac for the exact magnitude probability */
     double frac;    /* f = (|x| - T)/q, the fraction of the magnitude (0 when exact): sr rounds
                        away from zero with probability exactly f. Exact as a binary64 number for
-                       binary64 inputs unless f < 2^-1074 (it is then rounded) */
+                       binary64 inputs unless f < 2^-1074 (it is then rounded). 0 when
+                       |x| >= 2^(emax+1), where every neighbour overflows */
     double result;  /* the rounded value (this call's draw for stochastic modes) */
     int ternary;    /* sign(result - x) as in MPFR: 0 exact, >0 rounded up, <0 down; 0 for NaN */
-    bool exact;     /* x is a value of the format */
-    bool overflow;  /* |result| would exceed xmax (the result follows the overflow rules) */
+    bool exact;     /* x is returned unchanged (a value of the format; NaN counts as one) */
+    bool overflow;  /* the rounded magnitude exceeds xmax (the result follows the overflow
+                       rules), or an infinite input did not stay infinite */
 } srl_round_info;
 
 /* Fill *info for x (one draw when stochastic). Returns SRL_EINVAL for a NULL rng with a
