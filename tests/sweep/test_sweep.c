@@ -1,0 +1,550 @@
+/* tests/sweep/test_sweep.c: the sweep engine (include/srlab/sweep.h) with the toy runners of
+ * toy_runner.h: values and ranges, grids (order, zip, seeds, canonical command), bad input with
+ * the setting it names, the union of columns, records identical for 1 and 2 threads and any
+ * order, statistics over seeds, the journal with every torn tail, merge refusals. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "srlab/sweep.h"
+#include "../testutil.h"
+#include "toy_runner.h"
+
+#define N_OF(a) (sizeof(a) / sizeof(a)[0])
+
+static int values_are(const char *text, const char *const *want, size_t n)
+{
+    char **v = NULL;
+    size_t m = 0;
+    srl_err err;
+    if (srl_sweep_parse_values(text, &v, &m, &err)) {
+        fprintf(stderr, "  '%s': %s\n", text, err.msg);
+        return 0;
+    }
+    int ok = m == n;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !strcmp(v[i], want[i]);
+    if (!ok) {
+        fprintf(stderr, "  '%s' gave", text);
+        for (size_t i = 0; i < m; i++)
+            fprintf(stderr, " [%s]", v[i]);
+        fputc('\n', stderr);
+    }
+    srl_sweep_values_free(v, m);
+    return ok;
+}
+
+/* Parsing fails and the message holds `part`. */
+static int values_fail(const char *text, const char *part)
+{
+    char **v = NULL;
+    size_t m = 0;
+    srl_err err;
+    err.msg[0] = 0;
+    if (srl_sweep_parse_values(text, &v, &m, &err) == SRL_OK) {
+        srl_sweep_values_free(v, m);
+        fprintf(stderr, "  '%s' was accepted\n", text);
+        return 0;
+    }
+    if (!strstr(err.msg, part)) {
+        fprintf(stderr, "  '%s': message '%s' lacks '%s'\n", text, err.msg, part);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_values(void)
+{
+    long before = srl_test_failures;
+    static const char *const a[] = {"0.0001", "0.001", "0.01", "0.1"};
+    CHECK(values_are("1e-4:1e-1:log:4", a, 4), "log range");
+    static const char *const b[] = {"0", "0.25", "0.5", "0.75", "1"};
+    CHECK(values_are("0:1:lin:5", b, 5), "lin range");
+    static const char *const b2[] = {"1", "5.5", "10"};
+    CHECK(values_are("1:10:lin:3", b2, 3), "lin range with integer bounds: exact values");
+    static const char *const c2[] = {"1", "3", "10", "32", "100"};
+    CHECK(values_are("1:100:log:5", c2, 5), "log range with integer bounds: integers");
+    static const char *const c3[] = {"1", "3.16227766016838", "10"};
+    CHECK(values_are("1.0:10:log:3", c3, 3), "log range with a decimal bound: reals");
+    static const char *const c[] = {"10", "100", "1000"};
+    CHECK(values_are("10:1000:log:3", c, 3), "integer log range");
+    static const char *const d[] = {"1", "4", "7", "10"};
+    CHECK(values_are("1:10:lin:4", d, 4), "integer lin range");
+    static const char *const e[] = {"rn", "sr", "sr:r=16"};
+    CHECK(values_are(" rn, sr ,sr:r=16", e, 3), "list, spaces, a mode with a colon");
+    static const char *const f[] = {"p=8,emax=127", "bf16"};
+    CHECK(values_are("[p=8,emax=127],bf16", f, 2), "brackets protect commas");
+    static const char *const g[] = {"0", "0.001", "0.01", "0.1"};
+    CHECK(values_are("0,1e-3:1e-1:log:3", g, 4), "list mixing a value and a range");
+    static const char *const h[] = {"0.1", "0.0316227766016838", "0.01"};
+    CHECK(values_are("0.1:0.01:log:3", h, 3), "descending log range, 15 digits inside");
+    static const char *const i[] = {"1e-5", "1e-6"};
+    CHECK(values_are("1e-5:1e-6:lin:2", i, 2), "ends are the user's numbers, exponent tidy");
+    static const char *const j[] = {"2"};
+    CHECK(values_are("2:2:lin:1", j, 1), "one value with equal bounds");
+    GROUP("values: lists and ranges", before);
+
+    before = srl_test_failures;
+    CHECK(values_fail("", "empty value"), "empty");
+    CHECK(values_fail("1,,2", "empty value"), "stray comma");
+    CHECK(values_fail("1,", "empty value"), "trailing comma");
+    CHECK(values_fail("1:2:log:0", "must be an integer >= 1"), "n = 0");
+    CHECK(values_fail("1:2:lin:-3", "must be an integer >= 1"), "negative n");
+    CHECK(values_fail("1:2:lin:x", "must be an integer >= 1"), "n not a number");
+    CHECK(values_fail("0:1:log:3", "bounds > 0"), "log with a zero bound");
+    CHECK(values_fail("-1:1:log:3", "bounds > 0"), "log with a negative bound");
+    CHECK(values_fail("1:2:geo:3", "unknown kind 'geo'"), "unknown range kind");
+    CHECK(values_fail("1:2:lin:1", "one value needs equal bounds"), "n = 1, a != b");
+    CHECK(values_fail("1:3:log:4", "repeated values"), "integer log bounds that repeat");
+    CHECK(values_fail("a:2:lin:3", "'a' is not a finite number"), "bound not a number");
+    CHECK(values_fail("1:inf:lin:3", "not a finite number"), "infinite bound");
+    CHECK(values_fail("[a,b", "'[' without ']'"), "unclosed bracket");
+    CHECK(values_fail("a],b", "']' without '['"), "stray bracket");
+    CHECK(values_fail("[]", "empty value"), "empty brackets");
+    GROUP("values: bad input is refused with a message", before);
+
+    before = srl_test_failures;
+    size_t si, sn;
+    srl_err err;
+    CHECK(srl_sweep_parse_shard("1/3", &si, &sn, &err) == SRL_OK && si == 1 && sn == 3, "1/3");
+    CHECK(srl_sweep_parse_shard("0/1", &si, &sn, &err) == SRL_OK, "0/1");
+    CHECK(srl_sweep_parse_shard("3/3", &si, &sn, &err) != SRL_OK && strstr(err.msg, "0 <= I < N"),
+          "I >= N: %s", err.msg);
+    CHECK(srl_sweep_parse_shard("0/0", &si, &sn, &err) != SRL_OK, "N = 0");
+    CHECK(srl_sweep_parse_shard("-1/3", &si, &sn, &err) != SRL_OK, "negative");
+    CHECK(srl_sweep_parse_shard("1", &si, &sn, &err) != SRL_OK, "no slash");
+    CHECK(srl_sweep_parse_shard("1/3/4", &si, &sn, &err) != SRL_OK, "two slashes");
+    GROUP("shards: I/N with 0 <= I < N", before);
+}
+
+static srl_sweep *make(const srl_sweep_setting *s, size_t n, srl_err *err)
+{
+    srl_sweep *sw = NULL;
+    if (srl_sweep_new(&sw, s, n, toy_runners, err))
+        return NULL;
+    return sw;
+}
+
+static int grid_fails(const srl_sweep_setting *s, size_t n, const char *part)
+{
+    srl_err err;
+    err.msg[0] = 0;
+    srl_sweep *sw = make(s, n, &err);
+    if (sw) {
+        srl_sweep_free(sw);
+        fprintf(stderr, "  a bad grid was accepted (expected '%s')\n", part);
+        return 0;
+    }
+    if (!strstr(err.msg, part)) {
+        fprintf(stderr, "  message '%s' lacks '%s'\n", err.msg, part);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_grid(void)
+{
+    long before = srl_test_failures;
+    srl_err err;
+    const srl_sweep_setting s1[] = {
+        {"seeds", "3", "--seeds"},     {"lr", "0.1,0.2", "--lr"},
+        {"problem", "toy", "--problem"}, {"noise", "0,0.5,1", "--noise"},
+        {"steps", "5,6,7", "--steps"}, {"zip", "noise,steps", "--zip"},
+        {"rounding", "rn", "--rounding"}, {"target", "1e-3", "--target"},
+    };
+    srl_sweep *sw = make(s1, N_OF(s1), &err);
+    CHECK(sw != NULL, "grid: %s", err.msg);
+    if (sw) {
+        CHECK(srl_sweep_nruns(sw) == 2 * 3 * 3, "runs %zu", srl_sweep_nruns(sw));
+        CHECK(srl_sweep_npoints(sw) == 6 && srl_sweep_nseeds(sw) == 3, "points and seeds");
+        /* Columns: the core keys toy knows (problem, opt, strategy, format, rounding, lr), then
+         * the varying others in the order of the train table (steps before noise? steps is a
+         * common key, noise toy's own), then seed. */
+        const char *want[] = {"problem", "opt", "strategy", "format", "rounding", "lr",
+                              "steps", "noise", "seed"};
+        CHECK(srl_sweep_naxes(sw) == N_OF(want), "axes %zu", srl_sweep_naxes(sw));
+        for (size_t i = 0; i < N_OF(want) && i < srl_sweep_naxes(sw); i++)
+            CHECK(!strcmp(srl_sweep_axis_name(sw, i), want[i]), "axis %zu is %s, want %s", i,
+                  srl_sweep_axis_name(sw, i), want[i]);
+        /* Order: lr outermost, then the (steps, noise) zip, then seed. */
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 0, 5), "0.1"), "run 0 lr");
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 9, 5), "0.2"), "run 9 lr");
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 3, 6), "6") &&
+                  !strcmp(srl_sweep_axis_value(sw, 3, 7), "0.5"), "run 3 zip partners");
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 4, 8), "2"), "run 4 seed");
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 0, 1), "sgd"), "unset core key: runner default");
+        CHECK(!strcmp(srl_sweep_command(sw),
+                      "srlab sweep --command train --problem toy --rounding rn --lr 0.1,0.2 "
+                      "--steps 5,6,7 --noise 0,0.5,1 --seeds 3 --zip steps,noise --target 1e-3"),
+              "canonical command: %s", srl_sweep_command(sw));
+        srl_config *c = NULL;
+        CHECK(srl_sweep_config(sw, 13, &c) == SRL_OK, "config");
+        if (c) {
+            CHECK(!strcmp(srl_config_get(c, "seed"), "2") && !strcmp(srl_config_get(c, "lr"), "0.2") &&
+                      !strcmp(srl_config_get(c, "steps"), "6") &&
+                      !strcmp(srl_config_get(c, "problem"), "toy"),
+                  "run 13 config");
+            srl_config_free(c);
+        }
+    }
+    /* The same grid written in another order and spacing: the same command. */
+    const srl_sweep_setting s2[] = {
+        {"target", "1e-3", NULL}, {"zip", "steps, noise", NULL}, {"rounding", "rn", NULL},
+        {"steps", "5, 6, 7", NULL}, {"noise", "0,0.5,1", NULL},  {"problem", "toy", NULL},
+        {"lr", "0.1, 0.2", NULL},   {"seeds", "3", NULL},
+    };
+    srl_sweep *sw2 = make(s2, N_OF(s2), &err);
+    CHECK(sw && sw2 && !strcmp(srl_sweep_command(sw), srl_sweep_command(sw2)),
+          "command independent of order: %s", sw2 ? srl_sweep_command(sw2) : err.msg);
+    srl_sweep_free(sw);
+    srl_sweep_free(sw2);
+
+    const srl_sweep_setting s3[] = {{"problem", "toy", NULL}, {"seed", "7,3", NULL}};
+    sw = make(s3, N_OF(s3), &err);
+    CHECK(sw && srl_sweep_nruns(sw) == 2 && !strcmp(srl_sweep_seeds_text(sw), "7,3") &&
+              !strcmp(srl_sweep_axis_value(sw, 0, srl_sweep_naxes(sw) - 1), "7"),
+          "explicit seeds, in the order given");
+    srl_sweep_free(sw);
+    const srl_sweep_setting s4[] = {{"problem", "toy", NULL}, {"seed", "1:5:lin:5,9", NULL}};
+    sw = make(s4, N_OF(s4), &err);
+    CHECK(sw && !strcmp(srl_sweep_seeds_text(sw), "1-5,9"), "seeds text %s",
+          sw ? srl_sweep_seeds_text(sw) : err.msg);
+    srl_sweep_free(sw);
+    const srl_sweep_setting s5[] = {{"problem", "toyexp", NULL}, {"command", "run", NULL},
+                                    {"n", "10:1000:log:3", NULL}};
+    sw = make(s5, N_OF(s5), &err);
+    CHECK(sw && srl_sweep_kind(sw) == SRL_RUN_EXPERIMENT && srl_sweep_nruns(sw) == 3 &&
+              !strcmp(srl_sweep_axis_name(sw, 0), "problem") &&
+              !strcmp(srl_sweep_axis_name(sw, 1), "format") &&
+              !strcmp(srl_sweep_axis_value(sw, 0, 1), "bf16") &&
+              !strcmp(srl_sweep_axis_name(sw, 2), "n"),
+          "experiment grid: %s", sw ? "" : err.msg);
+    srl_sweep_free(sw);
+    GROUP("grid: order, columns, zip, seeds, canonical command", before);
+
+    before = srl_test_failures;
+    const srl_sweep_setting b1[] = {{"lr", "0.1", "--lr"}};
+    CHECK(grid_fails(b1, 1, "no problem given"), "no problem");
+    const srl_sweep_setting b2[] = {{"problem", "nope", "x.ini:3"}};
+    CHECK(grid_fails(b2, 1, "x.ini:3: unknown problem 'nope'"), "unknown problem");
+    const srl_sweep_setting b3[] = {{"problem", "toy,toy2", "--problem"}, {"a", "1,2", "x.ini:7"}};
+    CHECK(grid_fails(b3, 2, "x.ini:7: unknown key 'a' for problem 'toy2'"), "key of one problem");
+    const srl_sweep_setting b4[] = {{"problem", "toy", NULL}, {"seeds", "3", "--seeds"},
+                                    {"seed", "1,2", "x.ini:2"}};
+    CHECK(grid_fails(b4, 3, "contradict"), "seeds and seed");
+    const srl_sweep_setting b5[] = {{"problem", "toy", NULL}, {"lr", "1,2", NULL},
+                                    {"steps", "1,2,3", NULL}, {"zip", "lr,steps", "--zip"}};
+    CHECK(grid_fails(b5, 4, "--zip: zipped axes need equal lengths"), "zip lengths");
+    const srl_sweep_setting b6[] = {{"problem", "toy", NULL}, {"lr", "1,2", NULL},
+                                    {"zip", "lr,noise", "--zip"}};
+    CHECK(grid_fails(b6, 3, "'noise' is not an axis"), "zip of a missing axis");
+    const srl_sweep_setting b7[] = {{"problem", "toy", NULL}, {"lr", "0.1,1e-1", "--lr"}};
+    CHECK(grid_fails(b7, 2, "--lr: value '1e-1' repeats '0.1'"), "numerically equal values");
+    const srl_sweep_setting b8[] = {{"problem", "toy", NULL}, {"seeds", "2", NULL},
+                                    {"lr", "1,2", NULL}, {"zip", "lr,seed", "--zip"}};
+    CHECK(grid_fails(b8, 4, "seeds cannot be zipped"), "zip of seed");
+    const srl_sweep_setting b9[] = {{"problem", "toy", NULL}, {"lr", "1", "--lr"},
+                                    {"lr", "2", "x.ini:4"}};
+    CHECK(grid_fails(b9, 3, "x.ini:4: 'lr' is already set (--lr)"), "key twice");
+    const srl_sweep_setting b10[] = {{"problem", "toy", NULL}, {"command", "fit", "--command"}};
+    CHECK(grid_fails(b10, 2, "'fit' is not a command"), "bad command");
+    const srl_sweep_setting b11[] = {{"problem", "toy", NULL}, {"target", "-1", "--target"}};
+    CHECK(grid_fails(b11, 2, "--target: '-1'"), "negative target");
+    const srl_sweep_setting b12[] = {{"problem", "toy", NULL}, {"seeds", "0", "--seeds"}};
+    CHECK(grid_fails(b12, 2, "--seeds: '0' is not a number of seeds"), "zero seeds");
+    const srl_sweep_setting b13[] = {{"problem", "toy", NULL}, {"lr", "", "--lr"}};
+    CHECK(grid_fails(b13, 2, "--lr: '': an empty value"), "empty axis");
+    const srl_sweep_setting b14[] = {{"problem", "toyexp", "--problem"}};
+    CHECK(grid_fails(b14, 1, "it is an experiment: command = run"), "wrong kind names the fix");
+    const srl_sweep_setting b15[] = {{"problem", "toy", NULL}, {"lr", "1:2:log:0", "--lr"}};
+    CHECK(grid_fails(b15, 2, "--lr: range '1:2:log:0'"), "bad range names the flag");
+    const srl_sweep_setting b16[] = {{"problem", "toy", NULL}, {"seed", "1,x", "--seed"}};
+    CHECK(grid_fails(b16, 2, "'x' is not a seed"), "bad seed");
+    const srl_sweep_setting b17[] = {{"problem", "toy", NULL}, {"lr", "1,2", NULL},
+                                     {"a", "1,2", NULL}, {"zip", "lr,a", NULL},
+                                     {"zip", "a,lr", "--zip"}};
+    CHECK(grid_fails(b17, 5, "'a' is zipped twice"), "axis in two zips");
+    GROUP("grid: bad input names the setting", before);
+}
+
+/* Run every run of sw with `threads` threads in the order of `runs`; records by run. */
+typedef struct collect {
+    char **rows, **sums;
+} collect;
+
+static int collect_done(void *ctx, const srl_sweep_record *rec)
+{
+    collect *c = ctx;
+    c->rows[rec->run] = strdup(rec->rows);
+    c->sums[rec->run] = strdup(rec->summary);
+    return SRL_OK;
+}
+
+static void collect_free(collect *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c->rows[i]);
+        free(c->sums[i]);
+    }
+    free(c->rows);
+    free(c->sums);
+}
+
+static int run_all(srl_sweep *sw, int threads, bool reverse, collect *c)
+{
+    size_t n = srl_sweep_nruns(sw);
+    size_t *runs = malloc(n * sizeof *runs);
+    c->rows = calloc(n, sizeof *c->rows);
+    c->sums = calloc(n, sizeof *c->sums);
+    for (size_t i = 0; i < n; i++)
+        runs[i] = reverse ? n - 1 - i : i;
+    srl_err err;
+    size_t failed;
+    int st = srl_sweep_execute(sw, runs, n, threads, collect_done, c, &failed, &err);
+    if (st)
+        fprintf(stderr, "  execute: %s\n", err.msg);
+    free(runs);
+    return st;
+}
+
+static void test_runs(void)
+{
+    long before;
+    srl_err err;
+    srl_sweep *sw;
+    before = srl_test_failures;
+    const srl_sweep_setting s2[] = {
+        {"problem", "toy", NULL}, {"lr", "0.01:1:log:5,2.5", NULL}, {"noise", "0,0.01", NULL},
+        {"seeds", "4", NULL},     {"steps", "60", NULL},            {"target", "0.1", NULL},
+    };
+    sw = make(s2, N_OF(s2), &err);
+    CHECK(sw && srl_sweep_prepare(sw, 2, &err) == SRL_OK, "prepare: %s", err.msg);
+    if (!sw)
+        return;
+    CHECK(!strcmp(srl_sweep_rows_header(sw), "run,problem,opt,strategy,format,rounding,lr,noise,"
+                                             "seed,step,loss,loss_gap,status"),
+          "rows header %s", srl_sweep_rows_header(sw));
+    CHECK(!strcmp(srl_sweep_summary_header(sw),
+                  "run,problem,opt,strategy,format,rounding,lr,noise,seed,last_step,final_loss,"
+                  "final_loss_gap,best_loss,steps_to_target,diverged,final_loss_n,final_loss_mean,"
+                  "final_loss_sd,final_loss_ci95_lo,final_loss_ci95_hi,best_loss_n,best_loss_mean,"
+                  "best_loss_sd,best_loss_ci95_lo,best_loss_ci95_hi,final_loss_gap_n,"
+                  "final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,"
+                  "final_loss_gap_ci95_hi,steps_to_target_n,steps_to_target_mean,"
+                  "steps_to_target_sd,steps_to_target_ci95_lo,steps_to_target_ci95_hi"),
+          "summary header %s", srl_sweep_summary_header(sw));
+    CHECK(srl_sweep_stats_count(srl_sweep_summary_header(sw)) == 20, "stats count");
+    collect c1, c2, c3;
+    CHECK(run_all(sw, 1, false, &c1) == SRL_OK, "1 thread");
+    CHECK(run_all(sw, 2, false, &c2) == SRL_OK, "2 threads");
+    CHECK(run_all(sw, 2, true, &c3) == SRL_OK, "2 threads, reversed");
+    size_t n = srl_sweep_nruns(sw);
+    for (size_t r = 0; r < n; r++) {
+        CHECK(c1.rows[r] && c2.rows[r] && c3.rows[r] && !strcmp(c1.rows[r], c2.rows[r]) &&
+                  !strcmp(c1.rows[r], c3.rows[r]), "run %zu rows differ between thread counts", r);
+        CHECK(c1.sums[r] && c2.sums[r] && c3.sums[r] && !strcmp(c1.sums[r], c2.sums[r]) &&
+                  !strcmp(c1.sums[r], c3.sums[r]), "run %zu summary differs", r);
+    }
+    /* lr = 2.5 diverges: |1 - 2.5| = 1.5 per step. Run 40 is lr=2.5, noise=0, seed 1. */
+    CHECK(strstr(c1.rows[40], ",diverged\n") != NULL, "divergence row: %s", c1.rows[40]);
+    const char *tail = c1.sums[40] + strlen(c1.sums[40]) - 3;
+    CHECK(!strcmp(tail, ",1\n"), "diverged flag: %s", c1.sums[40]);
+    /* lr = 1 reaches x = 0 at step 1: steps_to_target 1 (noise 0). Run 32 = lr 1, noise 0. */
+    CHECK(strstr(c1.sums[32], ",0,10,0\n") != NULL, "steps_to_target: %s", c1.sums[32]);
+    /* Common random numbers: seeds differ, noise-free runs do not. */
+    GROUP("records: identical for 1 and 2 threads in any order; divergence; target", before);
+
+    /* Statistics of a grid point: recompute from the printed per-run values. */
+    before = srl_test_failures;
+    const char *lines[4];
+    size_t lens[4];
+    size_t p = 4; /* grid point 4: lr = 0.1, noise = 0 -> runs 16..19 (noise-free: sd 0) */
+    for (size_t k = 0; k < 4; k++) {
+        lines[k] = c1.sums[p * 4 + k];
+        lens[k] = strlen(lines[k]);
+    }
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 4, false, &out,
+                                  &len, &cap, &err) == SRL_OK, "%s", err.msg);
+    CHECK(out && strstr(out, ",4,") && strstr(out, ",0,"), "noise-free: n=4 and sd 0: %s", out);
+    free(out);
+    /* A noisy point: 4 seeds, mean/sd/CI by hand. Point 5: lr 0.1, noise 0.01: runs 20..23. */
+    double x[4];
+    for (size_t k = 0; k < 4; k++) {
+        lines[k] = c1.sums[20 + k];
+        lens[k] = strlen(lines[k]);
+        /* final_loss is field 11 (0-based 10). */
+        const char *f = lines[k];
+        for (int j = 0; j < 10; j++)
+            f = strchr(f, ',') + 1;
+        x[k] = strtod(f, NULL);
+    }
+    out = NULL;
+    len = cap = 0;
+    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 4, false, &out,
+                                  &len, &cap, &err) == SRL_OK, "%s", err.msg);
+    double mean = (x[0] + x[1] + x[2] + x[3]) / 4, ss = 0;
+    for (int k = 0; k < 4; k++)
+        ss += (x[k] - mean) * (x[k] - mean);
+    double sd = sqrt(ss / 3), half = gsl_cdf_tdist_Pinv(0.975, 3) * sd / 2;
+    char want[200];
+    snprintf(want, sizeof want, ",4,%.17g,%.17g,%.17g,%.17g,", mean, sd, mean - half,
+             mean + half);
+    CHECK(out && strstr(out, want), "statistics %s not in %s", want, out ? out : "");
+    CHECK(sd > 0, "noise makes seeds differ");
+    free(out);
+    out = NULL;
+    len = cap = 0;
+    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 1, true, &out, &len,
+                                  &cap, &err) == SRL_OK, "%s", err.msg);
+    CHECK(out && len > 21 && !memcmp(out + len - 21, ",,,,,,,,,,,,,,,,,,,,\n", 21),
+          "empty statistics: %s", out ? out : "");
+    free(out);
+    GROUP("summary: mean, sd, Student t 95% interval over seeds", before);
+
+    /* The journal: every cut of the last record is detected. */
+    before = srl_test_failures;
+    char *pre = NULL, *h = NULL;
+    size_t hl;
+    srl_sweep_meta meta = {"2024-01-01T00:00:00Z", NULL, false, 0, 0};
+    CHECK(srl_sweep_preamble(sw, &meta, &pre) == SRL_OK, "preamble");
+    CHECK(srl_sweep_journal_header(pre, srl_sweep_rows_header(sw), srl_sweep_summary_header(sw),
+                                   &h, &hl) == SRL_OK, "header");
+    char *j = malloc(hl + 100000);
+    memcpy(j, h, hl);
+    size_t jl = hl, ends[3];
+    for (size_t r = 0; r < 3; r++) {
+        srl_sweep_record rec = {r + 5, c1.rows[r + 5], strlen(c1.rows[r + 5]), c1.sums[r + 5],
+                                strlen(c1.sums[r + 5]), false, ""};
+        char *t;
+        size_t tl;
+        CHECK(srl_sweep_journal_record(&rec, &t, &tl) == SRL_OK, "record");
+        memcpy(j + jl, t, tl);
+        jl += tl;
+        ends[r] = jl;
+        free(t);
+    }
+    srl_sweep_journal jr;
+    CHECK(srl_sweep_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.complete_header &&
+              jr.nentries == 3 && jr.good_len == jl && jr.entries[1].run == 6 &&
+              !strncmp(j + jr.entries[1].rows_off, c1.rows[6], jr.entries[1].rows_len) &&
+              !strcmp(jr.preamble, pre),
+          "whole journal");
+    srl_sweep_journal_free(&jr);
+    int bad = 0;
+    for (size_t cut = ends[1]; cut < ends[2]; cut++) {
+        if (srl_sweep_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.nentries != 2 ||
+            jr.good_len != ends[1])
+            bad++;
+        srl_sweep_journal_free(&jr);
+    }
+    CHECK(bad == 0, "%d cuts of the last record misread", bad);
+    bad = 0;
+    for (size_t cut = 0; cut < hl; cut++) {
+        if (srl_sweep_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.complete_header ||
+            jr.nentries)
+            bad++;
+        srl_sweep_journal_free(&jr);
+    }
+    CHECK(bad == 0, "%d cuts of the header misread", bad);
+    /* A flipped byte in the middle record: it and what follows are dropped. */
+    j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
+    CHECK(srl_sweep_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 1 &&
+              jr.good_len == ends[0], "corrupt record");
+    srl_sweep_journal_free(&jr);
+    CHECK(srl_sweep_journal_parse("hello\n", 6, &jr, &err) != SRL_OK &&
+              strstr(err.msg, "not a srlab sweep journal"), "not a journal");
+    free(j);
+    free(h);
+
+    char la[200], lb[200];
+    const char *pa = "# srlab 1\n# command: a\n# date: x\n# runs: 2\n";
+    const char *pb = "# srlab 1\n# command: b\n# date: y\n# runs: 2\n";
+    const char *pc = "# srlab 1\n# command: a\n# date: z\n# runs: 2\n";
+    CHECK(srl_sweep_preamble_diff(pa, pb, la, sizeof la, lb, sizeof lb) == 2 &&
+              !strcmp(la, "# command: a") && !strcmp(lb, "# command: b"), "diff names the line");
+    CHECK(srl_sweep_preamble_diff(pa, pc, la, sizeof la, lb, sizeof lb) == 0, "dates ignored");
+    GROUP("journal: records, torn tails, corruption; preamble comparison", before);
+
+    /* Merge refusals. */
+    before = srl_test_failures;
+    const char *f0 = "# srlab 1\n# command: a\n# date: 2\n# runs: 2 (2 grid points x 1 seeds)\n"
+                     "# shard: 0/2 (x)\nrun,v\n0,a\n";
+    const char *f1 = "# srlab 1\n# command: a\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
+                     "# shard: 1/2 (x)\nrun,v\n1,b\n1,c\n";
+    const char *f1b = "# srlab 1\n# command: zz\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
+                      "# shard: 1/2 (x)\nrun,v\n1,b\n";
+    const char *f1c = "# srlab 1\n# command: a\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
+                      "# shard: 1/2 (x)\nrun,v\n0,b\n";
+    srl_sweep_text t[2] = {{"s1.csv", f1, strlen(f1)}, {"s0.csv", f0, strlen(f0)}};
+    char *m = NULL;
+    size_t ml;
+    CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) == SRL_OK && m &&
+              !strcmp(m, "# srlab 1\n# command: a\n# date: 1\n# runs: 2 (2 grid points x 1 "
+                         "seeds)\nrun,v\n0,a\n1,b\n1,c\n"),
+          "merge: %s", m ? m : err.msg);
+    free(m);
+    t[0].data = f1b;
+    t[0].len = strlen(f1b);
+    CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "s0.csv and s1.csv are not shards of one sweep: '# command: a' differs from '# command: zz'"),
+          "different sweeps: %s", err.msg);
+    t[0].data = f1c;
+    t[0].len = strlen(f1c);
+    CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "run 0 is out of place"), "a row in the wrong shard: %s", err.msg);
+    CHECK(srl_sweep_merge(t + 1, 1, false, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "shard 1/2 is missing"), "missing shard: %s", err.msg);
+    t[0] = t[1];
+    CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "are both shard 0/2"), "shard twice: %s", err.msg);
+    const char *nos = "# srlab 1\nrun,v\n0,a\n";
+    srl_sweep_text u = {"full.csv", nos, strlen(nos)};
+    CHECK(srl_sweep_merge(&u, 1, false, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "full.csv: not a shard"), "not a shard: %s", err.msg);
+    GROUP("merge: joins in run order, earliest date; refuses mixtures", before);
+
+    free(pre);
+    collect_free(&c1, n);
+    collect_free(&c2, n);
+    collect_free(&c3, n);
+    srl_sweep_free(sw);
+
+    /* Validation names the value the runner refuses, and the setting. */
+    before = srl_test_failures;
+    const srl_sweep_setting v1[] = {{"problem", "toy", NULL}, {"lr", "0.1,abc", "x.ini:5"}};
+    sw = make(v1, 2, &err);
+    CHECK(sw && srl_sweep_prepare(sw, 2, &err) != SRL_OK &&
+              strstr(err.msg, "x.ini:5: lr: 'abc' is not a number (problem 'toy', lr=abc)"),
+          "bad value: %s", err.msg);
+    srl_sweep_free(sw);
+    const srl_sweep_setting v2[] = {{"problem", "toy", NULL}, {"lr", "0.1,-1", "--lr"},
+                                    {"noise", "0,1", NULL}};
+    sw = make(v2, 3, &err);
+    CHECK(sw && srl_sweep_prepare(sw, 1, &err) != SRL_OK &&
+              strstr(err.msg, "--lr: lr: '-1' must be > 0"), "runner's own check: %s", err.msg);
+    srl_sweep_free(sw);
+    const srl_sweep_setting v3[] = {{"problem", "toy", NULL}, {"extra", "off,on", NULL}};
+    sw = make(v3, 2, &err);
+    CHECK(sw && srl_sweep_prepare(sw, 1, &err) != SRL_OK &&
+              strstr(err.msg, "metric column 'extra' that is also an axis"), "clash: %s",
+          err.msg);
+    srl_sweep_free(sw);
+    const srl_sweep_setting v4[] = {{"problem", "toy", NULL}, {"noise", "0,1", NULL},
+                                    {"x0", "1,2", NULL}, {"steps", "3", NULL}};
+    sw = make(v4, 4, &err);
+    CHECK(sw && srl_sweep_prepare(sw, 1, &err) == SRL_OK, "%s", err.msg);
+    srl_sweep_free(sw);
+    GROUP("validation runs: values checked by the runner before anything runs", before);
+}
+
+int main(void)
+{
+    test_values();
+    test_grid();
+    test_runs();
+    TEST_END();
+}
