@@ -286,10 +286,16 @@ static void block_d2d(double *y, const double *x, size_t n, const srl_format *f,
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP
+/* Small arrays stay on the calling thread without entering a parallel region at all: even a
+ * region whose `if` clause is false makes libgomp set up a one-thread team. */
 #define RUN_BLOCKS(BLOCK)                                                                         \
     do {                                                                                          \
         const uint64_t c0 = rng ? rng->counter : 0;                                               \
-        _Pragma("omp parallel if (n >= SRL_BULK_OMP_MIN)")                                        \
+        if (n < SRL_BULK_OMP_MIN) {                                                               \
+            BLOCK(y, x, n, f, m, rng, c0);                                                        \
+            break;                                                                                \
+        }                                                                                         \
+        _Pragma("omp parallel")                                                                   \
         {                                                                                         \
             const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();    \
             const size_t lo = n / nt * t + (t < n % nt ? t : n % nt);                             \

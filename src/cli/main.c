@@ -13,10 +13,6 @@
 #include "cli.h"
 #include "srlab/common.h"
 
-/* srlab train, srlab theory (src/cli/cmd_train.c, cmd_theory.c) */
-int cmd_train(int argc, char **argv);
-int cmd_theory(int argc, char **argv);
-
 typedef struct cli_command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -28,11 +24,12 @@ static const cli_command commands[] = {
     {"round", cmd_round, "round numbers into a format, explained step by step, or a CSV batch from stdin"},
     {"op", cmd_op, "one exact operation (add sub mul fma div sqrt) rounded once, explained, or a CSV batch"},
     {"run", cmd_run, "run one experiment (harmonic, sum, matvec) and write tidy CSV"},
+    {"train", cmd_train, "train a problem with an optimizer under a precision strategy; tidy CSV per logged step"},
     {"sweep", cmd_sweep, "run a grid of train/run configs over seeds in parallel: tidy CSV + summary, resumable, shardable"},
     {"merge", cmd_merge, "join the shards of a sweep (srlab sweep --shard I/N) into the single-machine files"},
     {"plot", cmd_plot, "draw a figure from sweep CSV files with gnuplot (plots/NAME.gp): PNG, SVG or PDF"},
-    {"train", cmd_train, "train a problem with an optimizer under a precision strategy; tidy CSV per logged step"},
-    {"theory", cmd_theory, "the predictions of a theory/ statement (T05-T09, T13) for given parameters"},
+    {"theory", cmd_theory, "the predictions of a theory/ statement for given parameters"},
+    {"demo", cmd_demo, "short step-by-step demonstrations for teaching (srlab demo lists them)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
