@@ -103,10 +103,12 @@ int srl_mpfr_round_draw(double *y, srl_round_info *info, mpfr_srcptr x, const sr
     if (info) {
         memset(info, 0, sizeof *info);
         info->x = mpfr_get_d(x, MPFR_RNDN);
-        /* 1 - f rounded once: MPFR rounds the exact difference correctly. */
+        /* 1 - f rounded once: the difference is formed exactly (f's bits run from 2^(EXP-1)
+         * down to 2^(EXP-prec)), then rounded to binary64 by mpfr_get_d, subnormals included. */
         mpfr_t fc;
-        mpfr_init2(fc, 53);
-        mpfr_ui_sub(fc, 1, fr, MPFR_RNDN);
+        const long fexp = mpfr_zero_p(fr) ? 0 : -(long)mpfr_get_exp(fr);
+        mpfr_init2(fc, mpfr_get_prec(fr) + (mpfr_prec_t)fexp + 2);
+        mpfr_ui_sub(fc, 1, fr, MPFR_RNDN); /* exact */
         srl__info_c(info, &e, f, m, away, mpfr_get_d(fr, MPFR_RNDN), mpfr_get_d(fc, MPFR_RNDN),
                     rng, index);
         mpfr_clear(fc);

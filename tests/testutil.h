@@ -48,8 +48,8 @@ static inline int srl_test_same(double a, double b)
     return x == y;
 }
 
-/* Scale a test's size down under sanitizers or when SRL_TEST_SCALE is set (0 < scale <= 1);
- * the statistical thresholds are always derived from the n actually used. */
+/* Scale a test's size down when SRL_TEST_SCALE is set (0 < scale <= 1), e.g. for a quick run
+ * under a sanitizer; the statistical thresholds are always derived from the n actually used. */
 static inline long srl_test_n(long n)
 {
     const char *s = getenv("SRL_TEST_SCALE");

@@ -14,15 +14,21 @@
  * as far as a decision needs them.
  *
  * Two paths compute every operation and agree bit for bit, draws included:
- *   fast path: error-free transformations in binary64 (TwoSum, FMA-based TwoProd and ErrFma)
- *              and 128-bit integer arithmetic (exact remainders for div and sqrt);
- *   MPFR path: the reference, used as the fallback wherever the fast path cannot represent the
- *              exact result or decide (underflow inside an EFT, exponent gaps beyond what the
- *              fast path tracks, ...). See srl_op_mpfr_draw in srlab/mpfr.h.
+ *   fast path: a quick front end decides from the binary64 result and its exact residual
+ *              (TwoSum; TwoProd with fma) whenever that settles the rounding (nearly always for
+ *              low-precision operands); otherwise the exact result is formed with integers:
+ *              products as 106-bit integers, sums of overlapping terms exactly, long division
+ *              and integer square root with exact remainders (GMP for the rare deep words of a
+ *              square root);
+ *   MPFR path: the reference (srl_op_mpfr_draw in srlab/mpfr.h), computed with MPFR only. The
+ *              fast path keeps a fallback to it for any case it could not decide; none is
+ *              known (srl_op_which_path reports it, and the tests count it).
  * IEEE 754 special cases: NaN operands give NaN; inf - inf, 0 * inf, 0/0, inf/inf, sqrt of a
  * negative number give NaN; x/0 gives a signed infinity (NaN without infinities, xmax when
  * saturating); the sign of an exact zero sum is + except in rd (x + (-x) = +0 in every mode but
- * rd, where it is -0); sqrt(-0) = -0. */
+ * rd, where it is -0); sqrt(-0) = -0. For an exact zero result srl_op_explain reports
+ * rd = ru = the mode's signed zero and p_up = 0; when the exact result lies beyond binary64's
+ * range its info->x is +-inf. */
 #ifndef SRLAB_OPS_H
 #define SRLAB_OPS_H
 
