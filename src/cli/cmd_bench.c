@@ -16,7 +16,8 @@ static const char help_text[] =
     "  kernels  512x512 gemm with bf16 products (fp32 rn / bf16 sr accumulation) beside a\n"
     "           plain float triple loop\n"
     "  train    AdamW steps per second on a 10^6-parameter quadratic per strategy, beside a\n"
-    "           plain float AdamW loop\n"
+    "           plain float AdamW loop; GPT training tokens per second per strategy, beside\n"
+    "           the same model in plain float arithmetic\n"
     "  all      all of the above (the default)\n"
     "\n"
     "options:\n"
@@ -58,7 +59,8 @@ int cmd_bench(int argc, char **argv)
     } benches[] = {{"round", cli_bench_round},
                    {"ops", cli_bench_ops},
                    {"kernels", cli_bench_kernels},
-                   {"train", cli_bench_train}};
+                   {"train", cli_bench_train},
+                   {"train", cli_bench_gpt}};
     const size_t nb = sizeof benches / sizeof *benches;
     int all = !strcmp(which, "all"), found = all;
     for (size_t i = 0; i < nb; i++)
