@@ -66,6 +66,7 @@
 #include "pcg_impl.h"
 #include "round_bulk.h"
 #include "round_core.h"
+#include "isa.h"
 #include "kernels_priv.h"
 #include "srl_config.h"
 #include "srlab/ops.h"
@@ -852,9 +853,6 @@ enum { MF_PK_P = 0, MF_PK_ROUND };
     X(r_sr, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_SR)                                              \
     X(r_rn, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_RN)
 
-#define SRL_CAT2(a, b) a##b
-#define SRL_CAT(a, b) SRL_CAT2(a, b)
-
 #define ISA(name) SRL_CAT(name, _base)
 #define KERN_SPECIALISE 0
 #include "kernels_isa.h"
@@ -905,13 +903,7 @@ enum {
 /* 0: baseline x86-64 (or another architecture), 1: x86-64-v3 (AVX2, FMA), 2: x86-64-v4. */
 static int cpu_level(void)
 {
-#if KERN_MULTI_ISA
-    if (__builtin_cpu_supports("x86-64-v4"))
-        return 2;
-    if (__builtin_cpu_supports("x86-64-v3"))
-        return 1;
-#endif
-    return 0;
+    return srl__isa_level();
 }
 
 static int forced_level = -1; /* srl__kernels_isa */

@@ -322,40 +322,13 @@ typedef uint32_t srl__ov8d __attribute__((vector_size(32)));
 #define FAST_TILE 256   /* elements per tile, a multiple of 8 */
 #define FAST_CHUNK 8192 /* elements per parallel work item (one stream seek each) */
 
-#define SRL_OCAT2(a, b) a##b
-#define SRL_OCAT(a, b) SRL_OCAT2(a, b)
-#define ISA(name) SRL_OCAT(name, _base)
-#include "optim_fast_isa.h"
-#undef ISA
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SRL_OPT_MULTI_ISA 1
-#pragma GCC push_options
-#pragma GCC target("arch=x86-64-v3")
-#define ISA(name) SRL_OCAT(name, _v3)
-#include "optim_fast_isa.h"
-#undef ISA
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("arch=x86-64-v4")
-#define ISA(name) SRL_OCAT(name, _v4)
-#include "optim_fast_isa.h"
-#undef ISA
-#pragma GCC pop_options
-#else
-#define SRL_OPT_MULTI_ISA 0
-#endif
+#define SRL_ISA_TEMPLATE "optim_fast_isa.h"
+#include "isa_instantiate.h"
 
 /* Which instantiation to run, asked of the CPU (no -march=native in the build). */
 static int isa_level(void)
 {
-#if SRL_OPT_MULTI_ISA
-    if (__builtin_cpu_supports("x86-64-v4"))
-        return 2;
-    if (__builtin_cpu_supports("x86-64-v3"))
-        return 1;
-#endif
-    return 0;
+    return srl__isa_level();
 }
 
 static bool is_mode(srl_rounding m, srl_mode mode, int r)
@@ -388,17 +361,8 @@ int srl__optim_fast_applies(const srl_weights *W)
 static void fast_chunk(int lvl, srl_step_stats *st, srl_weight *p, const coef_f *c, int adamw,
                        int sr, size_t off, size_t k, uint64_t idx)
 {
-#if SRL_OPT_MULTI_ISA
-    if (lvl == 2)
-        chunk_v4(st, p, c, adamw, sr, off, k, idx);
-    else if (lvl == 1)
-        chunk_v3(st, p, c, adamw, sr, off, k, idx);
-    else
-        chunk_base(st, p, c, adamw, sr, off, k, idx);
-#else
+    SRL_ISA_CALL(lvl, chunk, (st, p, c, adamw, sr, off, k, idx));
     (void)lvl;
-    chunk_base(st, p, c, adamw, sr, off, k, idx);
-#endif
 }
 
 int srl__optim_step_path(srl_step_stats *out, srl_weights *W, const srl_optim_config *c,

@@ -116,51 +116,16 @@ SRL_INLINE uint64_t srl__away1(srl_mode mode, int r, uint64_t T, uint64_t f1, ui
     }
 }
 
-/* ---- the kernels, once per instruction set ---- */
-#define SRL_CAT2(a, b) a##b
-#define SRL_CAT(a, b) SRL_CAT2(a, b)
+/* ---- the kernels, once per instruction set (src/isa.h) ---- */
+#define SRL_ISA_TEMPLATE "round_bulk_isa.h"
+#include "isa_instantiate.h"
 
-#define ISA(name) SRL_CAT(name, _base)
-#include "round_bulk_isa.h"
-#undef ISA
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SRL_MULTI_ISA 1
-#pragma GCC push_options
-#pragma GCC target("arch=x86-64-v3")
-#define ISA(name) SRL_CAT(name, _v3)
-#include "round_bulk_isa.h"
-#undef ISA
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("arch=x86-64-v4")
-#define ISA(name) SRL_CAT(name, _v4)
-#include "round_bulk_isa.h"
-#undef ISA
-#pragma GCC pop_options
-#else
-#define SRL_MULTI_ISA 0
-#endif
-
-/* Which instantiation to run: asked of the CPU (libgcc's cpu model, a memory read). The default
- * build assumes only baseline x86-64: no -march=native. */
 static int isa_level(void)
 {
-#if SRL_MULTI_ISA
-    if (__builtin_cpu_supports("x86-64-v4"))
-        return 2;
-    if (__builtin_cpu_supports("x86-64-v3"))
-        return 1;
-#endif
-    return 0;
+    return srl__isa_level();
 }
 
-#if SRL_MULTI_ISA
-#define DISPATCH(name, args)                                                                      \
-    (lvl == 2 ? name##_v4 args : lvl == 1 ? name##_v3 args : name##_base args)
-#else
-#define DISPATCH(name, args) name##_base args
-#endif
+#define DISPATCH(name, args) SRL_ISA_CALL(lvl, name, args)
 
 static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)
 {
