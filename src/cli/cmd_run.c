@@ -15,12 +15,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rows.h"
+#include "runcmd.h"
 #include "srlab/run.h"
 
 static const char *const cmd = "run";
-
-#define MAX_SEEDS 100000
 
 static const char help_head[] =
     "usage: srlab run --problem NAME [--KEY VALUE]... [--seed S] [--seeds N] [-o FILE]\n"
@@ -108,46 +106,6 @@ static int general_help(void)
     return cli_out_commit(&o);
 }
 
-/* The words of text from column `indent` on, wrapped before column 99, continuation lines
- * indented as the first. */
-static void print_wrapped(FILE *fp, const char *text, int indent)
-{
-    const int width = 98;
-    int col = indent;
-    while (*text) {
-        const char *sp = strchr(text, ' ');
-        const int len = sp ? (int)(sp - text) : (int)strlen(text);
-        if (col > indent && col + 1 + len > width) {
-            fprintf(fp, "\n%*s", indent, "");
-            col = indent;
-        } else if (col > indent) {
-            fputc(' ', fp);
-            col++;
-        }
-        fwrite(text, 1, (size_t)len, fp);
-        col += len;
-        text += len;
-        while (*text == ' ')
-            text++;
-    }
-    fputc('\n', fp);
-}
-
-static void print_params(FILE *fp, const srl_param *t)
-{
-    for (; t && t->key; t++) {
-        if (!strcmp(t->key, "seed"))
-            continue;
-        char flag[64], line[768];
-        snprintf(flag, sizeof flag, "--%s", t->key);
-        fprintf(fp, "  %-13s ", flag);
-        snprintf(line, sizeof line, "%s%s%s%s", t->help,
-                 t->def && *t->def ? " (default " : !t->def ? " (required)" : "",
-                 t->def && *t->def ? t->def : "", t->def && *t->def ? ")" : "");
-        print_wrapped(fp, line, 16);
-    }
-}
-
 static int problem_help(const srl_runner *r)
 {
     cli_out o;
@@ -157,8 +115,8 @@ static int problem_help(const srl_runner *r)
     fprintf(o.fp, "usage: srlab run --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
                   "[-o FILE]\n\n%s: %s\n\nkeys:\n",
             r->name, r->name, r->summary);
-    print_params(o.fp, r->params);
-    print_params(o.fp, srl_runner_common_params(r->kind));
+    cli_runcmd_print_params(o.fp, r->params, 13);
+    cli_runcmd_print_params(o.fp, srl_runner_common_params(r->kind), 13);
     fputs("  --seed S      the first seed (default 1); --seeds N runs S..S+N-1\n", o.fp);
     const char *cols = columns_of(r->name);
     if (cols)
@@ -168,174 +126,35 @@ static int problem_help(const srl_runner *r)
     return cli_out_commit(&o);
 }
 
-/* The value of --problem, found before the options are parsed (they depend on it); NULL if
- * absent. */
-static const char *find_problem(int argc, char **argv)
-{
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--problem") && i + 1 < argc)
-            name = argv[++i];
-        else if (!strncmp(argv[i], "--problem=", 10))
-            name = argv[i] + 10;
-    }
-    return name;
-}
-
-static bool wants_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return true;
-    }
-    return false;
-}
-
-static void list_problems(char *buf, size_t len)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < srl_runner_count() && k + 2 < len; i++) {
-        const srl_runner *r = srl_runner_at(i);
-        if (r->kind == SRL_RUN_EXPERIMENT)
-            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", r->name);
-    }
-}
-
-/* A runner's message names a config key ("n: ..."); the user typed it as --n. */
-static int run_error(const srl_runner *r, int st, const srl_err *err)
-{
-    const char *msg = err->msg[0] ? err->msg : srl_strerror(st);
-    const char *colon = strchr(msg, ':');
-    char key[64];
-    bool is_key = false;
-    if (colon && (size_t)(colon - msg) < sizeof key) {
-        memcpy(key, msg, (size_t)(colon - msg));
-        key[colon - msg] = 0;
-        is_key = srl_runner_param(r, key) != NULL;
-    }
-    if (st == SRL_ENOMEM || st == SRL_EIO)
-        return cli_sys_error(cmd, "%s%s", is_key ? "--" : "", msg);
-    return cli_error(cmd, "%s%s", is_key ? "--" : "", msg);
-}
-
-typedef struct run_opts {
-    cli_opt *opts;           /* fixed options, then one per key of the problem */
-    const srl_param **param; /* the key of option i, or NULL for a fixed one */
-    size_t n;
-} run_opts;
-
-enum { O_PROBLEM, O_OUTPUT, O_SEED, O_SEEDS, O_FIXED };
-
-static int build_opts(run_opts *t, const srl_runner *r)
-{
-    const srl_param *tables[2] = {r->params, srl_runner_common_params(r->kind)};
-    size_t n = O_FIXED;
-    for (int k = 0; k < 2; k++)
-        for (const srl_param *p = tables[k]; p && p->key; p++)
-            n++;
-    t->opts = calloc(n + 1, sizeof *t->opts);
-    t->param = calloc(n + 1, sizeof *t->param);
-    if (!t->opts || !t->param)
-        return -1;
-    t->opts[O_PROBLEM] = (cli_opt){"problem", 0, "NAME"};
-    t->opts[O_OUTPUT] = (cli_opt){"output", 'o', "FILE"};
-    t->opts[O_SEED] = (cli_opt){"seed", 0, "S"};
-    t->opts[O_SEEDS] = (cli_opt){"seeds", 0, "N"};
-    n = O_FIXED;
-    for (int k = 0; k < 2; k++)
-        for (const srl_param *p = tables[k]; p && p->key; p++) {
-            if (!strcmp(p->key, "seed") || !strcmp(p->key, "problem"))
-                continue;
-            char letter = !strcmp(p->key, "format") ? 'f' : !strcmp(p->key, "rounding") ? 'r' : 0;
-            t->opts[n] = (cli_opt){p->key, letter, "VALUE"};
-            t->param[n] = p;
-            n++;
-        }
-    t->opts[n] = (cli_opt){NULL, 0, NULL};
-    t->n = n;
-    return 0;
-}
-
 /* Axis columns: problem, the keys of the problem (own, then common but seed), seed. */
-typedef struct axes {
-    const char **names, **values;
-    char seed[24];
-    size_t n;
-} axes;
-
-static int build_axes(axes *a, const srl_runner *r, const srl_config *given)
+static int build_axes(cli_runcmd_axes *ax, const srl_runner *r, const srl_config *given)
 {
     const srl_param *tables[2] = {r->params, srl_runner_common_params(r->kind)};
     size_t n = 2;
     for (int k = 0; k < 2; k++)
         for (const srl_param *p = tables[k]; p && p->key; p++)
             n++;
-    a->names = calloc(n, sizeof *a->names);
-    a->values = calloc(n, sizeof *a->values);
-    if (!a->names || !a->values)
+    if (cli_runcmd_axes_alloc(ax, n))
         return -1;
-    n = 0;
-    a->names[n] = "problem";
-    a->values[n++] = r->name;
+    cli_runcmd_axes_add(ax, "problem", r->name);
     for (int k = 0; k < 2; k++)
         for (const srl_param *p = tables[k]; p && p->key; p++) {
             if (!strcmp(p->key, "seed"))
                 continue;
             const char *v = srl_config_get(given, p->key);
-            a->names[n] = p->key;
-            a->values[n++] = v ? v : p->def ? p->def : "";
+            cli_runcmd_axes_add(ax, p->key, v ? v : p->def ? p->def : "");
         }
-    a->names[n] = "seed";
-    a->values[n++] = a->seed;
-    a->n = n;
+    cli_runcmd_axes_add(ax, "seed", ax->seed);
     return 0;
-}
-
-/* Run every seed into `body`; notes go to `notes` (one '#' line each) and standard error. */
-static int run_seeds(const srl_runner *r, srl_config *cfg, axes *ax, uint64_t seed0,
-                     uint64_t nseeds, FILE *body, FILE *notes)
-{
-    cli_rows w;
-    cli_rows_init(&w, body, ax->n, ax->names);
-    cli_rows_set_axis_values(&w, ax->values);
-    srl_sink sink = cli_rows_sink(&w);
-    int rc = 0;
-    for (uint64_t b = 0; b < nseeds && !rc; b++) {
-        const uint64_t seed = seed0 + b; /* wraps modulo 2^64, like every seed */
-        snprintf(ax->seed, sizeof ax->seed, "%" PRIu64, seed);
-        if (srl_config_set(cfg, "seed", ax->seed) != SRL_OK) {
-            rc = cli_sys_error(cmd, "out of memory");
-            break;
-        }
-        srl_run_report rep;
-        srl_err err;
-        err.msg[0] = 0;
-        const int st = srl_run(r, cfg, &sink, &rep, &err);
-        if (st) {
-            rc = run_error(r, st, &err);
-            break;
-        }
-        if (rep.note[0]) {
-            fprintf(notes, "# note (seed %" PRIu64 "): %s\n", seed, rep.note);
-            fprintf(stderr, "srlab run: seed %" PRIu64 ": %s\n", seed, rep.note);
-        }
-    }
-    cli_rows_free(&w);
-    return rc;
 }
 
 int cmd_run(int argc, char **argv)
 {
-    const char *name = find_problem(argc, argv);
+    const char *name = cli_runcmd_find_problem(argc, argv);
     char known[256], q[CLI_QUOTE_LEN];
-    list_problems(known, sizeof known);
+    cli_runcmd_list_problems(known, sizeof known, SRL_RUN_EXPERIMENT);
     if (!name) {
-        if (wants_help(argc, argv))
+        if (cli_runcmd_wants_help(argc, argv))
             return general_help();
         return cli_error(cmd, "--problem is required (known: %s; see 'srlab run --help')", known);
     }
@@ -347,101 +166,26 @@ int cmd_run(int argc, char **argv)
                                   "--help' (experiments: %s)", q, known);
         return cli_error(cmd, "--problem: unknown problem %s (known: %s)", q, known);
     }
-    if (wants_help(argc, argv))
+    if (cli_runcmd_wants_help(argc, argv))
         return problem_help(r);
 
-    run_opts t = {NULL, NULL, 0};
-    axes ax;
+    cli_runcmd_args a;
+    cli_runcmd_axes ax;
     memset(&ax, 0, sizeof ax);
-    srl_config *cfg = srl_config_new();
-    char *mem = NULL, *notes_mem = NULL;
-    size_t memlen = 0, notes_len = 0;
-    FILE *body = NULL, *notes = NULL;
-    cli_out out;
-    bool out_open = false;
-    int rc = 0;
-    if (!cfg || build_opts(&t, r)) {
+    int rc = cli_runcmd_parse(&a, cmd, r, argc, argv);
+    if (rc == -1)
+        rc = problem_help(r);
+    else if (!rc && build_axes(&ax, r, a.cfg))
         rc = cli_sys_error(cmd, "out of memory");
-        goto done;
+    if (!rc) {
+        char seeds_line[320], problem_line[320];
+        cli_runcmd_seeds_line(seeds_line, sizeof seeds_line, &a,
+                              "pcg32 streams derived from the seed");
+        snprintf(problem_line, sizeof problem_line, "problem: %s: %s", r->name, r->summary);
+        const char *extra[] = {seeds_line, problem_line, NULL};
+        rc = cli_runcmd_execute(cmd, r, &a, &ax, argc, argv, extra, NULL);
     }
-    uint64_t seed = 1, nseeds = 1;
-    const char *path = NULL;
-    cli_args a;
-    cli_args_init(&a, cmd, t.opts, argc, argv);
-    int k;
-    while (!rc && (k = cli_args_next(&a)) != CLI_ARGS_DONE) {
-        switch (k) {
-        case CLI_ARGS_HELP: rc = problem_help(r); goto done;
-        case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
-        case CLI_ARGS_POSITIONAL:
-            cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
-            rc = cli_error(cmd, "unexpected argument %s (options are --KEY VALUE; see 'srlab run "
-                                "--problem %s --help')", q, r->name);
-            break;
-        case O_PROBLEM: break; /* found above */
-        case O_OUTPUT: path = a.val; break;
-        case O_SEED: rc = cli_parse_seed(cmd, a.opt, a.val, &seed); break;
-        case O_SEEDS: rc = cli_parse_count(cmd, a.opt, a.val, 1, MAX_SEEDS, &nseeds); break;
-        default:
-            if (srl_config_set(cfg, t.param[k]->key, a.val) != SRL_OK)
-                rc = cli_sys_error(cmd, "out of memory");
-            break;
-        }
-    }
-    if (rc)
-        goto done;
-    if (build_axes(&ax, r, cfg)) {
-        rc = cli_sys_error(cmd, "out of memory");
-        goto done;
-    }
-    if ((rc = cli_out_open(&out, cmd, "-o", path)))
-        goto done;
-    out_open = true;
-    body = open_memstream(&mem, &memlen);
-    notes = open_memstream(&notes_mem, &notes_len);
-    if (!body || !notes) {
-        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
-        goto done;
-    }
-    if ((rc = run_seeds(r, cfg, &ax, seed, nseeds, body, notes)))
-        goto done;
-    if (fclose(body) != 0 || fclose(notes) != 0) {
-        body = notes = NULL;
-        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
-        goto done;
-    }
-    body = notes = NULL;
-    char seeds_line[160], problem_line[320];
-    if (nseeds == 1)
-        snprintf(seeds_line, sizeof seeds_line, "seeds: %" PRIu64 " (pcg32 streams derived from "
-                 "the seed)", seed);
-    else
-        snprintf(seeds_line, sizeof seeds_line, "seeds: %" PRIu64 " to %" PRIu64 " (--seed S "
-                 "--seeds N: S, S+1, ..., S+N-1; one block of rows each; pcg32 streams derived "
-                 "from the seed)", seed, seed + nseeds - 1);
-    snprintf(problem_line, sizeof problem_line, "problem: %s: %s", r->name, r->summary);
-    const char *extra[] = {seeds_line, problem_line, NULL};
-    cli_rows_preamble(out.fp, argc, argv, extra);
-    if ((notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
-        (memlen && fwrite(mem, 1, memlen, out.fp) != memlen)) {
-        rc = cli_sys_error(cmd, "cannot write the output: %s", strerror(errno));
-        goto done;
-    }
-    rc = cli_out_commit(&out);
-    out_open = false;
-done:
-    if (body)
-        fclose(body);
-    if (notes)
-        fclose(notes);
-    if (out_open)
-        cli_out_abort(&out);
-    free(mem);
-    free(notes_mem);
-    free(ax.names);
-    free(ax.values);
-    free(t.opts);
-    free(t.param);
-    srl_config_free(cfg);
+    cli_runcmd_axes_free(&ax);
+    srl_config_free(a.cfg);
     return rc;
 }

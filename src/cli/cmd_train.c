@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rows.h"
+#include "runcmd.h"
 #include "srlab/optim.h"
 #include "srlab/run.h"
 #include "srlab/strategy.h"
@@ -28,8 +28,6 @@
 int cmd_train(int argc, char **argv);
 
 static const char *const cmd = "train";
-
-#define MAX_SEEDS 100000
 
 static const char help_head[] =
     "usage: srlab train --problem NAME [--opt OPT] [--strategy S | --format F --rounding M]\n"
@@ -102,22 +100,6 @@ static const char help_tail[] =
     "      --grad-format fp32 --lr 0.5\n"
     "  srlab train --problem logreg --opt adam --strategy mp --grad-noise 0.01 --seeds 5\n";
 
-static void print_params(FILE *fp, const srl_param *t)
-{
-    for (; t && t->key; t++) {
-        if (!strcmp(t->key, "seed"))
-            continue;
-        char flag[64];
-        snprintf(flag, sizeof flag, "--%s", t->key);
-        fprintf(fp, "  %-18s %s", flag, t->help);
-        if (t->def && *t->def)
-            fprintf(fp, " (default %s)", t->def);
-        else if (!t->def)
-            fputs(" (required)", fp);
-        fputc('\n', fp);
-    }
-}
-
 static int general_help(void)
 {
     cli_out o;
@@ -132,13 +114,13 @@ static int general_help(void)
             fprintf(o.fp, "  %-10s %s\n", r->name, r->summary);
     }
     fputs("\nkeys of every problem (\"strategy\": the value of the --strategy preset):\n", o.fp);
-    print_params(o.fp, srl_runner_common_params(SRL_RUN_TRAIN));
+    cli_runcmd_print_params(o.fp, srl_runner_common_params(SRL_RUN_TRAIN), 18);
     for (size_t i = 0; i < srl_runner_count(); i++) {
         const srl_runner *r = srl_runner_at(i);
         if (r->kind != SRL_RUN_TRAIN)
             continue;
         fprintf(o.fp, "\nkeys of --problem %s:\n", r->name);
-        print_params(o.fp, r->params);
+        cli_runcmd_print_params(o.fp, r->params, 18);
     }
     fputs(help_columns, o.fp);
     fputs(help_tail, o.fp);
@@ -154,105 +136,14 @@ static int problem_help(const srl_runner *r)
     fprintf(o.fp, "usage: srlab train --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
                   "[-o FILE]\n\n%s: %s\n\nkeys of %s:\n",
             r->name, r->name, r->summary, r->name);
-    print_params(o.fp, r->params);
+    cli_runcmd_print_params(o.fp, r->params, 18);
     fputs("\nkeys of every problem:\n", o.fp);
-    print_params(o.fp, srl_runner_common_params(r->kind));
+    cli_runcmd_print_params(o.fp, srl_runner_common_params(r->kind), 18);
     fputs("  --seed S           the first seed (default 1); --seeds N runs S..S+N-1\n", o.fp);
     fputs(help_columns, o.fp);
     fprintf(o.fp, "\nexample:\n  srlab train --problem %s --opt adamw --strategy bf16-sr --lr 0.01 "
                   "-o %s.csv\n", r->name, r->name);
     return cli_out_commit(&o);
-}
-
-static const char *find_problem(int argc, char **argv)
-{
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--problem") && i + 1 < argc)
-            name = argv[++i];
-        else if (!strncmp(argv[i], "--problem=", 10))
-            name = argv[i] + 10;
-    }
-    return name;
-}
-
-static bool wants_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return true;
-    }
-    return false;
-}
-
-static void list_problems(char *buf, size_t len)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < srl_runner_count() && k + 2 < len; i++) {
-        const srl_runner *r = srl_runner_at(i);
-        if (r->kind == SRL_RUN_TRAIN)
-            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", r->name);
-    }
-}
-
-/* A library message names a config key ("lr: ..."); the user typed it as --lr. */
-static int run_error(const srl_runner *r, int st, const srl_err *err)
-{
-    const char *msg = err->msg[0] ? err->msg : srl_strerror(st);
-    const char *colon = strchr(msg, ':');
-    char key[64];
-    bool is_key = false;
-    if (colon && (size_t)(colon - msg) < sizeof key) {
-        memcpy(key, msg, (size_t)(colon - msg));
-        key[colon - msg] = 0;
-        is_key = srl_runner_param(r, key) != NULL;
-    }
-    if (st == SRL_ENOMEM || st == SRL_EIO)
-        return cli_sys_error(cmd, "%s%s", is_key ? "--" : "", msg);
-    return cli_error(cmd, "%s%s", is_key ? "--" : "", msg);
-}
-
-typedef struct train_opts {
-    cli_opt *opts;
-    const srl_param **param; /* the key of option i, or NULL for a fixed one */
-    size_t n;
-} train_opts;
-
-enum { O_PROBLEM, O_OUTPUT, O_SEED, O_SEEDS, O_FIXED };
-
-static int build_opts(train_opts *t, const srl_runner *r)
-{
-    const srl_param *tables[2] = {r->params, srl_runner_common_params(r->kind)};
-    size_t n = O_FIXED;
-    for (int k = 0; k < 2; k++)
-        for (const srl_param *p = tables[k]; p && p->key; p++)
-            n++;
-    t->opts = calloc(n + 1, sizeof *t->opts);
-    t->param = calloc(n + 1, sizeof *t->param);
-    if (!t->opts || !t->param)
-        return -1;
-    t->opts[O_PROBLEM] = (cli_opt){"problem", 0, "NAME"};
-    t->opts[O_OUTPUT] = (cli_opt){"output", 'o', "FILE"};
-    t->opts[O_SEED] = (cli_opt){"seed", 0, "S"};
-    t->opts[O_SEEDS] = (cli_opt){"seeds", 0, "N"};
-    n = O_FIXED;
-    for (int k = 0; k < 2; k++)
-        for (const srl_param *p = tables[k]; p && p->key; p++) {
-            if (!strcmp(p->key, "seed") || !strcmp(p->key, "problem"))
-                continue;
-            char letter = !strcmp(p->key, "format") ? 'f' : !strcmp(p->key, "rounding") ? 'r' : 0;
-            t->opts[n] = (cli_opt){p->key, letter, "VALUE"};
-            t->param[n] = p;
-            n++;
-        }
-    t->opts[n] = (cli_opt){NULL, 0, NULL};
-    t->n = n;
-    return 0;
 }
 
 /* ---- axis columns ---- */
@@ -269,14 +160,13 @@ static bool shown_by_core(const char *key)
            !strcmp(key, "seed");
 }
 
-typedef struct axes {
-    const char **names, **values;
-    char format[SRL_FORMAT_NAME_LEN], rounding[32], seed[24];
-    size_t n;
-} axes;
+/* The resolved weight format and rounding the format/rounding columns show. */
+typedef struct resolved {
+    char format[SRL_FORMAT_NAME_LEN], rounding[32];
+} resolved;
 
-static int build_axes(axes *a, const srl_runner *r, const srl_config *cfg,
-                      const srl_strategy *s)
+static int build_axes(cli_runcmd_axes *ax, resolved *rs, const srl_runner *r,
+                      const srl_config *cfg, const srl_strategy *s)
 {
     const srl_param *common = srl_runner_common_params(r->kind);
     size_t n = NCORE + 1;
@@ -284,88 +174,43 @@ static int build_axes(axes *a, const srl_runner *r, const srl_config *cfg,
         n++;
     for (const srl_param *p = common; p && p->key; p++)
         n++;
-    a->names = calloc(n, sizeof *a->names);
-    a->values = calloc(n, sizeof *a->values);
-    if (!a->names || !a->values)
+    if (cli_runcmd_axes_alloc(ax, n))
         return -1;
-    snprintf(a->format, sizeof a->format, "%s", s->param.fmt.name);
-    srl_rounding_name(a->rounding, sizeof a->rounding, s->param.mode);
-    n = 0;
+    snprintf(rs->format, sizeof rs->format, "%s", s->param.fmt.name);
+    srl_rounding_name(rs->rounding, sizeof rs->rounding, s->param.mode);
     for (int i = 0; i < NCORE; i++) {
-        a->names[n] = core[i];
         const char *v = srl_config_get(cfg, core[i]);
         const srl_param *p = srl_runner_param(r, core[i]);
         if (i == 0)
             v = r->name;
         else if (i == 3)
-            v = a->format;
+            v = rs->format;
         else if (i == 4)
-            v = a->rounding;
+            v = rs->rounding;
         else if (!v)
             v = p && p->def ? p->def : "";
-        a->values[n++] = v;
+        cli_runcmd_axes_add(ax, core[i], v);
     }
     for (const srl_param *p = r->params; p && p->key; p++) {
         const char *v = srl_config_get(cfg, p->key);
-        a->names[n] = p->key;
-        a->values[n++] = v ? v : p->def ? p->def : "";
+        cli_runcmd_axes_add(ax, p->key, v ? v : p->def ? p->def : "");
     }
     for (const srl_param *p = common; p && p->key; p++) {
         const char *v = srl_config_get(cfg, p->key);
-        if (!v || shown_by_core(p->key))
-            continue;
-        a->names[n] = p->key;
-        a->values[n++] = v;
+        if (v && !shown_by_core(p->key))
+            cli_runcmd_axes_add(ax, p->key, v);
     }
-    a->names[n] = "seed";
-    a->values[n++] = a->seed;
-    a->n = n;
+    cli_runcmd_axes_add(ax, "seed", ax->seed);
     return 0;
-}
-
-static int run_seeds(const srl_runner *r, srl_config *cfg, axes *ax, uint64_t seed0,
-                     uint64_t nseeds, FILE *body, FILE *notes, int *ndiverged)
-{
-    cli_rows w;
-    cli_rows_init(&w, body, ax->n, ax->names);
-    cli_rows_set_axis_values(&w, ax->values);
-    srl_sink sink = cli_rows_sink(&w);
-    int rc = 0;
-    for (uint64_t b = 0; b < nseeds && !rc; b++) {
-        const uint64_t seed = seed0 + b;
-        snprintf(ax->seed, sizeof ax->seed, "%" PRIu64, seed);
-        if (srl_config_set(cfg, "seed", ax->seed) != SRL_OK) {
-            rc = cli_sys_error(cmd, "out of memory");
-            break;
-        }
-        srl_run_report rep;
-        srl_err err;
-        err.msg[0] = 0;
-        const int st = srl_run(r, cfg, &sink, &rep, &err);
-        if (st) {
-            rc = run_error(r, st, &err);
-            break;
-        }
-        if (rep.diverged)
-            (*ndiverged)++;
-        if (rep.note[0]) {
-            fprintf(notes, "# %s (seed %" PRIu64 "): %s\n", rep.diverged ? "warning" : "note",
-                    seed, rep.note);
-            fprintf(stderr, "srlab train: %sseed %" PRIu64 ": %s\n",
-                    rep.diverged ? "warning: " : "", seed, rep.note);
-        }
-    }
-    cli_rows_free(&w);
-    return rc;
 }
 
 int cmd_train(int argc, char **argv)
 {
-    const char *name = find_problem(argc, argv);
+    const char *name = cli_runcmd_find_problem(argc, argv);
     char known[256], q[CLI_QUOTE_LEN];
-    list_problems(known, sizeof known);
+    cli_runcmd_list_problems(known, sizeof known, SRL_RUN_TRAIN);
     if (!name) {
-        if (wants_help(argc, argv))
+        if (cli_runcmd_wants_help(argc, argv))
             return general_help();
         return cli_error(cmd, "--problem is required (known: %s; see 'srlab train --help')",
                          known);
@@ -375,48 +220,17 @@ int cmd_train(int argc, char **argv)
         cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
         return cli_error(cmd, "--problem: unknown problem %s (known: %s)", q, known);
     }
-    if (wants_help(argc, argv))
+    if (cli_runcmd_wants_help(argc, argv))
         return problem_help(r);
 
-    train_opts t = {NULL, NULL, 0};
-    axes ax;
+    cli_runcmd_args a;
+    cli_runcmd_axes ax;
+    resolved rs;
     memset(&ax, 0, sizeof ax);
-    srl_config *cfg = srl_config_new();
-    char *mem = NULL, *notes_mem = NULL;
-    size_t memlen = 0, notes_len = 0;
-    FILE *body = NULL, *notes = NULL;
-    cli_out out;
-    bool out_open = false;
-    int rc = 0, ndiverged = 0;
-    if (!cfg || build_opts(&t, r)) {
-        rc = cli_sys_error(cmd, "out of memory");
+    int rc = cli_runcmd_parse(&a, cmd, r, argc, argv), ndiverged = 0;
+    if (rc == -1) {
+        rc = problem_help(r);
         goto done;
-    }
-    uint64_t seed = 1, nseeds = 1;
-    const char *path = NULL;
-    cli_args a;
-    cli_args_init(&a, cmd, t.opts, argc, argv);
-    int k;
-    while (!rc && (k = cli_args_next(&a)) != CLI_ARGS_DONE) {
-        switch (k) {
-        case CLI_ARGS_HELP: rc = problem_help(r); goto done;
-        case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
-        case CLI_ARGS_POSITIONAL:
-            cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
-            rc = cli_error(cmd, "unexpected argument %s (options are --KEY VALUE; see 'srlab "
-                                "train --problem %s --help')", q, r->name);
-            break;
-        case O_PROBLEM: break; /* found above */
-        case O_OUTPUT: path = a.val; break;
-        case O_SEED: rc = cli_parse_seed(cmd, a.opt, a.val, &seed); break;
-        case O_SEEDS: rc = cli_parse_count(cmd, a.opt, a.val, 1, MAX_SEEDS, &nseeds); break;
-        default:
-            if (srl_config_get(cfg, t.param[k]->key))
-                rc = cli_error(cmd, "%s: given twice", a.opt);
-            else if (srl_config_set(cfg, t.param[k]->key, a.val) != SRL_OK)
-                rc = cli_sys_error(cmd, "out of memory");
-            break;
-        }
     }
     if (rc)
         goto done;
@@ -424,41 +238,23 @@ int cmd_train(int argc, char **argv)
     srl_train_config tc;
     srl_err err;
     err.msg[0] = 0;
-    int st = srl_train_config_from(&tc, cfg, &err);
+    int st = srl_train_config_from(&tc, a.cfg, &err);
     if (st) {
-        rc = run_error(r, st, &err);
+        rc = cli_runcmd_error(cmd, r, st, &err);
         goto done;
     }
-    if (build_axes(&ax, r, cfg, &tc.strat)) {
+    if (build_axes(&ax, &rs, r, a.cfg, &tc.strat)) {
         rc = cli_sys_error(cmd, "out of memory");
         goto done;
     }
-    if ((rc = cli_out_open(&out, cmd, "-o", path)))
-        goto done;
-    out_open = true;
-    body = open_memstream(&mem, &memlen);
-    notes = open_memstream(&notes_mem, &notes_len);
-    if (!body || !notes) {
-        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
-        goto done;
-    }
-    if ((rc = run_seeds(r, cfg, &ax, seed, nseeds, body, notes, &ndiverged)))
-        goto done;
-    if (fclose(body) != 0 || fclose(notes) != 0) {
-        body = notes = NULL;
-        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
-        goto done;
-    }
-    body = notes = NULL;
-    char seeds_line[200], problem_line[320], strat_line[512], desc[400];
+    char seeds_line[320], streams[200], problem_line[320], strat_line[512], desc[400];
     const char *kind = tc.rng == SRL_RNG_PCG32 ? "pcg32" : "pcg64";
-    if (nseeds == 1)
-        snprintf(seeds_line, sizeof seeds_line, "seeds: %" PRIu64 " (%s streams derived from the "
-                 "seed: data, init, grad-noise, one per tensor for its writes)", seed, kind);
+    if (a.nseeds == 1)
+        snprintf(streams, sizeof streams, "%s streams derived from the seed: data, init, "
+                 "grad-noise, one per tensor for its writes", kind);
     else
-        snprintf(seeds_line, sizeof seeds_line, "seeds: %" PRIu64 " to %" PRIu64 " (--seed S "
-                 "--seeds N: S, S+1, ..., S+N-1; one block of rows each; %s streams)", seed,
-                 seed + nseeds - 1, kind);
+        snprintf(streams, sizeof streams, "%s streams", kind);
+    cli_runcmd_seeds_line(seeds_line, sizeof seeds_line, &a, streams);
     snprintf(problem_line, sizeof problem_line, "problem: %s: %s", r->name, r->summary);
     const srl_bytes by = srl_strategy_bytes(&tc.strat, srl_opt_has_m(tc.opt.kind),
                                             srl_opt_has_v(tc.opt.kind));
@@ -466,27 +262,9 @@ int cmd_train(int argc, char **argv)
              tc.strat.name, srl_strategy_describe(desc, sizeof desc, &tc.strat), by.total,
              srl_opt_names[tc.opt.kind]);
     const char *extra[] = {seeds_line, problem_line, strat_line, NULL};
-    cli_rows_preamble(out.fp, argc, argv, extra);
-    if ((notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
-        (memlen && fwrite(mem, 1, memlen, out.fp) != memlen)) {
-        rc = cli_sys_error(cmd, "cannot write the output: %s", strerror(errno));
-        goto done;
-    }
-    rc = cli_out_commit(&out);
-    out_open = false;
+    rc = cli_runcmd_execute(cmd, r, &a, &ax, argc, argv, extra, &ndiverged);
 done:
-    if (body)
-        fclose(body);
-    if (notes)
-        fclose(notes);
-    if (out_open)
-        cli_out_abort(&out);
-    free(mem);
-    free(notes_mem);
-    free(t.opts);
-    free(t.param);
-    free(ax.names);
-    free(ax.values);
-    srl_config_free(cfg);
+    cli_runcmd_axes_free(&ax);
+    srl_config_free(a.cfg);
     return rc;
 }

@@ -1,0 +1,292 @@
+/* src/cli/runcmd.c: the driver `srlab run` and `srlab train` share (src/cli/runcmd.h). */
+#include "runcmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rows.h"
+
+const char *cli_runcmd_find_problem(int argc, char **argv)
+{
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--problem") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strncmp(argv[i], "--problem=", 10))
+            name = argv[i] + 10;
+    }
+    return name;
+}
+
+bool cli_runcmd_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return true;
+    }
+    return false;
+}
+
+void cli_runcmd_list_problems(char *buf, size_t len, srl_run_kind kind)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < srl_runner_count() && k + 2 < len; i++) {
+        const srl_runner *r = srl_runner_at(i);
+        if (r->kind == kind)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", r->name);
+    }
+}
+
+int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err *err)
+{
+    const char *msg = err->msg[0] ? err->msg : srl_strerror(st);
+    const char *colon = strchr(msg, ':');
+    char key[64];
+    bool is_key = false;
+    if (colon && (size_t)(colon - msg) < sizeof key) {
+        memcpy(key, msg, (size_t)(colon - msg));
+        key[colon - msg] = 0;
+        is_key = srl_runner_param(r, key) != NULL;
+    }
+    if (st == SRL_ENOMEM || st == SRL_EIO)
+        return cli_sys_error(cmd, "%s%s", is_key ? "--" : "", msg);
+    return cli_error(cmd, "%s%s", is_key ? "--" : "", msg);
+}
+
+/* ---- options ---- */
+
+enum { O_PROBLEM, O_OUTPUT, O_SEED, O_SEEDS, O_FIXED };
+
+int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, int argc,
+                     char **argv)
+{
+    a->cfg = srl_config_new();
+    a->path = NULL;
+    a->seed = 1;
+    a->nseeds = 1;
+    const srl_param *tables[2] = {r->params, srl_runner_common_params(r->kind)};
+    size_t n = O_FIXED;
+    for (int k = 0; k < 2; k++)
+        for (const srl_param *p = tables[k]; p && p->key; p++)
+            n++;
+    cli_opt *opts = calloc(n + 1, sizeof *opts);
+    const srl_param **param = calloc(n + 1, sizeof *param);
+    int rc = 0;
+    if (!a->cfg || !opts || !param) {
+        rc = cli_sys_error(cmd, "out of memory");
+        goto done;
+    }
+    opts[O_PROBLEM] = (cli_opt){"problem", 0, "NAME"};
+    opts[O_OUTPUT] = (cli_opt){"output", 'o', "FILE"};
+    opts[O_SEED] = (cli_opt){"seed", 0, "S"};
+    opts[O_SEEDS] = (cli_opt){"seeds", 0, "N"};
+    n = O_FIXED;
+    for (int k = 0; k < 2; k++)
+        for (const srl_param *p = tables[k]; p && p->key; p++) {
+            if (!strcmp(p->key, "seed") || !strcmp(p->key, "problem"))
+                continue;
+            char letter = !strcmp(p->key, "format") ? 'f' : !strcmp(p->key, "rounding") ? 'r' : 0;
+            opts[n] = (cli_opt){p->key, letter, "VALUE"};
+            param[n] = p;
+            n++;
+        }
+    opts[n] = (cli_opt){NULL, 0, NULL};
+    cli_args ar;
+    cli_args_init(&ar, cmd, opts, argc, argv);
+    char q[CLI_QUOTE_LEN];
+    for (int k; !rc && (k = cli_args_next(&ar)) != CLI_ARGS_DONE;) {
+        switch (k) {
+        case CLI_ARGS_HELP: rc = -1; break;
+        case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
+        case CLI_ARGS_POSITIONAL:
+            cli_quote(q, sizeof q, ar.val, strlen(ar.val), CLI_QUOTE_MAX);
+            rc = cli_error(cmd, "unexpected argument %s (options are --KEY VALUE; see 'srlab %s "
+                                "--problem %s --help')", q, cmd, r->name);
+            break;
+        case O_PROBLEM: break; /* found before parsing */
+        case O_OUTPUT: a->path = ar.val; break;
+        case O_SEED: rc = cli_parse_seed(cmd, ar.opt, ar.val, &a->seed); break;
+        case O_SEEDS:
+            rc = cli_parse_count(cmd, ar.opt, ar.val, 1, CLI_RUNCMD_MAX_SEEDS, &a->nseeds);
+            break;
+        default:
+            if (srl_config_get(a->cfg, param[k]->key))
+                rc = cli_error(cmd, "%s: given twice", ar.opt);
+            else if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
+                rc = cli_sys_error(cmd, "out of memory");
+            break;
+        }
+    }
+done:
+    free(opts);
+    free(param);
+    return rc;
+}
+
+/* ---- axes ---- */
+
+int cli_runcmd_axes_alloc(cli_runcmd_axes *ax, size_t n)
+{
+    memset(ax, 0, sizeof *ax);
+    ax->names = calloc(n ? n : 1, sizeof *ax->names);
+    ax->values = calloc(n ? n : 1, sizeof *ax->values);
+    return ax->names && ax->values ? 0 : -1;
+}
+
+void cli_runcmd_axes_add(cli_runcmd_axes *ax, const char *name, const char *value)
+{
+    ax->names[ax->n] = name;
+    ax->values[ax->n] = value;
+    ax->n++;
+}
+
+void cli_runcmd_axes_free(cli_runcmd_axes *ax)
+{
+    free(ax->names);
+    free(ax->values);
+    ax->names = ax->values = NULL;
+}
+
+/* ---- running ---- */
+
+void cli_runcmd_seeds_line(char *buf, size_t len, const cli_runcmd_args *a, const char *streams)
+{
+    if (a->nseeds == 1)
+        snprintf(buf, len, "seeds: %" PRIu64 " (%s)", a->seed, streams);
+    else
+        snprintf(buf, len, "seeds: %" PRIu64 " to %" PRIu64 " (--seed S --seeds N: S, S+1, ..., "
+                 "S+N-1; one block of rows each; %s)", a->seed, a->seed + a->nseeds - 1, streams);
+}
+
+/* Every seed into `body`; notes go to `notes` (one '#' line each) and standard error. */
+static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
+                     cli_runcmd_axes *ax, FILE *body, FILE *notes, int *ndiverged)
+{
+    cli_rows w;
+    cli_rows_init(&w, body, ax->n, ax->names);
+    cli_rows_set_axis_values(&w, ax->values);
+    srl_sink sink = cli_rows_sink(&w);
+    int rc = 0;
+    for (uint64_t b = 0; b < a->nseeds && !rc; b++) {
+        const uint64_t seed = a->seed + b; /* wraps modulo 2^64, like every seed */
+        snprintf(ax->seed, sizeof ax->seed, "%" PRIu64, seed);
+        if (srl_config_set(a->cfg, "seed", ax->seed) != SRL_OK) {
+            rc = cli_sys_error(cmd, "out of memory");
+            break;
+        }
+        srl_run_report rep;
+        srl_err err;
+        err.msg[0] = 0;
+        const int st = srl_run(r, a->cfg, &sink, &rep, &err);
+        if (st) {
+            rc = cli_runcmd_error(cmd, r, st, &err);
+            break;
+        }
+        if (rep.diverged && ndiverged)
+            (*ndiverged)++;
+        if (rep.note[0]) {
+            fprintf(notes, "# %s (seed %" PRIu64 "): %s\n", rep.diverged ? "warning" : "note",
+                    seed, rep.note);
+            fprintf(stderr, "srlab %s: %sseed %" PRIu64 ": %s\n", cmd,
+                    rep.diverged ? "warning: " : "", seed, rep.note);
+        }
+    }
+    cli_rows_free(&w);
+    return rc;
+}
+
+int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
+                       cli_runcmd_axes *ax, int argc, char **argv, const char *const *extra,
+                       int *ndiverged)
+{
+    char *mem = NULL, *notes_mem = NULL;
+    size_t memlen = 0, notes_len = 0;
+    FILE *body = NULL, *notes = NULL;
+    cli_out out;
+    int rc = cli_out_open(&out, cmd, "-o", a->path);
+    if (rc)
+        return rc;
+    body = open_memstream(&mem, &memlen);
+    notes = open_memstream(&notes_mem, &notes_len);
+    if (!body || !notes) {
+        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
+        goto done;
+    }
+    if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
+        goto done;
+    const int c1 = fclose(body), c2 = fclose(notes);
+    body = notes = NULL;
+    if (c1 != 0 || c2 != 0) {
+        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
+        goto done;
+    }
+    cli_rows_preamble(out.fp, argc, argv, extra);
+    if ((notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
+        (memlen && fwrite(mem, 1, memlen, out.fp) != memlen)) {
+        rc = cli_sys_error(cmd, "cannot write the output: %s", strerror(errno));
+        goto done;
+    }
+    rc = cli_out_commit(&out);
+    free(mem);
+    free(notes_mem);
+    return rc;
+done:
+    if (body)
+        fclose(body);
+    if (notes)
+        fclose(notes);
+    cli_out_abort(&out);
+    free(mem);
+    free(notes_mem);
+    return rc;
+}
+
+/* ---- help ---- */
+
+/* The words of text from column `indent` on, wrapped before column 99, continuation lines
+ * indented as the first. */
+static void print_wrapped(FILE *fp, const char *text, int indent)
+{
+    const int width = 98;
+    int col = indent;
+    while (*text) {
+        const char *sp = strchr(text, ' ');
+        const int len = sp ? (int)(sp - text) : (int)strlen(text);
+        if (col > indent && col + 1 + len > width) {
+            fprintf(fp, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', fp);
+            col++;
+        }
+        fwrite(text, 1, (size_t)len, fp);
+        col += len;
+        text += len;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', fp);
+}
+
+void cli_runcmd_print_params(FILE *fp, const srl_param *t, int width)
+{
+    for (; t && t->key; t++) {
+        if (!strcmp(t->key, "seed"))
+            continue;
+        char flag[64], line[768];
+        snprintf(flag, sizeof flag, "--%s", t->key);
+        fprintf(fp, "  %-*s ", width, flag);
+        snprintf(line, sizeof line, "%s%s%s%s", t->help,
+                 t->def && *t->def ? " (default " : !t->def ? " (required)" : "",
+                 t->def && *t->def ? t->def : "", t->def && *t->def ? ")" : "");
+        print_wrapped(fp, line, width + 3);
+    }
+}

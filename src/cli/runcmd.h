@@ -1,0 +1,71 @@
+/* src/cli/runcmd.h: what `srlab run` and `srlab train` share (src/cli/runcmd.c).
+ *
+ * Both turn `--problem NAME --KEY VALUE...` into a config (the flags without their dashes), run
+ * the problem's runner once per seed (seeds S, S+1, ..., S+N-1 from --seed S and --seeds N) and
+ * write the rows as tidy CSV (src/cli/rows.h): '#' lines, the header, one block of rows per
+ * seed, each row starting with the command's axis columns and ending the axes with `seed`.
+ * Output goes through cli_out: nothing is written unless every run succeeds. The options of a
+ * problem are its runner's parameter table, so a new problem needs no CLI change. */
+#ifndef SRL_CLI_RUNCMD_H
+#define SRL_CLI_RUNCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "srlab/run.h"
+
+#define CLI_RUNCMD_MAX_SEEDS 100000
+
+/* The value of --problem, found before the options are parsed (they depend on it); NULL if
+ * absent. */
+const char *cli_runcmd_find_problem(int argc, char **argv);
+/* Is --help or -h among the options? */
+bool cli_runcmd_wants_help(int argc, char **argv);
+/* "a, b, c": the problems of a kind. */
+void cli_runcmd_list_problems(char *buf, size_t len, srl_run_kind kind);
+/* A library message names a config key ("lr: ..."); the user typed it as --lr. Prints the
+ * message and returns the exit status. */
+int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err *err);
+
+/* Parsed options: the config (every --KEY VALUE, a key at most once), -o, the seeds. */
+typedef struct cli_runcmd_args {
+    srl_config *cfg;
+    const char *path;
+    uint64_t seed, nseeds;
+} cli_runcmd_args;
+
+/* Parse argv for runner r into *a (a->cfg allocated here; free it with srl_config_free even on
+ * failure). Returns 0, an exit status after a message, or -1 when --help was asked (the caller
+ * prints the problem's help). */
+int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, int argc,
+                     char **argv);
+
+/* Axis columns: names and values (the last one must be "seed"; its value is filled per seed). */
+typedef struct cli_runcmd_axes {
+    const char **names, **values;
+    size_t n;
+    char seed[24];
+} cli_runcmd_axes;
+
+/* Allocate room for n axes (free with cli_runcmd_axes_free). Returns 0 or -1. */
+int cli_runcmd_axes_alloc(cli_runcmd_axes *ax, size_t n);
+void cli_runcmd_axes_add(cli_runcmd_axes *ax, const char *name, const char *value);
+void cli_runcmd_axes_free(cli_runcmd_axes *ax);
+
+/* Run every seed, then write the file: cli_rows_preamble with `extra` lines (NULL-terminated),
+ * the runs' notes as '#' lines (a diverged run's note as a warning, also on standard error),
+ * the rows. *ndiverged (may be NULL) counts diverged runs. Returns 0 or an exit status. */
+int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
+                       cli_runcmd_axes *ax, int argc, char **argv, const char *const *extra,
+                       int *ndiverged);
+
+/* "seeds: ..." for the preamble (`streams` says what the seed's streams are). */
+void cli_runcmd_seeds_line(char *buf, size_t len, const cli_runcmd_args *a, const char *streams);
+
+/* "  --KEY     help (default D)" lines, wrapped before column 99, the key column `width` wide;
+ * the seed key is skipped (--seed/--seeds are the command's own). */
+void cli_runcmd_print_params(FILE *fp, const srl_param *t, int width);
+
+#endif
