@@ -11,6 +11,7 @@ int cli_bench_round(FILE *out, int csv);
 int cli_bench_ops(FILE *out, int csv);
 int cli_bench_kernels(FILE *out, int csv);
 int cli_bench_train(FILE *out, int csv);
+int cli_bench_sweep(FILE *out, int csv); /* bench_sweep.c: sweep runs per second, 1 and all threads */
 int cli_bench_gpt(FILE *out, int csv); /* bench_gpt.c: GPT tokens per second per strategy */
 
 /* Seconds on a monotonic clock. */

@@ -61,6 +61,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_theory(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static const char help_text[] =
-    "usage: srlab bench [round|ops|kernels|train|all] [--csv] [-o FILE]\n"
+    "usage: srlab bench [round|ops|kernels|train|sweep|all] [--csv] [-o FILE]\n"
     "\n"
     "Measure srlab's speed against a reference run in the same process:\n"
     "  round    bulk rounding of 10^7 binary64 values to bf16, fp16, e4m3 with rn and sr,\n"
@@ -18,6 +18,7 @@ static const char help_text[] =
     "  train    AdamW steps per second on a 10^6-parameter quadratic per strategy, beside a\n"
     "           plain float AdamW loop; GPT training tokens per second per strategy, beside\n"
     "           the same model in plain float arithmetic\n"
+    "  sweep    sweep runs per second on 1 and all threads (a grid of small quadratic runs)\n"
     "  all      all of the above (the default)\n"
     "\n"
     "options:\n"
@@ -60,13 +61,14 @@ int cmd_bench(int argc, char **argv)
                    {"ops", cli_bench_ops},
                    {"kernels", cli_bench_kernels},
                    {"train", cli_bench_train},
-                   {"train", cli_bench_gpt}};
+                   {"train", cli_bench_gpt},
+                   {"sweep", cli_bench_sweep}};
     const size_t nb = sizeof benches / sizeof *benches;
     int all = !strcmp(which, "all"), found = all;
     for (size_t i = 0; i < nb; i++)
         found |= !strcmp(which, benches[i].name);
     if (!found)
-        return cli_error("bench", "unknown benchmark '%s' (known: round, ops, kernels, train, all)",
+        return cli_error("bench", "unknown benchmark '%s' (known: round, ops, kernels, train, sweep, all)",
                          which);
     cli_out o;
     int rc = cli_out_open(&o, "bench", "-o", path);

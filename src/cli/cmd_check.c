@@ -1,0 +1,275 @@
+/* src/cli/cmd_check.c: `srlab check [ID...] [--quick] [--seeds N] [-o FILE] [--list]`: run the
+ * experiment of every theory/ statement and compare it with the prediction (DESIGN §9).
+ *
+ * The checks are the library's (include/srlab/check.h, src/check*.c); this file selects them,
+ * prints one row per check on standard output as each finishes (the table of a long run should
+ * not wait for its end), writes the same rows as CSV with -o (atomically: written only when
+ * every check ran), and turns the verdicts into the exit status: 0 all PASS, 1 a check FAILed,
+ * 2 bad input, 3 a check could not run (a bug or out of memory: the message says which).
+ * The CSV header is fixed: id,what,measured,ci_lo,ci_hi,predicted,margin,result; `srlab
+ * reproduce` reads it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "srlab/check.h"
+
+int cmd_check(int argc, char **argv);
+
+static const char *const cmd = "check";
+
+#define CSV_HEADER "id,what,measured,ci_lo,ci_hi,predicted,margin,result"
+#define MAX_SEEDS 100000
+
+static const char *const help_text =
+    "usage: srlab check [ID...] [--quick] [--seeds N] [-o FILE] [--list] [--mutate KIND]\n"
+    "\n"
+    "Run the experiment of each theory/ statement and compare the measurement with the\n"
+    "prediction. One row per check: id, PASS/FAIL, the measured value, its interval, the\n"
+    "predicted value or bound, the margin, and what was measured (with the seeds used).\n"
+    "IDs select checks (T03b) or whole statements (T03); none selects all. The theory behind\n"
+    "each check, its experiment and the reason for its tolerance are in theory/TNN-*.md.\n"
+    "\n"
+    "options:\n"
+    "  --quick      smaller experiments (every check, a few seconds each; all of them in\n"
+    "               well under 3 minutes on 2 cores)\n"
+    "  --seeds N    seeds of the checks that run over seeds: 1..N (2 <= N <= 100000;\n"
+    "               default: each check's own, fewer with --quick); the checks of single\n"
+    "               roundings (T01, T02, T11b) use fixed streams of seed 1 and their draw\n"
+    "               counts instead\n"
+    "  -o FILE      also write the rows as CSV: " CSV_HEADER "\n"
+    "               (written only when every check ran; '-' writes the CSV instead of the table)\n"
+    "  --list       list the checks and what each mutation test changes, run nothing\n"
+    "  --mutate KIND  run each selected check's documented mutation instead (KIND experiment:\n"
+    "               the experiment altered, e.g. sr swapped for rn; prediction: the predicted\n"
+    "               constant perturbed); checks without one are skipped. Every mutated check\n"
+    "               must FAIL: this shows that each check can fail (tests/check asserts it)\n"
+    "\n"
+    "How to read a row. interval: for a statistical check, the confidence interval of the\n"
+    "measured value at level 1 - 1e-6 (Bonferroni over the comparisons inside the check),\n"
+    "widened by the deterministic tolerance the theory file derives; PASS when the prediction\n"
+    "lies inside. For a bound, PASS when the measured value (or the lower end of its interval)\n"
+    "does not exceed the bound. For an exact check, PASS when the values are equal. margin:\n"
+    "the fraction of the tolerance left (1: right on the prediction, 0: on the edge, negative:\n"
+    "FAIL). Seeds are fixed, so a verdict is repeatable bit for bit on any machine and thread\n"
+    "count; a correct implementation fails a statistical check for a random choice of seeds\n"
+    "with probability at most 1e-6.\n"
+    "\n"
+    "exit status: 0 every check PASSed, 1 some check FAILed, 2 bad input, 3 a check could not\n"
+    "run (out of memory, or a bug: the message says which)\n"
+    "\n"
+    "examples:\n"
+    "  srlab check --quick\n"
+    "  srlab check T05 T06a --seeds 50\n"
+    "  srlab check --quick -o check.csv\n"
+    "  srlab check T05c --mutate experiment     (must FAIL: rn in place of sr)\n";
+
+enum { O_QUICK, O_SEEDS, O_OUT, O_LIST, O_MUTATE };
+
+static void csv_num(FILE *fp, double x)
+{
+    char b[CLI_NUM_LEN];
+    fputs(cli_fmt_g17(b, x), fp);
+}
+
+static void csv_row(FILE *fp, const srl_check_result *r)
+{
+    cli_csv_field(fp, r->id);
+    fputc(',', fp);
+    cli_csv_field(fp, r->what);
+    const double v[5] = {r->measured, r->ci_lo, r->ci_hi, r->predicted, r->margin};
+    for (int i = 0; i < 5; i++) {
+        fputc(',', fp);
+        csv_num(fp, v[i]);
+    }
+    fputs(r->pass ? ",PASS\n" : ",FAIL\n", fp);
+}
+
+static void table_row(FILE *fp, const srl_check_result *r)
+{
+    char m[64], lo[64], hi[64], p[64], g[64];
+    snprintf(m, sizeof m, "%.6g", r->measured);
+    snprintf(lo, sizeof lo, "%.6g", r->ci_lo);
+    snprintf(hi, sizeof hi, "%.6g", r->ci_hi);
+    snprintf(p, sizeof p, "%.6g", r->predicted);
+    snprintf(g, sizeof g, "%.3g", r->margin);
+    char iv[140];
+    snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
+    fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", r->id, r->pass ? "PASS" : "FAIL", m, iv, p,
+            g, r->what);
+}
+
+static void list_checks(FILE *fp)
+{
+    fputs("checks (srlab check ID...; a statement id such as T03 selects all its checks):\n", fp);
+    for (size_t i = 0; i < srl_check_count(); i++) {
+        const srl_check *c = srl_check_at(i);
+        fprintf(fp, "  %-5s %s\n", c->id, c->title);
+        if (c->mutation[SRL_CHECK_MUT_EXPERIMENT])
+            fprintf(fp, "        mutation test (experiment): %s\n",
+                    c->mutation[SRL_CHECK_MUT_EXPERIMENT]);
+        if (c->mutation[SRL_CHECK_MUT_PREDICTION])
+            fprintf(fp, "        mutation test (prediction): %s\n",
+                    c->mutation[SRL_CHECK_MUT_PREDICTION]);
+    }
+}
+
+/* "T01a, T01b, ..." into buf. */
+static const char *known_ids(char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < srl_check_count() && k + 8 < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? " " : "", srl_check_at(i)->id);
+    return buf;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const cli_opt opts[] = {
+        [O_QUICK] = {"quick", 0, NULL},
+        [O_SEEDS] = {"seeds", 0, "N"},
+        [O_OUT] = {"output", 'o', "FILE"},
+        [O_LIST] = {"list", 0, NULL},
+        [O_MUTATE] = {"mutate", 0, "KIND"},
+        {NULL, 0, NULL},
+    };
+    const size_t nchecks = srl_check_count();
+    bool *sel = calloc(nchecks, sizeof *sel);
+    if (!sel)
+        return cli_sys_error(cmd, "out of memory");
+    cli_args a;
+    cli_args_init(&a, cmd, opts, argc, argv);
+    srl_check_opts o;
+    memset(&o, 0, sizeof o);
+    const char *out_path = NULL;
+    bool list = false, any = false;
+    char q[CLI_QUOTE_LEN];
+    int k, rc = 0;
+    while (!rc && (k = cli_args_next(&a)) != CLI_ARGS_DONE) {
+        switch (k) {
+        case CLI_ARGS_HELP: free(sel); return cli_help(help_text);
+        case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
+        case CLI_ARGS_POSITIONAL: {
+            bool found = false;
+            for (size_t i = 0; i < nchecks; i++)
+                if (srl_check_selects(a.val, srl_check_at(i)))
+                    sel[i] = found = true;
+            if (!found) {
+                static char ids[1024];
+                cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
+                rc = cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T13)", q,
+                               known_ids(ids, sizeof ids));
+            }
+            any = true;
+            break;
+        }
+        case O_QUICK: o.quick = true; break;
+        case O_SEEDS: rc = cli_parse_count(cmd, a.opt, a.val, 2, MAX_SEEDS, &o.seeds); break;
+        case O_OUT: out_path = a.val; break;
+        case O_LIST: list = true; break;
+        case O_MUTATE:
+            if (!strcmp(a.val, "experiment")) {
+                o.mutation = SRL_CHECK_MUT_EXPERIMENT;
+            } else if (!strcmp(a.val, "prediction")) {
+                o.mutation = SRL_CHECK_MUT_PREDICTION;
+            } else {
+                cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
+                rc = cli_error(cmd, "%s: %s is not experiment or prediction", a.opt, q);
+            }
+            break;
+        default: break;
+        }
+    }
+    if (rc) {
+        free(sel);
+        return rc;
+    }
+    if (list) {
+        list_checks(stdout);
+        free(sel);
+        return fflush(stdout) ? cli_sys_error(cmd, "cannot write standard output") : 0;
+    }
+    if (!any)
+        for (size_t i = 0; i < nchecks; i++)
+            sel[i] = true;
+    size_t n = 0, failed = 0;
+    for (size_t i = 0; i < nchecks; i++) {
+        if (o.mutation != SRL_CHECK_MUT_NONE && !srl_check_at(i)->mutation[o.mutation])
+            sel[i] = false; /* no mutation of that kind: nothing to run */
+        n += sel[i];
+    }
+    if (!n) {
+        free(sel);
+        return cli_error(cmd, "--mutate: none of the selected checks has a mutation of that "
+                              "kind (see srlab check --list)");
+    }
+    /* the CSV output, opened before any work so that a bad path fails fast */
+    cli_out out;
+    const bool csv = out_path != NULL, csv_stdout = csv && !strcmp(out_path, "-");
+    if (csv && (rc = cli_out_open(&out, cmd, "-o", out_path))) {
+        free(sel);
+        return rc;
+    }
+    if (csv)
+        fputs(CSV_HEADER "\n", out.fp);
+    FILE *tab = csv_stdout ? NULL : stdout;
+    if (tab) {
+        fprintf(tab,
+                "srlab check: %zu check%s%s%s; each at level 1 - 1e-6; seeds fixed (in "
+                "each row's description)\n",
+                n, n == 1 ? "" : "s", o.quick ? " (--quick)" : "",
+                o.mutation == SRL_CHECK_MUT_EXPERIMENT   ? ", MUTATED experiments (must FAIL)"
+                : o.mutation == SRL_CHECK_MUT_PREDICTION ? ", MUTATED predictions (must FAIL)"
+                                                         : "");
+        fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", "id", "res.", "measured", "interval",
+                "predicted", "margin", "what");
+        fflush(tab);
+    }
+    const double t0 = now();
+    for (size_t i = 0; i < nchecks && !rc; i++) {
+        if (!sel[i])
+            continue;
+        const srl_check *c = srl_check_at(i);
+        srl_check_result r;
+        srl_err e;
+        e.msg[0] = 0;
+        const int st = srl_check_run(&r, c, &o, &e);
+        if (st) {
+            rc = cli_sys_error(cmd, "%s could not run: %s", c->id,
+                               e.msg[0] ? e.msg : srl_strerror(st));
+            break;
+        }
+        failed += !r.pass;
+        if (tab) {
+            table_row(tab, &r);
+            fflush(tab);
+        }
+        if (csv)
+            csv_row(out.fp, &r);
+    }
+    free(sel);
+    if (rc) {
+        if (csv)
+            cli_out_abort(&out);
+        return rc;
+    }
+    if (tab) {
+        fprintf(tab, "%zu check%s: %zu PASS, %zu FAIL (%.1f s)\n", n, n == 1 ? "" : "s", n - failed,
+                failed, now() - t0);
+        if (fflush(tab))
+            return cli_sys_error(cmd, "cannot write standard output");
+    }
+    if (csv && (rc = cli_out_commit(&out)))
+        return rc;
+    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
