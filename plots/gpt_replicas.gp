@@ -63,7 +63,7 @@ set logscale y
 set yrange [ypos / 3:*]
 set format y "10^{%T}"
 set grid xtics ytics lc rgb "#dddddd"
-set key top left box opaque samplen 3 font ",10"
+set key bottom right box opaque samplen 3 font ",10"
 plot for [g=1:G] in using (ing(g) ? column("step") : NaN):(pos(column("replica_d2"))) with lines lw 2.5 lc rgb col(g) title label(g), \
      for [g=1:G] in using (ing(g) && POS[g] ? column("step") : NaN):(pos(column("replica_d2_pred"))) with lines lw 2 dt 2 lc rgb col(g) \
          title (POS[g] ? sprintf("%s = %s: T12 random-walk prediction", esc(by), word(groups, g)) : "")
