@@ -47,6 +47,7 @@
 
 #include "srlab/ops.h"
 #include "srlab/tensor.h"
+#include "srlab/theory_opt.h"
 
 size_t srl__models_omp_min = (size_t)1 << 18;
 
@@ -307,28 +308,8 @@ static int allreduce(loopstate *L, uint64_t t)
 DEFINE_XE(xe_f, float, sqrtf)
 DEFINE_XE(xe_d, double, sqrt)
 
-/* p (1 - p) q^2 of the write of xe into (fmt, mode): the variance of a stochastic rounding. */
-static double write_var(double xe, const srl_format *fmt, srl_rounding mode)
-{
-    if (!isfinite(xe))
-        return 0;
-    const double rd = srl_round(xe, fmt, (srl_rounding){SRL_RD, 0}, NULL);
-    const double ru = srl_round(xe, fmt, (srl_rounding){SRL_RU, 0}, NULL);
-    if (!(ru > rd) || !isfinite(ru - rd))
-        return 0;
-    const double q = ru - rd;
-    double f = (fabs(xe) - fmin(fabs(rd), fabs(ru))) / q; /* fraction away from zero */
-    double p;
-    switch (mode.mode) {
-    case SRL_SR: p = f; break;
-    case SRL_SR_EQ: p = 0.5; break;
-    case SRL_SR_BITS: p = floor(ldexp(f, mode.r)) / ldexp(1.0, mode.r); break;
-    default: p = 0; break;
-    }
-    return p * (1 - p) * q * q;
-}
-
-/* Add this step's 2 p (1 - p) q^2 per coordinate, from replica 0's state before the step. */
+/* Add this step's 2 p (1 - p) q^2 per coordinate (srl_t12_pair_d2), from replica 0's state
+ * before the step. */
 static void predict(loopstate *L, uint64_t t, double lr)
 {
     const srl_weights *W = &L->W[0];
@@ -357,7 +338,7 @@ static void predict(loopstate *L, uint64_t t, double lr)
             for (size_t i = 0; i < k; i++) {
                 const double xe = f32 ? xe_f(c, c->kind, x[i], g[i], mm[i], vv[i], t, lr)
                                       : xe_d(c, c->kind, x[i], g[i], mm[i], vv[i], t, lr);
-                pr[i0 + i] += 2 * write_var(xe, &slot->fmt, slot->mode);
+                pr[i0 + i] += srl_t12_pair_d2(xe, &slot->fmt, slot->mode);
             }
         }
     }

@@ -1,4 +1,4 @@
-/* src/theory_opt.c: predictions of theory/T10 and theory/T11 (include/srlab/theory_opt.h).
+/* src/theory_opt.c: predictions of theory/T10, T11 and T12 (include/srlab/theory_opt.h).
  * The steps cited are those of the theory files. */
 #include "srlab/theory_opt.h"
 
@@ -56,4 +56,40 @@ double srl_t11_quartic_remainder_bound(double y, const srl_format *f)
     double a, b;
     gaps(&a, &b, y, f);
     return a * b * (a + b);
+}
+
+/* ---- T12 ---- */
+
+/* p as srl_t12_away_prob defines it, and the spacing q at xe (0 where p is 0 by definition) */
+static double away(double xe, const srl_format *f, srl_rounding m, double *q)
+{
+    *q = 0;
+    if (!isfinite(xe))
+        return 0;
+    const double rd = srl_round(xe, f, (srl_rounding){SRL_RD, 0}, NULL);
+    const double ru = srl_round(xe, f, (srl_rounding){SRL_RU, 0}, NULL);
+    if (!(ru > rd) || !isfinite(ru - rd))
+        return 0;
+    *q = ru - rd;
+    const double fr = (fabs(xe) - fmin(fabs(rd), fabs(ru))) / *q; /* fraction away from zero */
+    switch (m.mode) {
+    case SRL_SR: return fr;
+    case SRL_SR_EQ: return 0.5;
+    case SRL_SR_BITS: return floor(ldexp(fr, m.r)) / ldexp(1.0, m.r); /* T02: F / 2^R */
+    default: return 0;
+    }
+}
+
+double srl_t12_away_prob(double xe, const srl_format *f, srl_rounding m)
+{
+    double q;
+    return away(xe, f, m, &q);
+}
+
+double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m)
+{
+    double q;
+    const double p = away(xe, f, m, &q);
+    /* T12 step 2: the replicas differ with probability p (1 - p) + (1 - p) p, then by q */
+    return 2 * (p * (1 - p) * q * q);
 }

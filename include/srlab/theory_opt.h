@@ -1,5 +1,5 @@
-/* srlab/theory_opt.h: the predictions of theory/T10 and theory/T11 as functions (DESIGN §9
- * items 10 and 11), for `srlab check` and, later, `srlab theory`.
+/* srlab/theory_opt.h: the predictions of theory/T10, T11 and T12 as functions (DESIGN §9
+ * items 10-12), for `srlab check`, `srlab theory` and the model runner (src/models_train.c).
  *
  *   T10  Adam with SR writes: the SR term of the convergence bound is second order in u and
  *        falls with lr; measured as the relative SR penalty of the stationary loss of Adam
@@ -11,6 +11,10 @@
  *        quadratic); on f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by
  *        exactly 3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
  *                                                        (theory/T11-implicit-regularization.md)
+ *   T12  data-parallel replicas with independent SR streams: from identical states, one write of
+ *        the exact value xe puts a squared distance 2 p (1 - p) q^2 between two replicas in mean
+ *        (p the probability of rounding away from zero, q the spacing); the sum over steps and
+ *        parameters is the random-walk prediction replica_d2_pred. (theory/T12-replicas.md)
  *
  * Formulas are evaluated in binary64 and rounded to nearest; nothing prints, allocates or
  * draws. */
@@ -18,6 +22,7 @@
 #define SRLAB_THEORY_OPT_H
 
 #include "srlab/format.h"
+#include "srlab/rounding.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +53,18 @@ double srl_t10_rn_freeze_lr(double x, const srl_format *f, double delta);
 double srl_t11_quartic_shift(double y, const srl_format *f);
 double srl_t11_quartic_shift_exact(double y, const srl_format *f);
 double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
+
+/* ---- T12 ---- */
+
+/* The probability that writing the exact value xe into f with mode m rounds its magnitude away
+ * from zero: the fraction f = (|xe| - T) / q beyond the truncation T for sr, floor(2^R f) / 2^R
+ * for sr:r=R (T02), 1/2 for sr-eq; 0 for the deterministic modes, for values of f, for
+ * non-finite xe and where the spacing q = RU(xe) - RD(xe) is not finite (overflow). */
+double srl_t12_away_prob(double xe, const srl_format *f, srl_rounding m);
+/* 2 p (1 - p) q^2 with p = srl_t12_away_prob(xe, f, m) and q the spacing at xe (T12 items 2-3):
+ * the mean squared distance that writing xe puts between two replicas rounding it with
+ * independent draws (they differ with probability 2 p (1 - p), then by q); 0 where p is. */
+double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m);
 
 #ifdef __cplusplus
 }

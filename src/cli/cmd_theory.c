@@ -1,10 +1,11 @@
 /* src/cli/cmd_theory.c: `srlab theory NAME [key=value...]`: print the predictions of a theory/
  * statement for given parameters (DESIGN §9, §10).
  *
- * The numbers come from the library (include/srlab/theory.h: the same functions `srlab check`
- * and the tests use); this file only parses key=value arguments, lays the predictions out one
- * per line (name, value, formula or unit, one-line meaning), and prints the `srlab train`
- * commands that test them. Covered: T05, T06, T07, T08, T09, T13 (DESIGN §9 items 5-9, 13). */
+ * The numbers come from the library (include/srlab/theory.h, theory_sum.h, theory_opt.h: the
+ * same functions `srlab check`, the runners and the tests use); this file only parses key=value
+ * arguments, lays the predictions out one per line (name, value, formula or unit, one-line
+ * meaning), and prints the `srlab round`, `srlab run`, `srlab train` and `srlab check` commands
+ * that test them. Covered: every statement of theory/, T01-T13 (DESIGN §9 items 1-13). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "srlab/optim.h"
 #include "srlab/strategy.h"
 #include "srlab/theory.h"
+#include "srlab/theory_opt.h"
+#include "srlab/theory_sum.h"
 
 int cmd_theory(int argc, char **argv);
 
@@ -37,14 +40,58 @@ typedef struct statement {
     int (*print)(FILE *o, const struct statement *s, const targs *a);
 } statement;
 
+static int p_t01(FILE *o, const statement *s, const targs *a);
+static int p_t02(FILE *o, const statement *s, const targs *a);
+static int p_t03(FILE *o, const statement *s, const targs *a);
+static int p_t04(FILE *o, const statement *s, const targs *a);
 static int p_t05(FILE *o, const statement *s, const targs *a);
 static int p_t06(FILE *o, const statement *s, const targs *a);
 static int p_t07(FILE *o, const statement *s, const targs *a);
 static int p_t08(FILE *o, const statement *s, const targs *a);
 static int p_t09(FILE *o, const statement *s, const targs *a);
+static int p_t10(FILE *o, const statement *s, const targs *a);
+static int p_t11(FILE *o, const statement *s, const targs *a);
+static int p_t12(FILE *o, const statement *s, const targs *a);
 static int p_t13(FILE *o, const statement *s, const targs *a);
 
 static const statement statements[] = {
+    {"T01", "sr-basics", "theory/T01-sr-basics.md",
+     "SR is unbiased with variance (x - RD(x))(RU(x) - x) <= ulp^2/4; |RN(x) - x| <= u|x|, "
+     "|SR(x) - x| < 2u|x|",
+     {{"format", "bf16", "format rounded into"},
+      {"x", "0.1", "the exact value rounded (|x| <= the format's largest finite value)"},
+      {NULL, NULL, NULL}},
+     p_t01},
+    {"T02", "sr-bits-bias", "theory/T02-sr-bits-bias.md",
+     "SR with R random bits (sr:r=R) is biased toward zero by q (f - floor(f 2^R) 2^-R) < q 2^-R",
+     {{"format", "bf16", "format rounded into"},
+      {"x", "0.1", "the exact value rounded (|x| <= the format's largest finite value)"},
+      {"r", "4", "random bits R, 1 to 64"},
+      {NULL, NULL, NULL}},
+     p_t02},
+    {"T03", "summation", "theory/T03-summation.md",
+     "summation: |s - S| <= gamma_h sum|x_i| always; ~ lambda sqrt(n) u with high probability "
+     "under SR; the harmonic series stagnates at a computable term under RN",
+     {{"format", "bf16", "format of the terms and the accumulator"},
+      {"rounding", "rn", "mode of every addition"},
+      {"n", "1000", "number of terms, 1 to 2^32"},
+      {"order", "recursive", "summation order: recursive, pairwise or blocked:K"},
+      {"lambda", "3", "lambda of the probabilistic SR bound (> 0)"},
+      {"nmax", "10000000", "harmonic series: the last term searched for stagnation, 1 to 2^30 "
+                           "(about 0.05 s per million terms)"},
+      {NULL, NULL, NULL}},
+     p_t03},
+    {"T04", "matvec", "theory/T04-matvec.md",
+     "matrix-vector products: backward error <= theta ~ n u always; ~ 2 lambda sqrt(n) u with "
+     "high probability under SR",
+     {{"format", "bf16", "format of A, x, the products and the accumulator"},
+      {"rounding", "rn", "mode of every product and addition"},
+      {"n", "1024", "columns of A (terms of each inner product), 1 to 2^24"},
+      {"m", "16", "rows of A, 1 to 2^24"},
+      {"order", "recursive", "inner-product order: recursive, pairwise or blocked:K"},
+      {"lambda", "3", "lambda of the probabilistic SR bound (> 0)"},
+      {NULL, NULL, NULL}},
+     p_t04},
     {"T05", "gd-quadratic", "theory/T05-gd-quadratic.md",
      "gradient descent on f = a/2 (x - x*)^2: RN freezes and stalls at ulp/(2 lr a); SR is exact "
      "in mean with a floor independent of lr",
@@ -95,6 +142,38 @@ static const statement statements[] = {
       {"v", "1", "the stored second moment (a positive normal value of the format)"},
       {NULL, NULL, NULL}},
      p_t09},
+    {"T10", "adam-convergence", "theory/T10-adam-convergence.md",
+     "Adam with SR: the SR penalty ulp^2 sigma_g^2 / (6 lr^2 sigma^2) falls like 1/lr^2; with RN "
+     "every step is lost below a computable learning rate",
+     {{"format", "bf16", "weight format"},
+      {"xstar", "1.5", "the point the iterate fluctuates around (sets ulp)"},
+      {"a", "1", "curvature a > 0"},
+      {"lr", "0.01", "learning rate"},
+      {"sigma", "1", "standard deviation of the gradient noise"},
+      {"x0", "1.5", "RN freeze: the stored start of a noise-free run"},
+      {"delta", "3e-4", "RN freeze: the relative error of m_hat / sqrt(v_hat) (>= 0)"},
+      {NULL, NULL, NULL}},
+     p_t10},
+    {"T11", "implicit-regularization", "theory/T11-implicit-regularization.md",
+     "SR's mean iterate is exact on quadratics; on f = x^4/4 one SR rounding of y shifts the mean "
+     "gradient by 3 y s^2 + ab(b - a)",
+     {{"format", "bf16", "weight format"},
+      {"y", "1.1", "the exact value rounded (|y| <= the format's largest finite value)"},
+      {"lr", "0.05", "learning rate (the mean step moves by -lr times the shift)"},
+      {NULL, NULL, NULL}},
+     p_t11},
+    {"T12", "replicas", "theory/T12-replicas.md",
+     "data-parallel replicas: shared SR streams keep them identical; independent ones drift like "
+     "a random walk, 2 p (1 - p) q^2 per step and weight",
+     {{"format", "bf16", "weight format"},
+      {"rounding", "sr", "mode of the weight write"},
+      {"x", "1.5", "the weight (rounded to nearest into the format: the replicas' common value)"},
+      {"lr", "0.001", "learning rate"},
+      {"update", "1", "the optimizer's update (the step is lr update; Adam's is about +-1)"},
+      {"steps", "1000", "number of steps"},
+      {"params", "1", "number of weights with these statistics (>= 1)"},
+      {NULL, NULL, NULL}},
+     p_t12},
     {"T13", "memory", "theory/T13-memory.md",
      "bytes per parameter of each strategy (weights, gradients, moments, master, compensation)",
      {{"opt", "adamw", "optimizer: sgd, momentum, adam, adamw"}, {NULL, NULL, NULL}},
@@ -144,9 +223,47 @@ static int get_format(const statement *s, const targs *a, const char *key, srl_f
     return cli_parse_format(cmd, key, val(s, a, key), f);
 }
 
+static int get_count_in(const statement *s, const targs *a, const char *key, uint64_t min,
+                        uint64_t max, uint64_t *out)
+{
+    return cli_parse_count(cmd, key, val(s, a, key), min, max, out);
+}
+
 static int get_count(const statement *s, const targs *a, const char *key, uint64_t *out)
 {
-    return cli_parse_count(cmd, key, val(s, a, key), 0, UINT64_C(1000000000000), out);
+    return get_count_in(s, a, key, 0, UINT64_C(1000000000000), out);
+}
+
+static int get_rounding(const statement *s, const targs *a, const char *key, srl_rounding *m)
+{
+    return cli_parse_rounding(cmd, key, val(s, a, key), m);
+}
+
+/* A value to be rounded into f: both its neighbours must exist, so |x| <= xmax. */
+static int get_in_range(const statement *s, const targs *a, const char *key, const srl_format *f,
+                        double *out)
+{
+    char b[CLI_NUM_LEN];
+    int rc = get_real(s, a, key, out);
+    if (!rc && !(fabs(*out) <= f->xmax))
+        rc = cli_error(cmd, "%s: '%s' is beyond %s, the largest finite value of %s", key,
+                       val(s, a, key), cli_fmt_short(b, f->xmax), f->name);
+    return rc;
+}
+
+/* The order of an accumulation config, read by the library's parser of such configs
+ * (srl_accum_parse, kernels.h: the spellings `srlab run --order` takes too); a comma would
+ * smuggle in another key of the config. */
+static int get_order(const statement *s, const targs *a, const char *key, srl_accum *c)
+{
+    const char *v = val(s, a, key);
+    char spec[200];
+    srl_err e;
+    if (strchr(v, ',') || snprintf(spec, sizeof spec, "order=%s", v) >= (int)sizeof spec ||
+        srl_accum_parse(c, spec, &e) != SRL_OK)
+        return cli_error(cmd, "%s: '%s' is not an order (known: recursive, pairwise, blocked:K "
+                              "with K >= 1)", key, v);
+    return 0;
 }
 
 /* ---- layout ---- */
@@ -175,6 +292,245 @@ static void header(FILE *o, const statement *s, const targs *a)
 static const char *g(char *b, double x)
 {
     return cli_fmt_short(b, x);
+}
+
+/* ---- T01 ---- */
+
+/* RD(x) and RU(x): the two values one rounding of x chooses between */
+static void neighbours(double *rd, double *ru, double x, const srl_format *f)
+{
+    *rd = srl_round(x, f, (srl_rounding){SRL_RD, 0}, NULL);
+    *ru = srl_round(x, f, (srl_rounding){SRL_RU, 0}, NULL);
+}
+
+static int p_t01(FILE *o, const statement *s, const targs *a)
+{
+    srl_format f;
+    double x;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_in_range(s, a, "x", &f, &x)))
+        return rc;
+    header(o, s, a);
+    char m[300], b1[CLI_NUM_LEN];
+    double rd, ru;
+    neighbours(&rd, &ru, x, &f);
+    const double q = ru - rd;
+    line(o, "u", f.u, "2^-p, unit roundoff", "");
+    line(o, "RD(x)", rd, "the neighbour below", "");
+    line(o, "RU(x)", ru, "the neighbour above", "");
+    if (q > 0) {
+        /* exact: x - RD(x) is exact (Sterbenz, or RD = 0) and q is a power of two */
+        const double pu = (x - rd) / q;
+        line(o, "q", q, "RU(x) - RD(x), the grid spacing at x", "");
+        line(o, "p_up", pu, "(x - RD(x)) / q",
+             "SR returns RU(x) with this probability, RD(x) otherwise");
+        line(o, "sr_mean", rd + q * pu, "RD + q p_up = x", "E[SR(x)]: SR is unbiased (item 1)");
+    } else {
+        snprintf(m, sizeof m, "x is a value of %s: every mode returns it", f.name);
+        line(o, "q", 0, "RU(x) - RD(x)", m);
+    }
+    line(o, "sr_variance", srl_t01_sr_variance(x, &f), "(x - RD(x)) (RU(x) - x)",
+         "Var[SR(x)] (item 2)");
+    line(o, "sr_variance_max", srl_t01_sr_variance_max(x, &f), "q^2 / 4",
+         "its largest value over the interval, at the midpoint");
+    const double rn = srl_round(x, &f, SRL_ROUND_RN, NULL);
+    snprintf(m, sizeof m, "RN(x) = %s", g(b1, rn));
+    line(o, "rn_error", fabs(rn - x), "|RN(x) - x| = min(x - RD, RU - x)", m);
+    line(o, "rn_error_bound", srl_t01_rn_error_bound(x, &f), "u |x|  (below xmin: q/2)",
+         "item 3: holds for every x");
+    line(o, "sr_error_max", fmax(x - rd, ru - x), "max(x - RD, RU - x)",
+         "the larger of the two errors SR can make");
+    line(o, "sr_error_bound", srl_t01_sr_error_bound(x, &f), "2u |x|  (below xmin: q)",
+         "item 4: above every SR error of an inexact x");
+    fprintf(o, "\ntest it (the frequency of rounding up against p_up, the mean against x):\n"
+               "  srlab round %s -f %s -r sr --samples 1000000\n"
+               "  srlab round %s -f %s -r rn\n"
+               "  srlab check T01\n",
+            val(s, a, "x"), f.name, val(s, a, "x"), f.name);
+    return 0;
+}
+
+/* ---- T02 ---- */
+
+static int p_t02(FILE *o, const statement *s, const targs *a)
+{
+    srl_format f;
+    double x;
+    long long R;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_in_range(s, a, "x", &f, &x)) ||
+        (rc = cli_parse_int(cmd, "r", val(s, a, "r"), 1, 64, &R)))
+        return rc;
+    header(o, s, a);
+    char m[300];
+    const srl_rounding mr = {SRL_SR_BITS, (int)R};
+    const double q = srl_format_ulp(&f, fabs(x));
+    /* the probabilities of rounding away from zero, exact sr and sr:r=R (T02 = T12's p) */
+    const double fr = srl_t12_away_prob(x, &f, SRL_ROUND_SR), P = srl_t12_away_prob(x, &f, mr);
+    const double bias = srl_t02_sr_bits_bias(x, &f, (int)R);
+    line(o, "q", q, "grid spacing at x", "");
+    line(o, "f", fr, "(|x| - T) / q, T = |x| truncated to the grid",
+         "exact sr rounds away from zero with this probability");
+    snprintf(m, sizeof m, "sr:r=%lld rounds away from zero with this probability", R);
+    line(o, "p_away", P, "floor(f 2^R) / 2^R", m);
+    line(o, "bias", bias, "-sign(x) q (f - floor(f 2^R) 2^-R)",
+         "E[SR_R(x)] - x: toward zero; 0 when f has at most R bits");
+    line(o, "bias_ulps", bias / q, "bias / q", "");
+    line(o, "bias_max", srl_t02_sr_bits_bias_max(x, &f, (int)R), "q 2^-R",
+         "the supremum of |bias| over the grid interval");
+    line(o, "bias_mean", srl_t02_sr_bits_bias_mean(x, &f, (int)R), "q 2^-(R+1)",
+         "|bias| averaged over a fraction f uniform on (0, 1)");
+    line(o, "variance", q * q * P * (1 - P), "q^2 p_away (1 - p_away)", "Var[SR_R(x)]");
+    fprintf(o, "\ntest it (the frequency of rounding up and the mean's offset against the bias; "
+               "the harmonic sum falls behind H_n):\n"
+               "  srlab round %s -f %s -r sr:r=%lld --samples 1000000\n"
+               "  srlab run --problem harmonic -f %s -r sr:r=%lld --n 100000\n"
+               "  srlab check T02\n",
+            val(s, a, "x"), f.name, R, f.name, R);
+    return 0;
+}
+
+/* ---- T03 ---- */
+
+/* The accumulation config of a `srlab run` sum or matvec problem: one format and mode for the
+ * products and the accumulator, in the given order. */
+static int get_accum(const statement *s, const targs *a, srl_accum *c)
+{
+    srl_format f;
+    srl_rounding m;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_rounding(s, a, "rounding", &m)))
+        return rc;
+    *c = srl_accum_binary64();
+    c->prod_fmt = c->acc_fmt = f;
+    c->prod_mode = c->acc_mode = m;
+    return get_order(s, a, "order", c);
+}
+
+/* "" for the recursive order (the runners' default), else " --PREFIX --order ORDER" */
+static const char *order_flags(char *b, size_t len, const srl_accum *c, const char *prefix,
+                               const char *order)
+{
+    if (c->order == SRL_ORDER_RECURSIVE)
+        *b = 0;
+    else
+        snprintf(b, len, "%s --order %s", prefix, order);
+    return b;
+}
+
+static int p_t03(FILE *o, const statement *s, const targs *a)
+{
+    srl_accum c;
+    uint64_t n, nmax;
+    double lambda;
+    int rc;
+    if ((rc = get_accum(s, a, &c)) ||
+        (rc = get_count_in(s, a, "n", 1, UINT64_C(1) << 32, &n)) ||
+        (rc = get_pos(s, a, "lambda", &lambda)) ||
+        (rc = get_count_in(s, a, "nmax", 1, UINT64_C(1) << 30, &nmax)))
+        return rc;
+    const srl_format *f = &c.acc_fmt;
+    const bool sto = srl_rounding_is_stochastic(c.acc_mode);
+    /* the stagnation criterion is for the deterministic modes; under sr, rn's term is the
+     * contrast. The library's refusals (a grid too wide, a term below xmin) are printed. */
+    const srl_rounding hm = sto ? SRL_ROUND_RN : c.acc_mode;
+    srl_t03_stagnation st;
+    srl_err e;
+    const int hs = srl_t03_harmonic_stagnation(&st, f, hm, nmax, &e);
+    header(o, s, a);
+    char m[300], mn[32], b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], of[200];
+    srl_rounding_name(mn, sizeof mn, hm);
+    line(o, "u", f->u, "2^-p, unit roundoff", "");
+    line(o, "v", srl_t03_unit(f, c.acc_mode), "u for rn, rna; 2u otherwise",
+         "the largest relative error of one addition");
+    line(o, "h", (double)srl_t03_path((size_t)n, &c),
+         "recursive n-1, pairwise ceil(log2 n), blocked:K (min(n,K)-1) + (ceil(n/K)-1)",
+         "roundings on the longest path from a term to the sum");
+    line(o, "gamma", srl_t03_sum_bound((size_t)n, &c), "gamma_h(v) = h v / (1 - h v)",
+         "|s - S| / sum|x_i| <= this for every run (item 1; inf: no bound once h v >= 1)");
+    line(o, "sr_prob", srl_t03_sr_prob(lambda), "1 - 2 exp(-lambda^2 / 2)",
+         "the probability with which the SR bound holds");
+    line(o, "sr_rule", srl_t03_sr_rule((size_t)n, f, lambda), "lambda sqrt(n) u",
+         "the first-order rule of Connolly, Higham and Mary, for comparison");
+    line(o, "sr_bound", srl_t03_sum_sr_bound((size_t)n, f, lambda),
+         "min(B_fwd, B_bwd), h = n - 1 (item 2)",
+         "|s - S| / sum|x_i| <= this with probability >= sr_prob (recursive, sr additions)");
+    if (c.acc_mode.mode == SRL_SR)
+        text(o, "harmonic", "moves", "under sr the harmonic sum never stagnates for good and "
+                                     "E[s_k] = H_k (item 3)");
+    else if (c.acc_mode.mode == SRL_SR_BITS)
+        text(o, "harmonic", "stops", "under sr:r=R the harmonic sum stagnates for good from the "
+                                     "first k with RU(1/k) < 2^-R ulp(s) (item 3)");
+    if (hs != SRL_OK) {
+        text(o, "stagnation_k", "-", e.msg);
+    } else if (hm.mode == SRL_RU) {
+        text(o, "stagnation_k", "never", "under ru every term moves the harmonic sum up");
+    } else if (!st.found) {
+        snprintf(m, sizeof m, "the harmonic sum under %s still moves at k = nmax = %llu", mn,
+                 (unsigned long long)nmax);
+        text(o, "stagnation_k", "none", m);
+    } else {
+        snprintf(m, sizeof m, "the first term that leaves the harmonic sum unchanged under %s, "
+                 "for good (item 3)", mn);
+        line(o, "stagnation_k", (double)st.k, "first k with t_k below the mode's threshold", m);
+        snprintf(m, sizeof m, "t_k = %s against ulp(s) = %s", g(b1, st.term), g(b2, st.ulp));
+        line(o, "stagnation_sum", st.sum, "s_(k-1), the sum it keeps", m);
+    }
+    const uint64_t hn = hs == SRL_OK && st.found ? 2 * st.k : nmax < 100000 ? nmax : 100000;
+    fprintf(o, "\ntest it (rel_err against gamma and sr_bound; the harmonic column stagnation):\n"
+               "  srlab run --problem sum -f %s -r %s --n %llu%s --lambda %s%s\n"
+               "  srlab run --problem harmonic -f %s -r %s --n %llu%s\n"
+               "  srlab check T03\n",
+            f->name, val(s, a, "rounding"), (unsigned long long)n,
+            order_flags(of, sizeof of, &c, "", val(s, a, "order")), val(s, a, "lambda"),
+            sto ? " --seeds 100" : "", f->name, val(s, a, "rounding"), (unsigned long long)hn,
+            sto ? " --seeds 100" : "");
+    return 0;
+}
+
+/* ---- T04 ---- */
+
+static int p_t04(FILE *o, const statement *s, const targs *a)
+{
+    srl_accum c;
+    uint64_t n, mrows;
+    double lambda;
+    int rc;
+    if ((rc = get_accum(s, a, &c)) ||
+        (rc = get_count_in(s, a, "n", 1, UINT64_C(1) << 24, &n)) ||
+        (rc = get_count_in(s, a, "m", 1, UINT64_C(1) << 24, &mrows)) ||
+        (rc = get_pos(s, a, "lambda", &lambda)))
+        return rc;
+    header(o, s, a);
+    char of[200];
+    const srl_format *f = &c.acc_fmt;
+    const double u = f->u, N = (double)n;
+    line(o, "nu", N * u, "n u", "the worst-case scale of RN's backward error");
+    line(o, "sqrt_nu", sqrt(N) * u, "sqrt(n) u", "the scale of SR's");
+    line(o, "h", (double)srl_t03_path((size_t)n, &c), "additions on the longest path (T03)", "");
+    line(o, "theta", srl_t04_matvec_bound((size_t)n, &c), "(1 + v_p) (1 + v_a)^h - 1",
+         "componentwise and normwise backward error <= this for every run (item 1)");
+    line(o, "gamma_n", srl_t03_gamma(N, u), "n u / (1 - n u)",
+         "Higham's gamma_n: theta <= gamma_n for rn");
+    line(o, "lambda_m", sqrt(lambda * lambda + 2 * log((double)mrows)),
+         "sqrt(lambda^2 + 2 ln m)", "lambda after the union bound over the m rows");
+    line(o, "sr_prob", srl_t03_sr_prob(lambda), "1 - 2 exp(-lambda^2 / 2)",
+         "the probability with which the SR bound holds for all rows at once");
+    line(o, "sr_bound", srl_t04_matvec_sr_bound((size_t)n, (size_t)mrows, &c, lambda),
+         "exp(v_p + 2 lambda_m u sqrt(h) + (h v_a^2 + v_p^2) / (2 (1 - max(v_a, v_p)))) - 1",
+         "backward error <= this with probability >= sr_prob: sr products and additions, "
+         "recursive order (nan otherwise)");
+    /* the given mode, then sr (with seeds: the SR bound is a probability) unless it was sr */
+    const bool sr = c.acc_mode.mode == SRL_SR;
+    order_flags(of, sizeof of, &c, " --form dot", val(s, a, "order"));
+    fputs("\ntest it (bwd_norm and bwd_comp against gamma and sr_bound):\n", o);
+    for (int k = 0; k < (sr ? 1 : 2); k++)
+        fprintf(o, "  srlab run --problem matvec -f %s -r %s --n %llu --m %llu%s --lambda %s%s\n",
+                f->name, k ? "sr" : val(s, a, "rounding"), (unsigned long long)n,
+                (unsigned long long)mrows, of, val(s, a, "lambda"),
+                k || srl_rounding_is_stochastic(c.acc_mode) ? " --seeds 20" : "");
+    fputs("  srlab check T04\n", o);
+    return 0;
 }
 
 /* ---- T05 ---- */
@@ -420,6 +776,146 @@ static int p_t09(FILE *o, const statement *s, const targs *a)
     return 0;
 }
 
+/* ---- T10 ---- */
+
+static int p_t10(FILE *o, const statement *s, const targs *a)
+{
+    srl_format f;
+    double xs, A, lr, sigma, x0, delta;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_real(s, a, "xstar", &xs)) ||
+        (rc = get_pos(s, a, "a", &A)) || (rc = get_pos(s, a, "lr", &lr)) ||
+        (rc = get_pos(s, a, "sigma", &sigma)) || (rc = get_in_range(s, a, "x0", &f, &x0)) ||
+        (rc = get_real(s, a, "delta", &delta)))
+        return rc;
+    if (!(A * lr / sigma < 2))
+        return cli_error(cmd, "lr: a lr / sigma = %g must be below 2 for Adam (SGD with the "
+                              "learning rate lr / sigma) to be stable", A * lr / sigma);
+    if (!(delta >= 0))
+        return cli_error(cmd, "delta: '%s' must not be negative", val(s, a, "delta"));
+    header(o, s, a);
+    char m[300], b1[CLI_NUM_LEN];
+    const double ulp = srl_format_ulp(&f, xs), lp = lr / sigma;
+    const double x0s = srl_round(x0, &f, SRL_ROUND_RN, NULL);
+    line(o, "ulp(x*)", ulp, "grid spacing at x*", "");
+    line(o, "lr_eff", lp, "lr' = lr / sigma", "Adam (beta1 = 0) is SGD with this learning rate");
+    line(o, "sigma_g2_ratio", 1 + A * lp / (2 - A * lp), "1 + a lr' / (2 - a lr')",
+         "E[g^2] / sigma^2 at stationarity");
+    line(o, "relative_penalty", srl_t10_adam_relative_penalty(lr, ulp, A, sigma),
+         "ulp^2 (1 + a lr'/(2 - a lr')) / (6 lr^2)",
+         "SR's excess loss over exact arithmetic, relative to it (item 4)");
+    line(o, "penalty_at_2lr", srl_t10_adam_relative_penalty(2 * lr, ulp, A, sigma),
+         "the same at 2 lr", "about 4x smaller: a larger learning rate makes it negligible");
+    const double fz = srl_t10_rn_freeze_lr(x0s, &f, delta);
+    snprintf(m, sizeof m, "RN loses every step of a noise-free run from x0 = %s (stored) when "
+             "lr is below this (item 5)", g(b1, x0s));
+    line(o, "rn_freeze_lr", fz, "min(gaps at x0) / (2 (1 + delta))", m);
+    text(o, "rn_at_x0", lr < fz ? "frozen" : "moves",
+         lr < fz ? "lr is below it: RN keeps the whole initial loss gap forever"
+                 : "lr is above it: item 5 does not apply");
+    fputs("\ntest it (mean loss_gap after 5000 steps, sr against fp32 with the same seeds):\n", o);
+    for (int k = 0; k < 2; k++)
+        fprintf(o, "  srlab train --problem quad1d --opt adam --beta1 0 --a %s --xstar %s --x0 %s "
+                   "--grad-noise %s --lr %s %s --steps 25000 --log-every 10 --seeds 100\n",
+                val(s, a, "a"), val(s, a, "xstar"), val(s, a, "xstar"), val(s, a, "sigma"),
+                val(s, a, "lr"), k ? "--strategy fp32" : "--format bf16 --rounding sr");
+    fputs("  srlab check T10\n", o);
+    return 0;
+}
+
+/* ---- T11 ---- */
+
+static int p_t11(FILE *o, const statement *s, const targs *a)
+{
+    srl_format f;
+    double y, lr;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_in_range(s, a, "y", &f, &y)) ||
+        (rc = get_pos(s, a, "lr", &lr)))
+        return rc;
+    header(o, s, a);
+    double rd, ru;
+    neighbours(&rd, &ru, y, &f);
+    const double shift = srl_t11_quartic_shift(y, &f);
+    line(o, "a", y - rd, "y - RD(y)", "");
+    line(o, "b", ru - y, "RU(y) - y", "");
+    line(o, "s2", srl_t01_sr_variance(y, &f), "ab = Var[SR(y)] (T01)", "");
+    line(o, "shift", shift, "f'''(y) s^2 / 2 = 3 y s^2",
+         "E[f'(SR(y))] - f'(y) for f = x^4/4, leading term (item 4)");
+    line(o, "shift_exact", srl_t11_quartic_shift_exact(y, &f), "3 y s^2 + ab (b - a)",
+         "the same, exactly (f' is a cubic)");
+    line(o, "remainder_bound", srl_t11_quartic_remainder_bound(y, &f), "q s^2 = ab (a + b)",
+         "|shift_exact - shift| <= this; relatively <= 2u/3 in the normal range");
+    line(o, "mean_step_shift", -lr * shift, "-lr 3 y s^2",
+         "the mean gradient step from SR(y) minus the step from y: toward smaller |x|");
+    fprintf(o, "\ntest it (item 4 sampled at 64 points; item 2: on a quadratic the mean SR "
+               "trajectory is the exact one):\n"
+               "  srlab check T11\n"
+               "  srlab train --problem quadratic --d 8 --kappa 10 --basis diag --x0 0 --opt sgd "
+               "--lr %s --format %s --rounding sr --steps 100 --log-every 10 --seeds 200\n"
+               "  srlab train --problem quadratic --d 8 --kappa 10 --basis diag --x0 0 --opt sgd "
+               "--lr %s --format fp64 --grad-format fp64 --update-arith fp64 --steps 100 "
+               "--log-every 10 --seeds 200\n",
+            val(s, a, "lr"), f.name, val(s, a, "lr"));
+    return 0;
+}
+
+/* ---- T12 ---- */
+
+static int p_t12(FILE *o, const statement *s, const targs *a)
+{
+    srl_format f;
+    srl_rounding mode;
+    double x, lr, upd;
+    uint64_t steps, params;
+    int rc;
+    if ((rc = get_format(s, a, "format", &f)) || (rc = get_rounding(s, a, "rounding", &mode)) ||
+        (rc = get_in_range(s, a, "x", &f, &x)) || (rc = get_pos(s, a, "lr", &lr)) ||
+        (rc = get_real(s, a, "update", &upd)) || (rc = get_count(s, a, "steps", &steps)) ||
+        (rc = get_count_in(s, a, "params", 1, UINT64_C(1000000000000), &params)))
+        return rc;
+    /* the replicas' common weight is a value of the format (T12 item 4: on the grid) */
+    const double xs = srl_round(x, &f, SRL_ROUND_RN, NULL), xe = xs - lr * upd;
+    if (!(fabs(xs) <= f.xmax) || !(fabs(xe) <= f.xmax))
+        return cli_error(cmd, "update: the weight %s stored in %s minus lr update = %g leaves "
+                              "the format's finite range", val(s, a, "x"), f.name, lr * upd);
+    header(o, s, a);
+    char m[300], b1[CLI_NUM_LEN], mn[32];
+    srl_rounding_name(mn, sizeof mn, mode);
+    double rd, ru;
+    neighbours(&rd, &ru, xe, &f);
+    const double q = ru - rd, step = fabs(lr * upd), p = srl_t12_away_prob(xe, &f, mode);
+    const double d2 = srl_t12_pair_d2(xe, &f, mode), T = (double)steps * (double)params;
+    snprintf(m, sizeof m, "the new value every replica writes (stored weight %s)", g(b1, xs));
+    line(o, "xe", xe, "RN(x) - lr update", m);
+    line(o, "q", q, "RU(xe) - RD(xe), the grid spacing there", "");
+    snprintf(m, sizeof m, "%s rounds xe away from zero with this probability", mn);
+    line(o, "p_away", p, "sr: (|xe| - T) / q; sr:r=R: floor(2^R f) / 2^R", m);
+    line(o, "diff_prob", 2 * p * (1 - p), "2 p (1 - p)",
+         "two replicas with independent streams differ after the step, by q (item 2)");
+    line(o, "step_d2", d2, "2 p (1 - p) q^2",
+         "the mean squared distance one step adds between two replicas (item 3)");
+    if (step < q)
+        line(o, "step_d2_small", 2 * step * q, "2 lr |update| q",
+             "item 4's approximation for a step below one spacing (PAPER.md item 10)");
+    snprintf(m, sizeof m, "E||x_r - x_0||^2 after %llu steps, summed over params = %llu "
+             "weights with these statistics: linear in steps (a random walk)",
+             (unsigned long long)steps, (unsigned long long)params);
+    line(o, "d2", T * d2, "steps params step_d2", m);
+    line(o, "dist_rms", sqrt(T * d2), "sqrt(d2)", "the distance grows like sqrt(steps)");
+    text(o, "d2_shared", "0", "with shared SR streams the replicas stay bit-identical (item 1)");
+    fputs("\ntest it (replica_d2 against replica_d2_pred; replica_div = 0 when shared):\n", o);
+    for (int k = 0; k < 2; k++)
+        fprintf(o, "  srlab train --problem mlp --task teacher --depth 1 --width 16 --in-dim 4 "
+                   "--out-dim 2 --samples 256 --val-samples 64 --batch-size 8 --replicas 4 "
+                   "--sr-seed %s --format %s --rounding %s --opt adam --lr %s --steps %llu "
+                   "--log-every %llu\n",
+                k ? "shared" : "independent", f.name, mn, val(s, a, "lr"),
+                (unsigned long long)steps, (unsigned long long)(steps / 10 ? steps / 10 : 1));
+    fputs("  srlab check T12\n", o);
+    return 0;
+}
+
 /* ---- T13 ---- */
 
 static int p_t13(FILE *o, const statement *s, const targs *a)
@@ -453,13 +949,24 @@ static int p_t13(FILE *o, const statement *s, const targs *a)
 
 /* ---- the command ---- */
 
+/* "T01 sr-basics, T02 sr-bits-bias, ...": the table's ids and slugs */
+static const char *known_list(char *b, size_t len)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < NSTATEMENTS && k < len; i++)
+        k += (size_t)snprintf(b + k, len - k, "%s%s %s", i ? ", " : "", statements[i].id,
+                              statements[i].slug);
+    return b;
+}
+
 static void list(FILE *o)
 {
     fputs("usage: srlab theory NAME [key=value...]\n"
           "\n"
           "Print the predictions of a theory/ statement for given parameters, each with its\n"
-          "formula and meaning, and the srlab train commands that test it. NAME is an id (T05)\n"
-          "or a slug (gd-quadratic); keys not given take the defaults shown.\n"
+          "formula and meaning, and the srlab round, run, train and check commands that test\n"
+          "it. NAME is an id (T05) or a slug (gd-quadratic); keys not given take the defaults\n"
+          "shown.\n"
           "\n"
           "statements:\n",
           o);
@@ -471,9 +978,12 @@ static void list(FILE *o)
         fputc('\n', o);
     }
     fputs("\nexamples:\n"
+          "  srlab theory T01 format=fp16 x=0.1\n"
+          "  srlab theory summation format=fp16 rounding=sr n=100000\n"
           "  srlab theory T05 format=bf16 lr=0.01 xstar=0.3\n"
           "  srlab theory noisy-sgd lr=0.003 sigma=0.1\n"
           "  srlab theory T08 lr=1e-3 wd=0.1\n"
+          "  srlab theory T12 lr=0.001 steps=200 params=100\n"
           "  srlab theory T13 opt=adamw\n",
           o);
 }
@@ -507,9 +1017,9 @@ int cmd_theory(int argc, char **argv)
             s = find_statement(a.val);
             if (!s) {
                 cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
-                rc = cli_error(cmd, "unknown statement %s (known: T05 gd-quadratic, T06 "
-                                    "noisy-sgd, T07 sr-random-walk, T08 weight-decay, T09 "
-                                    "second-moment, T13 memory)", q);
+                char known[NSTATEMENTS * 40];
+                rc = cli_error(cmd, "unknown statement %s (known: %s)", q,
+                               known_list(known, sizeof known));
             }
         } else if (k == CLI_ARGS_POSITIONAL) {
             const char *eq = strchr(a.val, '=');

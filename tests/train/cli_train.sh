@@ -4,7 +4,8 @@
 #   output empty, and an existing -o FILE untouched (no temporary file left).
 #   A diverging run: exit 0, a warning on standard error, the CSV written with a final
 #   'diverged' row. A good run: the DESIGN §11 columns, one block per seed.
-#   srlab theory: the listing, each statement, and its bad input.
+#   srlab theory: the listing, each statement, its predictions against values derived by hand
+#   from the theory/ formulas, and its bad input.
 set -u
 srlab=$1
 case $srlab in /*) ;; *) srlab=$PWD/$srlab ;; esac
@@ -94,9 +95,11 @@ done
 ok "help: keys, defaults, problems, optimizers, strategies, examples"
 
 # srlab theory
-"$srlab" theory >list.txt 2>stderr && grep -q "^  T05 gd-quadratic" list.txt &&
+"$srlab" theory >list.txt 2>stderr && grep -q "^  T01 sr-basics" list.txt &&
+    grep -q "^  T05 gd-quadratic" list.txt && grep -q "^  T12 replicas" list.txt &&
     grep -q "^  T13 memory" list.txt && ok "theory: list" || bad "theory: list"
-for s in T05 T06 T07 T08 T09 T13 gd-quadratic t08; do
+for s in T01 T02 T03 T04 T05 T06 T07 T08 T09 T10 T11 T12 T13 gd-quadratic t08 sr-basics \
+    summation implicit-regularization replicas; do
     "$srlab" theory $s >out.txt 2>stderr && [ -s out.txt ] && [ ! -s stderr ] ||
         bad "theory $s: $(cat stderr)"
 done
@@ -105,6 +108,76 @@ ok "theory: every statement prints"
     ok "theory T05: stall distance 2^-9/0.02" || bad "theory T05: stall distance"
 "$srlab" theory T13 | grep -q "^  bf16-sr  *2  *2  *2  *2  *0  *0  *8$" && ok "theory T13: bf16-sr 8" ||
     bad "theory T13: table"
+# th_value TEST NAME VALUE ARGS...: `srlab theory ARGS` prints the prediction NAME as VALUE, the
+# shortest decimal that reads back as the binary64 number; VALUE ending in "..." gives its
+# leading digits (for a formula through exp, log or an inexact division).
+th_value() {
+    name=$1
+    key=$2
+    want=$3
+    shift 3
+    got=$("$srlab" "$@" 2>&1 | sed -n "s/^  $key  *\([^ ]*\) .*/\1/p")
+    case $want in
+    *...) case $got in "${want%...}"*) ok "$name"; return ;; esac ;;
+    *) [ "$got" = "$want" ] && { ok "$name"; return; } ;;
+    esac
+    bad "$name: $key = '$got' (want $want)"
+}
+# In bf16 (p = 8) the spacing in [1, 2) is q = 2^-7; x = 1 + 9 2^-11 = 1.00439453125 lies at
+# f = 9/16 of its cell: a = x - RD = 9 2^-11, b = RU - x = 7 2^-11.
+X=1.00439453125
+# T01: p_up = a/q = 9/16; Var = ab = 63 2^-22 = 1.5020370483398438e-05 (exact in binary64);
+# the RN bound u|x| = 2^-8 (1 + 9 2^-11) = 0.0039234161376953125.
+th_value "theory T01: p_up = 9/16" p_up 0.5625 theory T01 x=$X
+th_value "theory T01: variance ab = 63 2^-22" sr_variance 1.5020370483398438e-05 theory T01 x=$X
+th_value "theory T01: rn bound u|x|" rn_error_bound 0.0039234161376953125 theory T01 x=$X
+# T02, R = 2: F = floor(4 9/16) = 2, P = 2/4; bias = -q (9/16 - 1/2) = -2^-11; the maximum
+# q 2^-2 = 2^-9, the mean q 2^-3 = 2^-10; Var = q^2 P (1 - P) = 2^-16.
+th_value "theory T02: p_away F/2^R = 1/2" p_away 0.5 theory T02 x=$X r=2
+th_value "theory T02: bias -2^-11" bias -0.00048828125 theory T02 x=$X r=2
+th_value "theory T02: bias_max 2^-9" bias_max 0.001953125 theory T02 x=$X r=2
+th_value "theory T02: bias_mean 2^-10" bias_mean 0.0009765625 theory T02 x=$X r=2
+th_value "theory T02: variance 2^-16" variance 1.52587890625e-05 theory T02 x=$X r=2
+# T03, bf16 rn, n = 10: h = 9, v = u = 2^-8, gamma = 9 2^-8 / (1 - 9 2^-8) = 9/247;
+# lambda = 2: P = 1 - 2 e^-2 = 0.72932943352677...; the harmonic sum stagnates at k = 65 with
+# s = 5.0625 (T03's derivation by hand: s_64 = 162 2^-5, t_65 = 63 2^-12 < 2^-6 = ulp/2).
+th_value "theory T03: gamma_9 = 9/247" gamma 0.03643724696356275 theory T03 n=10
+th_value "theory T03: P(lambda=2) = 1 - 2e^-2" sr_prob 0.729329433526... theory T03 lambda=2
+th_value "theory T03: harmonic bf16 rn k = 65" stagnation_k 65 theory T03
+th_value "theory T03: harmonic bf16 rn sum 5.0625" stagnation_sum 5.0625 theory T03
+th_value "theory T03: pairwise path ceil(log2 1000) = 10" h 10 theory T03 order=pairwise
+# T04, bf16 rn, n = 4, m = 1: theta = (1 + 2^-8)^4 - 1 = 2^-6 + 6 2^-16 + 2^-22 + 2^-32
+# = 0.01571679138578474521636962890625 (the library goes through expm1 and log1p: leading
+# digits); gamma_4 = 4u / (1 - 4u) = 2^-6 / (63 2^-6), one correctly rounded division: the
+# binary64 nearest 1/63; lambda_m = sqrt(lambda^2 + 2 ln 1) = lambda.
+th_value "theory T04: theta = (1+u)^4 - 1" theta 0.0157167913857847... theory T04 n=4 m=1
+th_value "theory T04: gamma_4 = 1/63" gamma_n 0.015873015873015872 theory T04 n=4 m=1
+th_value "theory T04: lambda_1 = lambda" lambda_m 3 theory T04 n=4 m=1
+# T10, bf16, x* = 1.5 (ulp 2^-7), a = sigma = 1, lr = 2^-7: lr' = 2^-7, sigma_g^2 / sigma^2 =
+# 1 + 2^-7 / (2 - 2^-7) = 256/255; penalty = 2^-14 (256/255) / (6 2^-14) = 256/1530
+# = 0.16732026143790849...; RN freeze at x0 = 1.5: 2^-7 / (2 (1 + 3e-4)) = 0.0039050784764...
+th_value "theory T10: penalty 256/1530" relative_penalty 0.167320261437... theory T10 lr=0.0078125
+th_value "theory T10: freeze lr 2^-8/1.0003" rn_freeze_lr 0.00390507847645... theory T10
+th_value "theory T10: RN frozen at lr 0.003" rn_at_x0 frozen theory T10 lr=0.003
+# T11, bf16, y = 1 + 2^-9 (a = 2^-9, b = 3 2^-9, q = 2^-7): s^2 = 3 2^-18; the shift
+# 3 y s^2 = 9 (1 + 2^-9) 2^-18 = 4617 2^-27; exact: + ab (b - a) = 6 2^-27 -> 4623 2^-27;
+# the remainder bound ab (a + b) = 12 2^-27.
+Y=1.001953125
+th_value "theory T11: shift 4617 2^-27" shift 3.4399330615997314e-05 theory T11 y=$Y
+th_value "theory T11: exact shift 4623 2^-27" shift_exact 3.444403409957886e-05 theory T11 y=$Y
+th_value "theory T11: remainder 12 2^-27" remainder_bound 8.940696716308594e-08 theory T11 y=$Y
+# T12, bf16 sr, x = 1.5 (q = 2^-7), lr update = 2^-9 = q/4: xe = 1.5 - 2^-9 lies 3/4 of the
+# cell above 1.4921875, so p = 3/4, 2 p (1 - p) = 3/8, step_d2 = 3/8 2^-14
+# = 2.288818359375e-05; over 1000 steps and 10 weights 10^4 3/8 2^-14 = 0.2288818359375;
+# item 4's approximation 2 lr |update| q = 2^-15. With rn the write is deterministic: 0.
+th_value "theory T12: p = 3/4" p_away 0.75 theory T12 lr=0.001953125
+th_value "theory T12: 2p(1-p) = 3/8" diff_prob 0.375 theory T12 lr=0.001953125
+th_value "theory T12: step_d2 = 3/8 2^-14" step_d2 2.288818359375e-05 theory T12 lr=0.001953125
+th_value "theory T12: d2 over 1000 steps, 10 weights" d2 0.2288818359375 \
+    theory T12 lr=0.001953125 steps=1000 params=10
+th_value "theory T12: item 4 2 lr |u| q = 2^-15" step_d2_small 3.0517578125e-05 \
+    theory T12 lr=0.001953125
+th_value "theory T12: rn write, no drift" step_d2 0 theory T12 rounding=rn
 th_error() {
     name=$1
     pat=$2
@@ -123,4 +196,27 @@ th_error "theory: not key=value" "expected key=value" theory T05 lr
 th_error "theory: lr 0" "lr: '0' must be positive" theory T05 lr=0
 th_error "theory: bad format" "format" theory T06 format=bf17
 th_error "theory: twice" "given twice" theory T08 lr=1 lr=2
+th_error "theory: unknown statement lists all" "known: T01 sr-basics, .* T13 memory)" theory T99
+th_error "theory T01: x beyond xmax" "x: '1e40' is beyond" theory T01 x=1e40
+th_error "theory T01: x not a number" "x: 'abc' is not a number" theory T01 x=abc
+th_error "theory T02: r 0" "r: '0' is out of range" theory T02 r=0
+th_error "theory T02: r 65" "r: '65' is out of range" theory T02 r=65
+th_error "theory T03: n 0" "n: '0'" theory T03 n=0
+th_error "theory T03: bad order" "order: 'sideways' is not an order" theory T03 order=sideways
+th_error "theory T03: order with a key" "order: 'recursive,kahan=on'" theory T03 order=recursive,kahan=on
+th_error "theory T03: blocked:0" "order: 'blocked:0'" theory T03 order=blocked:0
+th_error "theory T03: bad rounding" "rounding: unknown rounding mode 'up'" theory T03 rounding=up
+th_error "theory T03: lambda 0" "lambda: '0' must be positive" theory T03 lambda=0
+th_error "theory T03: nmax 0" "nmax: '0'" theory T03 nmax=0
+th_error "theory T04: m 0" "m: '0'" theory T04 m=0
+th_error "theory T04: n too large" "n: '20000000' is too large" theory T04 n=20000000
+th_error "theory T10: unstable lr" "lr: a lr / sigma = 3 must be below 2" theory T10 lr=3
+th_error "theory T10: delta negative" "delta: '-1' must not be negative" theory T10 delta=-1
+th_error "theory T10: sigma 0" "sigma: '0' must be positive" theory T10 sigma=0
+th_error "theory T11: y inf" "y: 'inf'" theory T11 y=inf
+th_error "theory T11: lr 0" "lr: '0' must be positive" theory T11 lr=0
+th_error "theory T12: params 0" "params: '0'" theory T12 params=0
+th_error "theory T12: bad rounding" "rounding: unknown rounding mode 'sx'" theory T12 rounding=sx
+th_error "theory T12: update not a number" "update: 'x' is not a number" theory T12 update=x
+th_error "theory T12: update leaves the range" "update: the weight 3e38" theory T12 x=3e38 lr=1 update=-1e38
 exit $fail
