@@ -44,8 +44,11 @@ stats in using (rowidx(column("run")), keep(0) ? (addg(strcol(by)), addx(strcol(
 G = words(groups); X = words(xs); J = jmax + 1; R = rmax + 1
 if (G == 0 || nsel == 0) { print sprintf("gpt_curves.gp: no rows in %s match where='%s'", in, where); exit status 2 }
 gap = (nfs == nsel)
-fstar = NaN
-stats in using (keep(0) && finite(column("fstar")) ? fstar = column("fstar") : 0, 0) nooutput
+# f* can differ between seeds (each seed draws its own Markov source): the title gives its range.
+fslo = NaN; fshi = NaN
+fsee(f) = (fslo = (fslo == fslo && fslo <= f) ? fslo : f, fshi = (fshi == fshi && fshi >= f) ? fshi : f, 0)
+stats in using (keep(0) && finite(column("fstar")) ? fsee(column("fstar")) : 0, 0) nooutput
+fstxt = (fslo == fshi) ? sprintf("f^* = %.4f nats", fslo) : sprintf("f^* = %.4f to %.4f nats by seed", fslo, fshi)
 yv(d) = gap ? column(ycol) - column("fstar") : column(ycol)
 
 # ---- pass 2: each run's curve, x and last value; the best x of each curve ----
@@ -99,7 +102,7 @@ if (gap && yhi * 1.3 / (ypos / 1.2) < 100) { f = (yhi * 1.3 * 1.2 / ypos) ** (1.
 set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque samplen 2
-if (!exists("title")) title = sprintf("validation %s against step, each %s at its best %s%s", gap ? "gap" : "loss", esc(by), esc(xcol), gap ? sprintf(" (f^* = %.4f nats)", fstar) : "")
+if (!exists("title")) title = sprintf("validation %s against step, each %s at its best %s%s", gap ? "gap" : "loss", esc(by), esc(xcol), gap ? sprintf(" (%s)", fstxt) : "")
 set title title
 set style fill transparent solid 0.18 noborder
 set bmargin 5
