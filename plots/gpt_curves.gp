@@ -14,6 +14,8 @@
 # ycol   the metric (default val_loss)
 # where  keep runs whose columns match, space-separated: "opt=adamw"
 # Every run must log the same steps. A run with a non-finite last value never counts as best.
+#
+# needs: run step val_loss   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_curves.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_curves.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

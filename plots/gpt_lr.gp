@@ -14,6 +14,8 @@
 # ycol   the per-run metric (default final_val_loss; its gap to final_fstar when that is finite)
 # where  keep runs whose columns match, space-separated: "opt=adamw"
 # Diverged runs (or non-finite values) get a cross at the top of the plot and no part in the mean.
+#
+# needs: lr last_step final_val_loss   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_lr.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_lr.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

@@ -12,6 +12,8 @@
 # out    .png, .svg or .pdf (default gpt_replicas.png); fmt overrides the extension
 # by     the column that tells the runs apart (default sr-seed)
 # where  keep rows whose columns match, space-separated: "seed=1"
+#
+# needs: step replica_d2 replica_d2_pred replica_diff_frac   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_replicas.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_replicas.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

@@ -13,6 +13,8 @@
 # Every run of a curve must log the same steps (same steps and log-every): the curve's point j
 # is the mean of the runs' j-th rows. Values <= 0 cannot show on a log axis: a band edge at 0 is
 # drawn at the bottom of the plot, a mean of 0 leaves a gap.
+#
+# needs: run step   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "loss_vs_step.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "loss_vs_step.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

@@ -14,6 +14,8 @@
 # where  keep runs whose columns match, space-separated: "opt=adamw format=bf16"
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
+#
+# needs: lr last_step   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "lr_sweep.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "lr_sweep.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

@@ -15,6 +15,8 @@
 # a, xstar, p   the theory line's curvature, optimum and format precision; by default read from
 #        the file's '# command:' line (--a, --xstar, --format/--strategy), else quad1d's
 #        defaults a = 1, xstar = 0.3 and bf16 (p = 8)
+#
+# needs: lr last_step final_dist_to_opt   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "stall.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "stall.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

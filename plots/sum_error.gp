@@ -15,6 +15,8 @@
 #        (bf16 2^-8, fp16 and tf32 2^-11, fp32 2^-24, e4m3 2^-4, e5m2 2^-3, p=P,... 2^-P)
 # An error of 0 (exact sums, as for the first terms) cannot show on a log axis: the mean line has a
 # gap there and the band is drawn down to the bottom of the plot.
+#
+# needs: run k format   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "sum_error.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "sum_error.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
@@ -38,11 +40,14 @@ lastrun = -1; j = 0; jmax = 0; ypos = 1e308; ymax = 0; nsel = 0; kmax = 1
 rowidx(r) = (r != lastrun ? (lastrun = r, j = 0) : (j = j + 1), jmax = (j > jmax ? j : jmax), j)
 see(k, v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, \
              ymax = (finite(v) && v > ymax) ? v : ymax, kmax = (k > kmax ? k : kmax), 0)
-firstfmt(s, p) = (fmtname eq "" ? (fmtname = s, probname = p) : 0)
+# The bounds n u and sqrt(n) u belong to one format: rows of two formats are refused below.
+fmt2 = ""
+firstfmt(s, p) = (fmtname eq "" ? (fmtname = s, probname = p) : (s ne fmtname && fmt2 eq "" ? (fmt2 = s) : 0), 0)
 stats in using (rowidx(column("run")), keep(0) ? (addg(strcol(by)), firstfmt(strcol("format"), strcol("problem")), \
                 see(column("k"), column(ycol))) : 0) nooutput
 G = words(groups)
 if (G == 0 || nsel == 0) { print sprintf("sum_error.gp: no rows in %s match where='%s'", in, where); exit status 2 }
+if (fmt2 ne "") { print sprintf("sum_error.gp: %s holds rows of several formats (%s, %s, ...): pick one with --set where=format=%s", in, fmtname, fmt2, fmtname); exit status 2 }
 J = jmax + 1
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
 if (!exists("u")) u = fmtname eq "fp32" ? 2.0**-24 : (fmtname eq "fp16" || fmtname eq "tf32") ? 2.0**-11 : \

@@ -152,7 +152,7 @@ static int demo_harmonic(FILE *o, uint64_t seed)
                "probability t/ulp, so the expected sum is the exact one (theory/T03).\n");
     fprintf(o, "\nThe figure (relative error of the partial sums, rn against sr):\n"
                "  srlab sweep experiments/harmonic.ini --quick -o harmonic.csv\n"
-               "  srlab plot sum_error --in harmonic.csv -o harmonic.png\n");
+               "  srlab plot sum_error --in harmonic.csv --set where=format=bf16 -o harmonic.png\n");
     (void)stuck;
     return 0;
 }
@@ -199,7 +199,7 @@ static int demo_gd(FILE *o, uint64_t seed)
                "theory/T07), and x ends within a few ulps of x*.\n");
     fprintf(o, "\nThe figure (stall distance against the learning rate, with the theory line):\n"
                "  srlab sweep experiments/stall.ini --quick -o stall.csv\n"
-               "  srlab plot stall --in stall.csv -o stall.png\n");
+               "  srlab plot stall --in stall.summary.csv -o stall.png\n");
     return 0;
 }
 
@@ -255,7 +255,7 @@ static int demo_replicas(FILE *o, uint64_t seed)
                "the replicas drift apart like a random walk (theory/T12).\n");
     fprintf(o, "\nThe figure (replica distance against step, shared against independent):\n"
                "  srlab sweep experiments/gpt_replicas.ini --quick -o replicas.csv\n"
-               "  srlab plot replicas --in replicas.csv -o replicas.png\n");
+               "  srlab plot gpt_replicas --in replicas.csv -o replicas.png\n");
     return 0;
 }
 

@@ -160,6 +160,60 @@ static void list_plots(const char *dir, char *out, size_t len)
     }
 }
 
+/* Does the comma-separated header line `hdr` have the column `col`? */
+static bool has_column(const char *hdr, const char *col)
+{
+    const size_t n = strlen(col);
+    for (const char *c = hdr; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+        if (!strncmp(c, col, n) && (c[n] == ',' || c[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* A script names the columns it cannot do without in a "# needs: a b c" line of its header (a
+ * summary file has last_step, a rows file step). Check them against the CSV's header before
+ * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
+ * Returns 0, or the exit status of the error it printed. */
+static int check_columns(const char *script, const char *name, const char *in)
+{
+    char q[CLI_QUOTE_LEN], needs[512] = "", hdr[8192] = "", line[8192];
+    FILE *f = fopen(script, "r");
+    while (f && fgets(line, sizeof line, f) && line[0] == '#')
+        if (!strncmp(line, "# needs:", 8)) {
+            line[strcspn(line, "(")] = '\0'; /* the names end where the explanation starts */
+            snprintf(needs, sizeof needs, "%.511s", line + 8);
+            break;
+        }
+    if (f)
+        fclose(f);
+    if (!needs[0])
+        return 0;
+    f = fopen(in, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] != '#') {
+            line[strcspn(line, "\r\n")] = '\0';
+            snprintf(hdr, sizeof hdr, "%s", line);
+            break;
+        }
+    if (f)
+        fclose(f);
+    for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
+         col = strtok_r(NULL, " \t\r\n", &save)) {
+        if (has_column(hdr, col))
+            continue;
+        const char *hint = "";
+        if (!strcmp(col, "last_step") && has_column(hdr, "step"))
+            hint = ": this is a rows file, and the figure reads the summary file of the sweep "
+                   "(NAME.summary.csv)";
+        else if (!strcmp(col, "step") && has_column(hdr, "last_step"))
+            hint = ": this is a summary file, and the figure reads the rows file of the sweep "
+                   "(NAME.csv)";
+        return cli_error(CMD, "--in %s has no column '%s', which the figure %s needs%s",
+                         cli_quote(q, sizeof q, in, strlen(in), 200), col, name, hint);
+    }
+    return 0;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     static const cli_opt opts[] = {
@@ -245,6 +299,8 @@ int cmd_plot(int argc, char **argv)
                        is_dir(in) ? "a directory" : strerror(errno));
         goto done;
     }
+    if ((rc = check_columns(script, name, in)))
+        goto done;
     if (!out) {
         dflt = malloc(strlen(name) + 5);
         if (!dflt) {
