@@ -31,7 +31,7 @@ static const cli_command commands[] = {
     {"theory", cmd_theory, "the predictions of a theory/ statement for given parameters"},
     {"check", cmd_check, "run every theory/ statement's experiment: measured vs predicted, PASS/FAIL"},
     {"reproduce", cmd_reproduce, "rebuild the whole study as one report: experiments, figures, checks (index.html)"},
-    {"bench", cmd_bench, "measure speed against a reference in the same process (round, ops, kernels, train)"},
+    {"bench", cmd_bench, "measure speed against a reference in the same process (round, ops, kernels, train, sweep)"},
     {"demo", cmd_demo, "short step-by-step demonstrations for teaching (srlab demo lists them)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
