@@ -108,6 +108,12 @@ void srl__model_writes_root(srl_rng *root, const srl_train_config *tc, size_t r,
  * runs. */
 extern size_t srl__models_omp_min;
 
+/* The default of `key` in a problem's parameter table (NULL if absent), and a size key read with
+ * that default and checked against [lo, hi] (the error names the key and the range). */
+const char *srl__model_param_def(const srl_param *tab, const char *key);
+int srl__model_read_size(const srl_config *cfg, const srl_param *tab, const char *key, uint64_t lo,
+                         uint64_t hi, size_t *out, srl_err *err) SRL_WUR;
+
 /* Round x[0..n) in place into slot (fmt, mode), drawing from rng (n draws when stochastic, none
  * otherwise; a binary32 format leaves x unchanged but still consumes the draws). */
 int srl__round_slot(float *x, size_t n, const srl_format *fmt, srl_rounding mode,

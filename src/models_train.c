@@ -596,3 +596,26 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
     free_state(&L);
     return st;
 }
+
+const char *srl__model_param_def(const srl_param *tab, const char *key)
+{
+    for (const srl_param *p = tab; p->key; p++)
+        if (!strcmp(p->key, key))
+            return p->def;
+    return NULL;
+}
+
+int srl__model_read_size(const srl_config *cfg, const srl_param *tab, const char *key, uint64_t lo,
+                         uint64_t hi, size_t *out, srl_err *err)
+{
+    uint64_t v;
+    int st = srl_config_u64(cfg, key, srl__model_param_def(tab, key), &v, err);
+    if (st)
+        return st;
+    if (v < lo || v > hi)
+        return srl_err_set(err, SRL_EINVAL, "%s: %llu is outside [%llu, %llu]", key,
+                           (unsigned long long)v, (unsigned long long)lo,
+                           (unsigned long long)hi);
+    *out = (size_t)v;
+    return SRL_OK;
+}

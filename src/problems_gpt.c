@@ -378,28 +378,10 @@ static const srl_param gpt_params[] = {
     {NULL, NULL, NULL},
 };
 
-static const char *def_of(const char *key)
-{
-    for (const srl_param *p = gpt_params; p->key; p++)
-        if (!strcmp(p->key, key))
-            return p->def;
-    return NULL;
-}
-
-static int rd_size(const srl_config *cfg, const char *key, uint64_t lo, uint64_t hi, size_t *out,
-                   srl_err *err)
-{
-    uint64_t v;
-    int st = srl_config_u64(cfg, key, def_of(key), &v, err);
-    if (st)
-        return st;
-    if (v < lo || v > hi)
-        return srl_err_set(err, SRL_EINVAL, "%s: %llu is outside [%llu, %llu]", key,
-                           (unsigned long long)v, (unsigned long long)lo,
-                           (unsigned long long)hi);
-    *out = (size_t)v;
-    return SRL_OK;
-}
+/* This problem's defaults, and its size keys (src/models_train.c). */
+#define def_of(key) srl__model_param_def(gpt_params, key)
+#define rd_size(cfg, key, lo, hi, out, err) \
+    srl__model_read_size(cfg, gpt_params, key, lo, hi, out, err)
 
 /* Read a text file (character level) into g->text; vocabulary into map. */
 static int read_text(srl__gpt_problem *g, const char *path, double val_frac, const srl_config *cfg,

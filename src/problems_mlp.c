@@ -368,28 +368,10 @@ static const srl_param mlp_params[] = {
     {NULL, NULL, NULL},
 };
 
-static const char *def_of(const char *key)
-{
-    for (const srl_param *p = mlp_params; p->key; p++)
-        if (!strcmp(p->key, key))
-            return p->def;
-    return NULL;
-}
-
-static int rd_size(const srl_config *cfg, const char *key, uint64_t lo, uint64_t hi, size_t *out,
-                   srl_err *err)
-{
-    uint64_t v;
-    int st = srl_config_u64(cfg, key, def_of(key), &v, err);
-    if (st)
-        return st;
-    if (v < lo || v > hi)
-        return srl_err_set(err, SRL_EINVAL, "%s: %llu is outside [%llu, %llu]", key,
-                           (unsigned long long)v, (unsigned long long)lo,
-                           (unsigned long long)hi);
-    *out = (size_t)v;
-    return SRL_OK;
-}
+/* This problem's defaults, and its size keys (src/models_train.c). */
+#define def_of(key) srl__model_param_def(mlp_params, key)
+#define rd_size(cfg, key, lo, hi, out, err) \
+    srl__model_read_size(cfg, mlp_params, key, lo, hi, out, err)
 
 static const char *const wnames[] = {"w0",  "b0",  "w1",  "b1",  "w2",  "b2",  "w3",  "b3",
                                      "w4",  "b4",  "w5",  "b5",  "w6",  "b6",  "w7",  "b7",
