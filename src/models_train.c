@@ -510,6 +510,8 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
     if (!rep)
         rep = &scratch;
     memset(rep, 0, sizeof *rep);
+    snprintf(rep->info, sizeof rep->info, "%zu trainable parameters in %zu tensors, %zu replica%s",
+             m->numel, m->nweights, rp->K, rp->K == 1 ? "" : "s");
     if (m->nextra > SRL__MODEL_MAX_EXTRA)
         return srl_err_set(err, SRL_EINVAL, "a model has at most %d extra columns",
                            SRL__MODEL_MAX_EXTRA);

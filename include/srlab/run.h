@@ -79,6 +79,8 @@ typedef struct srl_sink {
 typedef struct srl_run_report {
     bool diverged;      /* the run stopped on a non-finite value (a row says where and why) */
     char note[256];     /* one sentence for the user, or empty */
+    char info[160];     /* what the run built, for the output's '#' lines (a model's parameter
+                           count), or empty; not a warning */
 } srl_run_report;
 
 /* ---- runners ---- */

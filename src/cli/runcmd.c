@@ -175,6 +175,7 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
     cli_rows_set_axis_values(&w, ax->values);
     srl_sink sink = cli_rows_sink(&w);
     int rc = 0;
+    char info[sizeof ((srl_run_report *)0)->info] = ""; /* the last '# model:' line written */
     for (uint64_t b = 0; b < a->nseeds && !rc; b++) {
         const uint64_t seed = a->seed + b; /* wraps modulo 2^64, like every seed */
         snprintf(ax->seed, sizeof ax->seed, "%" PRIu64, seed);
@@ -192,6 +193,10 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
         }
         if (rep.diverged && ndiverged)
             (*ndiverged)++;
+        if (rep.info[0] && strcmp(rep.info, info)) { /* once, unless a seed changes it */
+            fprintf(notes, "# model: %s\n", rep.info);
+            memcpy(info, rep.info, sizeof info);
+        }
         if (rep.note[0]) {
             fprintf(notes, "# %s (seed %" PRIu64 "): %s\n", rep.diverged ? "warning" : "note",
                     seed, rep.note);

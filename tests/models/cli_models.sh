@@ -97,4 +97,18 @@ for task in teacher mixture; do
 done
 "$srlab" train --problem mixture --help >/dev/null 2>&1 && bad "help of an unknown problem" || ok "unknown problem"
 "$srlab" train --problem gpt --help >help.txt 2>&1 && grep -q -- "--n-embd" help.txt && grep -q -- "--sr-seed" help.txt && ok "gpt help" || bad "gpt help"
+# The '# model:' line counts what was built. GPT: V C + T C + L (12 C^2 + 4 C) + 2 C (token and
+# position embeddings, per block qkv 3C^2 + projection C^2 + MLP 8C^2 and two layer norms 4C, the
+# final layer norm; no biases): V 16, T 32, C 64, L 2 give 1024 + 2048 + 2 * 49408 + 128 = 102016
+# in 12 tensors (wte, wpe, the block's ln1 w/b, qkv, attention projection, ln2 w/b, fc, fc
+# projection, each stacked over the L layers, and the final ln w/b). MLP 16-64-64-4 with biases: 16*64+64 + 64*64+64 + 64*4+4 = 5508
+# in 6 tensors.
+"$srlab" train --problem gpt --steps 0 --n-layer 2 --n-embd 64 --n-head 4 --block-size 32 \
+    --vocab 16 --seeds 2 >gpt.csv 2>err.txt
+n=$(grep -c '^# model:' gpt.csv)
+grep -q '^# model: 102016 trainable parameters in 12 tensors, 1 replica$' gpt.csv && [ "$n" -eq 1 ] &&
+    ok "gpt: # model line (102016 parameters, once for 2 seeds)" || bad "gpt: # model line: $(grep '^# model' gpt.csv)"
+"$srlab" train --problem mlp --steps 0 --replicas 2 >mlp.csv 2>err.txt
+grep -q '^# model: 5508 trainable parameters in 6 tensors, 2 replicas$' mlp.csv &&
+    ok "mlp: # model line (5508 parameters)" || bad "mlp: # model line: $(grep '^# model' mlp.csv)"
 exit $fail
