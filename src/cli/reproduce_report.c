@@ -875,9 +875,29 @@ static void write_sizes(FILE *fp, const rp_report *r, double *est_total, bool *e
     fputs("</tr>\n</table>\n", fp);
 }
 
-static void write_commands(FILE *fp, const rp_report *r)
+/* One row of the Commands table: number k, the command (and a note after it, or NULL), its
+ * status, wall time and log. */
+static void command_row(FILE *fp, int k, const rp_step *s, const char *note, bool check)
 {
     char t[32];
+    fprintf(fp, "<tr><td class=\"num\">%d</td><td>", k);
+    cmd_code(fp, s);
+    if (note)
+        fprintf(fp, " <span class=\"skip\">%s</span>", note);
+    fputs("</td><td>", fp);
+    status_cell(fp, s, check);
+    duration(t, sizeof t, s->seconds);
+    fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
+    if (s->ran) {
+        fputs("<a href=\"", fp);
+        esc(fp, s->log);
+        fputs("\">log</a>", fp);
+    }
+    fputs("</td></tr>\n", fp);
+}
+
+static void write_commands(FILE *fp, const rp_report *r)
+{
     fputs("<h2 id=\"commands\">Commands</h2>\n<p>Every step, in order, exactly as it ran: the "
           "srlab binary below, with the report folder as the working directory (<code>cd ",
           fp);
@@ -889,59 +909,16 @@ static void write_commands(FILE *fp, const rp_report *r)
     int k = 0;
     for (size_t i = 0; i < r->nex; i++) {
         const rp_experiment *e = &r->ex[i];
-        const rp_step *steps[2] = {&e->plan, &e->sweep};
-        for (int m = 0; m < 2; m++) {
-            const rp_step *s = steps[m];
-            if (!s->argv)
-                continue;
-            fprintf(fp, "<tr><td class=\"num\">%d</td><td>", ++k);
-            cmd_code(fp, s);
-            if (m == 0)
-                fputs(" <span class=\"skip\">(lists the full mode's runs)</span>", fp);
-            fputs("</td><td>", fp);
-            status_cell(fp, s, false);
-            duration(t, sizeof t, s->seconds);
-            fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
-            if (s->ran) {
-                fputs("<a href=\"", fp);
-                esc(fp, s->log);
-                fputs("\">log</a>", fp);
-            }
-            fputs("</td></tr>\n", fp);
-        }
-        for (size_t j = 0; j < e->nfigs; j++) {
-            const rp_step *s = &e->figs[j].step;
-            if (!s->argv || e->figs[j].problem)
-                continue;
-            fprintf(fp, "<tr><td class=\"num\">%d</td><td>", ++k);
-            cmd_code(fp, s);
-            fputs("</td><td>", fp);
-            status_cell(fp, s, false);
-            duration(t, sizeof t, s->seconds);
-            fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
-            if (s->ran) {
-                fputs("<a href=\"", fp);
-                esc(fp, s->log);
-                fputs("\">log</a>", fp);
-            }
-            fputs("</td></tr>\n", fp);
-        }
+        if (e->plan.argv)
+            command_row(fp, ++k, &e->plan, "(lists the full mode's runs)", false);
+        if (e->sweep.argv)
+            command_row(fp, ++k, &e->sweep, NULL, false);
+        for (size_t j = 0; j < e->nfigs; j++)
+            if (e->figs[j].step.argv && !e->figs[j].problem)
+                command_row(fp, ++k, &e->figs[j].step, NULL, false);
     }
-    if (!r->check_skipped) {
-        const rp_step *s = &r->check;
-        fprintf(fp, "<tr><td class=\"num\">%d</td><td>", ++k);
-        cmd_code(fp, s);
-        fputs("</td><td>", fp);
-        status_cell(fp, s, true);
-        duration(t, sizeof t, s->seconds);
-        fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
-        if (s->ran) {
-            fputs("<a href=\"", fp);
-            esc(fp, s->log);
-            fputs("\">log</a>", fp);
-        }
-        fputs("</td></tr>\n", fp);
-    }
+    if (!r->check_skipped)
+        command_row(fp, ++k, &r->check, NULL, true);
     fputs("</table>\n", fp);
 }
 
