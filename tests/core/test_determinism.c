@@ -22,15 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "round_bulk.h" /* SRL_BULK_OMP_MIN */
 #include "srlab/format.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
-#include "../testutil.h"
+#include "../testdet.h"
 
 #define SEED UINT64_C(0xde7e2a1)
 
@@ -186,36 +183,13 @@ static int workload(uint64_t *out, long *values)
     return status;
 }
 
+static int run_digest(uint64_t *h)
+{
+    long values;
+    return workload(h, &values);
+}
+
 int main(int argc, char **argv)
 {
-    const bool digest_only = argc > 1 && strcmp(argv[1], "--digest") == 0;
-    uint64_t h = 0;
-    long values = 0;
-    if (digest_only) {
-        if (workload(&h, &values))
-            return 1;
-        printf("%016llx\n", (unsigned long long)h);
-        return 0;
-    }
-#ifdef _OPENMP
-    const int threads[4] = {1, 2, 3, 8};
-    uint64_t hs[4] = {0};
-    for (int t = 0; t < 4; t++) {
-        omp_set_dynamic(0);
-        omp_set_num_threads(threads[t]);
-        CHECK(omp_get_max_threads() == threads[t], "omp_set_num_threads(%d) ignored", threads[t]);
-        CHECK(workload(&hs[t], &values) == 0, "the workload failed at %d threads", threads[t]);
-        printf("%d thread%s: digest %016llx (%ld values)\n", threads[t], threads[t] > 1 ? "s" : "",
-               (unsigned long long)hs[t], values);
-        CHECK(hs[t] == hs[0], "seed=%#llx: digest at %d threads %016llx, at 1 thread %016llx",
-              (unsigned long long)SEED, threads[t], (unsigned long long)hs[t],
-              (unsigned long long)hs[0]);
-    }
-    GROUP("bulk rounding digest identical at 1, 2, 3, 8 threads", 0L);
-#else
-    CHECK(workload(&h, &values) == 0, "the workload failed");
-    printf("no OpenMP: digest %016llx (%ld values)\n", (unsigned long long)h, values);
-    GROUP("bulk rounding workload without OpenMP", 0L);
-#endif
-    TEST_END();
+    return srl_test_det_main(argc, argv, "bulk rounding", SEED, run_digest);
 }

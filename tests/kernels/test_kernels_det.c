@@ -24,14 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "srlab/kernels.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
-#include "../testutil.h"
+#include "../testdet.h"
 
 #define SEED UINT64_C(0xde7e2a1c)
 
@@ -97,7 +94,7 @@ static int check_status(int st, const char *what, const char *spec)
     return 0;
 }
 
-static int workload(uint64_t *out)
+static int run_digest(uint64_t *out)
 {
     enum { M = 37, N = 131, K = 67, M2 = 4, N2 = 70, K2 = 200, NV = 40000 };
     const size_t na = (size_t)M2 * K2 > (size_t)M * K ? (size_t)M2 * K2 : (size_t)M * K;
@@ -172,33 +169,5 @@ static int workload(uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    const bool digest_only = argc > 1 && strcmp(argv[1], "--digest") == 0;
-    uint64_t h = 0;
-    if (digest_only) {
-        if (workload(&h))
-            return 1;
-        printf("%016llx\n", (unsigned long long)h);
-        return 0;
-    }
-#ifdef _OPENMP
-    const int threads[4] = {1, 2, 3, 8};
-    uint64_t hs[4] = {0};
-    for (int t = 0; t < 4; t++) {
-        omp_set_dynamic(0);
-        omp_set_num_threads(threads[t]);
-        CHECK(omp_get_max_threads() == threads[t], "omp_set_num_threads(%d) ignored", threads[t]);
-        CHECK(workload(&hs[t]) == 0, "the workload failed at %d threads", threads[t]);
-        printf("%d thread%s: digest %016llx\n", threads[t], threads[t] > 1 ? "s" : "",
-               (unsigned long long)hs[t]);
-        CHECK(hs[t] == hs[0], "seed=%#llx: digest at %d threads %016llx, at 1 thread %016llx",
-              (unsigned long long)SEED, threads[t], (unsigned long long)hs[t],
-              (unsigned long long)hs[0]);
-    }
-    GROUP("kernels digest identical at 1, 2, 3, 8 threads", 0L);
-#else
-    CHECK(workload(&h) == 0, "the workload failed");
-    printf("no OpenMP: digest %016llx\n", (unsigned long long)h);
-    GROUP("kernels workload without OpenMP", 0L);
-#endif
-    TEST_END();
+    return srl_test_det_main(argc, argv, "kernels", SEED, run_digest);
 }

@@ -15,13 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "model_impl.h"
 #include "srlab/run.h"
-#include "../testutil.h"
+#include "../testdet.h"
 
 typedef struct digest {
     uint64_t h;
@@ -98,27 +95,14 @@ static uint64_t workload(void)
     return d.h;
 }
 
+/* The workload's digest; 0 means it failed. */
+static int run_digest(uint64_t *h)
+{
+    *h = workload();
+    return *h == 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--digest")) {
-        printf("%016llx\n", (unsigned long long)workload());
-        return 0;
-    }
-#ifdef _OPENMP
-    const int threads[] = {1, 2, 3, 8};
-    uint64_t ref = 0;
-    for (int k = 0; k < 4; k++) {
-        omp_set_num_threads(threads[k]);
-        const uint64_t h = workload();
-        printf("%d thread(s): %016llx\n", threads[k], (unsigned long long)h);
-        if (k == 0)
-            ref = h;
-        CHECK(h != 0 && h == ref, "digest at %d threads differs", threads[k]);
-    }
-#else
-    const uint64_t h = workload();
-    printf("no OpenMP: %016llx\n", (unsigned long long)h);
-    CHECK(h != 0, "workload failed");
-#endif
-    TEST_END();
+    return srl_test_det_main(argc, argv, "MLP and GPT runs", 0, run_digest);
 }
