@@ -7,33 +7,10 @@
 #   id,what,measured,ci_lo,ci_hi,predicted,margin,result and one row per check.
 #   A mutated run (every check must FAIL): exit 1, the CSV written with FAIL rows.
 set -u
-srlab=$1
-case $srlab in /*) ;; *) srlab=$PWD/$srlab ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-check.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT HUP INT TERM
-cd "$tmp" || exit 99
-fail=0
-ok() { echo "PASS $1"; }
-bad() { echo "FAIL $1"; fail=1; }
+. "$(dirname "$0")/../cli_lib.sh"
+cli_setup check "$1"
+usage_head=check
 header='id,what,measured,ci_lo,ci_hi,predicted,margin,result'
-
-# usage_error NAME PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout.
-usage_error() {
-    name=$1
-    pat=$2
-    shift 2
-    echo precious >out.csv
-    "$srlab" check "$@" >stdout 2>stderr
-    rc=$?
-    lines=$(wc -l <stderr)
-    if [ $rc -ne 2 ]; then bad "$name: exit $rc (want 2): $(cat stderr)"; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr: $(cat stderr)"; return; fi
-    if ! grep -q -- "$pat" stderr; then bad "$name: message '$(cat stderr)' lacks '$pat'"; return; fi
-    if [ -s stdout ]; then bad "$name: standard output not empty"; return; fi
-    if [ "$(cat out.csv)" != precious ]; then bad "$name: out.csv changed"; return; fi
-    if ls -A | grep -q '\.tmp-'; then bad "$name: temporary file left"; return; fi
-    ok "$name"
-}
 
 usage_error "unknown id" "^srlab check: unknown check 'T99'; known: T01a T01b .* T13f" T99 -o out.csv
 usage_error "unknown id among known" "unknown check 'nope'" T01a nope -o out.csv

@@ -7,30 +7,9 @@
 #   quickly); keys that do not apply. Good runs: a text file at character level (the README's
 #   example), the Markov source's columns, the MLP's two tasks, replicas.
 set -u
-srlab=$1
-case $srlab in /*) ;; *) srlab=$PWD/$srlab ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-models.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT HUP INT TERM
-cd "$tmp" || exit 99
-fail=0
-ok() { echo "PASS $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-
-usage_error() {
-    name=$1
-    pat=$2
-    shift 2
-    echo precious >out.csv
-    "$srlab" "$@" -o out.csv >stdout 2>stderr
-    rc=$?
-    lines=$(wc -l <stderr)
-    if [ $rc -ne 2 ]; then bad "$name: exit $rc (want 2): $(cat stderr)"; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr: $(cat stderr)"; return; fi
-    if ! grep -q -- "$pat" stderr; then bad "$name: message '$(cat stderr)' lacks '$pat'"; return; fi
-    if [ -s stdout ]; then bad "$name: standard output not empty"; return; fi
-    if [ "$(cat out.csv)" != precious ]; then bad "$name: out.csv changed"; return; fi
-    ok "$name"
-}
+. "$(dirname "$0")/../cli_lib.sh"
+cli_setup models "$1"
+usage_tail="-o out.csv"
 
 G="train --problem gpt --steps 2 --n-layer 1 --n-embd 16"
 : >empty.txt

@@ -7,33 +7,9 @@
 #   srlab theory: the listing, each statement, its predictions against values derived by hand
 #   from the theory/ formulas, and its bad input.
 set -u
-srlab=$1
-case $srlab in /*) ;; *) srlab=$PWD/$srlab ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-train.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT HUP INT TERM
-cd "$tmp" || exit 99
-fail=0
-ok() { echo "PASS $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-
-# usage_error NAME PATTERN ARGS...: exit 2, one stderr line matching PATTERN, no stdout, out.csv
-# untouched.
-usage_error() {
-    name=$1
-    pat=$2
-    shift 2
-    echo precious >out.csv
-    "$srlab" "$@" -o out.csv >stdout 2>stderr
-    rc=$?
-    lines=$(wc -l <stderr)
-    if [ $rc -ne 2 ]; then bad "$name: exit $rc (want 2): $(cat stderr)"; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr: $(cat stderr)"; return; fi
-    if ! grep -q -- "$pat" stderr; then bad "$name: message '$(cat stderr)' lacks '$pat'"; return; fi
-    if [ -s stdout ]; then bad "$name: standard output not empty"; return; fi
-    if [ "$(cat out.csv)" != precious ]; then bad "$name: out.csv changed"; return; fi
-    if ls -A | grep -q '\.tmp-'; then bad "$name: temporary file left"; return; fi
-    ok "$name"
-}
+. "$(dirname "$0")/../cli_lib.sh"
+cli_setup train "$1"
+usage_tail="-o out.csv"
 
 T="train --problem quad1d"
 usage_error "unknown strategy" "^srlab train: --strategy: unknown strategy 'nope'" $T --strategy nope
