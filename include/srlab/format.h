@@ -89,6 +89,14 @@ int srl_format_decode(double *x, const srl_format *f, uint64_t bits) SRL_WUR;
 /* Same parameters (names are ignored). */
 bool srl_format_equal(const srl_format *a, const srl_format *b);
 
+/* True when every value of f is a binary32 number: p <= 24, emax <= 127 and the finest spacing
+ * 2^(emin-p+1) >= 2^-149. */
+bool srl_format_fits_float(const srl_format *f);
+
+/* True when f has exactly the parameters of the bf16 preset (p 8, emax 127, subnormals,
+ * infinities, no saturation). */
+bool srl_format_is_bf16(const srl_format *f);
+
 #ifdef __cplusplus
 }
 #endif

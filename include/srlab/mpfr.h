@@ -1,9 +1,10 @@
 /* srlab/mpfr.h: rounding GNU MPFR values into srlab formats, with srlab's modes.
  *
  * The MPFR value is taken as exact, whatever its precision, and rounded once with the same rule
- * as srl_round() (src/round_core.h), so a binary64 input gives the same bits through either
+ * as srl_round() (src/round/round_core.h), so a binary64 input gives the same bits through either
  * path, stochastic modes included when they are given the same draw. This is the reference and
- * fallback path for the exact operations; the rest of the core does not need MPFR.
+ * fallback path for the exact operations (their own MPFR path is srlab/ops_mpfr.h); the rest
+ * of the core does not need MPFR.
  * The caller's MPFR exponent range is saved and restored. */
 #ifndef SRLAB_MPFR_H
 #define SRLAB_MPFR_H
@@ -31,17 +32,6 @@ int srl_mpfr_round(double *y, srl_round_info *info, mpfr_srcptr x, const srl_for
  * MPFR path with exactly the draws of the fast path. */
 int srl_mpfr_round_draw(double *y, srl_round_info *info, mpfr_srcptr x, const srl_format *f,
                         srl_rounding m, uint64_t u, const srl_rng *rng, uint64_t index) SRL_WUR;
-
-/* The MPFR reference path of the exact operations (include/srlab/ops.h): same results and
- * draws as srl_op_apply_draw, computed with MPFR only. */
-#include "srlab/ops.h"
-int srl_op_mpfr_draw(double *y, srl_round_info *info, srl_op op, double a, double b, double c,
-                     const srl_format *f, srl_rounding m, uint64_t u, const srl_rng *rng,
-                     uint64_t index) SRL_WUR;
-
-/* The exact result of op into r: exact for add, sub, mul and fma (r's precision is raised as
- * needed); for div and sqrt rounded to nearest at r's precision. Returns MPFR's ternary. */
-int srl_op_exact(mpfr_t r, srl_op op, double a, double b, double c);
 
 #ifdef __cplusplus
 }

@@ -66,26 +66,26 @@ extern "C" {
 
 /* ---- optimizers and schedules ---- */
 
-typedef enum srl_opt_kind {
-    SRL_OPT_SGD = 0,
-    SRL_OPT_MOMENTUM,
-    SRL_OPT_ADAM,
-    SRL_OPT_ADAMW,
-    SRL_OPT_COUNT
-} srl_opt_kind;
+typedef enum srl_optim_kind {
+    SRL_OPTIM_SGD = 0,
+    SRL_OPTIM_MOMENTUM,
+    SRL_OPTIM_ADAM,
+    SRL_OPTIM_ADAMW,
+    SRL_OPTIM_COUNT
+} srl_optim_kind;
 
 typedef enum srl_schedule { SRL_SCHED_CONSTANT = 0, SRL_SCHED_COSINE, SRL_SCHED_COUNT } srl_schedule;
 
 /* "sgd", "momentum", "adam", "adamw" (NULL-terminated, in enum order). */
-extern const char *const srl_opt_names[];
+extern const char *const srl_optim_names[];
 /* "constant", "cosine". */
 extern const char *const srl_schedule_names[];
 
-bool srl_opt_has_m(srl_opt_kind k); /* momentum, adam, adamw */
-bool srl_opt_has_v(srl_opt_kind k); /* adam, adamw */
+bool srl_optim_has_m(srl_optim_kind k); /* momentum, adam, adamw */
+bool srl_optim_has_v(srl_optim_kind k); /* adam, adamw */
 
 typedef struct srl_optim_config {
-    srl_opt_kind kind;
+    srl_optim_kind kind;
     double lr;           /* peak learning rate, > 0 and finite */
     double momentum;     /* heavy ball mu, in [0, 1) */
     double beta1, beta2; /* Adam, in [0, 1) */
@@ -131,7 +131,7 @@ typedef struct srl_weights {
     srl_weight *p;        /* count entries, in the order of the specs */
     size_t numel;         /* total parameters */
     srl_strategy strat;
-    srl_opt_kind opt;
+    srl_optim_kind opt;
     srl_tensor_set set;   /* every tensor, one allocation */
 } srl_weights;
 
@@ -139,7 +139,7 @@ typedef struct srl_weights {
  * streams derive from writes_root (see include/srlab/tensor.h). SRL_EINVAL for a bad name or a
  * strategy srl_strategy_check rejects, SRL_ENOMEM. On failure W is empty. */
 int srl_weights_alloc(srl_weights *W, const srl_weight_spec *specs, size_t count,
-                      const srl_strategy *s, srl_opt_kind opt, const srl_rng *writes_root,
+                      const srl_strategy *s, srl_optim_kind opt, const srl_rng *writes_root,
                       srl_err *err) SRL_WUR;
 void srl_weights_free(srl_weights *W); /* NULL-safe */
 

@@ -1,7 +1,7 @@
-/* srlab/rounding.h: rounding modes, and rounding binary64/binary32 values into any format
+/* srlab/rounding.h: rounding binary64/binary32 values into any format, in any mode
  * (DESIGN §3). Every function rounds the *exact* input once.
  *
- * Modes (parsed by srl_rounding_parse from these names):
+ * Modes (values of srlab/mode.h, parsed by srl_rounding_parse from these names):
  *   rn       nearest, ties to even           rna   nearest, ties away from zero
  *   rz       toward zero                     ru    toward +inf          rd   toward -inf
  *   ro       round to odd: the neighbour whose last significand bit is 1 (an exact input is
@@ -47,39 +47,12 @@
 
 #include "srlab/common.h"
 #include "srlab/format.h"
+#include "srlab/mode.h"
 #include "srlab/rng.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum srl_mode {
-    SRL_RN = 0,
-    SRL_RNA,
-    SRL_RZ,
-    SRL_RU,
-    SRL_RD,
-    SRL_RO,
-    SRL_SR,
-    SRL_SR_EQ,
-    SRL_SR_BITS,
-    SRL_MODE_COUNT
-} srl_mode;
-
-typedef struct srl_rounding {
-    srl_mode mode;
-    int r; /* random bits for SRL_SR_BITS, 1..64; 0 otherwise */
-} srl_rounding;
-
-#define SRL_ROUND_RN ((srl_rounding){SRL_RN, 0})
-#define SRL_ROUND_SR ((srl_rounding){SRL_SR, 0})
-
-/* Parse "rn", "rna", "rz", "ru", "rd", "ro", "sr", "sr-eq", "sr:r=R". */
-int srl_rounding_parse(srl_rounding *m, const char *s, srl_err *err) SRL_WUR;
-/* Canonical name into buf ("sr:r=16"); returns buf. */
-const char *srl_rounding_name(char *buf, size_t len, srl_rounding m);
-bool srl_rounding_is_stochastic(srl_rounding m);
-bool srl_rounding_valid(srl_rounding m);
 
 /* Round x into f with mode m (one draw when stochastic; rng must then be non-NULL). */
 double srl_round(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
@@ -124,9 +97,6 @@ int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *
 /* Double in, float out (the format must be a subset of binary32): round once, store exactly. */
 int srl_round_array_d2f(float *y, const double *x, size_t n, const srl_format *f,
                         srl_rounding m, srl_rng *rng) SRL_WUR;
-
-/* True when every value of f is a binary32 number. */
-bool srl_format_fits_float(const srl_format *f);
 
 #ifdef __cplusplus
 }

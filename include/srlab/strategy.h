@@ -42,7 +42,8 @@
 #include "srlab/format.h"
 #include "srlab/kernels.h"
 #include "srlab/rounding.h"
-#include "srlab/run.h"
+#include "srlab/config.h"
+#include "srlab/rows.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,7 +97,7 @@ int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *er
 int srl_strategy_check(const srl_strategy *s, srl_err *err) SRL_WUR;
 
 /* Bytes per parameter actually allocated, by tensor. has_m / has_v: whether the optimizer keeps
- * a first / second moment (srl_opt_has_m / srl_opt_has_v in include/srlab/optim.h). */
+ * a first / second moment (srl_optim_has_m / srl_optim_has_v in include/srlab/optim.h). */
 typedef struct srl_bytes {
     size_t param, grad, m, v, master, comp, total;
 } srl_bytes;

@@ -20,7 +20,7 @@
  * reuse the draws). Deterministic modes draw nothing.
  *
  * Streams: a tensor's stream is srl_rng_derive(writes_root, srl_hash_str(name)) where writes_root
- * is the stream handed to srl_tensor_set_alloc (src/train.c passes the run's seed stream derived
+ * is the stream handed to srl_tensor_set_alloc (src/train/train.c passes the run's seed stream derived
  * with the key srl_hash_str("writes")).
  *
  * Reads are exact: srl_tensor_get_d returns every value exactly; srl_tensor_get_f returns them
@@ -58,9 +58,6 @@ srl_storage srl_storage_for(const srl_format *f);
 size_t srl_storage_size(srl_storage s);
 /* "bf16", "f32", "f64". */
 const char *srl_storage_name(srl_storage s);
-/* True when f has exactly the parameters of the bf16 preset (p 8, emax 127, subnormals,
- * infinities, no saturation). */
-bool srl_format_is_bf16(const srl_format *f);
 
 /* A tensor's shape: ndim axes (0 <= ndim <= SRL_TENSOR_MAX_DIMS; ndim 0 is a scalar) whose
  * product is n. */

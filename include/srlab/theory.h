@@ -1,6 +1,16 @@
-/* srlab/theory.h: the predictions of theory/T05-T09 and T13 as functions (DESIGN §9 items 5-9
- * and 13), for `srlab theory`, `srlab check` and the tests of the training code.
+/* srlab/theory.h: the predictions of theory/T01-T13 as functions (docs/design.md §9), for
+ * `srlab theory`, `srlab check`, the problems that log a prediction beside a measurement, and
+ * the tests. One section per statement, in the order of theory/README.md:
  *
+ *   T01  SR is unbiased; Var[SR(x)] = (x - RD(x))(RU(x) - x) <= ulp^2/4; |RN(x) - x| <= u|x|,
+ *        |SR(x) - x| < 2u|x|                                      (theory/T01-sr-basics.md)
+ *   T02  sr:r=R bias: E[SR_R(x)] - x = -sign(x) q (f - floor(f 2^R) / 2^R)
+ *                                                                 (theory/T02-sr-bits-bias.md)
+ *   T03  summation: the deterministic bound gamma_h, the probabilistic SR bound, and the
+ *        harmonic series' stagnation term under the deterministic modes
+ *                                                                 (theory/T03-summation.md)
+ *   T04  matrix-vector products: normwise/componentwise backward error bounds
+ *                                                                 (theory/T04-matvec.md)
  *   T05  gradient descent on f(x) = a/2 (x - x*)^2: the RN freeze threshold and stall distance
  *        ulp/(2 lr a), the exact RN stall point (the rounded map iterated), the SR mean iterate
  *        (the exact GD iterate) and the SR excess-loss floor (a/2)(x* - g0)(g1 - x*), which does
@@ -14,11 +24,30 @@
  *                                                               (theory/T08-weight-decay.md)
  *   T09  the second moment v under RN with beta2 close to 1: whether it can decrease, and the
  *        multiple of v that g^2 must exceed for it to rise     (theory/T09-second-moment.md)
+ *   T10  Adam with SR writes: the SR term of the convergence bound is second order in u and
+ *        falls with lr; measured as the relative SR penalty of the stationary loss of Adam
+ *        (beta1 = 0) on a noisy quadratic, ulp^2 sigma_g^2 / (6 lr^2 sigma^2). With RN every
+ *        update is lost below a computable learning rate, and the bias is the whole initial gap.
+ *                                                           (theory/T10-adam-convergence.md)
+ *   T11  implicit regularization: the mean SR iterate of gradient descent moves along the
+ *        gradient of F + (1/2) sum_j F_jj s_j^2 to leading order (exactly along F's on a
+ *        quadratic); on f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by
+ *        exactly 3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
+ *                                                        (theory/T11-implicit-regularization.md)
+ *   T12  data-parallel replicas with independent SR streams: from identical states, one write of
+ *        the exact value xe puts a squared distance 2 p (1 - p) q^2 between two replicas in mean
+ *        (p the probability of rounding away from zero, q the spacing); the sum over steps and
+ *        parameters is the random-walk prediction replica_d2_pred. (theory/T12-replicas.md)
  *   T13  bytes per parameter of each strategy                  (theory/T13-memory.md)
  *
- * ulp(x) is the grid spacing of the format at x (srl_format_ulp), u = 2^-p. Unless a function
- * says otherwise its inputs are finite, lr > 0, and formulas are evaluated in binary64 and
- * rounded to nearest (immaterial for predictions). Nothing here prints, allocates or draws. */
+ * Conventions: u = 2^-p is the unit roundoff of the format; ulp(x) is the grid spacing of the
+ * format at x (srl_format_ulp); "v" is the largest relative error of one rounding in the normal
+ * range: u for rn and rna (|RN(x) - x| <= ulp/2 <= u|x|), 2u for every other mode, stochastic
+ * ones included (the error is less than one ulp, and ulp(x) <= 2u|x|). Unless a function says
+ * otherwise its inputs are finite and lr > 0. Formulas are evaluated in binary64 and rounded to
+ * nearest (a bound is never tight to the last bit, so this is immaterial); +inf where a
+ * formula's denominator vanishes (gamma_h for h v >= 1): no bound. Nothing here prints,
+ * allocates or draws. */
 #ifndef SRLAB_THEORY_H
 #define SRLAB_THEORY_H
 
@@ -28,12 +57,117 @@
 
 #include "srlab/common.h"
 #include "srlab/format.h"
+#include "srlab/kernels.h"
 #include "srlab/optim.h"
+#include "srlab/rounding.h"
 #include "srlab/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- T01 ---- */
+
+/* Var[SR(x)] = (x - RD(x)) (RU(x) - x) for finite x with |x| <= xmax (NaN otherwise); 0 for a
+ * value of f. Within 3 roundings of binary64 (both factors are exact when |x| >= xmin or the
+ * format has subnormals; the product is rounded once). */
+double srl_t01_sr_variance(double x, const srl_format *f);
+/* ulp^2 / 4 with ulp = RU(x) - RD(x) the grid spacing around x: the maximum of the variance
+ * over the grid interval containing x (at its midpoint). */
+double srl_t01_sr_variance_max(double x, const srl_format *f);
+/* The largest |RN(x) - x|: u|x| when |x| >= xmin, xsub/2 below (the subnormal spacing is
+ * absolute). With subnormals off, xmin/2 below xmin. */
+double srl_t01_rn_error_bound(double x, const srl_format *f);
+/* The supremum of |SR(x) - x| (never attained for inexact x): 2u|x| when |x| >= xmin, the
+ * spacing below (xsub, or xmin without subnormals). */
+double srl_t01_sr_error_bound(double x, const srl_format *f);
+
+/* ---- T02 ---- */
+
+/* E[SR_R(x)] - x for the mode sr:r=R (1 <= R <= 64), exactly (every step is exact in binary64
+ * for |x| >= 2^-1022): with T = |x| truncated to the grid, q the spacing there and
+ * f = (|x| - T)/q, the bias is -sign(x) q (f - floor(f 2^R) 2^-R): always toward zero, of
+ * magnitude below q 2^-R; 0 for values of f. NaN for non-finite x, |x| > xmax, or a bad R. */
+double srl_t02_sr_bits_bias(double x, const srl_format *f, int R);
+/* The supremum q 2^-R of |bias| over the grid interval containing x, and its average q 2^-(R+1)
+ * over a fraction f uniform on (0, 1). */
+double srl_t02_sr_bits_bias_max(double x, const srl_format *f, int R);
+double srl_t02_sr_bits_bias_mean(double x, const srl_format *f, int R);
+
+/* ---- T03 ---- */
+
+/* The per-rounding relative error bound v of mode m in f (see above): u or 2u. */
+double srl_t03_unit(const srl_format *f, srl_rounding m);
+/* gamma_h(v) = h v / (1 - h v); +inf when h v >= 1. */
+double srl_t03_gamma(double h, double v);
+/* The number of roundings on the longest path from a term to the result of an n-term sum in
+ * order c->order (recursive n-1, pairwise ceil(log2 n), blocked:K (min(n,K) - 1) + (ceil(n/K)
+ * - 1)); 0 for n <= 1. Kahan summation is not a plain path: returns -1. */
+long srl_t03_path(size_t n, const srl_accum *c);
+/* Deterministic bound on |s - S| / sum|x_i| for an n-term sum of values of the accumulator
+ * format (Higham, Accuracy and Stability, 2nd ed., §4.2): gamma_h(v) with h = srl_t03_path and
+ * v = srl_t03_unit(acc_fmt, acc_mode); gamma_{n-1}(u) for recursive rn. NaN for Kahan. Holds
+ * for every run when no intermediate result overflows. */
+double srl_t03_sum_bound(size_t n, const srl_accum *c);
+/* P(lambda) = 1 - 2 exp(-lambda^2 / 2), clamped at 0: the probability with which the SR
+ * bounds below hold. */
+double srl_t03_sr_prob(double lambda);
+/* The first-order rule lambda sqrt(n) u of Connolly, Higham and Mary (SIAM J. Sci. Comput. 43
+ * (2021) A566-A585), quoted for comparison; not a rigorous bound in srlab's normalisation. */
+double srl_t03_sr_rule(size_t n, const srl_format *f, double lambda);
+/* The rigorous probabilistic bound derived in T03 for recursive summation of n values of f
+ * with an unbiased stochastic rounding (sr) of every addition: with probability at least
+ * srl_t03_sr_prob(lambda), |s - S| / sum|x_i| <= min(B_fwd, B_bwd), with h = n - 1:
+ *     B_fwd = lambda u sqrt(h) (1 + 2u)^(h-1)
+ *     B_bwd = exp(2 lambda u sqrt(h) + 2 h u^2 / (1 - 2u)) - 1
+ * (the smaller of two valid bounds, chosen from n, u and lambda alone, so the probability is not
+ * split). B_fwd is lambda sqrt(n-1) u to first order: the rule above, made rigorous. 0 for
+ * n <= 1. Proved for the mode sr; for other modes a reference line. */
+double srl_t03_sum_sr_bound(size_t n, const srl_format *f, double lambda);
+
+/* Stagnation of the harmonic series s_1 = t_1, s_k = fl(s_{k-1} + t_k), t_k = fl(1/k), every
+ * rounding in f with the deterministic mode m (rn, rna, rz, rd, ru, ro). Computed by exact
+ * integer arithmetic on the format's grid, independently of srlab's rounding code, and the
+ * criterion of T03: s stops changing at the first k with
+ *     rn:  t_k < ulp(s)/2, or t_k = ulp(s)/2 and s even (last significand bit 0);
+ *     rna: t_k < ulp(s)/2;   rz, rd: t_k < ulp(s);   ro: t_k < ulp(s) and s odd;   ru: never,
+ * where ulp(s) is the spacing above s; once stopped it never moves again (T03). */
+typedef struct srl_t03_stagnation {
+    int found;          /* 1 when the sum stagnates at some k <= nmax */
+    uint64_t k;         /* the first term that leaves the sum unchanged (0 if not found) */
+    double sum;         /* the stagnated value s_{k-1} (or s_nmax if not found; NaN for ru,
+                           which is not simulated since it never stagnates) */
+    double term;        /* t_k (or t_nmax) */
+    double ulp;         /* the spacing above sum */
+} srl_t03_stagnation;
+
+/* SRL_EINVAL for a stochastic mode or nmax = 0; SRL_ENOTSUP when a term would fall below xmin
+ * in a format without subnormals, when the sum would overflow, or when the grid needs more
+ * than 126 bits (p + log2(nmax) > 120): err says which. */
+int srl_t03_harmonic_stagnation(srl_t03_stagnation *out, const srl_format *f, srl_rounding m,
+                                uint64_t nmax, srl_err *err) SRL_WUR;
+
+/* ---- T04 ---- */
+
+/* Deterministic bound on the backward error of y = A x (n columns) computed with config c
+ * (each output an n-term inner product, along the order's longest path h):
+ *     fma:    (1 + v_a)^(h + 1) - 1
+ *     no fma: (1 + v_p) (1 + v_a)^h - 1
+ * with v_p, v_a the units of the product and accumulator modes; <= gamma_n for one format and
+ * rn. When the product format is not a subset of the accumulator's, the first product is rounded
+ * once more into the accumulator (kernels.h) and the exponent h becomes h + 1. Bounds both the
+ * componentwise error max_i |yhat_i - y_i| / (|A||x|)_i and the normwise error
+ * ||yhat - y||_inf / (||A||_inf ||x||_inf). NaN with Kahan. */
+double srl_t04_matvec_bound(size_t n, const srl_accum *c);
+/* The probabilistic bound of T04 for the recursive order with stochastic (sr) products and
+ * accumulation, holding for all m rows at once with probability at least
+ * srl_t03_sr_prob(lambda): with lambda_m = sqrt(lambda^2 + 2 ln m) (a union bound over rows),
+ * h = n - 1, u_a the accumulator's unit roundoff, v_a = 2 u_a, v_p = 2 u_p (0 with fma),
+ *     exp(v_p + 2 lambda_m u_a sqrt(h) + (h v_a^2 + v_p^2) / (2 (1 - max(v_a, v_p)))) - 1.
+ * It is proved for runs whose product and accumulation modes are sr (unbiased, mean
+ * independent); for other modes it is only a reference line. NaN unless the order is
+ * recursive without Kahan and the product format is a subset of the accumulator's. */
+double srl_t04_matvec_sr_bound(size_t n, size_t m, const srl_accum *c, double lambda);
 
 /* ---- T05 ---- */
 
@@ -122,10 +256,48 @@ int srl_t09_second_moment(srl_t09 *out, double v, double beta2, const srl_format
 double srl_t09_no_decrease_bound(const srl_format *f);
 void srl_t09_rise_range(double *lo, double *hi, double beta2, const srl_format *f);
 
+/* ---- T10 ---- */
+
+/* Relative SR penalty (SR excess over exact arithmetic, divided by the exact excess) of the
+ * stationary loss of Adam with beta1 = 0 on f = a/2 (x - x*)^2 with gradient noise of standard
+ * deviation sigma, weights written with SR on a grid of spacing ulp around x*: with
+ * lr' = lr / sigma, ulp^2 (1 + a lr' / (2 - a lr')) / (6 lr^2). (T10 step 4: Adam is SGD with
+ * lr / sigma_g, sigma_g^2 = E[g^2] = sigma^2 (1 + a lr' / (2 - a lr')); then T06.) Requires
+ * a lr' < 2. */
+double srl_t10_adam_relative_penalty(double lr, double ulp, double a, double sigma);
+
+/* The learning rates below which round-to-nearest loses every Adam step at the value x of f
+ * when |m_hat / (sqrt(v_hat) + eps)| <= 1 + delta (a frozen iterate: constant gradient): half
+ * the smaller of the two gaps around x, divided by 1 + delta (T10 step 5). */
+double srl_t10_rn_freeze_lr(double x, const srl_format *f, double delta);
+
+/* ---- T11 ---- */
+
+/* For f(x) = x^4/4 and y with |y| <= xmax: the leading shift of the mean gradient at the SR
+ * rounding of y into f, E[f'(SR(y))] - f'(y) ~ f'''(y) s^2 / 2 = 3 y s^2, s^2 = (y - RD)(RU - y)
+ * (srl_t01_sr_variance); the exact shift 3 y s^2 + ab(b - a); and the bound q s^2 >= |ab(b - a)|
+ * of the remainder (q = RU - RD). The mean gradient step from SR(y) moves by -lr times the
+ * shift. 0 when y is a value of f. */
+double srl_t11_quartic_shift(double y, const srl_format *f);
+double srl_t11_quartic_shift_exact(double y, const srl_format *f);
+double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
+
+/* ---- T12 ---- */
+
+/* The probability that writing the exact value xe into f with mode m rounds its magnitude away
+ * from zero: the fraction f = (|xe| - T) / q beyond the truncation T for sr, floor(2^R f) / 2^R
+ * for sr:r=R (T02), 1/2 for sr-eq; 0 for the deterministic modes, for values of f, for
+ * non-finite xe and where the spacing q = RU(xe) - RD(xe) is not finite (overflow). */
+double srl_t12_away_prob(double xe, const srl_format *f, srl_rounding m);
+/* 2 p (1 - p) q^2 with p = srl_t12_away_prob(xe, f, m) and q the spacing at xe (T12 items 2-3):
+ * the mean squared distance that writing xe puts between two replicas rounding it with
+ * independent draws (they differ with probability 2 p (1 - p), then by q); 0 where p is. */
+double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m);
+
 /* ---- T13 ---- */
 
 /* Bytes per parameter of strategy s with optimizer k (srl_strategy_bytes). */
-srl_bytes srl_t13_bytes(const srl_strategy *s, srl_opt_kind k);
+srl_bytes srl_t13_bytes(const srl_strategy *s, srl_optim_kind k);
 
 #ifdef __cplusplus
 }

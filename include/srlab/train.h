@@ -44,7 +44,8 @@
 #include "srlab/common.h"
 #include "srlab/optim.h"
 #include "srlab/rng.h"
-#include "srlab/run.h"
+#include "srlab/config.h"
+#include "srlab/rows.h"
 #include "srlab/strategy.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
  * Facts this file relies on: glibc's printf prints the exact decimal value of a binary64 number
  * when given enough digits (every binary64 number is a dyadic rational, so its decimal expansion
  * is finite: at most 767 significant digits), and strtod rounds correctly to nearest. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <ctype.h>
 #include <errno.h>

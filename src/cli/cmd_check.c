@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/check.h"
 
 int cmd_check(int argc, char **argv);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const char help[] =
     "usage: srlab formats [FMT...] [--csv]\n"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/sweep.h"
-#include "sweep_cli.h"
+#include "cli/sweep_cli.h"
 
 #define CMD "merge"
 

@@ -25,10 +25,10 @@
 #include <gmp.h>
 #include <mpfr.h>
 
-#include "cli.h"
-#include "srlab/mpfr.h"
+#include "cli/cli.h"
+#include "srlab/ops_mpfr.h"
 #include "srlab/ops.h"
-#include "teach.h"
+#include "cli/teach.h"
 
 #define DEFAULT_SEED 42
 #define MAX_SAMPLES UINT64_C(1000000000)

@@ -23,8 +23,8 @@
 
 #include <mpfr.h>
 
-#include "cli.h"
-#include "teach.h"
+#include "cli/cli.h"
+#include "cli/teach.h"
 
 #define DEFAULT_SEED 42
 #define MAX_SAMPLES UINT64_C(10000000000)

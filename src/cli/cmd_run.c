@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "runcmd.h"
+#include "cli/cli.h"
+#include "cli/runcmd.h"
 #include "srlab/run.h"
 
 static const char *const cmd = "run";
@@ -50,7 +50,7 @@ static const char help_tail[] =
     "  srlab run --problem sum -f fp16 -r sr --n 100000 --dist uniform --seeds 10\n"
     "  srlab run --problem matvec -f bf16 -r sr --n 512 --m 16\n";
 
-/* What the metric columns of the problems of src/problems_sum.c mean (theory/T03, T04). */
+/* What the metric columns of the problems of src/problems/sum.c mean (theory/T03, T04). */
 static const char *columns_of(const char *problem)
 {
     if (!strcmp(problem, "harmonic"))

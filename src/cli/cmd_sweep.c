@@ -32,9 +32,9 @@
 #include <omp.h>
 #endif
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/sweep.h"
-#include "sweep_cli.h"
+#include "cli/sweep_cli.h"
 
 #define CMD "sweep"
 

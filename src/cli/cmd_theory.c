@@ -1,7 +1,7 @@
 /* src/cli/cmd_theory.c: `srlab theory NAME [key=value...]`: print the predictions of a theory/
  * statement for given parameters (DESIGN §9, §10).
  *
- * The numbers come from the library (include/srlab/theory.h, theory_sum.h, theory_opt.h: the
+ * The numbers come from the library (include/srlab/theory.h: the
  * same functions `srlab check`, the runners and the tests use); this file only parses key=value
  * arguments, lays the predictions out one per line (name, value, formula or unit, one-line
  * meaning), and prints the `srlab round`, `srlab run`, `srlab train` and `srlab check` commands
@@ -11,12 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/optim.h"
 #include "srlab/strategy.h"
 #include "srlab/theory.h"
-#include "srlab/theory_opt.h"
-#include "srlab/theory_sum.h"
 
 int cmd_theory(int argc, char **argv);
 
@@ -922,8 +920,8 @@ static int p_t13(FILE *o, const statement *s, const targs *a)
 {
     const char *on = val(s, a, "opt");
     int k = -1;
-    for (int i = 0; srl_opt_names[i]; i++)
-        if (!strcmp(on, srl_opt_names[i]))
+    for (int i = 0; srl_optim_names[i]; i++)
+        if (!strcmp(on, srl_optim_names[i]))
             k = i;
     if (k < 0)
         return cli_error(cmd, "opt: unknown optimizer '%s' (known: sgd, momentum, adam, adamw)",
@@ -935,7 +933,7 @@ static int p_t13(FILE *o, const statement *s, const targs *a)
         srl_strategy st;
         if (srl_strategy_preset(&st, srl_strategy_names[i], NULL) != SRL_OK)
             continue;
-        const srl_bytes b = srl_t13_bytes(&st, (srl_opt_kind)k);
+        const srl_bytes b = srl_t13_bytes(&st, (srl_optim_kind)k);
         fprintf(o, "  %-14s %6zu %5zu %3zu %3zu %7zu %5zu %6zu\n", st.name, b.param, b.grad, b.m,
                 b.v, b.master, b.comp, b.total);
     }

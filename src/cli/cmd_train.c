@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "runcmd.h"
+#include "cli/cli.h"
+#include "cli/runcmd.h"
 #include "srlab/optim.h"
 #include "srlab/run.h"
 #include "srlab/strategy.h"
@@ -257,11 +257,11 @@ int cmd_train(int argc, char **argv)
         snprintf(streams, sizeof streams, "%s streams", kind);
     cli_runcmd_seeds_line(seeds_line, sizeof seeds_line, &a, streams);
     snprintf(problem_line, sizeof problem_line, "problem: %s: %s", r->name, r->summary);
-    const srl_bytes by = srl_strategy_bytes(&tc.strat, srl_opt_has_m(tc.opt.kind),
-                                            srl_opt_has_v(tc.opt.kind));
+    const srl_bytes by = srl_strategy_bytes(&tc.strat, srl_optim_has_m(tc.opt.kind),
+                                            srl_optim_has_v(tc.opt.kind));
     snprintf(strat_line, sizeof strat_line, "strategy: %s: %s; %zu bytes per parameter with %s",
              tc.strat.name, srl_strategy_describe(desc, sizeof desc, &tc.strat), by.total,
-             srl_opt_names[tc.opt.kind]);
+             srl_optim_names[tc.opt.kind]);
     const char *extra[] = {seeds_line, problem_line, strat_line, NULL};
     rc = cli_runcmd_execute(cmd, r, &a, &ax, argc, argv, extra, &ndiverged);
 done:

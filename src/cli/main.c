@@ -10,7 +10,7 @@
 #include <gsl/gsl_errno.h>
 #include <mpfr.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/common.h"
 
 typedef struct cli_command {

@@ -1,10 +1,10 @@
 /* src/cli/rows.c: tidy CSV rows from runs (src/cli/rows.h). */
-#include "rows.h"
+#include "cli/rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/common.h"
 
 void cli_rows_init(cli_rows *w, FILE *fp, size_t naxes, const char *const *axis_names)

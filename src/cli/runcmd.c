@@ -1,13 +1,13 @@
 /* src/cli/runcmd.c: the driver `srlab run` and `srlab train` share (src/cli/runcmd.h). */
-#include "runcmd.h"
+#include "cli/runcmd.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "rows.h"
+#include "cli/cli.h"
+#include "cli/rows.h"
 
 const char *cli_runcmd_find_problem(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /* src/cli/teach.c: display pieces of the teaching views (src/cli/teach.h). */
-#include "teach.h"
+#include "cli/teach.h"
 
 #include <errno.h>
 #include <inttypes.h>

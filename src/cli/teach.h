@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* a and b are the same value: NaN equals NaN, and the sign of zero counts. */
 bool teach_same_value(double a, double b);

@@ -11,7 +11,7 @@
 
 #include <mpfr.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/rng.h"
 #include "testutil.h"
 

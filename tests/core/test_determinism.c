@@ -23,7 +23,7 @@
 #include <string.h>
 
 
-#include "round_bulk.h" /* SRL_BULK_OMP_MIN */
+#include "round/round_bulk.h" /* SRL_BULK_OMP_MIN */
 #include "srlab/format.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"

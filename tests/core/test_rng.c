@@ -4,7 +4,7 @@
  * Exact properties (equalities): draw_at(i) equals the i-th srl_rng_next, seek, derive as a pure
  * function of (parent stream, key), extra as a pure function in its own domain, the draws
  * consumed by uniform/normal/below, the golden values of the stable hashes, and the private bulk
- * draw generator srl__draws (src/round_bulk.h) against srl_rng_next.
+ * draw generator srl__draws (src/round/round_bulk.h) against srl_rng_next.
  *
  * Statistical properties (uniform, normal, below, hash avalanche) use fixed seeds, so each
  * outcome is deterministic; the thresholds are the quantiles of each statistic's exact or
@@ -20,7 +20,7 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "round_bulk.h" /* srl__draws */
+#include "round/round_bulk.h" /* srl__draws */
 #include "srlab/rng.h"
 #include "../testutil.h"
 

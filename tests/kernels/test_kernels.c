@@ -16,17 +16,17 @@
  * Inputs: bf16 values (exact products in binary32), binary32 and binary64 values, and a "hard"
  * mix (zeros of both signs, exact cancellations, magnitudes 2^-60 .. 2^60, values near the
  * accumulator's overflow and subnormal ranges, and in small cases inf and NaN), so that every
- * path of src/kernels.c (native, bit logic, the slow fallback) is taken. Sizes 0, 1, 2, 3, 7,
+ * path of src/linalg/kernels.c (native, bit logic, the slow fallback) is taken. Sizes 0, 1, 2, 3, 7,
  * 64, 100, 257 (gemm: shapes mixing them, so that vector tiles are full, partial and single
  * lanes). Both stream kinds. The matrix products run at every instruction-set level the CPU
- * has (src/kernels_priv.h). Everything is an equality; the seed is printed with failures. */
+ * has (src/linalg/kernels_priv.h). Everything is an equality; the seed is printed with failures. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels_priv.h" /* srl__kernels_isa: run every instruction set's engines */
+#include "linalg/kernels_priv.h" /* srl__kernels_isa: run every instruction set's engines */
 #include "srlab/format.h"
 #include "srlab/kernels.h"
 #include "srlab/ops.h"
@@ -790,7 +790,7 @@ static void test_rare_lanes(void)
 }
 
 /* ---- the scan behind the binary32-lane engine, at its boundaries ----
- * src/kernels.c computes products in binary32 when A's and B's significant bits sum to at most
+ * src/linalg/kernels.c computes products in binary32 when A's and B's significant bits sum to at most
  * 24 and every nonzero product lies in [2^-126, 2^128). Operands just inside and just outside
  * (12 + 12 and 12 + 13 bits; exponent sums -126 / -127 and 126 / 127) with configs whose result
  * would change if an inexact binary32 product were taken as exact (fma with binary32 rn, a

@@ -1,4 +1,4 @@
-/* tests/models/test_gpt.c: the GPT of src/problems_gpt.c.
+/* tests/models/test_gpt.c: the GPT of src/problems/gpt.c.
  *
  *   grad     every analytic gradient of the binary64 pass (every element of every parameter
  *            tensor of a small model) against central differences D(h) = (f(x+h) - f(x-h)) / 2h,
@@ -35,7 +35,7 @@
 #include <omp.h>
 #endif
 
-#include "gpt_impl.h"
+#include "problems/gpt_impl.h"
 #include "srlab/optim.h"
 #include "srlab/run.h"
 #include "srlab/tensor.h"

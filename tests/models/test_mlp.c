@@ -1,4 +1,4 @@
-/* tests/models/test_mlp.c: the MLP of src/problems_mlp.c.
+/* tests/models/test_mlp.c: the MLP of src/problems/mlp.c.
  *
  *   grad   every analytic gradient of the binary64 pass (every element of every weight and
  *          bias) against central differences, for both tasks and the three activations, with
@@ -19,14 +19,14 @@
  *          with L the Lipschitz constant of the activation (1 for ReLU and tanh, 1.13 for GELU:
  *          max |gelu'| = 1.1289...) and e_act the error of evaluating it in binary32: 0 for ReLU;
  *          8 u |tanh| for tanhf (glibc documents at most 2 ulp for tanhf on x86-64; 8 u |t| is
- *          4 ulp); for GELU the operation count of src/mlp_tpl.h's line with tanhf's 4 ulp
+ *          4 ulp); for GELU the operation count of src/problems/mlp_tpl.h's line with tanhf's 4 ulp
  *          (see gelu_err). The binary64 pass gets the same bound with u = 2^-53 (and 4 ulp for
  *          tanh); the test requires |z32 - z64| <= E32 + E64 at every output. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mlp_impl.h"
+#include "problems/mlp_impl.h"
 #include "srlab/run.h"
 #include "../testutil.h"
 
@@ -258,7 +258,7 @@ static double gamma_n(double n, double u)
 }
 
 /* Error of evaluating gelu(x) = (0.5 x)(1 + tanh(s (x + c x^3))) in precision u, with the
- * operations of src/mlp_tpl.h: x^3 (2 roundings), c x^3, x + (...), s (...) : the argument a with
+ * operations of src/problems/mlp_tpl.h: x^3 (2 roundings), c x^3, x + (...), s (...) : the argument a with
  * |a_hat - a| <= gamma_5 S, S = s (|x| + c |x|^3); tanh off by at most that (|tanh'| <= 1) plus
  * 4 ulp (8 u); 1 + th one rounding; 0.5 x exact; the product one rounding. */
 static double gelu_err(double x, double u)

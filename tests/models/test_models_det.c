@@ -1,5 +1,5 @@
 /* tests/models/test_models_det.c: the MLP and GPT runs give the same bits for any thread count
- * and without OpenMP (suite determinism; src/gpt_impl.h, src/mlp_impl.h: "thread-invariant").
+ * and without OpenMP (suite determinism; src/problems/gpt_impl.h, src/problems/mlp_impl.h: "thread-invariant").
  *
  * The workload, with every parallel loop of the passes forced to fork (srl__models_omp_min = 1)
  * and stochastic roundings everywhere the strategy allows them: a GPT under bf16-sr with act
@@ -16,7 +16,7 @@
 #include <string.h>
 
 
-#include "model_impl.h"
+#include "problems/model_impl.h"
 #include "srlab/run.h"
 #include "../testdet.h"
 

@@ -53,7 +53,7 @@
 #endif
 
 #include "srlab/format.h"
-#include "srlab/mpfr.h"
+#include "srlab/ops_mpfr.h"
 #include "srlab/ops.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"

@@ -1,4 +1,4 @@
-/* tests/run/test_problems_sum.c: the runners harmonic, sum and matvec (src/problems_sum.c)
+/* tests/run/test_problems_sum.c: the runners harmonic, sum and matvec (src/problems/sum.c)
  * against the predictions of theory/T03 and T04.
  *
  *   unit  harmonic: the stagnation term and value under rn and rz equal srl_t03_harmonic_
@@ -23,7 +23,7 @@
 #include <mpfr.h>
 
 #include "srlab/run.h"
-#include "srlab/theory_sum.h"
+#include "srlab/theory.h"
 #include "../testutil.h"
 
 /* ---- a sink that keeps every row ---- */

@@ -1,4 +1,4 @@
-/* tests/run/test_theory_sum.c: the predictions of include/srlab/theory_sum.h (theory/T01-T04).
+/* tests/run/test_theory_sum.c: the predictions of include/srlab/theory.h (theory/T01-T04).
  *
  *   T01  the variance formula against the two-point distribution given by the library's exact
  *        p_up; the RN and SR error bounds against rounding every probed x (a bound that must
@@ -20,7 +20,7 @@
 #include "srlab/kernels.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
-#include "srlab/theory_sum.h"
+#include "srlab/theory.h"
 #include "../testutil.h"
 
 #define SEED 20241129u

@@ -5,9 +5,9 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "srlab/run.h"
-#include "sweep_cli.h"
+#include "cli/sweep_cli.h"
 #include "toy_runner.h"
 
 int main(int argc, char **argv)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optim_impl.h"
+#include "train/optim_impl.h"
 #include "srlab/optim.h"
 #include "srlab/run.h"
 #include "srlab/strategy.h"
@@ -146,7 +146,7 @@ static void test_strategies(void)
 static void test_schedules(void)
 {
     const long before = srl_test_failures;
-    srl_optim_config c = {SRL_OPT_SGD, 0.1, 0.9, 0.9, 0.999, 1e-8, 0, SRL_SCHED_CONSTANT, 0, 0, 100};
+    srl_optim_config c = {SRL_OPTIM_SGD, 0.1, 0.9, 0.9, 0.999, 1e-8, 0, SRL_SCHED_CONSTANT, 0, 0, 100};
     srl_err e;
     CHECK(srl_optim_config_check(&c, &e) == SRL_OK, "%s", e.msg);
     CHECK(srl_optim_lr(&c, 1) == 0.1 && srl_optim_lr(&c, 100) == 0.1, "constant");
@@ -187,7 +187,7 @@ typedef struct bench {
     srl_optim_config c;
 } bench;
 
-static void make(bench *b, const srl_strategy *s, srl_opt_kind k, size_t n, uint64_t seed,
+static void make(bench *b, const srl_strategy *s, srl_optim_kind k, size_t n, uint64_t seed,
                  const double *x0)
 {
     srl_rng root;
@@ -228,18 +228,18 @@ static void ref64_step(double *x, double *m, double *v, const double *g, size_t 
     const double c1 = 1.0 - c->beta1, c2 = 1.0 - c->beta2;
     for (size_t i = 0; i < n; i++) {
         double d = g[i], s;
-        if (c->kind != SRL_OPT_ADAMW && c->wd != 0)
+        if (c->kind != SRL_OPTIM_ADAMW && c->wd != 0)
             d = d + c->wd * x[i];
         switch (c->kind) {
-        case SRL_OPT_SGD: s = lr * d; break;
-        case SRL_OPT_MOMENTUM:
+        case SRL_OPTIM_SGD: s = lr * d; break;
+        case SRL_OPTIM_MOMENTUM:
             m[i] = c->momentum * m[i] + d;
             s = lr * m[i];
             break;
         default:
             m[i] = c->beta1 * m[i] + c1 * d;
             v[i] = c->beta2 * v[i] + (c2 * d) * d;
-            if (c->kind == SRL_OPT_ADAMW && c->wd != 0)
+            if (c->kind == SRL_OPTIM_ADAMW && c->wd != 0)
                 s = lr * ((m[i] / bc1) / (sqrt(v[i] / bc2) + c->eps) + c->wd * x[i]);
             else
                 s = lr * ((m[i] / bc1) / (sqrt(v[i] / bc2) + c->eps));
@@ -257,14 +257,14 @@ static void test_binary64_exact(void)
     srl_rng_init(&r, SRL_RNG_PCG64, SEED, 3);
     double *x = malloc(n * 8), *m = calloc(n, 8), *v = calloc(n, 8), *g = malloc(n * 8),
            *got = malloc(n * 8);
-    for (int k = 0; k < SRL_OPT_COUNT; k++) {
+    for (int k = 0; k < SRL_OPTIM_COUNT; k++) {
         for (int decay = 0; decay < 2; decay++) {
             for (size_t i = 0; i < n; i++)
                 x[i] = srl_rng_normal(&r);
             memset(m, 0, n * 8);
             memset(v, 0, n * 8);
             bench b;
-            make(&b, &s, (srl_opt_kind)k, n, SEED, x);
+            make(&b, &s, (srl_optim_kind)k, n, SEED, x);
             b.c.wd = decay ? 0.05 : 0;
             for (uint64_t t = 1; t <= 6; t++) {
                 grads(g, n, &r);
@@ -277,15 +277,15 @@ static void test_binary64_exact(void)
                 for (size_t i = 0; i < n; i++)
                     bad += !srl_test_same(got[i], x[i]);
                 CHECK(bad == 0, "%s wd=%g step %llu: %zu of %zu weights differ from the "
-                      "binary64 reference (first: %a vs %a)", srl_opt_names[k], b.c.wd,
+                      "binary64 reference (first: %a vs %a)", srl_optim_names[k], b.c.wd,
                       (unsigned long long)t, bad, n, got[0], x[0]);
                 if (b.W.p[0].m) {
                     srl_tensor_get_d(got, b.W.p[0].m, 0, n);
-                    CHECK(!memcmp(got, m, n * 8), "%s: m differs", srl_opt_names[k]);
+                    CHECK(!memcmp(got, m, n * 8), "%s: m differs", srl_optim_names[k]);
                 }
                 if (b.W.p[0].v) {
                     srl_tensor_get_d(got, b.W.p[0].v, 0, n);
-                    CHECK(!memcmp(got, v, n * 8), "%s: v differs", srl_opt_names[k]);
+                    CHECK(!memcmp(got, v, n * 8), "%s: v differs", srl_optim_names[k]);
                 }
             }
             srl_weights_free(&b.W);
@@ -349,7 +349,7 @@ static void test_adamw_fp32(void)
     for (size_t i = 0; i < n; i++)
         x0[i] = (double)(float)srl_rng_normal(&r);
     bench b;
-    make(&b, &s, SRL_OPT_ADAMW, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_ADAMW, n, SEED, x0);
     b.c.wd = 0.01;
     double worst = 0;
     for (uint64_t t = 1; t <= 40; t++) {
@@ -406,7 +406,7 @@ static void test_fast_path(void)
 {
     const long before = srl_test_failures;
     const char *strat[] = {"bf16-rn", "bf16-sr"};
-    const srl_opt_kind kinds[] = {SRL_OPT_ADAM, SRL_OPT_ADAMW};
+    const srl_optim_kind kinds[] = {SRL_OPTIM_ADAM, SRL_OPTIM_ADAMW};
     const size_t sizes[] = {1, 37, 8193, 70001};
     srl_rng r;
     srl_rng_init(&r, SRL_RNG_PCG64, SEED, 5);
@@ -439,7 +439,7 @@ static void test_fast_path(void)
                               "generic");
                         CHECK(!memcmp(a.W.set.mem, b.W.set.mem, a.W.set.alloc),
                               "%s %s wd=%g n=%zu step %llu: tensors differ", strat[si],
-                              srl_opt_names[kinds[ki]], a.c.wd, n, (unsigned long long)t);
+                              srl_optim_names[kinds[ki]], a.c.wd, n, (unsigned long long)t);
                         CHECK(sa.lost == sb.lost && sa.nonfinite == sb.nonfinite &&
                                   sa.nonfinite_grad == sb.nonfinite_grad,
                               "stats differ: lost %llu/%llu nf %llu/%llu nfg %llu/%llu",
@@ -475,7 +475,7 @@ static void test_contracts(void)
     srl_strategy s;
     CHECK(srl_strategy_preset(&s, "bf16-sr-exact", NULL) == SRL_OK, "preset");
     bench b;
-    make(&b, &s, SRL_OPT_ADAMW, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_ADAMW, n, SEED, x0);
     for (uint64_t t = 1; t <= 3; t++) {
         grads(g, n, &r);
         srl_weights_values(x, &b.W, 0);
@@ -506,7 +506,7 @@ static void test_contracts(void)
 
     /* bf16-kahan, SGD: y = c - s; w <- RN(x + y); t = w - x; c <- RN(y - t), all binary32 */
     CHECK(srl_strategy_preset(&s, "bf16-kahan", NULL) == SRL_OK, "preset");
-    make(&b, &s, SRL_OPT_SGD, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_SGD, n, SEED, x0);
     b.c.wd = 0;
     for (uint64_t t = 1; t <= 20; t++) {
         for (size_t i = 0; i < n; i++)
@@ -537,8 +537,8 @@ static void test_contracts(void)
     CHECK(srl_strategy_preset(&s, "mp", NULL) == SRL_OK, "mp");
     CHECK(srl_strategy_preset(&s32, "fp32", NULL) == SRL_OK, "fp32");
     bench b32;
-    make(&b, &s, SRL_OPT_ADAMW, n, SEED, x0);
-    make(&b32, &s32, SRL_OPT_ADAMW, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_ADAMW, n, SEED, x0);
+    make(&b32, &s32, SRL_OPTIM_ADAMW, n, SEED, x0);
     for (uint64_t t = 1; t <= 5; t++) {
         grads(g, n, &r);
         CHECK(srl_weights_set_grad_d(&b.W, 0, g, t) == SRL_OK, "grad");
@@ -586,7 +586,7 @@ static void test_lost(void)
     srl_err e;
     CHECK(strat_from(&s, kv, &e) == SRL_OK, "strategy");
     bench b;
-    make(&b, &s, SRL_OPT_SGD, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_SGD, n, SEED, x0);
     b.c.wd = 0;
     srl_step_stats st;
     CHECK(srl_weights_set_grad_d(&b.W, 0, g, 1) == SRL_OK, "grad");
@@ -597,7 +597,7 @@ static void test_lost(void)
     CHECK(srl_strategy_preset(&s, "fp32", NULL) == SRL_OK, "fp32");
     for (size_t i = 0; i < n; i++)
         g[i] = i < 10 ? 0x1p-30 : 0;
-    make(&b, &s, SRL_OPT_SGD, n, SEED, x0);
+    make(&b, &s, SRL_OPTIM_SGD, n, SEED, x0);
     b.c.wd = 0;
     CHECK(srl_weights_set_grad_d(&b.W, 0, g, 1) == SRL_OK, "grad");
     CHECK(srl_optim_step(&st, &b.W, &b.c, 1, 1.0) == SRL_OK, "step");

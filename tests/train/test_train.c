@@ -1,5 +1,5 @@
 /* tests/train/test_train.c: training runs against the predictions of theory/T05, T08, T09 and
- * the unit roundoff, through the runners (include/srlab/train.h, src/problems_convex.c).
+ * the unit roundoff, through the runners (include/srlab/train.h, src/problems/convex.c).
  *
  *   unit (./test_train unit)
  *     1. bf16-rn gradient descent on quad1d stalls exactly where the rounded map iterated by
@@ -30,7 +30,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 
-#include "problems_convex.h"
+#include "problems/convex.h"
 #include "srlab/run.h"
 #include "srlab/tensor.h"
 #include "srlab/theory.h"

@@ -1,0 +1,75 @@
+/* srlab/rows.h: runs as values (DESIGN §1, §11): rows, sinks and runners.
+ *
+ * A run is fully described by a config (srlab/config.h). A runner turns a config into rows of
+ * named columns delivered to a sink; it never prints, never opens files and never reads the
+ * clock, so the same config gives the same rows on any machine state, thread count or
+ * execution order. The CLI, sweeps and checks are all clients of this interface: they build
+ * configs, choose runners (srlab/run.h), and turn rows into CSV files.
+ *
+ * Randomness: a runner derives every stream from the config's `seed` and a purpose key
+ * (srl_rng_derive), never from the other hyper-parameters, so grid points that share a seed share
+ * their data, initialisation and noise (common random numbers: paired comparisons across learning
+ * rates or strategies), and a run's rows never depend on which other runs exist. */
+#ifndef SRLAB_ROWS_H
+#define SRLAB_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "srlab/common.h"
+#include "srlab/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- rows ---- */
+typedef enum srl_col_kind { SRL_COL_NUM = 0, SRL_COL_INT, SRL_COL_STR } srl_col_kind;
+
+typedef struct srl_value {
+    srl_col_kind kind;
+    double num;      /* SRL_COL_NUM: written with 17 significant digits (round-trips) */
+    int64_t i;       /* SRL_COL_INT */
+    const char *str; /* SRL_COL_STR: valid during the row call only */
+} srl_value;
+
+typedef struct srl_sink {
+    /* Called once before any row, with the metric columns of the run. */
+    int (*begin)(void *ctx, size_t ncol, const char *const *names, const srl_col_kind *kinds);
+    int (*row)(void *ctx, const srl_value *values);
+    void *ctx;
+} srl_sink;
+
+/* What a run reports besides its rows (warnings the CLI shows, a sweep records). */
+typedef struct srl_run_report {
+    bool diverged;      /* the run stopped on a non-finite value (a row says where and why) */
+    char note[256];     /* one sentence for the user, or empty */
+    char info[160];     /* what the run built, for the output's '#' lines (a model's parameter
+                           count), or empty; not a warning */
+} srl_run_report;
+
+/* ---- runners ---- */
+typedef struct srl_param {
+    const char *key;  /* "lr" */
+    const char *def;  /* default value as text; NULL: required */
+    const char *help; /* one line, with the unit or range */
+} srl_param;
+
+typedef enum srl_run_kind {
+    SRL_RUN_EXPERIMENT = 0, /* `srlab run`: summation, matvec, ... (no optimizer) */
+    SRL_RUN_TRAIN = 1       /* `srlab train`: a problem trained by an optimizer under a strategy */
+} srl_run_kind;
+
+typedef struct srl_runner {
+    const char *name;       /* the --problem value */
+    srl_run_kind kind;
+    const char *summary;    /* one line for --help */
+    const srl_param *params; /* problem-specific keys, terminated by {NULL, NULL, NULL} */
+    int (*run)(const srl_config *cfg, const srl_sink *out, srl_run_report *rep, srl_err *err);
+} srl_runner;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,337 @@
+/* src/check/sum.c: the checks of summation and matrix-vector products (theory/T03-summation.md,
+ * theory/T04-matvec.md), through the `sum`, `harmonic` and `matvec` runners of `srlab run`
+ * (src/problems/sum.c) and the predictions of include/srlab/theory.h.
+ *
+ *   T03a  RN: |s - S| / sum|x_i| <= gamma_{k-1} at every logged k of every seed (a bound: no
+ *         tolerance). Measured: the largest ratio rel_err / gamma.
+ *   T03b  SR: each seed exceeds the probabilistic bound with probability at most
+ *         2 exp(-lambda^2/2) (independent streams), so the number of exceeding seeds is
+ *         stochastically below Binomial(N, 2 exp(-lambda^2/2)): the Clopper-Pearson lower limit
+ *         of the exceedance frequency must not exceed that probability.
+ *   T03c-e  the harmonic series' stagnation term and value under rn (bf16, fp16, fp32), exactly
+ *         as srl_t03_harmonic_stagnation computes them on the integer grid.
+ *   T03f  the harmonic series under sr: mean over seeds of (s_n - H_n) / H_n is 0 (Student t).
+ *   T04a  RN: componentwise backward error <= theta (srl_t04_matvec_bound) at every logged k.
+ *   T04b  SR: as T03b with the bound of T04 item 2, which holds for all rows at once.
+ * Seeds are 1 .. N (the runners derive every stream from the seed). */
+#include "check/check_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srlab/format.h"
+#include "srlab/kernels.h"
+#include "srlab/theory.h"
+
+/* An accumulation config: products and accumulation in f with mode m, recursive, no fma. */
+static srl_accum accum_of(const srl_format *f, srl_rounding m)
+{
+    srl_accum c = srl_accum_binary64();
+    c.prod_fmt = c.acc_fmt = *f;
+    c.prod_mode = c.acc_mode = m;
+    c.fma = false;
+    c.order = SRL_ORDER_RECURSIVE;
+    c.kahan = false;
+    return c;
+}
+
+/* f with one more bit of precision (the "one bit more precise" mutation of the bounds). */
+static srl_format finer(const srl_format *f)
+{
+    srl_format g = *f;
+    srl_err e;
+    if (srl_format_make(&g, f->p + 1, f->emax, f->emin, f->subnormals, f->inf, f->saturate, &e))
+        return *f;
+    return g;
+}
+
+static const char *mode_name(char *buf, size_t len, srl_rounding m)
+{
+    return srl_rounding_name(buf, len, m);
+}
+
+/* ---- per-seed runs ---- */
+
+typedef struct seedjob {
+    const char *problem;
+    srl__chk_kv kv;
+    srl__chk_rows *rows; /* one per seed */
+} seedjob;
+
+static int seed_item(void *ctx, size_t i, srl_err *err)
+{
+    seedjob *j = ctx;
+    return srl__chk_run(&j->rows[i], SRL_RUN_EXPERIMENT, j->problem, &j->kv, (uint64_t)i + 1, NULL,
+                        NULL, err);
+}
+
+/* Run j->problem for seeds 1 .. N into j->rows (allocated here; free with free_rows). */
+static int run_seeds(seedjob *j, uint64_t N, srl_err *err)
+{
+    j->rows = calloc((size_t)N, sizeof *j->rows);
+    if (!j->rows)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    return srl__chk_parallel((size_t)N, seed_item, j, err);
+}
+
+static void free_rows(seedjob *j, uint64_t N)
+{
+    if (!j->rows)
+        return;
+    for (uint64_t i = 0; i < N; i++)
+        srl__chk_rows_free(&j->rows[i]);
+    free(j->rows);
+    j->rows = NULL;
+}
+
+/* ---- T03a, T04a: deterministic bounds at every logged k ---- */
+
+static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec, srl_err *err)
+{
+    const srl_format *bf16 = srl_format_find("bf16");
+    const uint64_t N = srl__chk_seeds(o, 10, 40);
+    const uint64_t n = matvec ? 256 : 255; /* sum: gamma_{n-1} is finite for (n-1) u < 1 */
+    seedjob j;
+    memset(&j, 0, sizeof j);
+    j.problem = matvec ? "matvec" : "sum";
+    srl__chk_kv_init(&j.kv);
+    srl__chk_kv_set(&j.kv, "format", "bf16");
+    srl__chk_kv_set(&j.kv, "rounding", "rn");
+    srl__chk_kv_set(&j.kv, "n", "%llu", (unsigned long long)n);
+    srl__chk_kv_set(&j.kv, "dist", "uniform");
+    srl__chk_kv_set(&j.kv, "points", "20");
+    if (matvec)
+        srl__chk_kv_set(&j.kv, "m", "16");
+    int st = run_seeds(&j, N, err);
+    if (st) {
+        free_rows(&j, N);
+        return st;
+    }
+    /* the bound's config: the runs' own, or (mutation) one bit more precise */
+    const srl_format g = o->mutation == SRL_CHECK_MUT_PREDICTION ? finer(bf16) : *bf16;
+    const srl_accum c = accum_of(&g, SRL_ROUND_RN);
+    double worst = 0;
+    uint64_t wk = 0, ws = 0;
+    for (uint64_t s = 0; s < N; s++) {
+        const srl__chk_rows *r = &j.rows[s];
+        for (size_t row = 0; row < r->n; row++) {
+            const double k = srl__chk_col(r, row, "k");
+            const double err_k = srl__chk_col(r, row, matvec ? "bwd_comp" : "rel_err");
+            const double bound =
+                matvec ? srl_t04_matvec_bound((size_t)k, &c) : srl_t03_sum_bound((size_t)k, &c);
+            if (!(bound > 0) || !isfinite(bound))
+                continue; /* k = 1 of a sum (exact) */
+            const double ratio = err_k / bound;
+            if (!isnan(worst) && !(ratio <= worst)) { /* a NaN is the worst and stays */
+                worst = ratio;
+                wk = (uint64_t)k;
+                ws = s + 1;
+            }
+        }
+    }
+    free_rows(&j, N);
+    if (matvec)
+        srl__chk_result_begin(
+            out, "T04a",
+            "max componentwise backward error / theta of y = A x "
+            "(bf16 rn, A 16 x k, k <= %llu, uniform [0,1), column by column) over "
+            "seeds 1-%llu and 20 k per decade; worst at k = %llu, seed %llu",
+            (unsigned long long)n, (unsigned long long)N, (unsigned long long)wk,
+            (unsigned long long)ws);
+    else
+        srl__chk_result_begin(
+            out, "T03a",
+            "max |s - S| / (gamma_{k-1} sum|x_i|) of recursive sums "
+            "(bf16 rn, k <= %llu uniform [0,1) terms) over seeds 1-%llu and 20 k per "
+            "decade; worst at k = %llu, seed %llu",
+            (unsigned long long)n, (unsigned long long)N, (unsigned long long)wk,
+            (unsigned long long)ws);
+    srl__chk_result_set(out, SRL_CHECK_BOUND, worst, worst, worst, 1.0);
+    return SRL_OK;
+}
+
+int srl__chk_t03a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    if (o->mutation == SRL_CHECK_MUT_EXPERIMENT)
+        return srl__chk_no_mutation(o, err);
+    return rn_bound(out, o, false, err);
+}
+
+int srl__chk_t04a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    if (o->mutation == SRL_CHECK_MUT_EXPERIMENT)
+        return srl__chk_no_mutation(o, err);
+    return rn_bound(out, o, true, err);
+}
+
+/* ---- T03b, T04b: probabilistic bounds over seeds ---- */
+
+static int sr_bound(srl_check_result *out, const srl_check_opts *o, bool matvec, srl_err *err)
+{
+    const srl_format *fp16 = srl_format_find("fp16");
+    const uint64_t N = srl__chk_seeds(o, 20, 100);
+    const double lambda = 2;
+    const uint64_t n = matvec ? 32768 : 10000, m = 8;
+    const srl_rounding mode = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? SRL_ROUND_RN : SRL_ROUND_SR;
+    char mb[32];
+    seedjob j;
+    memset(&j, 0, sizeof j);
+    j.problem = matvec ? "matvec" : "sum";
+    srl__chk_kv_init(&j.kv);
+    srl__chk_kv_set(&j.kv, "format", "fp16");
+    srl__chk_kv_set(&j.kv, "rounding", "%s", mode_name(mb, sizeof mb, mode));
+    srl__chk_kv_set(&j.kv, "n", "%llu", (unsigned long long)n);
+    srl__chk_kv_set(&j.kv, "dist", "uniform");
+    srl__chk_kv_set(&j.kv, "points", "1");
+    srl__chk_kv_set(&j.kv, "lambda", "%g", lambda);
+    if (matvec)
+        srl__chk_kv_set(&j.kv, "m", "%llu", (unsigned long long)m);
+    int st = run_seeds(&j, N, err);
+    if (st) {
+        free_rows(&j, N);
+        return st;
+    }
+    /* the prediction: the bound for sr (the mutation changes the runs only) */
+    const srl_accum c = accum_of(fp16, SRL_ROUND_SR);
+    const double bound = matvec ? srl_t04_matvec_sr_bound((size_t)n, (size_t)m, &c, lambda)
+                                : srl_t03_sum_sr_bound((size_t)n, fp16, lambda);
+    const double pfail = 1 - srl_t03_sr_prob(lambda);
+    uint64_t exceed = 0;
+    double worst = 0;
+    for (uint64_t s = 0; s < N; s++) {
+        const double e = srl__chk_last(&j.rows[s], matvec ? "bwd_comp" : "rel_err");
+        exceed += !(e <= bound);
+        worst = fmax(worst, e);
+    }
+    free_rows(&j, N);
+    double lo, hi;
+    srl_check_clopper_pearson(&lo, &hi, exceed, N, SRL_CHECK_ALPHA);
+    if (matvec)
+        srl__chk_result_begin(
+            out, "T04b",
+            "fraction of seeds 1-%llu whose componentwise backward "
+            "error of y = A x (fp16 sr, A 8 x %llu uniform [0,1)) exceeds the T04 "
+            "bound %.4g (lambda %g; largest error %.4g); predicted: at most "
+            "2 exp(-lambda^2/2)",
+            (unsigned long long)N, (unsigned long long)n, bound, lambda, worst);
+    else
+        srl__chk_result_begin(
+            out, "T03b",
+            "fraction of seeds 1-%llu whose |s - S| / sum|x_i| (fp16 "
+            "sr, %llu uniform [0,1) terms, recursive) exceeds the T03 bound %.4g "
+            "(lambda %g; largest error %.4g); predicted: at most 2 exp(-lambda^2/2)",
+            (unsigned long long)N, (unsigned long long)n, bound, lambda, worst);
+    srl__chk_result_set(out, SRL_CHECK_BOUND, (double)exceed / (double)N, lo, hi, pfail);
+    return SRL_OK;
+}
+
+int srl__chk_t03b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
+        return srl__chk_no_mutation(o, err);
+    return sr_bound(out, o, false, err);
+}
+
+int srl__chk_t04b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
+        return srl__chk_no_mutation(o, err);
+    return sr_bound(out, o, true, err);
+}
+
+/* ---- T03c-e: harmonic stagnation under rn ---- */
+
+static int harmonic_stag(srl_check_result *out, const srl_check_opts *o, const char *id,
+                         const char *format, const char *other, uint64_t n, srl_err *err)
+{
+    const srl_format *f = srl_format_find(format);
+    const srl_format *pf = o->mutation == SRL_CHECK_MUT_PREDICTION ? srl_format_find(other) : f;
+    const char *mode = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "rz" : "rn";
+    srl__chk_kv kv;
+    srl__chk_kv_init(&kv);
+    srl__chk_kv_set(&kv, "format", "%s", format);
+    srl__chk_kv_set(&kv, "rounding", "%s", mode);
+    srl__chk_kv_set(&kv, "n", "%llu", (unsigned long long)n);
+    srl__chk_kv_set(&kv, "points", "1");
+    srl__chk_rows r;
+    int st = srl__chk_run(&r, SRL_RUN_EXPERIMENT, "harmonic", &kv, 1, NULL, NULL, err);
+    if (st)
+        return st;
+    const double k = srl__chk_last(&r, "stagnation"), sum = srl__chk_last(&r, "sum");
+    srl__chk_rows_free(&r);
+    srl_t03_stagnation pred;
+    if ((st = srl_t03_harmonic_stagnation(&pred, pf, SRL_ROUND_RN, n, err)))
+        return st;
+    srl__chk_result_begin(out, id,
+                          "stagnation term of the harmonic series, every term and sum in "
+                          "%s with %s (%llu terms, deterministic); predicted by the integer-grid "
+                          "criterion: term %llu, sum %.17g; observed sum %.17g",
+                          format, mode, (unsigned long long)n, (unsigned long long)pred.k, pred.sum,
+                          sum);
+    srl__chk_result_set(out, SRL_CHECK_EXACT, k, k, k, pred.found ? (double)pred.k : NAN);
+    if (out->pass && sum != pred.sum) { /* the stagnated value must agree too */
+        out->pass = false;
+        out->margin = -fabs(sum - pred.sum) / fabs(pred.sum);
+    }
+    return SRL_OK;
+}
+
+int srl__chk_t03c(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    return harmonic_stag(out, o, "T03c", "bf16", "fp16", 1000, err);
+}
+
+int srl__chk_t03d(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    return harmonic_stag(out, o, "T03d", "fp16", "bf16", 2000, err);
+}
+
+int srl__chk_t03e(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    return harmonic_stag(out, o, "T03e", "fp32", "fp16", (UINT64_C(1) << 21) + 1000, err);
+}
+
+/* ---- T03f: harmonic series under sr ---- */
+
+int srl__chk_t03f(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+{
+    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
+        return srl__chk_no_mutation(o, err);
+    const uint64_t N = srl__chk_seeds(o, 20, 60), n = 2000;
+    seedjob j;
+    memset(&j, 0, sizeof j);
+    j.problem = "harmonic";
+    srl__chk_kv_init(&j.kv);
+    srl__chk_kv_set(&j.kv, "format", "bf16");
+    srl__chk_kv_set(&j.kv, "rounding", o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "sr:r=4" : "sr");
+    srl__chk_kv_set(&j.kv, "n", "%llu", (unsigned long long)n);
+    srl__chk_kv_set(&j.kv, "points", "1");
+    int st = run_seeds(&j, N, err);
+    if (st) {
+        free_rows(&j, N);
+        return st;
+    }
+    double *rel = malloc((size_t)N * sizeof *rel);
+    if (!rel) {
+        free_rows(&j, N);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    for (uint64_t s = 0; s < N; s++)
+        rel[s] = (srl__chk_last(&j.rows[s], "sum") - srl__chk_last(&j.rows[s], "exact")) /
+                 srl__chk_last(&j.rows[s], "exact");
+    free_rows(&j, N);
+    double mean, var;
+    srl__chk_mean_var(&mean, &var, rel, (size_t)N);
+    free(rel);
+    const double half = srl__chk_t(SRL_CHECK_ALPHA, (double)(N - 1)) * sqrt(var / (double)N);
+    srl__chk_result_begin(
+        out, "T03f",
+        "mean over seeds 1-%llu of (s_n - H_n) / H_n, harmonic series "
+        "in bf16 with sr, n = %llu (rn stops at 5.0625, 38%% below H_n); Student t "
+        "interval",
+        (unsigned long long)N, (unsigned long long)n);
+    srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean, mean - half, mean + half, 0.0);
+    return SRL_OK;
+}

@@ -1,0 +1,79 @@
+/* src/cli/reproduce/reproduce.h: the plan of `srlab reproduce` (cmd_reproduce.c) and its report
+ * (reproduce_report.c).
+ *
+ * A reproduction is a list of steps, each one run of this srlab binary in the report folder:
+ * per experiment (experiments/NAME.ini) a sweep and one plot per figure its header names, then
+ * srlab check. cmd_reproduce.c builds the plan and runs it; reproduce_report.c turns the plan,
+ * with what happened to each step, into index.html. Paths inside the plan are relative to the
+ * report folder, so the commands can be pasted in that folder and every link of the report is
+ * relative. */
+#ifndef SRL_CLI_REPRODUCE_H
+#define SRL_CLI_REPRODUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One run of srlab. */
+typedef struct rp_step {
+    char **argv;   /* argv[0] is the command ("sweep", "plot", "check"); NULL-terminated */
+    int argc;
+    char *log;     /* its standard output and error, "logs/NAME.log" */
+    bool ran;
+    int status;    /* exit status; 128 + N when killed by signal N; 127 when it could not start */
+    double seconds;
+    char *last;    /* the last line of its log, when it failed */
+} rp_step;
+
+/* A figure named by a spec's header ("# Figure: srlab plot NAME --in OUT.csv -o FILE.png"). */
+typedef struct rp_figure {
+    char *line;    /* the command as the spec writes it */
+    char *plot;    /* the plot script's name (plots/NAME.gp) */
+    char *file;    /* the figure file, in the report folder */
+    char *problem; /* why it cannot be drawn (no script, a bad line...), or NULL */
+    rp_step step;
+} rp_figure;
+
+typedef struct rp_experiment {
+    char *name;        /* NAME of experiments/NAME.ini */
+    char *source;      /* the spec file run, as found in experiments/ */
+    char *spec;        /* its copy in the report folder, "specs/NAME.ini" */
+    char *about;       /* the prose of its header comment */
+    char *problem;     /* why it cannot run, or NULL */
+    bool has_quick;    /* it has a [quick] section */
+    bool resumed;      /* its sweep continued an interrupted sweep's journal */
+    char *rows, *summary; /* "NAME.csv", "NAME.summary.csv" */
+    rp_step sweep;
+    rp_step plan;      /* quick mode: `srlab sweep SPEC --dry-run`, the full mode's size */
+    rp_figure *figs;
+    size_t nfigs;
+} rp_experiment;
+
+typedef struct rp_report {
+    const char *dir;          /* the report folder, as given */
+    bool quick;
+    char *exe;                /* the srlab binary the steps run */
+    const char *experiments;  /* where the specs were found */
+    const char *plots;        /* where srlab plot finds its scripts */
+    rp_experiment *ex;
+    size_t nex;
+    bool check_skipped;
+    rp_step check;
+    char date[32];            /* UTC, ISO 8601 */
+    double seconds;           /* wall time of the whole reproduction */
+    int argc;                 /* reproduce's own command line */
+    char **argv;
+} rp_report;
+
+/* Write the report (index.html) of r to fp. Reads the CSV files and logs the steps left in
+ * r->dir. *problems is the number of problems it shows (failed steps, figures not drawn,
+ * failed checks): 0 means the whole study was reproduced and every check passed. Returns 0, or
+ * -1 when out of memory. */
+int rp_report_write(FILE *fp, const rp_report *r, size_t *problems);
+
+/* Helpers shared by both files. */
+char *rp_path(const char *dir, const char *name); /* "dir/name", malloc'd */
+char *rp_read(const char *dir, const char *name, size_t *len); /* whole file or NULL */
+bool rp_step_ok(const rp_step *s);
+
+#endif

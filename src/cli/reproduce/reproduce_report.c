@@ -1,0 +1,1094 @@
+/* src/cli/reproduce/reproduce_report.c: index.html of `srlab reproduce` (DESIGN §13).
+ *
+ * One self-contained HTML page: inline CSS, no external resource, figures as the PNG files beside
+ * it, every link relative to the report folder. Sections: a summary (what was reproduced, the
+ * problems, with links), the check table (check.csv), one section per experiment (its header's
+ * prose, figures, data files, the '#' lines of its rows file: srlab version, command, spec,
+ * seeds, runs), the sizes and wall times (and, for --quick, the full mode's sizes with an
+ * estimate of its time), every command with its exit status, wall time and log, and the machine.
+ * A small inline script marks every image's load state on the page (data-state="loaded" or
+ * "broken", and the counts on <body>), for the reader and for tests/reproduce's browser check.
+ *
+ * The full mode's time is extrapolated from the quick run: the sweep's wall time times the ratio
+ * of runs, and of the sizes that set the cost of a run (steps, terms n, batch, context, layers,
+ * width squared ...) between the full and the quick command lines. It is an estimate (the cost
+ * of a run is not exactly proportional to these), labelled as such. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/reproduce/reproduce.h"
+#include "srlab/common.h"
+
+/* ---- text ---- */
+
+static void esc_n(FILE *fp, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        switch (s[i]) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&#39;", fp); break;
+        default: fputc(s[i], fp);
+        }
+    }
+}
+
+static void esc(FILE *fp, const char *s)
+{
+    esc_n(fp, s ? s : "", (size_t)-1);
+}
+
+static void duration(char *buf, size_t len, double s)
+{
+    if (s < 100)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, len, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+/* The first `max` bytes of a file (the '#' lines of a large rows file), or NULL. */
+static char *read_head(const char *dir, const char *name, size_t max)
+{
+    char *p = rp_path(dir, name);
+    FILE *fp = p ? fopen(p, "rb") : NULL;
+    free(p);
+    if (!fp)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, fp) : 0;
+    fclose(fp);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+    char *p = rp_path(dir, name);
+    bool ok = p && access(p, R_OK) == 0;
+    free(p);
+    return ok;
+}
+
+/* The value of the '#'-line "# key: value" in text (up to its end of line), malloc'd, or NULL. */
+static char *meta_value(const char *text, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; p && *p == '#'; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, "# ", 2) && !strncmp(p + 2, key, kl) && p[2 + kl] == ':') {
+            const char *v = p + 3 + kl;
+            while (*v == ' ')
+                v++;
+            return strndup(v, strcspn(v, "\r\n"));
+        }
+    return NULL;
+}
+
+/* The same in a log: the lines may follow the log's "$ srlab ..." line. */
+static char *log_value(const char *text, const char *key)
+{
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (*p == '#')
+            return meta_value(p, key);
+    return NULL;
+}
+
+/* ---- CSV (RFC 4180; '#' lines before the header are comments) ---- */
+
+typedef struct csv_table {
+    char **meta;      /* the '#' lines */
+    size_t nmeta;
+    char ***rows;     /* rows[0] is the header */
+    size_t *nf;
+    size_t nrows;
+} csv_table;
+
+static void csv_free(csv_table *t)
+{
+    for (size_t i = 0; i < t->nmeta; i++)
+        free(t->meta[i]);
+    free(t->meta);
+    for (size_t i = 0; i < t->nrows; i++) {
+        for (size_t j = 0; j < t->nf[i]; j++)
+            free(t->rows[i][j]);
+        free(t->rows[i]);
+    }
+    free(t->rows);
+    free(t->nf);
+    memset(t, 0, sizeof *t);
+}
+
+static int push_ptr(void *vec, size_t n, void *item)
+{
+    void ***v = vec;
+    void **nv = realloc(*v, (n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    nv[n] = item;
+    *v = nv;
+    return 0;
+}
+
+/* 0, or -1 when out of memory. */
+static int csv_parse(const char *s, size_t len, csv_table *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *end = s + len;
+    char *field = malloc(len + 1);
+    if (!field)
+        return -1;
+    while (s < end) {
+        if (*s == '#' && t->nrows == 0) {
+            size_t l = strcspn(s, "\r\n");
+            char *m = strndup(s, l);
+            if (!m || push_ptr(&t->meta, t->nmeta, m)) {
+                free(m);
+                goto nomem;
+            }
+            t->nmeta++;
+            s += l;
+            while (s < end && (*s == '\r' || *s == '\n'))
+                s++;
+            continue;
+        }
+        if (*s == '\n' || *s == '\r') { /* blank line */
+            s++;
+            continue;
+        }
+        char **row = NULL;
+        size_t nf = 0;
+        for (;;) {
+            size_t k = 0;
+            if (s < end && *s == '"') {
+                for (s++; s < end; s++) {
+                    if (*s == '"') {
+                        if (s + 1 < end && s[1] == '"')
+                            s++;
+                        else {
+                            s++;
+                            break;
+                        }
+                    }
+                    field[k++] = *s;
+                }
+            }
+            while (s < end && *s != ',' && *s != '\n' && *s != '\r')
+                field[k++] = *s++;
+            char *f = strndup(field, k);
+            if (!f || push_ptr(&row, nf, f)) {
+                free(f);
+                for (size_t j = 0; j < nf; j++)
+                    free(row[j]);
+                free(row);
+                goto nomem;
+            }
+            nf++;
+            if (s < end && *s == ',') {
+                s++;
+                continue;
+            }
+            break;
+        }
+        if (s < end && *s == '\r')
+            s++;
+        if (s < end && *s == '\n')
+            s++;
+        size_t *nnf = realloc(t->nf, (t->nrows + 1) * sizeof *nnf);
+        if (nnf)
+            t->nf = nnf;
+        if (!nnf || push_ptr(&t->rows, t->nrows, row)) {
+            for (size_t j = 0; j < nf; j++)
+                free(row[j]);
+            free(row);
+            goto nomem;
+        }
+        t->nf[t->nrows++] = nf;
+    }
+    free(field);
+    return 0;
+nomem:
+    free(field);
+    csv_free(t);
+    return -1;
+}
+
+static long csv_column(const csv_table *t, const char *name)
+{
+    for (size_t j = 0; t->nrows && j < t->nf[0]; j++)
+        if (!strcmp(t->rows[0][j], name))
+            return (long)j;
+    return -1;
+}
+
+static bool is_fail(const char *s)
+{
+    return s && (!strcmp(s, "FAIL") || !strcmp(s, "fail") || !strcmp(s, "FAILED"));
+}
+
+/* ---- problems ---- */
+
+typedef struct problem_list {
+    char **text;   /* plain text */
+    char **anchor; /* the section it links to */
+    size_t n;      /* entries in text and anchor */
+    size_t count;  /* problems (more than n only when out of memory) */
+} problem_list;
+
+static void add_problem(problem_list *p, const char *anchor, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_problem(problem_list *p, const char *anchor, const char *fmt, ...)
+{
+    char msg[800];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    p->count++;
+    char *t = strdup(msg), *a = strdup(anchor);
+    char **nt = t && a ? realloc(p->text, (p->n + 1) * sizeof *nt) : NULL;
+    if (nt)
+        p->text = nt;
+    char **na = nt ? realloc(p->anchor, (p->n + 1) * sizeof *na) : NULL;
+    if (!na) { /* out of memory: the count stays right, the text is lost */
+        free(t);
+        free(a);
+        return;
+    }
+    p->anchor = na;
+    p->text[p->n] = t;
+    p->anchor[p->n++] = a;
+}
+
+static void problems_free(problem_list *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->text[i]);
+        free(p->anchor[i]);
+    }
+    free(p->text);
+    free(p->anchor);
+}
+
+static void step_failure(char *buf, size_t len, const rp_step *s)
+{
+    if (s->status > 128 && s->status < 128 + 65)
+        snprintf(buf, len, "killed by signal %d", s->status - 128);
+    else if (s->status == 127)
+        snprintf(buf, len, "exit 127 (could not start)");
+    else
+        snprintf(buf, len, "exit %d", s->status);
+}
+
+/* ---- the size of a run, for the full mode's estimate ---- */
+
+/* The largest number in the value of `--key` of a canonical command line ("--lr 1e-3:0.3:log:7"
+ * -> 0.3, "--n 100,1000" -> 1000), or NAN when the key is absent or not numeric. */
+static double cmd_number(const char *cmd, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = cmd; (p = strstr(p, " --")); p += 3) {
+        if (strncmp(p + 3, key, kl) || p[3 + kl] != ' ')
+            continue;
+        const char *v = p + 4 + kl;
+        size_t vl = strcspn(v, " ");
+        double best = NAN;
+        char buf[64];
+        for (size_t i = 0; i < vl;) {
+            size_t l = strcspn(v + i, ",: ");
+            if (l > vl - i)
+                l = vl - i;
+            if (l && l < sizeof buf) {
+                memcpy(buf, v + i, l);
+                buf[l] = 0;
+                char *end;
+                double x = strtod(buf, &end);
+                if (!*end && isfinite(x) && (isnan(best) || x > best))
+                    best = x;
+            }
+            i += l + 1;
+        }
+        return best;
+    }
+    return NAN;
+}
+
+/* How much more a full run costs than a quick one, from their command lines: the ratios of
+ * the sizes a run's cost is proportional to: steps of training, batch, samples, emulated
+ * replicas, layers of a model (n-layer, depth), terms of a sum (n; n^2 for a matrix-vector
+ * product). The width of a model (n-embd, width) is left out on purpose: measured with
+ * experiments/gpt_lr.ini, a GPT of twice the width and depth costs 1.9x per sample, not the 8x of
+ * its flop count (costs that grow with the activations and fixed costs dominate at these sizes),
+ * about what the depth alone predicts. A key on one line only (a default on the other) does not
+ * enter. */
+static double cost_ratio(const char *full, const char *quick)
+{
+    static const struct {
+        const char *key;
+        double power;
+    } keys[] = {{"steps", 1},   {"n", 1},       {"batch-size", 1}, {"samples", 1},
+                {"replicas", 1}, {"n-layer", 1}, {"depth", 1}};
+    double r = 1;
+    bool matvec = strstr(full, " --problem matvec") != NULL;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        double a = cmd_number(full, keys[k].key), b = cmd_number(quick, keys[k].key);
+        if (isnan(a) || isnan(b) || a <= 0 || b <= 0)
+            continue;
+        double pw = keys[k].power;
+        if (matvec && !strcmp(keys[k].key, "n"))
+            pw = 2;
+        r *= pow(a / b, pw);
+    }
+    return r;
+}
+
+/* ---- machine ---- */
+
+static char *cpu_model(void)
+{
+    char *text = rp_read("/proc", "cpuinfo", NULL);
+    char *r = NULL;
+    for (const char *p = text; p && *p && !r; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, "model name", 10)) {
+            const char *v = strchr(p, ':');
+            if (v) {
+                v++;
+                while (*v == ' ' || *v == '\t')
+                    v++;
+                r = strndup(v, strcspn(v, "\n"));
+            }
+        }
+    free(text);
+    return r;
+}
+
+/* CPUs this process may run on (what nproc prints): Cpus_allowed_list of /proc/self/status. */
+static long cpus_allowed(void)
+{
+    char *text = rp_read("/proc/self", "status", NULL);
+    const char *p = text ? strstr(text, "Cpus_allowed_list:") : NULL;
+    long n = 0;
+    if (p) {
+        p += 18;
+        while (*p && *p != '\n') {
+            while (*p == ' ' || *p == '\t' || *p == ',')
+                p++;
+            if (!isdigit((unsigned char)*p))
+                break;
+            char *e;
+            long a = strtol(p, &e, 10), b = a;
+            if (*e == '-')
+                b = strtol(e + 1, &e, 10);
+            n += b - a + 1;
+            p = e;
+        }
+    }
+    free(text);
+    return n;
+}
+
+static char *mem_total(void)
+{
+    char *text = rp_read("/proc", "meminfo", NULL);
+    const char *p = text ? strstr(text, "MemTotal:") : NULL;
+    char *r = NULL;
+    if (p) {
+        double kb = strtod(p + 9, NULL);
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.1f GiB", kb / (1024.0 * 1024.0));
+        r = strdup(buf);
+    }
+    free(text);
+    return r;
+}
+
+/* ---- pieces of the page ---- */
+
+static const char css[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+    "max-width:1100px;margin:0 auto;padding:1em 1.5em 4em;color:#1b1b1b;line-height:1.45}\n"
+    "h1{font-size:1.7em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;"
+    "margin-top:2em}h3{margin-top:1.6em}\n"
+    "code,pre{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.88em}\n"
+    "pre{background:#f5f5f5;padding:.6em .8em;overflow-x:auto;border-radius:4px}\n"
+    "table{border-collapse:collapse;margin:.6em 0;font-size:.92em}\n"
+    "th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}\n"
+    "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    ".PASS,.ok{color:#11641d;font-weight:bold}.FAIL,.bad{color:#b00020;font-weight:bold}\n"
+    "tr.FAIL td{background:#fdecee}.skip{color:#777}#checks td{font-size:.9em}\n"
+    ".box{border:1px solid #ccc;border-left:6px solid #11641d;padding:.6em 1em;margin:1em 0;"
+    "background:#fafafa}.box.bad{border-left-color:#b00020;font-weight:normal;color:inherit}\n"
+    "figure{margin:1em 0;display:inline-block;max-width:100%}figure img{max-width:100%;"
+    "border:1px solid #ddd}figcaption{font-size:.85em;color:#444}\n"
+    "nav ul{columns:2}\n";
+
+/* Marks every image's load state (data-state, data-width) and the totals on <body>. */
+static const char img_script[] =
+    "<script>\n"
+    "(function () {\n"
+    "  var imgs = document.getElementsByTagName('img'), left = imgs.length, ok = 0, bad = 0;\n"
+    "  function total() {\n"
+    "    document.body.setAttribute('data-images', String(imgs.length));\n"
+    "    document.body.setAttribute('data-images-loaded', String(ok));\n"
+    "    document.body.setAttribute('data-images-broken', String(bad));\n"
+    "    document.body.setAttribute('data-images-pending', String(left));\n"
+    "  }\n"
+    "  function mark(img) {\n"
+    "    if (img.getAttribute('data-state')) return;\n"
+    "    var good = img.complete && img.naturalWidth > 0;\n"
+    "    img.setAttribute('data-state', good ? 'loaded' : 'broken');\n"
+    "    img.setAttribute('data-width', String(img.naturalWidth));\n"
+    "    if (good) ok++; else bad++;\n"
+    "    left--;\n"
+    "    total();\n"
+    "  }\n"
+    "  total();\n"
+    "  for (var i = 0; i < imgs.length; i++) {\n"
+    "    var img = imgs[i];\n"
+    "    if (img.complete) mark(img);\n"
+    "    else {\n"
+    "      img.addEventListener('load', function () { mark(this); });\n"
+    "      img.addEventListener('error', function () { mark(this); });\n"
+    "    }\n"
+    "  }\n"
+    "})();\n"
+    "</script>\n";
+
+static void cmd_code(FILE *fp, const rp_step *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m) {
+        cli_fprint_command(m, s->argc, s->argv);
+        if (fclose(m) == 0) {
+            fputs("<code>", fp);
+            esc(fp, buf);
+            fputs("</code>", fp);
+        }
+    }
+    free(buf);
+}
+
+static void status_cell(FILE *fp, const rp_step *s, bool check)
+{
+    char why[64];
+    if (!s->ran)
+        fputs("<span class=\"skip\">not run</span>", fp);
+    else if (rp_step_ok(s))
+        fputs("<span class=\"ok\">ok</span>", fp);
+    else if (check && s->status == 1)
+        fputs("<span class=\"bad\">exit 1: a check failed</span>", fp);
+    else {
+        step_failure(why, sizeof why, s);
+        fprintf(fp, "<span class=\"bad\">%s</span>", why);
+    }
+}
+
+/* A number shown to 4 significant digits, the exact text in its title; other text as is. */
+static void csv_cell(FILE *fp, const char *v, const char *cls_extra)
+{
+    char *end;
+    errno = 0;
+    double x = *v ? strtod(v, &end) : 0;
+    bool num = *v && !*end && !errno && !isspace((unsigned char)*v);
+    if (num && strlen(v) > 7) {
+        char b[64];
+        snprintf(b, sizeof b, "%.4g", x);
+        fprintf(fp, "<td class=\"num%s\" title=\"", cls_extra);
+        esc(fp, v);
+        fputs("\">", fp);
+        esc(fp, b);
+    } else {
+        fprintf(fp, "<td class=\"%s%s\">", num ? "num" : "", cls_extra);
+        esc(fp, v);
+    }
+    fputs("</td>", fp);
+}
+
+static void write_checks(FILE *fp, const rp_report *r, problem_list *pl)
+{
+    fputs("<h2 id=\"checks-section\">Checks: theory against measurement</h2>\n", fp);
+    if (r->check_skipped) {
+        fputs("<p class=\"skip\">Skipped (<code>--checks none</code>).</p>\n", fp);
+        return;
+    }
+    const rp_step *s = &r->check;
+    fputs("<p>", fp);
+    cmd_code(fp, s);
+    fputs(": ", fp);
+    status_cell(fp, s, true);
+    if (s->ran) {
+        char t[32];
+        duration(t, sizeof t, s->seconds);
+        fprintf(fp, " in %s", t);
+    }
+    fputs("; <a href=\"", fp);
+    esc(fp, s->log);
+    fputs("\">log</a>", fp);
+    size_t len = 0;
+    char *text = rp_read(r->dir, "check.csv", &len);
+    if (text)
+        fputs("; data <a href=\"check.csv\">check.csv</a>", fp);
+    fputs(". Each statement is in <code>theory/</code> under its id; <code>srlab theory "
+          "ID</code> prints its prediction.</p>\n",
+          fp);
+    csv_table t;
+    if (!text || csv_parse(text, len, &t) || t.nrows == 0) {
+        if (text)
+            csv_free(&t);
+        fputs("<p class=\"bad\">No check table: ", fp);
+        if (!s->ran)
+            fputs("srlab check did not run.", fp);
+        else if (text)
+            fputs("check.csv is empty.", fp);
+        else
+            fputs("srlab check wrote no check.csv.", fp);
+        if (s->last) {
+            fputs(" Its last message: <code>", fp);
+            esc(fp, s->last);
+            fputs("</code>", fp);
+        }
+        fputs("</p>\n", fp);
+        add_problem(pl, "checks-section", "srlab check did not produce its table (%s)",
+                    s->last ? s->last : "see logs/check.log");
+        free(text);
+        return;
+    }
+    long res = csv_column(&t, "result");
+    size_t npass = 0, nfail = 0;
+    for (size_t i = 1; i < t.nrows; i++) {
+        const char *v = res >= 0 && (size_t)res < t.nf[i] ? t.rows[i][res] : "";
+        if (is_fail(v))
+            nfail++;
+        else if (!strcmp(v, "PASS"))
+            npass++;
+    }
+    fprintf(fp, "<p><b>%zu</b> check%s: <span class=\"PASS\">%zu PASS</span>, "
+                "<span class=\"%s\">%zu FAIL</span>.</p>\n",
+            t.nrows - 1, t.nrows == 2 ? "" : "s", npass, nfail ? "FAIL" : "", nfail);
+    if (t.nmeta) {
+        fputs("<pre>", fp);
+        for (size_t i = 0; i < t.nmeta; i++) {
+            esc(fp, t.meta[i]);
+            fputc('\n', fp);
+        }
+        fputs("</pre>\n", fp);
+    }
+    fputs("<table id=\"checks\">\n<tr>", fp);
+    for (size_t j = 0; j < t.nf[0]; j++) {
+        fputs("<th>", fp);
+        esc(fp, t.rows[0][j]);
+        fputs("</th>", fp);
+    }
+    fputs("</tr>\n", fp);
+    long idc = csv_column(&t, "id");
+    for (size_t i = 1; i < t.nrows; i++) {
+        const char *v = res >= 0 && (size_t)res < t.nf[i] ? t.rows[i][res] : "";
+        fprintf(fp, "<tr class=\"%s\">", is_fail(v) ? "FAIL" : "");
+        for (size_t j = 0; j < t.nf[i]; j++)
+            csv_cell(fp, t.rows[i][j],
+                     (long)j == res ? (is_fail(v) ? " FAIL" : !strcmp(v, "PASS") ? " PASS" : "")
+                                    : "");
+        fputs("</tr>\n", fp);
+        if (is_fail(v)) {
+            const char *id = idc >= 0 && (size_t)idc < t.nf[i] ? t.rows[i][idc] : "?";
+            add_problem(pl, "checks-section", "check %s failed", id);
+        }
+    }
+    fputs("</table>\n", fp);
+    if (rp_step_ok(s) && nfail)
+        add_problem(pl, "checks-section", "srlab check exited 0 but its table has a FAIL");
+    if (s->ran && s->status == 1 && !nfail)
+        add_problem(pl, "checks-section", "srlab check exited 1 (a check failed) but no row says "
+                    "FAIL");
+    if (s->ran && s->status != 0 && s->status != 1) {
+        char why[64];
+        step_failure(why, sizeof why, s);
+        add_problem(pl, "checks-section", "srlab check failed (%s): %s", why,
+                    s->last ? s->last : "see logs/check.log");
+    }
+    csv_free(&t);
+    free(text);
+}
+
+static void data_link(FILE *fp, const rp_report *r, const char *name, const char *what)
+{
+    if (!file_exists(r->dir, name))
+        return;
+    fprintf(fp, " <a href=\"");
+    esc(fp, name);
+    fprintf(fp, "\">%s</a>", what);
+}
+
+static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *e,
+                             problem_list *pl)
+{
+    char anchor[200], t[32];
+    snprintf(anchor, sizeof anchor, "x-%s", e->name);
+    fprintf(fp, "<h3 id=\"%s\">", anchor);
+    esc(fp, e->name);
+    fputs("</h3>\n", fp);
+    if (e->about && *e->about) {
+        fputs("<p class=\"about\">", fp);
+        esc(fp, e->about);
+        fputs("</p>\n", fp);
+    }
+    if (e->problem) {
+        fputs("<p class=\"bad\">Not run: ", fp);
+        esc(fp, e->problem);
+        fputs("</p>\n", fp);
+        add_problem(pl, anchor, "%s: not run: %s", e->name, e->problem);
+        return;
+    }
+    const rp_step *s = &e->sweep;
+    fputs("<p>", fp);
+    cmd_code(fp, s);
+    fputs(": ", fp);
+    status_cell(fp, s, false);
+    if (s->ran) {
+        duration(t, sizeof t, s->seconds);
+        fprintf(fp, " in %s", t);
+    }
+    if (r->quick && !e->has_quick)
+        fputs(" (the spec has no [quick] section: run at its full size)", fp);
+    if (e->resumed)
+        fputs(" (continued from the journal of an interrupted sweep)", fp);
+    fputs(".<br>Files:", fp);
+    data_link(fp, r, e->spec, "spec");
+    data_link(fp, r, e->rows, "rows (CSV)");
+    data_link(fp, r, e->summary, "summary (CSV)");
+    data_link(fp, r, s->log, "log");
+    fputs("</p>\n", fp);
+    if (s->ran && !rp_step_ok(s)) {
+        char why[64];
+        step_failure(why, sizeof why, s);
+        fputs("<p class=\"bad\">The sweep failed (", fp);
+        esc(fp, why);
+        fputs(")", fp);
+        if (s->last) {
+            fputs(": <code>", fp);
+            esc(fp, s->last);
+            fputs("</code>", fp);
+        }
+        fputs("</p>\n", fp);
+        add_problem(pl, anchor, "%s: the sweep failed (%s)%s%s", e->name, why,
+                    s->last ? ": " : "", s->last ? s->last : "");
+    }
+    if (e->nfigs == 0)
+        fputs("<p class=\"skip\">The spec's header names no figure.</p>\n", fp);
+    for (size_t j = 0; j < e->nfigs; j++) {
+        const rp_figure *f = &e->figs[j];
+        const rp_step *ps = &f->step;
+        if (f->problem) {
+            fputs("<p class=\"bad\">Figure not drawn: ", fp);
+            esc(fp, f->problem);
+            fputs("<br><span class=\"skip\">The spec's line: <code>", fp);
+            esc(fp, f->line);
+            fputs("</code></span></p>\n", fp);
+            add_problem(pl, anchor, "%s: a figure is not drawn: %s", e->name, f->problem);
+            continue;
+        }
+        if (!ps->ran) {
+            fputs("<p class=\"skip\">Figure ", fp);
+            esc(fp, f->file);
+            fputs(" not drawn: its sweep failed.</p>\n", fp);
+            continue;
+        }
+        if (!rp_step_ok(ps) || !file_exists(r->dir, f->file)) {
+            char why[64];
+            step_failure(why, sizeof why, ps);
+            fputs("<p class=\"bad\">Figure ", fp);
+            esc(fp, f->file);
+            fprintf(fp, " could not be drawn (%s): ", why);
+            cmd_code(fp, ps);
+            if (ps->last) {
+                fputs(": <code>", fp);
+                esc(fp, ps->last);
+                fputs("</code>", fp);
+            }
+            fputs(" (<a href=\"", fp);
+            esc(fp, ps->log);
+            fputs("\">log</a>)</p>\n", fp);
+            add_problem(pl, anchor, "%s: figure %s could not be drawn (%s)", e->name, f->file,
+                        ps->last ? ps->last : why);
+            continue;
+        }
+        bool pdf = strlen(f->file) > 4 && !strcmp(f->file + strlen(f->file) - 4, ".pdf");
+        fputs("<figure>", fp);
+        if (pdf) {
+            fputs("<a href=\"", fp);
+            esc(fp, f->file);
+            fputs("\">", fp);
+            esc(fp, f->file);
+            fputs(" (PDF)</a>", fp);
+        } else {
+            fputs("<a href=\"", fp);
+            esc(fp, f->file);
+            fputs("\"><img src=\"", fp);
+            esc(fp, f->file);
+            fputs("\" alt=\"", fp);
+            esc(fp, f->file);
+            fputs("\"></a>", fp);
+        }
+        duration(t, sizeof t, ps->seconds);
+        fputs("<figcaption>", fp);
+        esc(fp, f->file);
+        fputs(": ", fp);
+        cmd_code(fp, ps);
+        fprintf(fp, " (%s; <a href=\"", t);
+        esc(fp, ps->log);
+        fputs("\">log</a>)</figcaption></figure>\n", fp);
+    }
+    char *head = read_head(r->dir, e->rows, 8192);
+    if (head && *head == '#') {
+        fputs("<pre>", fp);
+        for (const char *p = head; p && *p == '#';) {
+            size_t l = strcspn(p, "\r\n");
+            esc_n(fp, p, l);
+            fputc('\n', fp);
+            p = strchr(p, '\n');
+            p = p ? p + 1 : NULL;
+        }
+        fputs("</pre>\n", fp);
+    }
+    free(head);
+}
+
+static void write_sizes(FILE *fp, const rp_report *r, double *est_total, bool *est_all)
+{
+    char t[32];
+    *est_total = 0;
+    *est_all = true;
+    fprintf(fp, "<h2 id=\"sizes\">Sizes and wall time</h2>\n<p>This report ran the %s mode: %s",
+            r->quick ? "quick" : "full",
+            r->quick ? "each spec's <code>[quick]</code> section (smaller grids, fewer seeds and "
+                       "steps, smaller models)."
+                     : "every spec at the sizes it defines.");
+    if (r->quick)
+        fputs(" The full mode (<code>srlab reproduce</code> without <code>--quick</code>) runs "
+              "the sizes below; its time is extrapolated from this run's wall time times the "
+              "ratio of runs and of the run sizes (steps, terms, batch, samples, replicas, "
+              "layers) between the full and the quick command lines: an estimate, good to a "
+              "factor of about two, not counting srlab check.",
+              fp);
+    fputs("</p>\n<table id=\"size-table\">\n<tr><th>experiment</th><th>runs (this report)</th>"
+          "<th>seeds</th><th>sweep</th><th>figures</th>",
+          fp);
+    if (r->quick)
+        fputs("<th>runs (full mode)</th><th>estimated full sweep</th>", fp);
+    fputs("</tr>\n", fp);
+    for (size_t i = 0; i < r->nex; i++) {
+        const rp_experiment *e = &r->ex[i];
+        char *head = read_head(r->dir, e->rows, 8192);
+        char *runs = head ? meta_value(head, "runs") : NULL;
+        char *seeds = head ? meta_value(head, "seeds") : NULL;
+        char *cmd = head ? meta_value(head, "command") : NULL;
+        if (seeds) { /* "1-4 (every grid point ...)": the list only */
+            char *paren = strstr(seeds, " (");
+            if (paren)
+                *paren = 0;
+        }
+        fprintf(fp, "<tr><td><a href=\"#x-");
+        esc(fp, e->name);
+        fputs("\">", fp);
+        esc(fp, e->name);
+        fputs("</a></td><td>", fp);
+        esc(fp, runs ? runs : "-");
+        fputs("</td><td>", fp);
+        esc(fp, seeds ? seeds : "-");
+        fputs("</td><td class=\"num\">", fp);
+        if (e->sweep.ran) {
+            duration(t, sizeof t, e->sweep.seconds);
+            fputs(t, fp);
+        } else {
+            fputs("-", fp);
+        }
+        double ft = 0;
+        for (size_t j = 0; j < e->nfigs; j++)
+            ft += e->figs[j].step.seconds;
+        duration(t, sizeof t, ft);
+        fprintf(fp, "</td><td class=\"num\">%s</td>", t);
+        if (r->quick) {
+            char *plan = rp_read(r->dir, e->plan.log ? e->plan.log : "", NULL);
+            char *fruns = plan && rp_step_ok(&e->plan) ? log_value(plan, "runs") : NULL;
+            char *fcmd = plan && rp_step_ok(&e->plan) ? log_value(plan, "command") : NULL;
+            fputs("<td>", fp);
+            if (fruns) {
+                esc(fp, fruns);
+                fputs(" <a href=\"", fp);
+                esc(fp, e->plan.log);
+                fputs("\">(runs)</a>", fp);
+            } else {
+                fputs("-", fp);
+            }
+            fputs("</td><td class=\"num\">", fp);
+            double nq = runs ? strtod(runs, NULL) : 0, nf = fruns ? strtod(fruns, NULL) : 0;
+            if (rp_step_ok(&e->sweep) && fcmd && cmd && nq > 0 && nf > 0) {
+                double est = e->sweep.seconds * (nf / nq) * cost_ratio(fcmd, cmd);
+                *est_total += est;
+                duration(t, sizeof t, est);
+                fprintf(fp, "&asymp; %s", t);
+            } else {
+                *est_all = false;
+                fputs("-", fp);
+            }
+            fputs("</td>", fp);
+            free(plan);
+            free(fruns);
+            free(fcmd);
+        }
+        fputs("</tr>\n", fp);
+        free(head);
+        free(runs);
+        free(seeds);
+        free(cmd);
+    }
+    if (!r->check_skipped) {
+        fputs("<tr><td><a href=\"#checks-section\">srlab check</a></td><td>-</td><td>-</td>"
+              "<td class=\"num\">",
+              fp);
+        duration(t, sizeof t, r->check.seconds);
+        fputs(r->check.ran ? t : "-", fp);
+        fputs("</td><td></td>", fp);
+        if (r->quick)
+            fputs("<td></td><td>not estimated</td>", fp);
+        fputs("</tr>\n", fp);
+    }
+    duration(t, sizeof t, r->seconds);
+    fprintf(fp, "<tr><th>total</th><th></th><th></th><th class=\"num\" colspan=\"2\">%s</th>", t);
+    if (r->quick) {
+        duration(t, sizeof t, *est_total);
+        fprintf(fp, "<th></th><th class=\"num\">&asymp; %s%s</th>", t,
+                *est_all ? "" : " + the experiments without an estimate");
+    }
+    fputs("</tr>\n</table>\n", fp);
+}
+
+/* One row of the Commands table: number k, the command (and a note after it, or NULL), its
+ * status, wall time and log. */
+static void command_row(FILE *fp, int k, const rp_step *s, const char *note, bool check)
+{
+    char t[32];
+    fprintf(fp, "<tr><td class=\"num\">%d</td><td>", k);
+    cmd_code(fp, s);
+    if (note)
+        fprintf(fp, " <span class=\"skip\">%s</span>", note);
+    fputs("</td><td>", fp);
+    status_cell(fp, s, check);
+    duration(t, sizeof t, s->seconds);
+    fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
+    if (s->ran) {
+        fputs("<a href=\"", fp);
+        esc(fp, s->log);
+        fputs("\">log</a>", fp);
+    }
+    fputs("</td></tr>\n", fp);
+}
+
+static void write_commands(FILE *fp, const rp_report *r)
+{
+    fputs("<h2 id=\"commands\">Commands</h2>\n<p>Every step, in order, exactly as it ran: the "
+          "srlab binary below, with the report folder as the working directory (<code>cd ",
+          fp);
+    esc(fp, r->dir);
+    fputs("</code>, then paste). Each step's standard output and error are in its log.</p>\n"
+          "<table>\n<tr><th>#</th><th>command</th><th>status</th><th>wall time</th><th>log</th>"
+          "</tr>\n",
+          fp);
+    int k = 0;
+    for (size_t i = 0; i < r->nex; i++) {
+        const rp_experiment *e = &r->ex[i];
+        if (e->plan.argv)
+            command_row(fp, ++k, &e->plan, "(lists the full mode's runs)", false);
+        if (e->sweep.argv)
+            command_row(fp, ++k, &e->sweep, NULL, false);
+        for (size_t j = 0; j < e->nfigs; j++)
+            if (e->figs[j].step.argv && !e->figs[j].problem)
+                command_row(fp, ++k, &e->figs[j].step, NULL, false);
+    }
+    if (!r->check_skipped)
+        command_row(fp, ++k, &r->check, NULL, true);
+    fputs("</table>\n", fp);
+}
+
+static void write_machine(FILE *fp, const rp_report *r)
+{
+    char *cpu = cpu_model(), *mem = mem_total();
+    long allowed = cpus_allowed(), online = sysconf(_SC_NPROCESSORS_ONLN);
+    struct utsname u;
+    bool have_u = uname(&u) == 0;
+    const char *omp = getenv("OMP_NUM_THREADS");
+    fputs("<h2 id=\"machine\">Machine and versions</h2>\n<table>\n", fp);
+    fprintf(fp, "<tr><th>srlab</th><td>%s (", srl_version());
+    esc(fp, r->exe);
+    fputs(")</td></tr>\n<tr><th>this command</th><td><code>", fp);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m) {
+        cli_fprint_command(m, r->argc, r->argv);
+        if (fclose(m) == 0)
+            esc(fp, buf);
+    }
+    free(buf);
+    fputs("</code></td></tr>\n<tr><th>date (UTC)</th><td>", fp);
+    esc(fp, r->date);
+    fputs("</td></tr>\n<tr><th>CPU</th><td>", fp);
+    esc(fp, cpu ? cpu : "unknown");
+    fprintf(fp, "</td></tr>\n<tr><th>cores</th><td>%ld available to srlab (nproc), %ld online",
+            allowed > 0 ? allowed : online, online);
+    if (omp && *omp) {
+        fputs("; OMP_NUM_THREADS=", fp);
+        esc(fp, omp);
+    }
+    fputs("</td></tr>\n", fp);
+    if (mem) {
+        fputs("<tr><th>memory</th><td>", fp);
+        esc(fp, mem);
+        fputs("</td></tr>\n", fp);
+    }
+    char *load = rp_read("/proc", "loadavg", NULL);
+    if (load) { /* other work on the machine stretches every wall time above */
+        int n = 0;
+        for (int sp = 0; load[n] && sp < 3; n++)
+            sp += load[n] == ' ';
+        fputs("<tr><th>load average</th><td>", fp);
+        esc_n(fp, load, n ? (size_t)n - 1 : 0);
+        fputs(" (1, 5, 15 min, when the report was written: more than the cores means other work "
+              "shared them and stretched the wall times)</td></tr>\n",
+              fp);
+        free(load);
+    }
+    if (have_u) {
+        fputs("<tr><th>system</th><td>", fp);
+        esc(fp, u.sysname);
+        fputc(' ', fp);
+        esc(fp, u.release);
+        fputc(' ', fp);
+        esc(fp, u.machine);
+        fputs("</td></tr>\n", fp);
+    }
+    fputs("<tr><th>experiments</th><td>", fp);
+    esc(fp, r->experiments);
+    fputs(" (copied into <code>specs/</code>)</td></tr>\n<tr><th>plot scripts</th><td>", fp);
+    esc(fp, r->plots);
+    fputs("</td></tr>\n<tr><th>seeds</th><td>each experiment's seeds are in its rows file's "
+          "<code># seeds:</code> line (shown with it and in the size table); a run's random "
+          "streams derive from its seed, so every number here is reproducible bit for bit"
+          "</td></tr>\n</table>\n",
+          fp);
+    free(cpu);
+    free(mem);
+}
+
+int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
+{
+    problem_list pl;
+    memset(&pl, 0, sizeof pl);
+    /* The body is written to memory first: the summary at the top lists the problems found
+     * while writing the sections. */
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *b = open_memstream(&body, &blen);
+    if (!b)
+        return -1;
+    write_checks(b, r, &pl);
+    fputs("<h2 id=\"experiments\">Experiments and figures</h2>\n<p>One section per spec of "
+          "<code>experiments/</code>: what it tests (its header), its figures, its data. The "
+          "'#' lines of each rows file give the srlab version, the canonical command, the "
+          "seeds and the number of runs.</p>\n",
+          b);
+    for (size_t i = 0; i < r->nex; i++)
+        write_experiment(b, r, &r->ex[i], &pl);
+    double est_total;
+    bool est_all;
+    write_sizes(b, r, &est_total, &est_all);
+    write_commands(b, r);
+    write_machine(b, r);
+    if (fclose(b) != 0) {
+        free(body);
+        problems_free(&pl);
+        return -1;
+    }
+
+    char t[32];
+    duration(t, sizeof t, r->seconds);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>srlab report</title>\n<style>\n",
+          fp);
+    fputs(css, fp);
+    fputs("</style>\n</head>\n<body>\n<h1>srlab: rounding theory, reproduced</h1>\n", fp);
+    fprintf(fp, "<p>srlab %s &middot; %s mode &middot; ", srl_version(),
+            r->quick ? "quick (<code>--quick</code>)" : "full");
+    esc(fp, r->date);
+    fprintf(fp, " &middot; wall time %s</p>\n", t);
+    size_t nfig = 0, ndrawn = 0;
+    for (size_t i = 0; i < r->nex; i++)
+        for (size_t j = 0; j < r->ex[i].nfigs; j++) {
+            nfig++;
+            ndrawn += rp_step_ok(&r->ex[i].figs[j].step);
+        }
+    fprintf(fp, "<div class=\"box%s\" id=\"summary\"><p>", pl.count ? " bad" : "");
+    fprintf(fp, "%zu experiment%s run, %zu of %zu figures drawn, ", r->nex, r->nex == 1 ? "" : "s",
+            ndrawn, nfig);
+    if (r->check_skipped)
+        fputs("checks skipped.", fp);
+    else
+        fputs("srlab check run.", fp);
+    if (!pl.count) {
+        fputs(r->check_skipped
+                  ? " <span class=\"ok\">Every experiment and figure was reproduced</span> (no "
+                    "checks were run).</p>"
+                  : " <span class=\"ok\">Everything was reproduced and every check "
+                    "passed.</span></p>",
+              fp);
+    } else {
+        fprintf(fp, " <span class=\"bad\">%zu problem%s:</span></p>\n<ul>\n", pl.count,
+                pl.count == 1 ? "" : "s");
+        for (size_t i = 0; i < pl.n; i++) {
+            fputs("<li><a href=\"#", fp);
+            esc(fp, pl.anchor[i]);
+            fputs("\">", fp);
+            esc(fp, pl.text[i]);
+            fputs("</a></li>\n", fp);
+        }
+        fputs("</ul>", fp);
+    }
+    if (r->quick && est_total > 0) {
+        duration(t, sizeof t, est_total);
+        fprintf(fp, "<p>The full mode would take about %s%s on this machine (<a "
+                    "href=\"#sizes\">sizes and time</a>).</p>",
+                t, est_all ? "" : " plus the experiments without an estimate");
+    }
+    fputs("</div>\n<nav><ul>\n<li><a href=\"#checks-section\">Checks</a></li>\n", fp);
+    for (size_t i = 0; i < r->nex; i++) {
+        fputs("<li><a href=\"#x-", fp);
+        esc(fp, r->ex[i].name);
+        fputs("\">", fp);
+        esc(fp, r->ex[i].name);
+        fputs("</a></li>\n", fp);
+    }
+    fputs("<li><a href=\"#sizes\">Sizes and wall time</a></li>\n"
+          "<li><a href=\"#commands\">Commands</a></li>\n"
+          "<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n",
+          fp);
+    fwrite(body, 1, blen, fp);
+    free(body);
+    fputs(img_script, fp);
+    fputs("</body>\n</html>\n", fp);
+    *problems = pl.count;
+    problems_free(&pl);
+    return 0;
+}

@@ -1,0 +1,357 @@
+/* src/core/format.c: format values, presets, parsing, grid queries and bit encodings (DESIGN §2).
+ * The contract, including the encoding and the no-infinity convention, is in
+ * include/srlab/format.h. */
+#include "srlab/format.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ceil_log2(long v)
+{
+    int b = 0;
+    while ((1L << b) < v)
+        b++;
+    return b;
+}
+
+static void canonical_name(srl_format *f)
+{
+    int n = snprintf(f->name, sizeof f->name, "p=%d,emax=%d", f->p, f->emax);
+    if (f->emin != 1 - f->emax)
+        n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",emin=%d", f->emin);
+    if (!f->subnormals)
+        n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",subnormals=off");
+    if (!f->inf)
+        n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",inf=off");
+    if (f->saturate)
+        snprintf(f->name + n, sizeof f->name - (size_t)n, ",saturate=on");
+}
+
+int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf,
+                    bool saturate, srl_err *err)
+{
+    if (p < 2 || p > 53)
+        return srl_err_set(err, SRL_EINVAL,
+                           "precision p=%d is impossible: p counts the significand bits including "
+                           "the hidden bit and must be between 2 and 53 (binary64)", p);
+    if (emax > 1023)
+        return srl_err_set(err, SRL_EINVAL,
+                           "emax=%d exceeds binary64's 1023: srlab formats are subsets of binary64",
+                           emax);
+    if (emin > emax)
+        return srl_err_set(err, SRL_EINVAL, "emin=%d is larger than emax=%d", emin, emax);
+    if ((long)emin - p + 1 < -1074)
+        return srl_err_set(err, SRL_EINVAL,
+                           "emin=%d with p=%d puts the smallest spacing 2^%ld below binary64's "
+                           "2^-1074", emin, p, (long)emin - p + 1);
+    memset(f, 0, sizeof *f);
+    f->p = p;
+    f->emax = emax;
+    f->emin = emin;
+    f->subnormals = subnormals;
+    f->inf = inf;
+    f->saturate = saturate;
+    long codes = (long)emax - emin + 2 + (inf ? 1 : 0); /* zero/subnormal, normals, inf/NaN */
+    f->ebits = ceil_log2(codes);
+    if (f->ebits < 1)
+        f->ebits = 1;
+    f->width = 1 + f->ebits + p - 1;
+    f->u = ldexp(1.0, -p);
+    f->xmin = ldexp(1.0, emin);
+    f->xsub = subnormals ? ldexp(1.0, emin - p + 1) : f->xmin;
+    /* Without infinities the all-ones pattern is NaN; if the exponent field is full it would
+     * have been the top significand of the top binade, which is then given up (OCP E4M3). */
+    bool full = !inf && ((long)emax - emin + 2 == (1L << f->ebits));
+    f->xmax = ldexp(2.0 - ldexp(1.0, (full ? 2 : 1) - p), emax);
+    canonical_name(f);
+    return SRL_OK;
+}
+
+/* ---- presets: one table ----
+ * The derived fields are spelled out so the table is a compile-time constant;
+ * tests/test_format.c checks every row against srl_format_make. */
+
+static const srl_format presets[] = {
+    /* name   p   emin   emax  sub   inf    sat   ebits width u        xmin        xsub        xmax */
+    {"bf16",  8,  -126,  127,  true, true,  false, 8,  16, 0x1p-8,  0x1p-126,  0x1p-133,  0x1.fep127},
+    {"fp16",  11, -14,   15,   true, true,  false, 5,  16, 0x1p-11, 0x1p-14,   0x1p-24,   0x1.ffcp15},
+    {"fp32",  24, -126,  127,  true, true,  false, 8,  32, 0x1p-24, 0x1p-126,  0x1p-149,  0x1.fffffep127},
+    {"tf32",  11, -126,  127,  true, true,  false, 8,  19, 0x1p-11, 0x1p-126,  0x1p-136,  0x1.ffcp127},
+    {"e4m3",  4,  -6,    8,    true, false, false, 4,  8,  0x1p-4,  0x1p-6,    0x1p-9,    0x1.cp8},
+    {"e5m2",  3,  -14,   15,   true, true,  false, 5,  8,  0x1p-3,  0x1p-14,   0x1p-16,   0x1.cp15},
+    {"fp64",  53, -1022, 1023, true, true,  false, 11, 64, 0x1p-53, 0x1p-1022, 0x1p-1074, 0x1.fffffffffffffp1023},
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+size_t srl_format_preset_count(void)
+{
+    return NPRESETS;
+}
+
+const srl_format *srl_format_preset(size_t i)
+{
+    return i < NPRESETS ? &presets[i] : NULL;
+}
+
+const srl_format *srl_format_find(const char *name)
+{
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return &presets[i];
+    return NULL;
+}
+
+/* ---- parsing ---- */
+
+static const char *known_list(void)
+{
+    return "bf16, fp16, fp32, tf32, e4m3, e5m2, fp64, or "
+           "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]";
+}
+
+static int parse_int(const char *s, size_t len, int *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (*end || errno || v < INT_MIN / 2 || v > INT_MAX / 2)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_onoff(const char *s, size_t len, bool *out)
+{
+    if (len == 2 && !strncmp(s, "on", 2))
+        *out = true;
+    else if (len == 3 && !strncmp(s, "off", 3))
+        *out = false;
+    else
+        return -1;
+    return 0;
+}
+
+int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
+{
+    if (!spec || !*spec)
+        return srl_err_set(err, SRL_EPARSE, "empty format name; expected %s", known_list());
+    const srl_format *pre = NULL;
+    int p = 0, emax = 0, emin = 0;
+    bool have_p = false, have_emax = false, have_emin = false;
+    bool sub = true, inf = true, sat = false;
+    const char *s = spec;
+    const char *comma = strchr(s, ',');
+    size_t first = comma ? (size_t)(comma - s) : strlen(s);
+    if (!memchr(s, '=', first)) {
+        char name[32];
+        if (first >= sizeof name)
+            return srl_err_set(err, SRL_EPARSE, "unknown format '%.*s'; known: %s",
+                               (int)(first > 40 ? 40 : first), s, known_list());
+        memcpy(name, s, first);
+        name[first] = 0;
+        pre = srl_format_find(name);
+        if (!pre)
+            return srl_err_set(err, SRL_EPARSE, "unknown format '%s'; known: %s", name,
+                               known_list());
+        p = pre->p, emax = pre->emax, emin = pre->emin;
+        have_p = have_emax = have_emin = true;
+        sub = pre->subnormals, inf = pre->inf, sat = pre->saturate;
+        if (!comma) {
+            *f = *pre;
+            return SRL_OK;
+        }
+        s = comma + 1;
+        if (!*s)
+            return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
+    }
+    unsigned seen = 0; /* keys already given, to reject duplicates */
+    while (*s) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        const char *eq = memchr(s, '=', len);
+        if (!eq)
+            return srl_err_set(err, SRL_EPARSE, "format '%s': '%.*s' is not key=value; expected %s",
+                               spec, (int)len, s, known_list());
+        size_t klen = (size_t)(eq - s);
+        const char *v = eq + 1;
+        size_t vlen = len - klen - 1;
+        int bad = 0;
+        static const char *const keys[] = {"p", "emax", "emin", "subnormals", "inf", "saturate"};
+        for (unsigned kk = 0; kk < 6; kk++) {
+            if (strlen(keys[kk]) == klen && !strncmp(s, keys[kk], klen)) {
+                if (seen & (1u << kk))
+                    return srl_err_set(err, SRL_EPARSE, "format '%s': key '%s' given twice",
+                                       spec, keys[kk]);
+                seen |= 1u << kk;
+            }
+        }
+        if (klen == 1 && s[0] == 'p')
+            bad = parse_int(v, vlen, &p), have_p = true;
+        else if (klen == 4 && !strncmp(s, "emax", 4))
+            bad = parse_int(v, vlen, &emax), have_emax = true;
+        else if (klen == 4 && !strncmp(s, "emin", 4))
+            bad = parse_int(v, vlen, &emin), have_emin = true;
+        else if (klen == 10 && !strncmp(s, "subnormals", 10))
+            bad = parse_onoff(v, vlen, &sub);
+        else if (klen == 3 && !strncmp(s, "inf", 3))
+            bad = parse_onoff(v, vlen, &inf);
+        else if (klen == 8 && !strncmp(s, "saturate", 8))
+            bad = parse_onoff(v, vlen, &sat);
+        else
+            return srl_err_set(err, SRL_EPARSE,
+                               "format '%s': unknown key '%.*s' (keys: p, emax, emin, subnormals, "
+                               "inf, saturate)", spec, (int)klen, s);
+        if (bad)
+            return srl_err_set(err, SRL_EPARSE, "format '%s': bad value '%.*s' for '%.*s'", spec,
+                               (int)vlen, v, (int)klen, s);
+        if (!end)
+            break;
+        s = end + 1;
+        if (!*s)
+            return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
+    }
+    if (!have_p || !have_emax)
+        return srl_err_set(err, SRL_EPARSE, "format '%s': a custom format needs p= and emax=; "
+                           "expected %s", spec, known_list());
+    if (!have_emin)
+        emin = 1 - emax;
+    return srl_format_make(f, p, emax, emin, sub, inf, sat, err);
+}
+
+/* ---- grid queries ---- */
+
+static int quantum_exp(const srl_format *f, double ax)
+{
+    int e;
+    (void)frexp(ax, &e);
+    e -= 1; /* floor(log2 ax) */
+    if (e >= f->emin)
+        return e - f->p + 1;
+    return f->subnormals ? f->emin - f->p + 1 : f->emin;
+}
+
+double srl_format_ulp(const srl_format *f, double x)
+{
+    if (!isfinite(x))
+        return NAN;
+    if (x == 0)
+        return f->subnormals ? f->xsub : f->xmin;
+    return ldexp(1.0, quantum_exp(f, fabs(x)));
+}
+
+bool srl_format_contains(const srl_format *f, double x)
+{
+    if (isnan(x))
+        return true;
+    if (isinf(x))
+        return f->inf;
+    double ax = fabs(x);
+    if (ax == 0)
+        return true;
+    if (ax > f->xmax)
+        return false;
+    if (ax < f->xmin && !f->subnormals)
+        return false;
+    double m = ldexp(ax, -quantum_exp(f, ax)); /* exact: m < 2^p */
+    return m == floor(m);
+}
+
+bool srl_format_equal(const srl_format *a, const srl_format *b)
+{
+    return a->p == b->p && a->emax == b->emax && a->emin == b->emin &&
+           a->subnormals == b->subnormals && a->inf == b->inf && a->saturate == b->saturate;
+}
+
+/* ---- encodings ---- */
+
+int srl_format_encode(uint64_t *bits, const srl_format *f, double x)
+{
+    if (f->width > 64)
+        return SRL_ERANGE;
+    if (!srl_format_contains(f, x))
+        return SRL_EINVAL;
+    const int fb = f->p - 1;
+    const uint64_t fmask = (fb == 64) ? ~UINT64_C(0) : ((UINT64_C(1) << fb) - 1);
+    const uint64_t ecodes = (UINT64_C(1) << f->ebits) - 1;
+    uint64_t sign = signbit(x) ? UINT64_C(1) << (f->width - 1) : 0;
+    if (isnan(x)) {
+        if (f->inf)
+            *bits = (ecodes << fb) | (UINT64_C(1) << (fb - 1));
+        else
+            *bits = (ecodes << fb) | fmask;
+        return SRL_OK;
+    }
+    if (isinf(x)) {
+        *bits = sign | (ecodes << fb);
+        return SRL_OK;
+    }
+    double ax = fabs(x);
+    if (ax == 0) {
+        *bits = sign;
+        return SRL_OK;
+    }
+    int e;
+    (void)frexp(ax, &e);
+    e -= 1;
+    if (e < f->emin) { /* subnormal: code 0, fraction = ax / 2^(emin-p+1) */
+        *bits = sign | (uint64_t)ldexp(ax, -(f->emin - f->p + 1));
+        return SRL_OK;
+    }
+    uint64_t code = (uint64_t)((long)e - f->emin + 1);
+    uint64_t m = (uint64_t)ldexp(ax, -(e - f->p + 1)); /* 2^(p-1) <= m < 2^p */
+    *bits = sign | (code << fb) | (m & fmask);
+    return SRL_OK;
+}
+
+int srl_format_decode(double *x, const srl_format *f, uint64_t bits)
+{
+    if (f->width > 64)
+        return SRL_ERANGE;
+    if (f->width < 64 && (bits >> f->width))
+        return SRL_ERANGE;
+    const int fb = f->p - 1;
+    const uint64_t fmask = (UINT64_C(1) << fb) - 1;
+    const uint64_t ecodes = (UINT64_C(1) << f->ebits) - 1;
+    bool neg = (bits >> (f->width - 1)) & 1u;
+    uint64_t code = (bits >> fb) & ecodes;
+    uint64_t frac = bits & fmask;
+    double v;
+    if (f->inf && code == ecodes) {
+        v = frac ? NAN : INFINITY;
+    } else if (!f->inf && code == ecodes && frac == fmask) {
+        v = NAN;
+    } else if (code == 0) {
+        if (frac && !f->subnormals)
+            return SRL_EINVAL; /* a subnormal pattern in a format without subnormals */
+        v = ldexp((double)frac, f->emin - f->p + 1);
+    } else {
+        long e = (long)code - 1 + f->emin;
+        if (e > f->emax)
+            return SRL_EINVAL; /* an exponent code the format does not use */
+        v = ldexp((double)(frac | (fmask + 1)), (int)(e - fb));
+        if (v > f->xmax)
+            return SRL_EINVAL;
+    }
+    *x = neg ? -v : v;
+    return SRL_OK;
+}
+
+bool srl_format_fits_float(const srl_format *f)
+{
+    return f->p <= 24 && f->emax <= 127 && f->emin - f->p + 1 >= -149;
+}
+
+bool srl_format_is_bf16(const srl_format *f)
+{
+    const srl_format *b = srl_format_find("bf16");
+    return b && srl_format_equal(f, b);
+}

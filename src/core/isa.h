@@ -1,0 +1,44 @@
+/* src/core/isa.h: hot loops compiled once per x86-64 instruction-set level, chosen at run time
+ * (private).
+ *
+ * A hot file writes its vector kernels as a template (names wrapped in ISA(...)) and includes
+ * it through src/core/isa_instantiate.h, which compiles it for the baseline, x86-64-v3 (AVX2) and
+ * x86-64-v4 (AVX-512) under `#pragma GCC target`, naming the copies name_base, name_v3 and
+ * name_v4. (A pragma region rather than target_clones or target attributes: GCC 12 lowers
+ * generic vector code for the instruction set in force where it is *defined*.) srl__isa_level()
+ * asks the CPU which copy to run. The kernels are integer code, or floating-point code without
+ * contraction (-ffp-contract=off), so every copy computes the same bits; tests force each level
+ * and compare. The default build never assumes more than baseline x86-64: no -march=native. */
+#ifndef SRL_ISA_H
+#define SRL_ISA_H
+
+#define SRL_CAT2(a, b) a##b
+#define SRL_CAT(a, b) SRL_CAT2(a, b)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SRL_MULTI_ISA 1
+#else
+#define SRL_MULTI_ISA 0
+#endif
+
+/* 2: x86-64-v4, 1: x86-64-v3, 0: baseline (a read of libgcc's cpu model). */
+static inline int srl__isa_level(void)
+{
+#if SRL_MULTI_ISA
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return 2;
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return 1;
+#endif
+    return 0;
+}
+
+/* The copy of `name` for level lvl, called with args. */
+#if SRL_MULTI_ISA
+#define SRL_ISA_CALL(lvl, name, args)                                                             \
+    ((lvl) == 2 ? name##_v4 args : (lvl) == 1 ? name##_v3 args : name##_base args)
+#else
+#define SRL_ISA_CALL(lvl, name, args) name##_base args
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* src/linalg/tensor_impl.h: inline bf16 packing for hot loops (private; the public, tested versions are
+ * srl_bf16_rn, srl_bf16_sr16 and srl_bf16_to_float in include/srlab/tensor.h, which call these).
+ *
+ * bf16 is the top half of binary32, subnormals included, so rounding a binary32 value into bf16
+ * is integer arithmetic on its pattern b: the low 16 bits are the exact fraction F/2^16 of the
+ * bf16 grid spacing (in the normal and the subnormal range alike), and a carry out of them steps
+ * to the next bf16 value, into the next binade or to infinity. */
+#ifndef SRL_TENSOR_IMPL_H
+#define SRL_TENSOR_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "srlab/rounding.h"
+#include "srlab/tensor.h"
+
+/* Elements per tile of the writers below. */
+#define SRL__TILE 1024
+
+/* srl_tensor_put_f / _d on one tile (k <= SRL__TILE), on the calling thread, without checks:
+ * for kernels that already run in parallel over tiles. */
+int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, srl_rounding m,
+                           uint64_t step);
+int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_rounding m,
+                           uint64_t step);
+
+static inline uint32_t srl__f32_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static inline float srl__f32_from_bits(uint32_t b)
+{
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* NaN stays NaN with its sign and top payload bits, quieted (bf16 quiet bit 0x0040). */
+static inline uint16_t srl__bf16_nan(uint32_t b)
+{
+    return (uint16_t)((b >> 16) | 0x0040u);
+}
+
+static inline int srl__f32_isnan_bits(uint32_t b)
+{
+    return (b & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* Round to nearest, ties to even: add 0x7fff plus the lowest kept bit, then cut. A carry into the
+ * exponent is the step to the next binade; from the largest finite it gives infinity exactly
+ * when x >= xmax + ulp/2 (the tie goes to the even pattern 0x7f80, +inf), as IEEE 754 rn does. */
+static inline uint16_t srl__bf16_rn(float x)
+{
+    const uint32_t b = srl__f32_bits(x);
+    const uint16_t r = (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+    return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
+}
+
+/* sr:r=16 with draw u (Z = the top 16 bits of u): up (away from zero) iff F + Z >= 2^16, i.e.
+ * the integer sum carries out of the low half. |b| + Z never reaches the sign bit. */
+static inline uint16_t srl__bf16_sr16(float x, uint64_t u)
+{
+    const uint32_t b = srl__f32_bits(x);
+    const uint16_t r = (uint16_t)((b + (uint32_t)(u >> 48)) >> 16);
+    return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
+}
+
+/* The same with Z given directly (Z < 2^16). */
+static inline uint16_t srl__bf16_sr16_z(float x, uint32_t z)
+{
+    const uint32_t b = srl__f32_bits(x);
+    const uint16_t r = (uint16_t)((b + z) >> 16);
+    return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
+}
+
+static inline float srl__bf16_to_f32(uint16_t h)
+{
+    return srl__f32_from_bits((uint32_t)h << 16);
+}
+
+#endif

@@ -1,0 +1,626 @@
+/* src/problems/gpt.c: `--problem gpt`, a small GPT trained in emulated precision on character
+ * text (DESIGN §8; the seed paper's setting at small scale, PAPER.md).
+ *
+ * The model (src/problems/gpt_impl.h, src/problems/gpt_tpl.h): token and position embeddings, L pre-norm blocks
+ * (layer norm, causal multi-head self-attention, residual; layer norm, GELU MLP of width 4C,
+ * residual), a final layer norm and a head tied to the token embedding, cross-entropy averaged
+ * over the B*T positions of a micro-batch. Training reads the weights the strategy stores (for mp
+ * the bf16 cast of the master), runs every matrix product through the kernels with the
+ * strategy's accumulation config, rounds every stored activation into the act slot and every
+ * stored activation gradient into the grad slot, and evaluates the nonlinearities in binary32.
+ * The parameter gradient is written into the grad slot by the loop (src/problems/models_train.c), which
+ * also runs the data-parallel replicas.
+ *
+ * Data.
+ *   data=markov  a text of data-tokens symbols from the order-k Markov source of
+ *                include/srlab/markov.h (vocab V, auto meaning 16; markov-order k;
+ *                markov-sharpness), built from
+ *                the run's "data" stream, one stationary sequence; its last val-frac is the
+ *                validation part. fstar = f*(block-size): the best expected loss any model can
+ *                reach on a window (entropy rate H at positions with k symbols of context, the
+ *                stationary conditional entropies before that).
+ *   data=FILE    the bytes of a text file, character (byte) level: the vocabulary is the set of
+ *                distinct bytes, in byte order; the last val-frac of the file is the validation
+ *                part (a deterministic split); fstar NaN. Refused: a file that cannot be read,
+ *                is empty, looks binary (a NUL byte, or more than 1% control bytes other than
+ *                tab, newline, vertical tab, form feed, carriage return and escape), has one
+ *                distinct byte, or whose training or validation part is shorter than
+ *                block-size + 1.
+ * Batches: replica r's micro-batch of step t is B windows of block-size + 1 symbols of the
+ * training part, window b starting at srl_rng_below(ntrain - T) with draw ((t-1) K + r) B + b of
+ * the run's "batches" stream (K replicas): a pure function of (seed, t, r, b).
+ * Metrics (binary64, the _f64 pass on replica 0's stored parameters): loss = mean cross-entropy
+ * over eval-windows windows of the training part, val_loss the same over the validation part;
+ * windows evenly spaced (window w starts at floor(w (n - T - 1) / (eval-windows - 1))).
+ * Initialisation (the run's "init" stream, weights in order, elements in order): GPT-2's, every
+ * matrix N(0, init-std^2) except the residual projections attprojw and fcprojw, N(0, (init-std /
+ * sqrt(2 L))^2), and wpe, N(0, (init-std / 2)^2); layer-norm gains 1 and biases 0.
+ * Memory: everything the run will allocate (weights and optimizer state of every replica,
+ * activations, evaluation buffers, data, the source's tables) is estimated first and compared
+ * with mem-limit before anything is allocated. */
+#include "problems/gpt_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "problems/runners.h"
+#include "srlab/markov.h"
+#include "srlab/tensor.h"
+
+/* ---- the three instances of the pass ---- */
+
+#define REAL float
+#define SFX(name) name##_emu
+#define GPT_MODE 0
+#include "problems/gpt_tpl.h"
+#undef REAL
+#undef SFX
+#undef GPT_MODE
+
+#define REAL float
+#define SFX(name) name##_plain
+#define GPT_MODE 1
+#include "problems/gpt_tpl.h"
+#undef REAL
+#undef SFX
+#undef GPT_MODE
+
+#define REAL double
+#define SFX(name) name##_f64
+#define GPT_MODE 2
+#include "problems/gpt_tpl.h"
+#undef REAL
+#undef SFX
+#undef GPT_MODE
+
+/* ---- shapes ---- */
+
+static const char *const wnames[GP_COUNT] = {"wte",  "wpe",  "ln1w",     "ln1b",
+                                             "qkvw", "attprojw", "ln2w", "ln2b",
+                                             "fcw",  "fcprojw",  "lnfw", "lnfb"};
+
+void srl__gpt_specs(srl_weight_spec *s, const srl__gpt_dims *d)
+{
+    const size_t V = d->V, T = d->T, C = d->C, L = d->L;
+    const struct {
+        int nd;
+        size_t a, b, c;
+    } sh[GP_COUNT] = {{2, V, C, 0},     {2, T, C, 0},     {2, L, C, 0},      {2, L, C, 0},
+                      {3, L, C, 3 * C}, {3, L, C, C},     {2, L, C, 0},      {2, L, C, 0},
+                      {3, L, C, 4 * C}, {3, L, 4 * C, C}, {1, C, 0, 0},      {1, C, 0, 0}};
+    for (int j = 0; j < GP_COUNT; j++) {
+        memset(&s[j], 0, sizeof s[j]);
+        s[j].name = wnames[j];
+        s[j].ndim = sh[j].nd;
+        s[j].shape[0] = sh[j].a;
+        s[j].shape[1] = sh[j].b;
+        s[j].shape[2] = sh[j].c;
+    }
+}
+
+double srl__gpt_numel(const srl__gpt_dims *d)
+{
+    const double V = (double)d->V, T = (double)d->T, C = (double)d->C, L = (double)d->L;
+    return V * C + T * C + L * (12 * C * C + 4 * C) + 2 * C;
+}
+
+static size_t al16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+void srl__gpt_layout_make(srl__gpt_layout *y, const srl__gpt_dims *d, int bwd)
+{
+    const size_t B = d->B, T = d->T, C = d->C, V = d->V, NH = d->NH, L = d->L;
+    const size_t BT = B * T, BTC = BT * C, att = B * NH * T * T;
+    memset(y, 0, sizeof *y);
+    size_t o = 0;
+#define TAKE(field, n)                                                                            \
+    do {                                                                                          \
+        y->field = o;                                                                             \
+        o += al16(n);                                                                             \
+    } while (0)
+    /* inside one layer, relative to its start */
+    TAKE(ln1, BTC);
+    TAKE(ln1_mean, BT);
+    TAKE(ln1_rstd, BT);
+    TAKE(qkv, 3 * BTC);
+    TAKE(qh, BTC);
+    TAKE(kh, BTC);
+    TAKE(vh, BTC);
+    TAKE(att, att);
+    TAKE(yh, BTC);
+    TAKE(atty, BTC);
+    TAKE(res2, BTC);
+    TAKE(ln2, BTC);
+    TAKE(ln2_mean, BT);
+    TAKE(ln2_rstd, BT);
+    TAKE(fch, 4 * BTC);
+    TAKE(fchg, 4 * BTC);
+    TAKE(res3, BTC);
+    y->per_layer = o;
+    o = 0;
+    TAKE(enc, BTC);
+    y->l0 = o;
+    o += L * y->per_layer;
+    TAKE(lnf, BTC);
+    TAKE(lnf_mean, BT);
+    TAKE(lnf_rstd, BT);
+    TAKE(logits, BT * V);
+    TAKE(tmpc, BTC);
+    const size_t wt = (V > 4 * C ? V : 4 * C) * C;
+    TAKE(tsc, wt > BTC ? wt : BTC);
+    if (bwd) {
+        TAKE(dlogits, BT * V);
+        TAKE(dres, BTC);
+        TAKE(dln, BTC);
+        TAKE(dqkv, 3 * BTC);
+        TAKE(dqh, BTC);
+        TAKE(dkh, BTC);
+        TAKE(dvh, BTC);
+        TAKE(datt, att);
+        TAKE(dyh, BTC);
+        TAKE(datty, BTC);
+        TAKE(dfchg, 4 * BTC);
+        TAKE(dfch, 4 * BTC);
+        TAKE(dtmp, BTC);
+    }
+#undef TAKE
+    y->total = o;
+    y->bwd = bwd;
+}
+
+double srl__gpt_acts_elems(const srl__gpt_dims *d, int bwd)
+{
+    const double B = (double)d->B, T = (double)d->T, C = (double)d->C, V = (double)d->V;
+    const double NH = (double)d->NH, L = (double)d->L, BT = B * T, BTC = BT * C;
+    const double att = B * NH * T * T, pad = 16 * 64;
+    double per = 20 * BTC + 4 * BT + att + 17 * 16;
+    double wt = (V > 4 * C ? V : 4 * C) * C;
+    double n = BTC + L * per + BTC + 2 * BT + BT * V + BTC + (wt > BTC ? wt : BTC) + pad;
+    if (bwd)
+        n += BT * V + 19 * BTC + att + pad;
+    return n;
+}
+
+/* ---- the problem ---- */
+
+struct srl__gpt_problem {
+    srl__gpt_dims d;       /* d.B: the micro-batch */
+    srl_train_config tc;
+    srl__replicas rp;
+    srl__model model;
+    uint8_t *text;         /* ntrain + nval symbols */
+    size_t ntrain, nval;
+    size_t nwin, Be;       /* evaluation windows, and windows per evaluation pass */
+    double init_std;
+    srl__gpt_layout lay_f, lay_d;
+    float *acts_f;
+    double *acts_d;
+    double *row_loss;      /* max(B, Be) * T */
+    int32_t *tok;          /* max(B, Be) * (T + 1) */
+    srl_markov mk;
+};
+
+static void problem_free(srl__gpt_problem *g)
+{
+    if (!g)
+        return;
+    free(g->text);
+    free(g->acts_f);
+    free(g->acts_d);
+    free(g->row_loss);
+    free(g->tok);
+    srl_markov_free(&g->mk);
+    free(g);
+}
+
+void srl__gpt_problem_free(srl__gpt_problem *p)
+{
+    problem_free(p);
+}
+
+const srl__model *srl__gpt_problem_model(const srl__gpt_problem *p)
+{
+    return &p->model;
+}
+
+const srl_train_config *srl__gpt_problem_train_config(const srl__gpt_problem *p)
+{
+    return &p->tc;
+}
+
+const srl__gpt_dims *srl__gpt_problem_dims(const srl__gpt_problem *p)
+{
+    return &p->d;
+}
+
+double srl__gpt_problem_fstar(const srl__gpt_problem *p)
+{
+    return p->model.fstar;
+}
+
+void srl__gpt_problem_batch(const srl__gpt_problem *g, size_t r, uint64_t t, int32_t *tok)
+{
+    const size_t B = g->d.B, T = g->d.T;
+    srl_rng s;
+    srl_train_stream(&s, &g->tc, "batches");
+    srl_rng_seek(&s, (((t - 1) * (uint64_t)g->rp.K + r) * B));
+    for (size_t b = 0; b < B; b++) {
+        const size_t start = (size_t)srl_rng_below(&s, g->ntrain - T);
+        for (size_t i = 0; i <= T; i++)
+            tok[b * (T + 1) + i] = g->text[start + i];
+    }
+}
+
+static int cb_init(void *ctx, double *x0, srl_err *err)
+{
+    (void)err;
+    srl__gpt_problem *g = ctx;
+    srl_rng r;
+    srl_train_stream(&r, &g->tc, "init");
+    const double s = g->init_std, sproj = s / sqrt(2.0 * (double)g->d.L);
+    for (int j = 0; j < GP_COUNT; j++) {
+        double *x = x0 + g->model.off[j];
+        size_t n = 1;
+        for (int a = 0; a < g->model.specs[j].ndim; a++)
+            n *= g->model.specs[j].shape[a];
+        const bool gain = j == GP_LN1W || j == GP_LN2W || j == GP_LNFW;
+        const bool bias = j == GP_LN1B || j == GP_LN2B || j == GP_LNFB;
+        const double sd = (j == GP_ATTPROJW || j == GP_FCPROJW) ? sproj
+                          : j == GP_WPE                        ? s / 2
+                                                               : s;
+        for (size_t i = 0; i < n; i++)
+            x[i] = gain ? 1.0 : bias ? 0.0 : sd * srl_rng_normal(&r);
+    }
+    return SRL_OK;
+}
+
+static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, srl_rng *compute,
+                   srl_err *err)
+{
+    srl__gpt_problem *g = ctx;
+    srl__gpt_problem_batch(g, r, t, g->tok);
+    srl__gpt_pass ps;
+    memset(&ps, 0, sizeof ps);
+    ps.d = g->d;
+    ps.lay = &g->lay_f;
+    ps.off = g->model.off;
+    ps.accum = &g->tc.strat.accum_cfg;
+    ps.act = g->tc.strat.act;
+    ps.grad = g->tc.strat.grad;
+    ps.rng = compute;
+    ps.row_loss = g->row_loss;
+    double loss;
+    const int st = srl__gpt_pass_emu(&ps, p, gr, g->tok, g->acts_f, &loss);
+    if (st)
+        return srl_err_set(err, st, "the forward/backward pass failed: %s%s", srl_strerror(st),
+                           st == SRL_EINVAL ? " (is accum's accumulator format inside binary32?)"
+                                            : "");
+    return SRL_OK;
+}
+
+/* Mean binary64 loss over nwin evenly spaced windows of text[0 .. n). */
+static int eval_split(srl__gpt_problem *g, const double *x, const uint8_t *text, size_t n,
+                      double *out)
+{
+    const size_t T = g->d.T;
+    double sum = 0;
+    for (size_t w0 = 0; w0 < g->nwin; w0 += g->Be) {
+        const size_t nb = g->nwin - w0 < g->Be ? g->nwin - w0 : g->Be;
+        for (size_t b = 0; b < nb; b++) {
+            const size_t w = w0 + b;
+            const size_t start = g->nwin > 1 ? (size_t)((double)w * (double)(n - T - 1) /
+                                                        (double)(g->nwin - 1))
+                                             : 0;
+            for (size_t i = 0; i <= T; i++)
+                g->tok[b * (T + 1) + i] = text[start + i];
+        }
+        srl__gpt_pass ps;
+        memset(&ps, 0, sizeof ps);
+        ps.d = g->d;
+        ps.d.B = nb;
+        ps.lay = &g->lay_d;
+        ps.off = g->model.off;
+        ps.row_loss = g->row_loss;
+        double ls;
+        int st = srl__gpt_pass_f64(&ps, x, NULL, g->tok, g->acts_d, &ls);
+        if (st)
+            return st;
+        sum += ls;
+    }
+    *out = sum / ((double)g->nwin * (double)T);
+    return SRL_OK;
+}
+
+static int cb_eval(void *ctx, const double *x, double *loss, double *val, double *extra,
+                   srl_err *err)
+{
+    (void)extra;
+    srl__gpt_problem *g = ctx;
+    int st = eval_split(g, x, g->text, g->ntrain, loss);
+    if (!st)
+        st = eval_split(g, x, g->text + g->ntrain, g->nval, val);
+    if (st)
+        return srl_err_set(err, st, "evaluating the loss failed: %s", srl_strerror(st));
+    return SRL_OK;
+}
+
+/* ---- keys ---- */
+
+static const srl_param gpt_params[] = {
+    {"n-layer", "2", "transformer blocks L (1 .. 1024)"},
+    {"n-head", "2", "attention heads per block (must divide n-embd)"},
+    {"n-embd", "32", "width C (a multiple of n-head)"},
+    {"block-size", "32", "context length T: positions per training window (>= 1)"},
+    {"batch-size", "8", "sequences per micro-batch B (per replica, >= 1)"},
+    {"data", "markov",
+     "training text: markov (the built-in source with known entropy rate) or a text file, "
+     "character (byte) level"},
+    {"vocab", "auto",
+     "alphabet size V: markov 2 .. 256 (auto: 16); a text file's is its number of distinct "
+     "characters (auto)"},
+    {"markov-order", "2", "markov: order k of the source (1 .. 8)"},
+    {"markov-sharpness", "2",
+     "markov: transition rows softmax(sharpness * N(0,1)); 0 uniform, larger is peakier"},
+    {"data-tokens", "131072", "markov: symbols generated (training + validation)"},
+    {"val-frac", "0.1", "fraction of the text, at its end, held out for validation (0 < f < 1)"},
+    {"eval-windows", "32",
+     "windows of block-size+1 symbols, evenly spaced, for loss (training part) and val_loss"},
+    {"init-std", "0.02",
+     "standard deviation of the initial weights (residual projections / sqrt(2 n-layer), wpe "
+     "/ 2)"},
+    SRL__MODEL_KEYS,
+    {NULL, NULL, NULL},
+};
+
+/* This problem's defaults, and its size keys (src/problems/models_train.c). */
+#define def_of(key) srl__model_param_def(gpt_params, key)
+#define rd_size(cfg, key, lo, hi, out, err) \
+    srl__model_read_size(cfg, gpt_params, key, lo, hi, out, err)
+
+/* Read a text file (character level) into g->text; vocabulary into map. */
+static int read_text(srl__gpt_problem *g, const char *path, double val_frac, const srl_config *cfg,
+                     srl_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return srl_err_set(err, SRL_EINVAL, "data: cannot read '%s': %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file", path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return srl_err_set(err, SRL_EINVAL, "data: cannot read '%s': %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file", path);
+    }
+    const long len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file (%s)", path,
+                           strerror(errno));
+    }
+    if (len == 0) {
+        fclose(f);
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' is empty", path);
+    }
+    int st = srl__model_mem_check(cfg, 2.0 * (double)len, "text file", err);
+    if (st) {
+        fclose(f);
+        return st;
+    }
+    uint8_t *buf = malloc((size_t)len);
+    if (!buf) {
+        fclose(f);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory reading '%s'", path);
+    }
+    const size_t got = fread(buf, 1, (size_t)len, f);
+    fclose(f);
+    if (got != (size_t)len) {
+        free(buf);
+        return srl_err_set(err, SRL_EINVAL, "data: reading '%s' failed", path);
+    }
+    size_t ctrl = 0, count[256] = {0};
+    for (size_t i = 0; i < got; i++) {
+        const uint8_t c = buf[i];
+        if (c == 0) {
+            free(buf);
+            return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (a NUL byte at offset "
+                               "%zu); give a text file", path, i);
+        }
+        ctrl += (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' &&
+                 c != 0x1b) || c == 0x7f;
+        count[c]++;
+    }
+    if ((double)ctrl > 0.01 * (double)got) {
+        free(buf);
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (%zu of its %zu bytes are "
+                           "control characters); give a text file", path, ctrl, got);
+    }
+    uint8_t map[256];
+    size_t V = 0;
+    for (int c = 0; c < 256; c++)
+        if (count[c])
+            map[c] = (uint8_t)V++;
+    if (V < 2) {
+        free(buf);
+        return srl_err_set(err, SRL_EINVAL, "data: '%s' has a single distinct character: there "
+                           "is nothing to predict", path);
+    }
+    for (size_t i = 0; i < got; i++)
+        buf[i] = map[buf[i]];
+    const size_t nval = (size_t)floor(val_frac * (double)got);
+    const size_t ntrain = got - nval, need = g->d.T + 1;
+    if (ntrain < need || nval < need) {
+        free(buf);
+        return srl_err_set(err, SRL_EINVAL,
+                           "data: '%s' is too short: its %zu characters split into %zu for "
+                           "training and %zu for validation (val-frac %g), and each part must "
+                           "hold block-size + 1 = %zu characters", path, got, ntrain, nval,
+                           val_frac, need);
+    }
+    g->text = buf;
+    g->ntrain = ntrain;
+    g->nval = nval;
+    g->d.V = V;
+    return SRL_OK;
+}
+
+int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err *err)
+{
+    *out = NULL;
+    srl__gpt_problem *g = calloc(1, sizeof *g);
+    if (!g)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    int st = srl_train_config_from(&g->tc, cfg, err);
+    if (!st)
+        st = srl__model_check_strategy(&g->tc.strat, err);
+    size_t markov_k = 2, ntok = 0;
+    double val_frac = 0, sharp = 0;
+    if (!st)
+        st = srl__model_read_replicas(cfg, &g->rp, err);
+    if (!st && !(st = rd_size(cfg, "n-layer", 1, 1024, &g->d.L, err)) &&
+        !(st = rd_size(cfg, "n-head", 1, 1u << 20, &g->d.NH, err)) &&
+        !(st = rd_size(cfg, "n-embd", 1, 1u << 24, &g->d.C, err)) &&
+        !(st = rd_size(cfg, "block-size", 1, 1u << 24, &g->d.T, err)) &&
+        !(st = rd_size(cfg, "batch-size", 1, 1u << 24, &g->d.B, err)) &&
+        !(st = rd_size(cfg, "eval-windows", 1, 1u << 20, &g->nwin, err)) &&
+        !(st = srl_config_double(cfg, "val-frac", def_of("val-frac"), &val_frac, err)))
+        st = srl_config_double(cfg, "init-std", def_of("init-std"), &g->init_std, err);
+    if (!st && g->d.C % g->d.NH)
+        st = srl_err_set(err, SRL_EINVAL, "n-embd: %zu is not divisible by n-head = %zu (every "
+                         "head has n-embd / n-head channels)", g->d.C, g->d.NH);
+    if (!st && !(val_frac > 0 && val_frac < 1))
+        st = srl_err_set(err, SRL_EINVAL, "val-frac: %g is outside (0, 1)", val_frac);
+    if (!st && !(g->init_std > 0 && isfinite(g->init_std)))
+        st = srl_err_set(err, SRL_EINVAL, "init-std: %g is not a positive finite number",
+                         g->init_std);
+    const char *data = srl_config_get(cfg, "data");
+    const bool markov = !data || !strcmp(data, "markov");
+    size_t V = 16;
+    const char *vtext = srl_config_get(cfg, "vocab");
+    const bool vauto = !vtext || !strcmp(vtext, "auto");
+    if (!st && markov) {
+        if (!(st = vauto ? SRL_OK : rd_size(cfg, "vocab", 2, 256, &V, err)) &&
+            !(st = rd_size(cfg, "markov-order", 1, 8, &markov_k, err)) &&
+            !(st = rd_size(cfg, "data-tokens", 2, (uint64_t)1 << 34, &ntok, err)))
+            st = srl_config_double(cfg, "markov-sharpness", def_of("markov-sharpness"), &sharp,
+                                   err);
+        g->d.V = V;
+    } else if (!st) {
+        static const char *const only[] = {"markov-order", "markov-sharpness", "data-tokens",
+                                           NULL};
+        if (!vauto)
+            st = srl_err_set(err, SRL_EINVAL, "vocab: applies only to data=markov (a text "
+                             "file's vocabulary is its distinct characters: leave it auto)");
+        for (int i = 0; only[i] && !st; i++)
+            if (srl_config_get(cfg, only[i]))
+                st = srl_err_set(err, SRL_EINVAL, "%s: applies only to data=markov", only[i]);
+    }
+    /* memory, before any allocation (a text file is read first: its size decides V) */
+    if (!st && !markov)
+        st = read_text(g, data, val_frac, cfg, err);
+    if (!st) {
+        srl__gpt_dims dd = g->d;
+        dd.V = markov ? V : g->d.V;
+        const double numel = srl__gpt_numel(&dd);
+        const double Be = (double)(g->nwin < dd.B ? g->nwin : dd.B);
+        srl__gpt_dims de = dd;
+        de.B = (size_t)Be;
+        double need = srl__model_train_bytes(&g->tc, numel, numel + 16.0 * GP_COUNT, g->rp.K);
+        need += 4 * srl__gpt_acts_elems(&dd, 1) + 8 * srl__gpt_acts_elems(&de, 0);
+        need += (8 + 4) * (double)(dd.B > Be ? dd.B : Be) * ((double)dd.T + 1);
+        if (markov) {
+            double S = pow((double)V, (double)markov_k);
+            need += (double)ntok + 8 * (2 * S * (double)V + 4 * S);
+        }
+        if (markov && pow((double)V, (double)markov_k) > (double)(1u << 22))
+            st = srl_err_set(err, SRL_EINVAL, "vocab^markov-order = %zu^%zu exceeds 2^22 "
+                             "contexts", V, markov_k);
+        else
+            st = srl__model_mem_check(cfg, need, "model", err);
+    }
+    if (!st && markov) {
+        srl_rng data_rng;
+        srl_train_stream(&data_rng, &g->tc, "data");
+        st = srl_markov_new(&g->mk, (int)V, (int)markov_k, sharp, &data_rng, err);
+        if (!st) {
+            const size_t nval = (size_t)floor(val_frac * (double)ntok);
+            g->ntrain = ntok - nval;
+            g->nval = nval;
+            if (g->ntrain < g->d.T + 1 || nval < g->d.T + 1)
+                st = srl_err_set(err, SRL_EINVAL,
+                                 "data-tokens: %zu symbols split into %zu for training and %zu "
+                                 "for validation (val-frac %g); each part must hold block-size "
+                                 "+ 1 = %zu", ntok, g->ntrain, nval, val_frac, g->d.T + 1);
+        }
+        if (!st) {
+            g->text = malloc(ntok);
+            if (!g->text)
+                st = srl_err_set(err, SRL_ENOMEM, "out of memory for %zu symbols", ntok);
+            else
+                srl_markov_sample(&g->mk, g->text, ntok, &data_rng);
+        }
+    }
+    if (st) {
+        problem_free(g);
+        return st;
+    }
+    /* the model */
+    srl__model *m = &g->model;
+    m->ctx = g;
+    m->nweights = GP_COUNT;
+    srl__gpt_specs(m->specs, &g->d);
+    srl__model_layout(m);
+    m->init = cb_init;
+    m->grad = cb_grad;
+    m->eval = cb_eval;
+    m->fstar = markov ? srl_markov_fstar(&g->mk, g->d.T) : NAN;
+    m->nextra = 0;
+    g->Be = g->nwin < g->d.B ? g->nwin : g->d.B;
+    srl__gpt_dims de = g->d;
+    de.B = g->Be;
+    srl__gpt_layout_make(&g->lay_f, &g->d, 1);
+    srl__gpt_layout_make(&g->lay_d, &de, 0);
+    const size_t rows = g->d.B > g->Be ? g->d.B : g->Be;
+    g->acts_f = aligned_alloc(64, al16(g->lay_f.total) * sizeof(float));
+    g->acts_d = aligned_alloc(64, al16(g->lay_d.total) * sizeof(double));
+    g->row_loss = malloc(rows * g->d.T * sizeof(double));
+    g->tok = malloc(rows * (g->d.T + 1) * sizeof(int32_t));
+    if (!g->acts_f || !g->acts_d || !g->row_loss || !g->tok) {
+        problem_free(g);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory for the activations");
+    }
+    memset(g->acts_f, 0, al16(g->lay_f.total) * sizeof(float));
+    memset(g->acts_d, 0, al16(g->lay_d.total) * sizeof(double));
+    *out = g;
+    return SRL_OK;
+}
+
+int srl__gpt_run(const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
+                 srl__model_hook hook, void *arg, srl_err *err)
+{
+    srl__gpt_problem *g;
+    int st = srl__gpt_problem_new(&g, cfg, err);
+    if (st)
+        return st;
+    st = srl__model_train(&g->model, &g->tc, &g->rp, out, rep, hook, arg, err);
+    problem_free(g);
+    return st;
+}
+
+static int run_gpt(const srl_config *cfg, const srl_sink *out, srl_run_report *rep, srl_err *err)
+{
+    return srl__gpt_run(cfg, out, rep, NULL, NULL, err);
+}
+
+const srl_runner srl_runner_gpt = {
+    "gpt", SRL_RUN_TRAIN,
+    "a small GPT on character text (built-in Markov source with known f*, or --data FILE); "
+    "K data-parallel replicas",
+    gpt_params, run_gpt};

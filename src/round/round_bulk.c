@@ -1,0 +1,291 @@
+/* src/round/round_bulk.c: bulk rounding of arrays (DESIGN §5: the hot path of training).
+ *
+ * Structure. The array is cut into one contiguous block per thread; each block positions its own
+ * copy of the stream at counter + (its first index), so element i always uses draw counter + i
+ * and the output cannot depend on the thread count. Inside a block, elements go in tiles of
+ * SRL_TILE. Elements whose magnitude lies in the format's normal range take the fast path of
+ * src/round/round_bulk_isa.h: there the grid spacing is a fixed number s = 53 - p (24 - p for binary32
+ * input) of input ulps, so rounding is integer arithmetic on the bit pattern,
+ *     T = a >> s,  R = a & (2^s - 1),  f1 = R << (64 - s),  result = (a - R) + (away << s),
+ * with `away` the rule of src/round/round_core.h for a fraction that fits in one word; the carry of
+ * (a - R) + 2^s into the exponent field is exactly the step into the next binade. Everything
+ * else (zeros, the subnormal range, overflow, NaN, infinities) is flagged and goes through
+ * srl__round_one(), the reference path, with the same draw. The binary64 + pcg32 + stochastic
+ * case fuses draw generation and rounding in vector registers (eight lanes).
+ * tests/core/test_round_bulk.c checks every path against srl_round bit for bit. */
+#include "round/round_bulk.h"
+
+/* The vector helpers are static and inlined: the ABI note about vector returns does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "core/pcg_impl.h"
+#include "round/round_core.h"
+#include "srl_config.h"
+
+#if SRL_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#define SRL_TILE 512 /* elements per tile, a multiple of 8 */
+#ifndef SRL_PREFETCH_BYTES
+#define SRL_PREFETCH_BYTES 16384
+#endif
+#define SRL_INLINE static inline __attribute__((always_inline))
+
+typedef uint64_t srl__v8q __attribute__((vector_size(64)));
+typedef uint32_t srl__v8d __attribute__((vector_size(32)));
+
+/* Interleaved copies of a stream, set up once per block; successive calls produce successive
+ * draws. pcg32: lane l of ev / od holds the state of output 2(d+l) / 2(d+l)+1 for the next draw
+ * d, both stepping by the 16-output map (a16, c16). pcg64: lane l holds the state that outputs
+ * draw d+l (pcg64 outputs the state after its step), stepping by the 4-step map. */
+typedef struct srl__lanes {
+    srl_rng_kind kind;
+    srl__v8q ev, od;
+    uint64_t a16, c16;
+    srl_u128 st[4], a4, c4;
+} srl__lanes;
+
+static void lanes_init(srl__lanes *ln, const srl_rng *g)
+{
+    memset(ln, 0, sizeof *ln);
+    ln->kind = g->kind;
+    if (g->kind == SRL_RNG_PCG32) {
+        srl__lcg64_jump(&ln->a16, &ln->c16, SRL_PCG32_MULT, g->g.p32.inc, 16);
+        uint64_t s0 = g->g.p32.state;
+        for (int l = 0; l < 8; l++) {
+            ln->ev[l] = s0;
+            s0 = s0 * SRL_PCG32_MULT + g->g.p32.inc;
+            ln->od[l] = s0;
+            s0 = s0 * SRL_PCG32_MULT + g->g.p32.inc;
+        }
+    } else {
+        srl__lcg128_jump(&ln->a4, &ln->c4, SRL_PCG64_MULT, g->g.p64.inc, 4);
+        srl_u128 s0 = g->g.p64.state;
+        for (int l = 0; l < 4; l++) {
+            s0 = s0 * SRL_PCG64_MULT + g->g.p64.inc;
+            ln->st[l] = s0;
+        }
+    }
+}
+
+/* pcg64 draws: four interleaved 128-bit lanes (there is no vector 128-bit multiply; the lanes
+ * hide the multiply latency). */
+static void fill_pcg64(uint64_t *u, size_t k, srl__lanes *ln)
+{
+    srl_u128 s0 = ln->st[0], s1 = ln->st[1], s2 = ln->st[2], s3 = ln->st[3];
+    const srl_u128 a = ln->a4, c = ln->c4;
+    for (size_t i = 0; i < k; i += 4) {
+        const uint64_t d[4] = {srl__pcg64_out(s0), srl__pcg64_out(s1), srl__pcg64_out(s2),
+                               srl__pcg64_out(s3)};
+        for (size_t j = 0; j < 4 && i + j < k; j++)
+            u[i + j] = d[j];
+        s0 = s0 * a + c;
+        s1 = s1 * a + c;
+        s2 = s2 * a + c;
+        s3 = s3 * a + c;
+    }
+    ln->st[0] = s0, ln->st[1] = s1, ln->st[2] = s2, ln->st[3] = s3;
+}
+
+/* The decision for a one-word fraction f1 (no tail), branch-free once the mode is a constant:
+ * the rule of srl__away() in src/round/round_core.h. */
+SRL_INLINE uint64_t srl__away1(srl_mode mode, int r, uint64_t T, uint64_t f1, uint64_t neg,
+                               uint64_t u)
+{
+    switch (mode) {
+    case SRL_RN: return (f1 > SRL__HALF) | ((f1 == SRL__HALF) & T);
+    case SRL_RNA: return f1 >= SRL__HALF;
+    case SRL_RZ: return 0;
+    case SRL_RU: return (f1 != 0) & (neg ^ 1u);
+    case SRL_RD: return (f1 != 0) & neg;
+    case SRL_RO: return (f1 != 0) & (T ^ 1u);
+    case SRL_SR: return u < f1;
+    case SRL_SR_EQ: return (f1 != 0) & (u >> 63);
+    case SRL_SR_BITS: {
+        const unsigned sh = 64u - (unsigned)r;
+        const uint64_t F = f1 >> sh, Z = u >> sh;
+        return r == 64 ? (F != 0) & (Z >= (uint64_t)0 - F) : ((F + Z) >> r) != 0;
+    }
+    default: return 0;
+    }
+}
+
+/* ---- the kernels, once per instruction set (src/core/isa.h) ---- */
+#define SRL_ISA_TEMPLATE "round/round_bulk_isa.h"
+#include "core/isa_instantiate.h"
+
+static int isa_level(void)
+{
+    return srl__isa_level();
+}
+
+#define DISPATCH(name, args) SRL_ISA_CALL(lvl, name, args)
+
+static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)
+{
+    if (ln->kind == SRL_RNG_PCG32)
+        DISPATCH(fill_pcg32, (u, k, ln));
+    else
+        fill_pcg64(u, k, ln);
+    (void)lvl;
+}
+
+void srl__draws(uint64_t *u, size_t k, srl_rng *g)
+{
+    srl__lanes ln;
+    lanes_init(&ln, g);
+    const int lvl = isa_level();
+    for (size_t t0 = 0; t0 < k; t0 += SRL_TILE)
+        lanes_fill(u + t0, k - t0 < SRL_TILE ? k - t0 : SRL_TILE, &ln, lvl);
+    srl_rng_seek(g, g->counter + k);
+}
+
+/* A block [first, first + n) of an array: per tile, the fast pass, then the reference path
+ * for the flagged elements. The reference path reads x[i], which still holds the input even
+ * when y == x, because flagged elements are written back unchanged. */
+#define DEFINE_BLOCK(NAME, TILE, IN_T, OUT_T, UINT, W, NORMAL_MIN)                                \
+    static void NAME(OUT_T *y, const IN_T *x, size_t n, const srl_format *f, srl_rounding m,      \
+                     const srl_rng *rng, uint64_t first)                                          \
+    {                                                                                             \
+        const int s = (W) + 1 - f->p;                                                             \
+        const bool sto = srl_rounding_is_stochastic(m);                                           \
+        const int lvl = isa_level();                                                              \
+        const IN_T lo_v = (IN_T)f->xmin > (NORMAL_MIN) ? (IN_T)f->xmin : (NORMAL_MIN);            \
+        const IN_T hi_v = (IN_T)f->xmax;                                                          \
+        UINT lo, hi;                                                                              \
+        memcpy(&lo, &lo_v, sizeof lo);                                                            \
+        memcpy(&hi, &hi_v, sizeof hi);                                                            \
+        srl__lanes ln;                                                                            \
+        uint64_t u[SRL_TILE];                                                                     \
+        unsigned char flag[SRL_TILE];                                                             \
+        memset(u, 0, sizeof u);                                                                   \
+        memset(&ln, 0, sizeof ln);                                                                \
+        if (sto) {                                                                                \
+            srl_rng g = *rng;                                                                     \
+            srl_rng_seek(&g, first);                                                              \
+            lanes_init(&ln, &g);                                                                  \
+        }                                                                                         \
+        for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {                                             \
+            const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;                               \
+            int bad = 1;                                                                          \
+            if (sto)                                                                              \
+                lanes_fill(u, k, &ln, lvl);                                                       \
+            if (s > 0)                                                                            \
+                bad = DISPATCH(TILE, (y + t0, x + t0, k, u, m, s, lo, hi, flag));                 \
+            else                                                                                  \
+                memset(flag, 1, k);                                                               \
+            if (!bad)                                                                             \
+                continue;                                                                         \
+            for (size_t i = 0; i < k; i++)                                                        \
+                if (flag[i])                                                                      \
+                    y[t0 + i] = (OUT_T)srl__round_one((double)x[t0 + i], f, m, u[i], rng,         \
+                                                      first + t0 + i);                            \
+        }                                                                                         \
+    }
+
+DEFINE_BLOCK(block_f2f, tile_fast_f2f, float, float, uint32_t, 23, 0x1p-126f)
+DEFINE_BLOCK(block_d2f, tile_fast_d2f, double, float, uint64_t, 52, 0x1p-1022)
+
+/* Streaming stores pay off only when the output is far larger than the caches. */
+#define SRL_NT_MIN_BYTES ((size_t)16 << 20)
+
+/* binary64 -> binary64 runs on the vector path; see round_bulk_isa.h. */
+static void block_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                      const srl_rng *rng, uint64_t first)
+{
+    const int s = 53 - f->p;
+    const bool sto = srl_rounding_is_stochastic(m);
+    const int lvl = isa_level();
+    if (s <= 0) { /* fp64 and other 53-bit formats: only range and specials can change x */
+        for (size_t i = 0; i < n; i++)
+            y[i] = srl__round_one(x[i], f, m, sto ? srl_rng_draw_at(rng, first + i) : 0, rng,
+                                  first + i);
+        return;
+    }
+    /* With streaming stores, y must be 64-byte aligned: the first h elements go through the
+     * reference path (with their own draws), the vector path starts at first + h. */
+    int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES && ((uintptr_t)y % 8) == 0;
+    size_t h = nt ? ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y : 0;
+    for (size_t i = 0; i < h; i++)
+        y[i] = srl__round_one(x[i], f, m, sto ? srl_rng_draw_at(rng, first + i) : 0, rng,
+                              first + i);
+    y += h, x += h, n -= h, first += h;
+    const double lo_d = f->xmin > 0x1p-1022 ? f->xmin : 0x1p-1022;
+    const uint64_t lo = srl__bits(lo_d), hi = srl__bits(f->xmax);
+    srl__lanes ln;
+    uint64_t u[SRL_TILE];
+    unsigned char flag[SRL_TILE];
+    memset(u, 0, sizeof u);
+    memset(&ln, 0, sizeof ln);
+    if (sto) {
+        srl_rng g = *rng;
+        srl_rng_seek(&g, first);
+        lanes_init(&ln, &g);
+    }
+    const int src = !sto ? 0 : ln.kind == SRL_RNG_PCG32 ? 1 : 2;
+    for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
+        const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
+        if (src == 2)
+            fill_pcg64(u, k, &ln);
+        if (!DISPATCH(tile_vec_d2d, (y + t0, x + t0, k, m, s, lo, hi, &ln, src, u, flag, nt)))
+            continue;
+#if SRL_MULTI_ISA
+        if (nt)
+            _mm_sfence(); /* order the streaming stores before the fix-ups below */
+#endif
+        for (size_t i = 0; i < k; i++)
+            if (flag[i])
+                y[t0 + i] = srl__round_one(x[t0 + i], f, m, u[i], rng, first + t0 + i);
+    }
+#if SRL_MULTI_ISA
+    if (nt)
+        _mm_sfence();
+#endif
+}
+
+/* Split [0, n) into one block per thread (sizes differ by at most one element). */
+#if SRL_HAVE_OPENMP
+/* Small arrays stay on the calling thread without entering a parallel region at all: even a
+ * region whose `if` clause is false makes libgomp set up a one-thread team. */
+#define RUN_BLOCKS(BLOCK)                                                                         \
+    do {                                                                                          \
+        const uint64_t c0 = rng ? rng->counter : 0;                                               \
+        if (n < SRL_BULK_OMP_MIN) {                                                               \
+            BLOCK(y, x, n, f, m, rng, c0);                                                        \
+            break;                                                                                \
+        }                                                                                         \
+        _Pragma("omp parallel")                                                                   \
+        {                                                                                         \
+            const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();    \
+            const size_t lo = n / nt * t + (t < n % nt ? t : n % nt);                             \
+            const size_t len = n / nt + (t < n % nt);                                             \
+            BLOCK(y + lo, x + lo, len, f, m, rng, c0 + lo);                                       \
+        }                                                                                         \
+    } while (0)
+#else
+#define RUN_BLOCKS(BLOCK) BLOCK(y, x, n, f, m, rng, rng ? rng->counter : 0)
+#endif
+
+void srl__bulk_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng)
+{
+    RUN_BLOCKS(block_d2d);
+}
+
+void srl__bulk_f2f(float *y, const float *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng)
+{
+    RUN_BLOCKS(block_f2f);
+}
+
+void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng)
+{
+    RUN_BLOCKS(block_d2f);
+}

@@ -1,0 +1,31 @@
+/* src/round/round_bulk.h: bulk rounding kernels behind srl_round_array* (private).
+ * Element i uses draw rng->counter + i; the kernels do not move rng (the caller does). */
+#ifndef SRL_ROUND_BULK_H
+#define SRL_ROUND_BULK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "srlab/format.h"
+#include "srlab/rng.h"
+#include "srlab/rounding.h"
+
+/* One value with an explicit draw u for element `index` of rng's stream (src/round/rounding.c). */
+double srl__round_one(double x, const srl_format *f, srl_rounding m, uint64_t u,
+                      const srl_rng *rng, uint64_t index);
+
+void srl__bulk_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng);
+void srl__bulk_f2f(float *y, const float *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng);
+void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                   const srl_rng *rng);
+
+/* Fill u[0..k) with draws first .. first+k-1 of g's stream, where g is positioned at `first`;
+ * leaves g positioned at first + k. */
+void srl__draws(uint64_t *u, size_t k, srl_rng *g);
+
+/* Below this many elements bulk calls stay on the calling thread. */
+#define SRL_BULK_OMP_MIN ((size_t)1 << 15)
+
+#endif

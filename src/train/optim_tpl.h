@@ -1,0 +1,130 @@
+/* src/train/optim_tpl.h: one optimizer step on a tile, in the update arithmetic REAL (private).
+ *
+ * Included twice by src/train/optim.c: REAL float with SFX(name) = name_f, and REAL double with
+ * name_d. The operations are exactly those listed in include/srlab/optim.h, one C operation per
+ * rounding (-ffp-contract=off): tests/train/test_optim.c re-derives them in binary64. The tile
+ * is processed in short passes over arrays of OPT_TILE elements (loads, moments, square roots,
+ * step, writes) so that every pass vectorises; the writes are the tensors' own tile writers. */
+
+typedef struct SFX(coef) {
+    REAL lr, wd, mu, b1, c1, b2, c2, bc1, bc2, eps;
+    bool decay; /* wd != 0 */
+} SFX(coef);
+
+static void SFX(coef_init)(SFX(coef) *k, const srl_optim_config *c, uint64_t t, double lr)
+{
+    k->lr = (REAL)lr;
+    k->wd = (REAL)c->wd;
+    k->decay = c->wd != 0;
+    k->mu = (REAL)c->momentum;
+    k->b1 = (REAL)c->beta1;
+    k->c1 = (REAL)(1.0 - c->beta1);
+    k->b2 = (REAL)c->beta2;
+    k->c2 = (REAL)(1.0 - c->beta2);
+    k->bc1 = (REAL)(1.0 - pow(c->beta1, (double)t));
+    k->bc2 = (REAL)(1.0 - pow(c->beta2, (double)t));
+    k->eps = (REAL)c->eps;
+}
+
+static int SFX(put)(srl_tensor *t, size_t off, const REAL *x, size_t k, srl_rounding m,
+                    uint64_t idx);
+static void SFX(get)(REAL *y, const srl_tensor *t, size_t off, size_t k);
+static void SFX(sqrt_tile)(REAL *y, const REAL *x, size_t k);
+
+/* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t). */
+static int SFX(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
+                          srl_optim_kind kind, const SFX(coef) *c, size_t off, size_t k,
+                          uint64_t idx)
+{
+    REAL x[OPT_TILE], g[OPT_TILE], sv[OPT_TILE], xe[OPT_TILE], nx[OPT_TILE];
+    REAL mm[OPT_TILE], vv[OPT_TILE], q[OPT_TILE];
+    srl_tensor *xt = p->master ? p->master : p->w;
+    int rc = SRL_OK;
+    SFX(get)(x, xt, off, k);
+    SFX(get)(g, p->g, off, k);
+    uint32_t nfg = 0; /* per tile: 32-bit counters vectorise */
+    for (size_t i = 0; i < k; i++)
+        nfg += !isfinite(g[i]);
+    st->nonfinite_grad += nfg;
+
+    /* d: the gradient, plus the L2 term for sgd, momentum and adam */
+    if (c->decay && kind != SRL_OPTIM_ADAMW)
+        for (size_t i = 0; i < k; i++)
+            g[i] = g[i] + c->wd * x[i];
+
+    switch (kind) {
+    case SRL_OPTIM_SGD:
+        for (size_t i = 0; i < k; i++)
+            sv[i] = c->lr * g[i];
+        break;
+    case SRL_OPTIM_MOMENTUM:
+        SFX(get)(mm, p->m, off, k);
+        for (size_t i = 0; i < k; i++) {
+            mm[i] = c->mu * mm[i] + g[i];
+            sv[i] = c->lr * mm[i];
+        }
+        rc = SFX(put)(p->m, off, mm, k, s->m.mode, idx);
+        break;
+    default: /* adam, adamw */
+        SFX(get)(mm, p->m, off, k);
+        SFX(get)(vv, p->v, off, k);
+        for (size_t i = 0; i < k; i++) {
+            const REAL gi = g[i];
+            mm[i] = c->b1 * mm[i] + c->c1 * gi;
+            vv[i] = c->b2 * vv[i] + (c->c2 * gi) * gi;
+            q[i] = vv[i] / c->bc2;
+        }
+        SFX(sqrt_tile)(q, q, k);
+        if (kind == SRL_OPTIM_ADAMW && c->decay)
+            for (size_t i = 0; i < k; i++)
+                sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps) + c->wd * x[i]);
+        else
+            for (size_t i = 0; i < k; i++)
+                sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps));
+        rc = SFX(put)(p->m, off, mm, k, s->m.mode, idx);
+        if (!rc)
+            rc = SFX(put)(p->v, off, vv, k, s->v.mode, idx);
+        break;
+    }
+    if (rc)
+        return rc;
+
+    uint32_t lost = 0, nf = 0;
+    if (p->comp) {
+        /* Kahan: y = e + c with e = -s (computed as c - s, the same rounding), x + y rounded
+         * into the weight, t = new - x, comp <- round(y - t). */
+        REAL cc[OPT_TILE];
+        SFX(get)(cc, p->comp, off, k);
+        for (size_t i = 0; i < k; i++) {
+            q[i] = cc[i] - sv[i];  /* y */
+            xe[i] = x[i] + q[i];
+        }
+        if ((rc = SFX(put)(p->w, off, xe, k, s->param.mode, idx)))
+            return rc;
+        SFX(get)(nx, p->w, off, k);
+        for (size_t i = 0; i < k; i++)
+            mm[i] = q[i] - (nx[i] - x[i]);
+        if ((rc = SFX(put)(p->comp, off, mm, k, s->comp.mode, idx)))
+            return rc;
+        SFX(get)(vv, p->comp, off, k);
+        for (size_t i = 0; i < k; i++) {
+            lost += (sv[i] != 0) & (nx[i] == x[i]) & (vv[i] == cc[i]);
+            nf += !isfinite(nx[i]);
+        }
+    } else {
+        for (size_t i = 0; i < k; i++)
+            xe[i] = x[i] - sv[i];
+        if ((rc = SFX(put)(xt, off, xe, k, p->master ? s->master.mode : s->param.mode, idx)))
+            return rc;
+        SFX(get)(nx, xt, off, k);
+        if (p->master && (rc = SFX(put)(p->w, off, nx, k, s->param.mode, idx)))
+            return rc;
+        for (size_t i = 0; i < k; i++) {
+            lost += (sv[i] != 0) & (nx[i] == x[i]);
+            nf += !isfinite(nx[i]);
+        }
+    }
+    st->lost += lost;
+    st->nonfinite += nf;
+    return SRL_OK;
+}

@@ -1,0 +1,239 @@
+/* src/train/strategy.c: precision strategy presets and their overrides (include/srlab/strategy.h,
+ * DESIGN §7). The presets are one table; the keys are read here so that `srlab train`, sweeps
+ * and checks resolve a strategy identically. */
+#include "srlab/strategy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "srlab/tensor.h"
+
+const char *const srl_strategy_names[] = {"fp32",          "mp",         "bf16-rn", "bf16-sr",
+                                          "bf16-sr-exact", "bf16-kahan", "custom",  NULL};
+
+#define ACCUM_FP32 "prod=fp32:rn,acc=fp32:rn"
+
+static srl_slot slot(const char *fmt, srl_rounding m)
+{
+    srl_slot s;
+    s.fmt = *srl_format_find(fmt);
+    s.mode = m;
+    return s;
+}
+
+int srl_strategy_preset(srl_strategy *s, const char *name, srl_err *err)
+{
+    int k = -1;
+    for (int i = 0; srl_strategy_names[i]; i++)
+        if (!strcmp(name, srl_strategy_names[i]))
+            k = i;
+    if (k < 0)
+        return srl_err_set(err, SRL_EPARSE,
+                           "unknown strategy '%s' (known: fp32, mp, bf16-rn, bf16-sr, "
+                           "bf16-sr-exact, bf16-kahan, custom)", name);
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    const srl_rounding rn = SRL_ROUND_RN;
+    /* fp32 everywhere, the base of every preset */
+    s->param = s->grad = s->m = s->v = s->act = slot("fp32", rn);
+    s->master = s->comp = slot("fp32", rn);
+    s->arith = SRL_ARITH_FP32;
+    snprintf(s->accum, sizeof s->accum, "%s", ACCUM_FP32);
+    s->accum_cfg = srl_accum_binary64();
+    if (srl_accum_parse(&s->accum_cfg, ACCUM_FP32, NULL) != SRL_OK)
+        return srl_err_set(err, SRL_EINVAL, "internal: the preset accum spec does not parse");
+    if (!strcmp(name, "fp32") || !strcmp(name, "custom"))
+        return SRL_OK;
+    if (!strcmp(name, "mp")) {
+        s->has_master = true;
+        s->param = s->grad = s->act = slot("bf16", rn);
+        return SRL_OK;
+    }
+    /* the bf16 family */
+    s->param = s->grad = s->m = s->v = s->act = s->comp = slot("bf16", rn);
+    if (!strcmp(name, "bf16-sr"))
+        s->param.mode = (srl_rounding){SRL_SR_BITS, 16};
+    else if (!strcmp(name, "bf16-sr-exact")) {
+        s->param.mode = SRL_ROUND_SR;
+        s->arith = SRL_ARITH_FP64;
+    } else if (!strcmp(name, "bf16-kahan"))
+        s->kahan = true;
+    return SRL_OK;
+}
+
+/* A key is "set" when present with a value other than "strategy". */
+static const char *given(const srl_config *cfg, const char *key)
+{
+    const char *v = srl_config_get(cfg, key);
+    return (v && strcmp(v, "strategy") != 0) ? v : NULL;
+}
+
+static int read_fmt(srl_format *f, const srl_config *cfg, const char *key, srl_err *err)
+{
+    if (!given(cfg, key))
+        return SRL_OK;
+    return srl_config_format(cfg, key, NULL, f, err);
+}
+
+static int read_mode(srl_rounding *m, const srl_config *cfg, const char *key, srl_err *err)
+{
+    if (!given(cfg, key))
+        return SRL_OK;
+    return srl_config_rounding(cfg, key, NULL, m, err);
+}
+
+/* The shorthand and the long key for one piece: both may be given only with the same value. */
+static const char *one_of(const srl_config *cfg, const char *shortk, const char *longk,
+                          const char **which, int *st, srl_err *err)
+{
+    const char *a = given(cfg, shortk), *b = given(cfg, longk);
+    if (a && b && strcmp(a, b)) {
+        *st = srl_err_set(err, SRL_EINVAL, "%s '%s' and %s '%s' name the same piece (the weight "
+                          "%s) with different values; give one", shortk, a, longk, b,
+                          !strcmp(shortk, "format") ? "format" : "rounding");
+        return NULL;
+    }
+    *which = a ? shortk : longk;
+    return a ? a : b;
+}
+
+int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *err)
+{
+    const char *name = srl_config_get(cfg, "strategy");
+    int st = srl_strategy_preset(s, name ? name : "fp32", err);
+    if (st) {
+        if (err) {
+            srl_err e2 = *err;
+            srl_err_set(err, st, "strategy: %s", e2.msg);
+        }
+        return st;
+    }
+    const char *which = NULL;
+    const char *v = one_of(cfg, "format", "param-format", &which, &st, err);
+    if (st)
+        return st;
+    if (v && (st = srl_config_format(cfg, which, NULL, &s->param.fmt, err)))
+        return st;
+    v = one_of(cfg, "rounding", "param-rounding", &which, &st, err);
+    if (st)
+        return st;
+    if (v && (st = srl_config_rounding(cfg, which, NULL, &s->param.mode, err)))
+        return st;
+    if ((st = read_fmt(&s->grad.fmt, cfg, "grad-format", err)) ||
+        (st = read_mode(&s->grad.mode, cfg, "grad-rounding", err)) ||
+        (st = read_fmt(&s->m.fmt, cfg, "state-format", err)) ||
+        (st = read_mode(&s->m.mode, cfg, "state-rounding", err)))
+        return st;
+    s->v = s->m;
+    if ((st = read_fmt(&s->m.fmt, cfg, "m-format", err)) ||
+        (st = read_mode(&s->m.mode, cfg, "m-rounding", err)) ||
+        (st = read_fmt(&s->v.fmt, cfg, "v-format", err)) ||
+        (st = read_mode(&s->v.mode, cfg, "v-rounding", err)))
+        return st;
+    if ((v = given(cfg, "master-format"))) {
+        if (!strcmp(v, "none"))
+            s->has_master = false;
+        else {
+            if ((st = srl_config_format(cfg, "master-format", NULL, &s->master.fmt, err)))
+                return st;
+            s->has_master = true;
+        }
+    }
+    if ((st = read_mode(&s->master.mode, cfg, "master-rounding", err)))
+        return st;
+    if (given(cfg, "kahan") && (st = srl_config_bool(cfg, "kahan", NULL, &s->kahan, err)))
+        return st;
+    if ((st = read_fmt(&s->comp.fmt, cfg, "comp-format", err)) ||
+        (st = read_mode(&s->comp.mode, cfg, "comp-rounding", err)) ||
+        (st = read_fmt(&s->act.fmt, cfg, "act-format", err)) ||
+        (st = read_mode(&s->act.mode, cfg, "act-rounding", err)))
+        return st;
+    if (given(cfg, "update-arith")) {
+        static const char *const ar[] = {"fp32", "fp64", NULL};
+        int a;
+        if ((st = srl_config_choice(cfg, "update-arith", NULL, ar, &a, err)))
+            return st;
+        s->arith = a ? SRL_ARITH_FP64 : SRL_ARITH_FP32;
+    }
+    if ((v = given(cfg, "accum"))) {
+        if (strlen(v) >= sizeof s->accum)
+            return srl_err_set(err, SRL_EINVAL, "accum: '%.40s...' is too long", v);
+        snprintf(s->accum, sizeof s->accum, "%s", v);
+        s->accum_cfg = srl_accum_binary64();
+        srl_err e2;
+        if ((st = srl_accum_parse(&s->accum_cfg, v, &e2)))
+            return srl_err_set(err, st, "accum: %s", e2.msg);
+    }
+    return srl_strategy_check(s, err);
+}
+
+int srl_strategy_check(const srl_strategy *s, srl_err *err)
+{
+    const struct {
+        const char *key;
+        const srl_slot *sl;
+        bool used;
+    } slots[] = {
+        {"param", &s->param, true},         {"grad", &s->grad, true},
+        {"m", &s->m, true},                 {"v", &s->v, true},
+        {"master", &s->master, s->has_master}, {"comp", &s->comp, s->kahan},
+    };
+    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
+        if (!slots[i].used)
+            continue;
+        if (!srl_rounding_valid(slots[i].sl->mode))
+            return srl_err_set(err, SRL_EINVAL, "%s-rounding: invalid rounding mode",
+                               slots[i].key);
+        if (s->arith == SRL_ARITH_FP32 && !srl_format_fits_float(&slots[i].sl->fmt))
+            return srl_err_set(err, SRL_EINVAL,
+                               "%s-format: %s: its values are not all binary32 numbers, so the "
+                               "fp32 update arithmetic cannot hold them (reading them would "
+                               "round them); use update-arith=fp64 or a format inside binary32",
+                               slots[i].key, slots[i].sl->fmt.name);
+    }
+    if (s->kahan && s->has_master)
+        return srl_err_set(err, SRL_EINVAL,
+                           "kahan=on compensates the rounding of the weight write, and with a "
+                           "master copy (master-format %s) the update is not written into the "
+                           "weights; use one or the other", s->master.fmt.name);
+    return SRL_OK;
+}
+
+srl_bytes srl_strategy_bytes(const srl_strategy *s, bool has_m, bool has_v)
+{
+    srl_bytes b;
+    memset(&b, 0, sizeof b);
+    b.param = srl_storage_size(srl_storage_for(&s->param.fmt));
+    b.grad = srl_storage_size(srl_storage_for(&s->grad.fmt));
+    b.m = has_m ? srl_storage_size(srl_storage_for(&s->m.fmt)) : 0;
+    b.v = has_v ? srl_storage_size(srl_storage_for(&s->v.fmt)) : 0;
+    b.master = s->has_master ? srl_storage_size(srl_storage_for(&s->master.fmt)) : 0;
+    b.comp = s->kahan ? srl_storage_size(srl_storage_for(&s->comp.fmt)) : 0;
+    b.total = b.param + b.grad + b.m + b.v + b.master + b.comp;
+    return b;
+}
+
+const char *srl_strategy_describe(char *buf, size_t len, const srl_strategy *s)
+{
+    char r[6][32];
+    size_t k = 0;
+    int n = snprintf(buf, len, "param %s %s, grad %s %s, m %s %s, v %s %s", s->param.fmt.name,
+                     srl_rounding_name(r[0], 32, s->param.mode), s->grad.fmt.name,
+                     srl_rounding_name(r[1], 32, s->grad.mode), s->m.fmt.name,
+                     srl_rounding_name(r[2], 32, s->m.mode), s->v.fmt.name,
+                     srl_rounding_name(r[3], 32, s->v.mode));
+    k = n > 0 ? (size_t)n : 0;
+    if (s->has_master && k < len) {
+        n = snprintf(buf + k, len - k, ", master %s %s", s->master.fmt.name,
+                     srl_rounding_name(r[4], 32, s->master.mode));
+        k += n > 0 ? (size_t)n : 0;
+    }
+    if (s->kahan && k < len) {
+        n = snprintf(buf + k, len - k, ", kahan comp %s %s", s->comp.fmt.name,
+                     srl_rounding_name(r[5], 32, s->comp.mode));
+        k += n > 0 ? (size_t)n : 0;
+    }
+    if (k < len)
+        snprintf(buf + k, len - k, ", update %s", s->arith == SRL_ARITH_FP32 ? "fp32" : "fp64");
+    return buf;
+}
