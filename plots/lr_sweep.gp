@@ -1,6 +1,6 @@
 # plots/lr_sweep.gp: final loss gap against learning rate, one curve per strategy (or any
 # column): mean over seeds with its 95% confidence interval, and every seed as a dot; log-log.
-# The learning-rate sweep figure (PAPER.md: "use a 2-4x larger learning rate with SR").
+# The learning-rate sweep figure (theory/paper.md: "use a 2-4x larger learning rate with SR").
 #
 #   gnuplot -e "in='lr.summary.csv'; out='lr.png'" plots/lr_sweep.gp
 #   srlab plot lr_sweep --in lr.summary.csv -o lr.png

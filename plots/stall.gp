@@ -1,5 +1,5 @@
 # plots/stall.gp: distance to the optimum where gradient descent stops, against the learning
-# rate, with the theory line (theory/T05; PAPER.md prediction 2): under round-to-nearest a
+# rate, with the theory line (theory/T05; theory/paper.md prediction 2): under round-to-nearest a
 # coordinate freezes once |lr a (x - x*)| < ulp(x)/2, so the iterate stalls within
 #     d(lr) = ulp(x*) / (2 lr a)
 # of x* (while x*+d stays in the binade of x*). Under SR the iterate keeps moving and its distance

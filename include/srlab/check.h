@@ -1,5 +1,5 @@
 /* srlab/check.h: `srlab check`: every statement of theory/ tested by running its experiment and
- * comparing the measurement with the prediction (DESIGN §9).
+ * comparing the measurement with the prediction (docs/design.md §9).
  *
  * A check is one comparison: an id (T03b: statement T03, its second check), what is measured,
  * the measured value with an interval, the predicted value or bound, a margin and a verdict.

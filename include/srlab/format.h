@@ -1,4 +1,4 @@
-/* srlab/format.h: binary floating-point formats as immutable values (DESIGN §2).
+/* srlab/format.h: binary floating-point formats as immutable values (docs/design.md §2).
  *
  * A format is the set of numbers  +-M * 2^(e-p+1)  with integer significand 0 <= M < 2^p and
  * emin <= e <= emax, plus signed zeros, NaN and (optionally) infinities:

@@ -1,4 +1,4 @@
-/* srlab/kernels.h: linear-algebra kernels in emulated precision (DESIGN §6).
+/* srlab/kernels.h: linear-algebra kernels in emulated precision (docs/design.md §6).
  *
  * Every kernel is DEFINED as an explicit sequence of exact operations (include/srlab/ops.h),
  * each rounded once, in a documented order, with documented draw indices; tests compare each

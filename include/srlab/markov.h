@@ -1,5 +1,5 @@
 /* srlab/markov.h: a seeded order-k Markov source over V symbols, with its exact entropy rate and
- * the best achievable loss of a next-symbol predictor over a block of T symbols (DESIGN §8: the
+ * the best achievable loss of a next-symbol predictor over a block of T symbols (docs/design.md §8: the
  * built-in data of the GPT problem, so that its optimal validation loss f* is known).
  *
  * The source. Symbols are 0 .. V-1. A context is the last k symbols (x_{t-k}, ..., x_{t-1}),

@@ -1,4 +1,4 @@
-/* srlab/ops.h: exact arithmetic in any format and rounding mode (DESIGN §5).
+/* srlab/ops.h: exact arithmetic in any format and rounding mode (docs/design.md §5).
  *
  * srl_op_apply(op, a, b, c, f, m, rng) forms the *exact* result of op on the binary64 operands (any
  * binary64 values; in practice values of f) and rounds it once into f with mode m, with the rule

@@ -1,5 +1,5 @@
 /* srlab/optim.h: optimizers (SGD, heavy-ball momentum, Adam, AdamW) and learning-rate schedules,
- * applied to named weight tensors under a precision strategy (DESIGN §7).
+ * applied to named weight tensors under a precision strategy (docs/design.md §7).
  *
  * Weights. A model is a list of named weights (srl_weight_spec: a name and a shape). For each,
  * srl_weights_alloc carves from one allocation the tensors the strategy and the optimizer need

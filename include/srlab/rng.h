@@ -1,4 +1,4 @@
-/* srlab/rng.h: PCG generators and counter-addressed random streams (DESIGN §4).
+/* srlab/rng.h: PCG generators and counter-addressed random streams (docs/design.md §4).
  *
  * Two layers.
  *

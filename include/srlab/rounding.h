@@ -1,5 +1,5 @@
 /* srlab/rounding.h: rounding binary64/binary32 values into any format, in any mode
- * (DESIGN §3). Every function rounds the *exact* input once.
+ * (docs/design.md §3). Every function rounds the *exact* input once.
  *
  * Modes (values of srlab/mode.h, parsed by srl_rounding_parse from these names):
  *   rn       nearest, ties to even           rna   nearest, ties away from zero

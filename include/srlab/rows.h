@@ -1,4 +1,4 @@
-/* srlab/rows.h: runs as values (DESIGN §1, §11): rows, sinks and runners.
+/* srlab/rows.h: runs as values (docs/design.md §1, §11): rows, sinks and runners.
  *
  * A run is fully described by a config (srlab/config.h). A runner turns a config into rows of
  * named columns delivered to a sink; it never prints, never opens files and never reads the

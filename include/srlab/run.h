@@ -1,5 +1,5 @@
 /* srlab/run.h: the table of every runner srlab knows (each problem of src/problems/) and
- * srl_run, which checks a config against a runner's keys and runs it (DESIGN §1, §11). What a
+ * srl_run, which checks a config against a runner's keys and runs it (docs/design.md §1, §11). What a
  * runner, a config and a row are is in srlab/rows.h and srlab/config.h. */
 #ifndef SRLAB_RUN_H
 #define SRLAB_RUN_H

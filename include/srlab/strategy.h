@@ -1,4 +1,4 @@
-/* srlab/strategy.h: precision strategies (DESIGN §7): in which format each tensor of a training
+/* srlab/strategy.h: precision strategies (docs/design.md §7): in which format each tensor of a training
  * run is stored, how each write into it rounds, and in which arithmetic the update is computed.
  *
  * A strategy is a value made of slots. A slot is a storage format and the rounding of writes into

@@ -1,5 +1,5 @@
 /* srlab/sweep.h: sweeps: grids of runs, their order, shards, journals, summaries and merging
- * (DESIGN §10-§12).
+ * (docs/design.md §10-§12).
  *
  * A sweep is a set of runs (include/srlab/run.h) described by settings: every key a runner
  * accepts is an axis whose text is one value, a comma list, or a range; the sweep is the cross

@@ -1,5 +1,5 @@
 /* srlab/train.h: training runs: a problem trained by an optimizer under a precision strategy,
- * logged as rows (DESIGN §7, §8, §11).
+ * logged as rows (docs/design.md §7, §8, §11).
  *
  * A training run is a config (include/srlab/run.h) read by srl_train_config_from: the common
  * keys of every training runner (srl_runner_common_params(SRL_RUN_TRAIN): seed, steps,

@@ -1,7 +1,7 @@
 /* src/cli/cli.h: the framework every srlab command is written with.
  *
  * The srlab command only turns arguments into library calls and results into text, files and
- * exit statuses (DESIGN §10, STYLE §1); the library never prints or exits. Conventions:
+ * exit statuses (docs/design.md §10); the library never prints or exits. Conventions:
  *
  *   Commands   one file per command, src/cli/cmd_NAME.c, defining `int cmd_NAME(int argc,
  *              char **argv)` (prototype below) and registered by one row of the table in

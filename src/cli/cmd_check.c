@@ -1,5 +1,5 @@
 /* src/cli/cmd_check.c: `srlab check [ID...] [--quick] [--seeds N] [-o FILE] [--list]`: run the
- * experiment of every theory/ statement and compare it with the prediction (DESIGN §9).
+ * experiment of every theory/ statement and compare it with the prediction (docs/design.md §9).
  *
  * The checks are the library's (include/srlab/check.h, src/check*.c); this file selects them,
  * prints one row per check on standard output as each finishes (the table of a long run should

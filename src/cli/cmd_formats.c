@@ -1,5 +1,5 @@
 /* src/cli/cmd_formats.c: `srlab formats [FMT...] [--csv]`: the parameters and ranges of the
- * format presets (DESIGN §2), or of the formats named, as an aligned table or as CSV.
+ * format presets (docs/design.md §2), or of the formats named, as an aligned table or as CSV.
  * Every value shown is computed by the library (srl_format_preset, srl_format_parse); this file
  * only lays them out. */
 #include <math.h>

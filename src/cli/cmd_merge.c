@@ -1,4 +1,4 @@
-/* src/cli/cmd_merge.c: `srlab merge SHARD.csv... -o out.csv` (DESIGN §12).
+/* src/cli/cmd_merge.c: `srlab merge SHARD.csv... -o out.csv` (docs/design.md §12).
  *
  * Joins the outputs of `srlab sweep --shard I/N` (every shard of one sweep, in any order) into
  * the files the whole sweep would have written on one machine: out.csv from the shards' rows

@@ -1,4 +1,4 @@
-/* src/cli/cmd_op.c: `srlab op`: one exact operation rounded into a format (DESIGN §5, §10).
+/* src/cli/cmd_op.c: `srlab op`: one exact operation rounded into a format (docs/design.md §5, §10).
  *
  * Two faces, as `srlab round`:
  *   srlab op OP A B [C]  a teaching view from srl_op_explain: the operands (their text and

@@ -1,4 +1,4 @@
-/* src/cli/cmd_plot.c: `srlab plot NAME --in CSV [-o FILE] [--set VAR=VALUE]...` (DESIGN §13).
+/* src/cli/cmd_plot.c: `srlab plot NAME --in CSV [-o FILE] [--set VAR=VALUE]...` (docs/design.md §13).
  *
  * Runs gnuplot on plots/NAME.gp with in='CSV', out='FILE' and fmt (png, svg or pdf from FILE's
  * extension), the same as `gnuplot -e "in='CSV'; out='FILE'" plots/NAME.gp`. The scripts are

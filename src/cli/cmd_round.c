@@ -1,4 +1,4 @@
-/* src/cli/cmd_round.c: `srlab round`: round binary64 numbers into a format (DESIGN §2-4).
+/* src/cli/cmd_round.c: `srlab round`: round binary64 numbers into a format (docs/design.md §2-4).
  *
  * Two faces:
  *   srlab round X...   a teaching view of each rounding, from srl_round_explain: the input as

@@ -1,4 +1,4 @@
-/* src/cli/cmd_run.c: `srlab run`: one experiment to tidy CSV (DESIGN §10-11).
+/* src/cli/cmd_run.c: `srlab run`: one experiment to tidy CSV (docs/design.md §10-11).
  *
  * Turns `--problem NAME --KEY VALUE...` into a config (the flags without their dashes), runs the
  * runner of kind SRL_RUN_EXPERIMENT once per seed (seeds S, S+1, ..., S+N-1 from --seed S and

@@ -1,4 +1,4 @@
-/* src/cli/cmd_sweep.c: `srlab sweep [SPEC.ini] [--KEY VALUES]... [-o out.csv]` (DESIGN §10-§12).
+/* src/cli/cmd_sweep.c: `srlab sweep [SPEC.ini] [--KEY VALUES]... [-o out.csv]` (docs/design.md §10-§12).
  *
  * This file turns a spec file and flags into the settings of a sweep (include/srlab/sweep.h:
  * grid, order, summaries and the journal format live in the library), runs the sweep with a

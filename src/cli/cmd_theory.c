@@ -1,11 +1,11 @@
 /* src/cli/cmd_theory.c: `srlab theory NAME [key=value...]`: print the predictions of a theory/
- * statement for given parameters (DESIGN §9, §10).
+ * statement for given parameters (docs/design.md §9, §10).
  *
  * The numbers come from the library (include/srlab/theory.h: the
  * same functions `srlab check`, the runners and the tests use); this file only parses key=value
  * arguments, lays the predictions out one per line (name, value, formula or unit, one-line
  * meaning), and prints the `srlab round`, `srlab run`, `srlab train` and `srlab check` commands
- * that test them. Covered: every statement of theory/, T01-T13 (DESIGN §9 items 1-13). */
+ * that test them. Covered: every statement of theory/, T01-T13 (docs/design.md §9 items 1-13). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -895,7 +895,7 @@ static int p_t12(FILE *o, const statement *s, const targs *a)
          "the mean squared distance one step adds between two replicas (item 3)");
     if (step < q)
         line(o, "step_d2_small", 2 * step * q, "2 lr |update| q",
-             "item 4's approximation for a step below one spacing (PAPER.md item 10)");
+             "item 4's approximation for a step below one spacing (theory/paper.md prediction 10)");
     snprintf(m, sizeof m, "E||x_r - x_0||^2 after %llu steps, summed over params = %llu "
              "weights with these statistics: linear in steps (a random walk)",
              (unsigned long long)steps, (unsigned long long)params);

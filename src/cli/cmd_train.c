@@ -1,5 +1,5 @@
 /* src/cli/cmd_train.c: `srlab train`: one training run (or one per seed) to tidy CSV
- * (DESIGN §7, §8, §10, §11).
+ * (docs/design.md §7, §8, §10, §11).
  *
  * Turns `--problem NAME --KEY VALUE...` into a config (the flags without their dashes) and runs
  * the SRL_RUN_TRAIN runner of that problem once per seed (S, S+1, ..., S+N-1 from --seed S

@@ -1,4 +1,4 @@
-/* src/cli/rows.h: writing runs' rows as tidy CSV (DESIGN §11).
+/* src/cli/rows.h: writing runs' rows as tidy CSV (docs/design.md §11).
  *
  * A file holds leading `#` lines (srlab version, the full command, the seeds, and anything the
  * command adds), then one header line, then one row per logged step per run. Each row starts

@@ -1,4 +1,4 @@
-/* src/core/format.c: format values, presets, parsing, grid queries and bit encodings (DESIGN §2).
+/* src/core/format.c: format values, presets, parsing, grid queries and bit encodings (docs/design.md §2).
  * The contract, including the encoding and the no-infinity convention, is in
  * include/srlab/format.h. */
 #include "srlab/format.h"

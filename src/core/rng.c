@@ -1,4 +1,4 @@
-/* src/core/rng.c: PCG reference generators and counter-addressed streams (DESIGN §4).
+/* src/core/rng.c: PCG reference generators and counter-addressed streams (docs/design.md §4).
  * The contract is in include/srlab/rng.h. */
 #include "srlab/rng.h"
 

@@ -1,5 +1,5 @@
 /* src/linalg/kernels.c: sum, dot, axpy, gemv, gemm in emulated precision (include/srlab/kernels.h,
- * DESIGN §6).
+ * docs/design.md §6).
  *
  * The header DEFINES every kernel as a sequence of exact operations (srl_op_apply_draw) with
  * fixed draw indices. This file computes that sequence, faster where it can prove the faster

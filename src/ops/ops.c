@@ -1,11 +1,11 @@
-/* src/ops/ops.c: exact operations, fast path (include/srlab/ops.h, DESIGN §5).
+/* src/ops/ops.c: exact operations, fast path (include/srlab/ops.h, docs/design.md §5).
  *
  * Every operation forms its exact result and rounds it once with the shared rule of
  * src/round/round_core.h: it describes the magnitude as |x| = (T + f) 2^qe (T an integer, 0 <= f < 1,
  * 2^qe the grid spacing at |x|), f by its first word f1 = floor(f 2^64), a flag `more` and a tail
  * of further words, then calls srl__away() and srl__assemble(). The description of an exact value
  * is unique, so this file and the MPFR reference path (src/ops/ops_mpfr.c) give the same bits for the
- * same draw (theory/T01-sr-unbiased: P(away) = f exactly).
+ * same draw (theory/T01-sr-basics.md: P(away) = f exactly).
  *
  * How the exact result is described, all in integer arithmetic on the operands' significands
  * (|a| = Ma 2^Ea with Ma < 2^53 an integer):

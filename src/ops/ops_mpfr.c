@@ -1,5 +1,5 @@
 /* src/ops/ops_mpfr.c: the MPFR reference path of the exact operations (include/srlab/mpfr.h,
- * include/srlab/ops.h; DESIGN §5).
+ * include/srlab/ops.h; docs/design.md §5).
  *
  * Computed with MPFR alone, independently of the fast path in src/ops/ops.c, and rounded with the same
  * shared rule (src/round/round_core.h), so both paths give the same bits for the same draw:

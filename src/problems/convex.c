@@ -1,4 +1,4 @@
-/* src/problems/convex.c: the convex training problems of DESIGN §8: quad1d, quadratic, lsq,
+/* src/problems/convex.c: the convex training problems of docs/design.md §8: quad1d, quadratic, lsq,
  * logreg, each a training runner (include/srlab/run.h, kind SRL_RUN_TRAIN) on one weight "x".
  *
  * Forward/backward. The gradient is computed in binary64 from the exact values of the weights

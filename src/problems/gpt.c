@@ -1,5 +1,5 @@
 /* src/problems/gpt.c: `--problem gpt`, a small GPT trained in emulated precision on character
- * text (DESIGN §8; the seed paper's setting at small scale, PAPER.md).
+ * text (docs/design.md §8; the seed paper's setting at small scale, theory/paper.md).
  *
  * The model (src/problems/gpt_impl.h, src/problems/gpt_tpl.h): token and position embeddings, L pre-norm blocks
  * (layer norm, causal multi-head self-attention, residual; layer norm, GELU MLP of width 4C,

@@ -1,5 +1,5 @@
 /* src/problems/mlp.c: `--problem mlp`, a multilayer perceptron trained in emulated precision
- * (DESIGN §8): depth hidden layers of width units with ReLU, GELU (tanh form) or tanh, on one of
+ * (docs/design.md §8): depth hidden layers of width units with ReLU, GELU (tanh form) or tanh, on one of
  * two synthetic tasks with a train/validation split.
  *
  *   task=teacher   regression on a random teacher of the same shape: inputs x ~ N(0, I_din),

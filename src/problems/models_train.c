@@ -1,5 +1,5 @@
 /* src/problems/models_train.c: training a model problem (the MLP, the GPT) with K emulated data-parallel
- * replicas (DESIGN §8 `dp`, §9 item 12; theory/T12-replicas.md). Private API: src/problems/model_impl.h.
+ * replicas (docs/design.md §8 `dp`, §9 item 12; theory/T12-replicas.md). Private API: src/problems/model_impl.h.
  *
  * One step t (t = 1, 2, ...), replicas r = 0 .. K-1 in order:
  *   1. replica r reads its weights (the NAME tensors, for mp the bf16 cast of its master) as

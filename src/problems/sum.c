@@ -1,4 +1,4 @@
-/* src/problems/sum.c: the summation experiments of `srlab run` (DESIGN §8 `sum`, §9 items 3-4):
+/* src/problems/sum.c: the summation experiments of `srlab run` (docs/design.md §8 `sum`, §9 items 3-4):
  *
  *   harmonic  s_1 = t_1, s_k = fl(s_{k-1} + t_k) with t_k = fl(1/k): every term is the exact 1/k
  *             rounded once into the format with the mode (srl_op_apply(SRL_DIV, 1, k)), every

@@ -1,4 +1,4 @@
-/* src/round/round_bulk.c: bulk rounding of arrays (DESIGN §5: the hot path of training).
+/* src/round/round_bulk.c: bulk rounding of arrays (docs/design.md §5: the hot path of training).
  *
  * Structure. The array is cut into one contiguous block per thread; each block positions its own
  * copy of the stream at counter + (its first index), so element i always uses draw counter + i

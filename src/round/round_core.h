@@ -11,7 +11,7 @@
  * srl__away() then decides, for the mode, whether the magnitude goes to T+1 (away from zero) or
  * stays at T, and srl__assemble() builds the result with the overflow rules of the format.
  * Because all paths run this same code on the same description, and the description of an exact
- * value is unique, two paths given the same draws produce the same bits (theory/T01-sr-unbiased).
+ * value is unique, two paths given the same draws produce the same bits (theory/T01-sr-basics.md).
  *
  * Stochastic rule (sr): U = 0.u w1 w2 ... in binary, with u the element's draw and wk the
  * words srl_rng_extra(rng, index, k-1); away iff U < f, comparing word by word and stopping at

@@ -1,5 +1,5 @@
 /* src/round/rounding.c: rounding binary64 and binary32 values into any format, one
- * value at a time and in bulk (DESIGN §3, §5). The semantics are in include/srlab/rounding.h and
+ * value at a time and in bulk (docs/design.md §3, §5). The semantics are in include/srlab/rounding.h and
  * the decision rule in src/round/round_core.h; this file only describes inputs and runs loops.
  *
  * Bulk calls split [0, n) into one contiguous block per thread (schedule(static)); each block

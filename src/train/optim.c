@@ -1,6 +1,6 @@
 /* src/train/optim.c: optimizers, schedules, weights and their state (include/srlab/optim.h): SGD,
  * heavy ball, Adam and AdamW (Loshchilov and Hutter's decoupled weight decay) under the precision
- * strategies of DESIGN §7, among them the seed paper's bf16 AdamW with sr:r=16 weight writes
+ * strategies of docs/design.md §7, among them the seed paper's bf16 AdamW with sr:r=16 weight writes
  * (Ozkara, Yu, Park, AISTATS 2025).
  *
  * Two paths compute the same bits (tests/train/test_optim.c compares them):

@@ -1,5 +1,5 @@
 /* src/train/strategy.c: precision strategy presets and their overrides (include/srlab/strategy.h,
- * DESIGN §7). The presets are one table; the keys are read here so that `srlab train`, sweeps
+ * docs/design.md §7). The presets are one table; the keys are read here so that `srlab train`, sweeps
  * and checks resolve a strategy identically. */
 #include "srlab/strategy.h"
 

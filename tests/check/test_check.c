@@ -175,7 +175,7 @@ static void test_catalogue(void)
     for (size_t i = 0; i < n; i++)
         sel += srl_check_selects("t03", srl_check_at(i));
     CHECK(sel == 6, "T03 selects %zu checks", sel);
-    /* every statement of DESIGN §9 has checks */
+    /* every statement of docs/design.md §9 has checks */
     for (int s = 1; s <= 13; s++) {
         char id[8];
         snprintf(id, sizeof id, "T%02d", s);

@@ -1,5 +1,5 @@
 /* tests/core/test_determinism.c: bulk rounding gives the same bits for any thread count and
- * without OpenMP (DESIGN §4, include/srlab/rounding.h: "bit-identical for any thread count"),
+ * without OpenMP (docs/design.md §4, include/srlab/rounding.h: "bit-identical for any thread count"),
  * suite `determinism`.
  *
  * Built twice (tests/core/meson.build): against libsrlab (OpenMP) and libsrlab_noomp. Each run

@@ -1,5 +1,5 @@
 /* tests/ops/test_ops_oracle.c: srlab's exact operations (include/srlab/ops.h) bit for bit
- * (suite `oracle`; STYLE.md §16).
+ * (suite `oracle`, tests/meson.build).
  *
  * Three judges:
  *   the MPFR path    srl_op_mpfr_draw, the library's reference path: the fast path

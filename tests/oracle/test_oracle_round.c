@@ -1,5 +1,5 @@
 /* tests/oracle/test_oracle_round.c: srlab's rounding against an independent MPFR reference
- * (suite `oracle`; STYLE.md §16: bit for bit, and the rounding direction against MPFR's ternary).
+ * (suite `oracle`: bit for bit, and the rounding direction against MPFR's ternary).
  *
  * The reference is tests/oracle/ref_round.h: MPFR rounds at precision p with the format's
  * exponent range emulated (mpfr_subnormalize for gradual underflow), and the overflow rules of

@@ -3,7 +3,7 @@
 #   Bad input: exit status 2, exactly one line on standard error naming the argument, standard
 #   output empty, and an existing -o FILE untouched (no temporary file left).
 #   A diverging run: exit 0, a warning on standard error, the CSV written with a final
-#   'diverged' row. A good run: the DESIGN §11 columns, one block per seed.
+#   'diverged' row. A good run: the docs/design.md §11 columns, one block per seed.
 #   srlab theory: the listing, each statement, its predictions against values derived by hand
 #   from the theory/ formulas, and its bad input.
 set -u

@@ -1,7 +1,7 @@
 /* tests/train/test_optim.c: strategies, schedules and the optimizer step (include/srlab/
  * strategy.h, optim.h), suite `unit`.
  *
- *  1. Presets are exactly DESIGN §7; keys override pieces; bad strategies are refused.
+ *  1. Presets are exactly docs/design.md §7; keys override pieces; bad strategies are refused.
  *  2. Schedules and hyper-parameter checks.
  *  3. In binary64 (every slot fp64, update fp64) each optimizer equals a binary64 reference
  *     written here from the operation list of include/srlab/optim.h, bit for bit: the formulas
@@ -138,7 +138,7 @@ static void test_strategies(void)
               srl_strategy_bytes(&s, true, true).total);
         CHECK(srl_strategy_bytes(&s, false, false).total == sgd[i], "%s sgd", names[i]);
     }
-    GROUP("strategy presets (DESIGN §7), overrides, refusals, bytes", before);
+    GROUP("strategy presets (docs/design.md §7), overrides, refusals, bytes", before);
 }
 
 /* ---- 2. schedules ---- */

@@ -1,6 +1,6 @@
 /* tests/train/test_train_det.c: training runs give the same bits for any thread count and
  * without OpenMP, suite `determinism` (include/srlab/optim.h: "bit-identical for any thread
- * count"; DESIGN §4, §6).
+ * count"; docs/design.md §4, §6).
  *
  * The workload: quadratic problems of d = 40000 parameters (above every OpenMP threshold of the
  * optimizer step and of the tensor writes, and not a multiple of any tile or chunk) trained 12

@@ -1,5 +1,5 @@
 /* src/cli/bench/bench_gpt.c: `srlab bench train`'s GPT part: tokens per second of GPT training per
- * precision strategy, beside the same model trained in plain float (DESIGN §8 gpt; issue 6).
+ * precision strategy, beside the same model trained in plain float (docs/design.md §8 gpt; issue 6).
  *
  * The model: `srlab train --problem gpt --n-layer 3 --n-embd 96 --n-head 4 --block-size 64
  * --batch-size 8` (about 3.4 x 10^5 parameters, 512 tokens per step) with AdamW (lr 1e-3, wd

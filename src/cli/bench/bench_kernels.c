@@ -1,5 +1,5 @@
 /* src/cli/bench/bench_kernels.c: `srlab bench kernels`: the matrix product in emulated precision
- * beside a plain binary32 triple loop (DESIGN §6).
+ * beside a plain binary32 triple loop (docs/design.md §6).
  *
  * C = A B with m = n = k = 512, A and B bf16 values (standard normal, fixed seed, rounded to
  * nearest bf16) held in float arrays, as the MLP and GPT hold their weights. Cases:

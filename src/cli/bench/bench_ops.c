@@ -1,5 +1,5 @@
 /* src/cli/bench/bench_ops.c: `srlab bench ops`: the exact operations, fast path beside the MPFR path
- * (DESIGN §5, include/srlab/ops.h).
+ * (docs/design.md §5, include/srlab/ops.h).
  *
  * For add, sub, mul, fma, div and sqrt in bf16 and fp32, with rn and sr: N_SETS operand sets of
  * values of the format (standard normal, fixed seed, rounded to nearest; the square root's operand

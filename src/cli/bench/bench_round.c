@@ -1,4 +1,4 @@
-/* src/cli/bench/bench_round.c: `srlab bench round`: bulk rounding throughput (DESIGN §5).
+/* src/cli/bench/bench_round.c: `srlab bench round`: bulk rounding throughput (docs/design.md §5).
  *
  * 10^7 binary64 values (standard normal, fixed seed) rounded into bf16, fp16 and e4m3 with rn
  * and sr, on one thread and on all threads, beside a memcpy of the same array (the memory-bound

@@ -1,4 +1,4 @@
-/* src/cli/bench/bench_train.c: `srlab bench train`: AdamW steps per second per strategy (DESIGN §7).
+/* src/cli/bench/bench_train.c: `srlab bench train`: AdamW steps per second per strategy (docs/design.md §7).
  *
  * 10^6 parameters (one weight vector; the gradient of the 10^6-parameter diagonal quadratic of
  * `srlab train --problem quadratic --kappa 10` at x = 0, written once through the strategy's

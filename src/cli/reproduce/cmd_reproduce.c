@@ -1,4 +1,4 @@
-/* src/cli/reproduce/cmd_reproduce.c: `srlab reproduce [--quick] [-o DIR] [--force]` (DESIGN §13).
+/* src/cli/reproduce/cmd_reproduce.c: `srlab reproduce [--quick] [-o DIR] [--force]` (docs/design.md §13).
  *
  * One command rebuilds the whole study as one report. The experiments are the spec files
  * experiments/NAME.ini ($SRLAB_EXPERIMENTS, else the source tree this srlab was built from, else

@@ -1,4 +1,4 @@
-/* src/cli/reproduce/reproduce_report.c: index.html of `srlab reproduce` (DESIGN §13).
+/* src/cli/reproduce/reproduce_report.c: index.html of `srlab reproduce` (docs/design.md §13).
  *
  * One self-contained HTML page: inline CSS, no external resource, figures as the PNG files beside
  * it, every link relative to the report folder. Sections: a summary (what was reproduced, the
