@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "srlab/format.h"
+#include "srlab/number.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
 
@@ -131,7 +132,7 @@ int cli_parse_real(const char *cmd, const char *what, const char *s, double *out
 /* Any binary64 number, as srlab's rounding commands read them: decimal, hex float, "inf",
  * "-inf", "nan" (strtod's spellings); text beyond binary64's range gives +-inf or +-0, its nearest
  * binary64. At most CLI_NUMBER_MAX characters. */
-#define CLI_NUMBER_MAX 4096
+#define CLI_NUMBER_MAX SRL_NUMBER_MAX
 int cli_parse_number(const char *cmd, const char *what, const char *s, double *out);
 /* Is the text s (already accepted by cli_parse_number as x) exactly the binary64 number x?
  * Decided exactly with MPFR: 1 when exact; 0 when not, with x - text written into gap

@@ -7,6 +7,8 @@
  * is finite: at most 767 significant digits), and strtod rounds correctly to nearest. */
 #include "cli/cli.h"
 
+#include "srlab/number.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -195,142 +197,38 @@ unknown:
     return CLI_ARGS_BAD;
 }
 
-/* ---- integers ---- */
-
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
-/* Digits to a value; false when it exceeds max (or 2^64-1). */
-static bool digits_value(const char *s, uint64_t max, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (; *s; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return false;
-        v = 10 * v + d;
-        if (v > max)
-            return false;
-    }
-    *out = v;
-    return true;
-}
+/* ---- numbers (the library's strict parser, srlab/number.h) ---- */
 
 int cli_parse_count(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
                     uint64_t *out)
 {
-    char desc[64];
-    if (min == 0)
-        snprintf(desc, sizeof desc, "a non-negative integer");
-    else if (min == 1)
-        snprintf(desc, sizeof desc, "a positive integer");
-    else
-        snprintf(desc, sizeof desc, "an integer >= %llu", (unsigned long long)min);
-    uint64_t v;
-    if (!all_digits(s))
-        return bad_text(cmd, what, s, "is not %s", desc);
-    if (!digits_value(s, max, &v))
-        return bad_text(cmd, what, s, "is too large (at most %llu)", (unsigned long long)max);
-    if (v < min)
-        return bad_text(cmd, what, s, "is not %s", desc);
-    *out = v;
-    return 0;
+    char why[SRL_NUMBER_WHY_LEN];
+    return srl_number_u64(out, s, min, max, why) ? bad_text(cmd, what, s, "%s", why) : 0;
 }
 
 int cli_parse_int(const char *cmd, const char *what, const char *s, long long min, long long max,
                   long long *out)
 {
-    const char *t = s;
-    bool neg = false;
-    if (*t == '-' || *t == '+')
-        neg = *t++ == '-';
-    uint64_t v;
-    if (!all_digits(t))
-        return bad_text(cmd, what, s, "is not an integer");
-    if (!digits_value(t, (uint64_t)LLONG_MAX + 1u, &v) || (!neg && v > (uint64_t)LLONG_MAX))
-        goto range;
-    long long x = neg ? (v == (uint64_t)LLONG_MAX + 1u ? LLONG_MIN : -(long long)v) : (long long)v;
-    if (x < min || x > max)
-        goto range;
-    *out = x;
-    return 0;
-range:
-    return bad_text(cmd, what, s, "is out of range (%lld to %lld)", min, max);
+    char why[SRL_NUMBER_WHY_LEN];
+    return srl_number_i64(out, s, min, max, why) ? bad_text(cmd, what, s, "%s", why) : 0;
 }
 
 int cli_parse_seed(const char *cmd, const char *what, const char *s, uint64_t *out)
 {
-    static const char *desc = "an integer from 0 to 18446744073709551615, decimal or 0x hex";
-    uint64_t v = 0;
-    if ((s[0] == '0') && (s[1] == 'x' || s[1] == 'X')) {
-        const char *h = s + 2;
-        if (!*h)
-            return bad_text(cmd, what, s, "is not a seed (%s)", desc);
-        for (; *h; h++) {
-            if (!isxdigit((unsigned char)*h))
-                return bad_text(cmd, what, s, "is not a seed (%s)", desc);
-            if (v >> 60)
-                return bad_text(cmd, what, s, "is too large for a seed (%s)", desc);
-            int d = isdigit((unsigned char)*h) ? *h - '0' : tolower((unsigned char)*h) - 'a' + 10;
-            v = (v << 4) | (uint64_t)d;
-        }
-    } else {
-        if (!all_digits(s))
-            return bad_text(cmd, what, s, "is not a seed (%s)", desc);
-        if (!digits_value(s, UINT64_MAX, &v))
-            return bad_text(cmd, what, s, "is too large for a seed (%s)", desc);
-    }
-    *out = v;
-    return 0;
-}
-
-/* ---- binary64 numbers ---- */
-
-/* strtod over the whole of s, no leading space: 0, or -1 when s is not a number. */
-static int whole_strtod(const char *s, double *x, int *range_err)
-{
-    if (!*s || isspace((unsigned char)s[0]))
-        return -1;
-    char *end;
-    errno = 0;
-    *x = strtod(s, &end);
-    *range_err = errno == ERANGE;
-    return (end == s || *end) ? -1 : 0;
+    char why[SRL_NUMBER_WHY_LEN];
+    return srl_number_seed(out, s, why) ? bad_text(cmd, what, s, "%s", why) : 0;
 }
 
 int cli_parse_real(const char *cmd, const char *what, const char *s, double *out)
 {
-    double x;
-    int range;
-    if (strlen(s) > CLI_NUMBER_MAX)
-        return bad_text(cmd, what, s, "is too long for a number (at most %d characters)",
-                        CLI_NUMBER_MAX);
-    if (whole_strtod(s, &x, &range))
-        return bad_text(cmd, what, s, "is not a number");
-    if (!isfinite(x))
-        return bad_text(cmd, what, s, range ? "is beyond binary64's range" : "is not finite");
-    *out = x;
-    return 0;
+    char why[SRL_NUMBER_WHY_LEN];
+    return srl_number_double(out, s, SRL_NUMBER_FINITE, why) ? bad_text(cmd, what, s, "%s", why) : 0;
 }
 
 int cli_parse_number(const char *cmd, const char *what, const char *s, double *out)
 {
-    double x;
-    int range;
-    if (strlen(s) > CLI_NUMBER_MAX)
-        return bad_text(cmd, what, s, "is too long for a number (at most %d characters)",
-                        CLI_NUMBER_MAX);
-    if (whole_strtod(s, &x, &range))
-        return bad_text(cmd, what, s, "is not a number");
-    *out = x;
-    return 0;
+    char why[SRL_NUMBER_WHY_LEN];
+    return srl_number_double(out, s, SRL_NUMBER_ANY, why) ? bad_text(cmd, what, s, "%s", why) : 0;
 }
 
 int cli_number_exact(const char *s, double x, char *gap)

@@ -1,6 +1,7 @@
 /* src/core/config.c: configs (ordered key=value text pairs) and their typed reads
  * (include/srlab/config.h). */
 #include "srlab/config.h"
+#include "srlab/number.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -147,15 +148,12 @@ int srl_config_double(const srl_config *c, const char *key, const char *def, dou
                       srl_err *err)
 {
     const char *v = NULL;
+    char why[SRL_NUMBER_WHY_LEN];
     int st = text_of(c, key, def, &v, err);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || (errno == ERANGE && isinf(d)))
-        return srl_err_set(err, SRL_EPARSE, "%s: '%s' is not a number", key, v);
-    *out = d;
+    if ((st = srl_number_double(out, v, SRL_NUMBER_NO_OVERFLOW, why)))
+        return srl_err_set(err, st, "%s: '%s' %s", key, v, why);
     return SRL_OK;
 }
 
@@ -163,15 +161,14 @@ int srl_config_long(const srl_config *c, const char *key, const char *def, long 
                     srl_err *err)
 {
     const char *v = NULL;
+    char why[SRL_NUMBER_WHY_LEN];
+    long long x;
     int st = text_of(c, key, def, &v, err);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno)
-        return srl_err_set(err, SRL_EPARSE, "%s: '%s' is not an integer", key, v);
-    *out = x;
+    if ((st = srl_number_i64(&x, v, LONG_MIN, LONG_MAX, why)))
+        return srl_err_set(err, st, "%s: '%s' %s", key, v, why);
+    *out = (long)x;
     return SRL_OK;
 }
 
@@ -179,17 +176,12 @@ int srl_config_u64(const srl_config *c, const char *key, const char *def, uint64
                    srl_err *err)
 {
     const char *v = NULL;
+    char why[SRL_NUMBER_WHY_LEN];
     int st = text_of(c, key, def, &v, err);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    if (*v == '-' || *v == '+' || *v == ' ')
-        return srl_err_set(err, SRL_EPARSE, "%s: '%s' is not a non-negative integer", key, v);
-    unsigned long long x = strtoull(v, &end, 10);
-    if (end == v || *end || errno)
-        return srl_err_set(err, SRL_EPARSE, "%s: '%s' is not a non-negative integer", key, v);
-    *out = (uint64_t)x;
+    if ((st = srl_number_u64(out, v, 0, UINT64_MAX, why)))
+        return srl_err_set(err, st, "%s: '%s' %s", key, v, why);
     return SRL_OK;
 }
 

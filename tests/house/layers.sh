@@ -23,7 +23,7 @@ rank() { # rank of a layer folder, 0 if unknown
 # The layer of each public header (include/srlab/NAME.h).
 module_layer() {
     case $1 in
-    common | format | mode | rng | config | rows) echo core ;;
+    common | format | mode | rng | config | rows | number) echo core ;;
     rounding | mpfr) echo round ;;
     ops | ops_mpfr) echo ops ;;
     kernels | tensor) echo linalg ;;
