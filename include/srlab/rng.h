@@ -28,6 +28,7 @@
 #ifndef SRLAB_RNG_H
 #define SRLAB_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -108,6 +109,17 @@ uint64_t srl_hash64(uint64_t a, uint64_t b);
 
 /* Hash of a string (for keys such as tensor names), stable across releases. */
 uint64_t srl_hash_str(const char *s);
+
+/* ---- FNV-1a checksums ---- */
+
+/* FNV-1a, 64 bits (Fowler, Noll, Vo): for each byte, h ^= byte, then h *= 0x100000001b3. Start
+ * from SRL_FNV1A64_BASIS and chain calls to hash pieces as one text:
+ *     uint64_t h = srl_fnv1a64(a, na, SRL_FNV1A64_BASIS);
+ *     h = srl_fnv1a64(b, nb, h);                 (the hash of a followed by b)
+ * A checksum and digest (journal records, the determinism tests' digests of results), not a
+ * mixing function: stream ids come from srl_hash64. Stable across releases. */
+#define SRL_FNV1A64_BASIS UINT64_C(0xcbf29ce484222325)
+uint64_t srl_fnv1a64(const void *data, size_t n, uint64_t h);
 
 #ifdef __cplusplus
 }

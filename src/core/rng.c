@@ -3,6 +3,7 @@
 #include "srlab/rng.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/pcg_impl.h"
 
@@ -72,12 +73,18 @@ uint64_t srl_hash64(uint64_t a, uint64_t b)
 uint64_t srl_hash_str(const char *s)
 {
     /* FNV-1a over the bytes, then the finaliser. */
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
+    uint64_t h = srl_fnv1a64(s, strlen(s), SRL_FNV1A64_BASIS);
+    return srl_hash64(h, UINT64_C(0x53524c4142535452) /* "SRLABSTR" */);
+}
+
+uint64_t srl_fnv1a64(const void *data, size_t n, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
         h *= UINT64_C(0x100000001b3);
     }
-    return srl_hash64(h, UINT64_C(0x53524c4142535452) /* "SRLABSTR" */);
+    return h;
 }
 
 static void srl__rng_position(srl_rng *r)

@@ -24,6 +24,7 @@
 #include <omp.h>
 #endif
 
+#include "srlab/rng.h"
 #include "srlab/run.h"
 
 #define MAX_VALUES 1000000u   /* values of one axis */
@@ -1989,22 +1990,14 @@ done:
 
 #define JOURNAL_MAGIC "srlab-sweep-journal 1\n"
 
-static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
+/* The checksum of a record: FNV-1a over its run number in decimal, its rows, its summary. */
 static uint64_t record_hash(size_t run, const char *rows, size_t rl, const char *sum, size_t sl)
 {
     char buf[32];
     int k = snprintf(buf, sizeof buf, "%zu", run);
-    uint64_t h = fnv1a(0xcbf29ce484222325ull, buf, (size_t)k);
-    h = fnv1a(h, rows, rl);
-    return fnv1a(h, sum, sl);
+    uint64_t h = srl_fnv1a64(buf, (size_t)k, SRL_FNV1A64_BASIS);
+    h = srl_fnv1a64(rows, rl, h);
+    return srl_fnv1a64(sum, sl, h);
 }
 
 int srl_sweep_journal_header(const char *preamble, const char *rows_header,

@@ -51,11 +51,7 @@ typedef struct digest {
 
 static void absorb(digest *d, const void *p, size_t n)
 {
-    const unsigned char *c = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++) {
-        d->h ^= c[i];
-        d->h *= UINT64_C(0x100000001b3);
-    }
+    d->h = srl_fnv1a64(p, n, d->h);
 }
 
 /* Inputs around format f: mostly normal-range values (fast path), plus subnormal-range values,
@@ -111,7 +107,7 @@ static int workload(uint64_t *out, long *values)
     const size_t nmax = SRL_BULK_OMP_MIN + 3251 + 97 * NMODES;
     double *xd = malloc(nmax * sizeof *xd), *yd = malloc(nmax * sizeof *yd);
     float *xf = malloc(nmax * sizeof *xf), *yf = malloc(nmax * sizeof *yf);
-    digest d = {UINT64_C(0xcbf29ce484222325)};
+    digest d = {SRL_FNV1A64_BASIS};
     int status = 0;
     *values = 0;
     for (size_t mi = 0; mi < NMODES && !status; mi++) {

@@ -54,11 +54,7 @@ typedef struct digest {
 
 static void absorb(digest *d, const void *p, size_t n)
 {
-    const unsigned char *c = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++) {
-        d->h ^= c[i];
-        d->h *= UINT64_C(0x100000001b3);
-    }
+    d->h = srl_fnv1a64(p, n, d->h);
 }
 
 /* Inputs: 0 bf16 values, 1 binary32, 2 binary64, each with zeros, cancellations and a few
@@ -102,7 +98,7 @@ static int run_digest(uint64_t *out)
     double *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(NV * sizeof *C);
     double *x = malloc(NV * sizeof *x), *y = malloc(NV * sizeof *y);
     float *Af = malloc(na * sizeof *Af), *Bf = malloc(nb * sizeof *Bf), *Cf = malloc(NV * sizeof *Cf);
-    digest d = {UINT64_C(0xcbf29ce484222325)};
+    digest d = {SRL_FNV1A64_BASIS};
     int status = 0;
     for (size_t si = 0; si < NSPECS && !status; si++) {
         srl_accum c = srl_accum_binary64();

@@ -17,6 +17,7 @@
 
 
 #include "problems/model_impl.h"
+#include "srlab/rng.h"
 #include "srlab/run.h"
 #include "../testdet.h"
 
@@ -27,11 +28,7 @@ typedef struct digest {
 
 static void absorb(digest *d, const void *p, size_t n)
 {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        d->h ^= c[i];
-        d->h *= UINT64_C(0x100000001b3);
-    }
+    d->h = srl_fnv1a64(p, n, d->h);
 }
 
 static int d_begin(void *ctx, size_t ncol, const char *const *names, const srl_col_kind *k)
@@ -75,7 +72,7 @@ static uint64_t workload(void)
          "batch-size", "33", "samples", "500", "val-samples", "300", "steps", "4", "log-every",
          "1", NULL},
     };
-    digest d = {UINT64_C(0xcbf29ce484222325), 0};
+    digest d = {SRL_FNV1A64_BASIS, 0};
     srl__models_omp_min = 1;
     for (size_t c = 0; c < sizeof runs / sizeof *runs; c++) {
         srl_config *cfg = srl_config_new();

@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "srlab/rng.h"
 #include "srlab/sweep.h"
 #include "../testutil.h"
 #include "toy_runner.h"
@@ -541,8 +542,21 @@ static void test_runs(void)
     GROUP("validation runs: values checked by the runner before anything runs", before);
 }
 
+/* The journal's checksum is FNV-1a (srlab/rng.h): the published test vectors, and chaining. */
+static void test_checksum(void)
+{
+    long before = srl_test_failures;
+    CHECK(srl_fnv1a64("", 0, SRL_FNV1A64_BASIS) == SRL_FNV1A64_BASIS, "empty text");
+    CHECK(srl_fnv1a64("a", 1, SRL_FNV1A64_BASIS) == UINT64_C(0xaf63dc4c8601ec8c), "'a'");
+    CHECK(srl_fnv1a64("foobar", 6, SRL_FNV1A64_BASIS) == UINT64_C(0x85944171f73967e8), "'foobar'");
+    CHECK(srl_fnv1a64("bar", 3, srl_fnv1a64("foo", 3, SRL_FNV1A64_BASIS)) ==
+              UINT64_C(0x85944171f73967e8), "'foo' then 'bar' is 'foobar'");
+    GROUP("checksum: FNV-1a test vectors", before);
+}
+
 int main(void)
 {
+    test_checksum();
     test_values();
     test_grid();
     test_runs();

@@ -18,6 +18,7 @@
 #include <string.h>
 
 
+#include "srlab/rng.h"
 #include "srlab/run.h"
 #include "../testdet.h"
 
@@ -27,11 +28,7 @@ typedef struct digest {
 
 static void absorb(digest *d, const void *p, size_t n)
 {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        d->h ^= c[i];
-        d->h *= UINT64_C(0x100000001b3);
-    }
+    d->h = srl_fnv1a64(p, n, d->h);
 }
 
 static int d_begin(void *ctx, size_t ncol, const char *const *names, const srl_col_kind *k)
@@ -82,7 +79,7 @@ static uint64_t workload(void)
                                       "d", "64", "grad-compute", "kernels", "accum",
                                       "prod=bf16:rn,acc=fp16:sr,order=blocked:16", "lr", "0.01",
                                       "steps", "6", "log-every", "1", "seed", "3", NULL};
-    digest d = {UINT64_C(0xcbf29ce484222325)};
+    digest d = {SRL_FNV1A64_BASIS};
     const srl_runner *r = srl_runner_find(SRL_RUN_TRAIN, "quadratic");
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         srl_config *cfg = srl_config_new();
