@@ -4,8 +4,10 @@
  * the files the whole sweep would have written on one machine: out.csv from the shards' rows
  * files, out.summary.csv from their summary files (found beside them, as srlab sweep names them),
  * with the statistics over seeds that no single shard could compute. The checks and the joining
- * are the library's (srl_sweep_merge); this file reads and writes files. */
+ * are the library's (srl_sweep_merge); this file reads and writes files: arguments, the outputs
+ * checked, the shards read, each kind merged into its output, both committed. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,127 +35,147 @@ static const char help_text[] =
     "  srlab sweep experiments/lr_sweep.ini --shard 1/2 -o lr.1.csv\n"
     "  srlab merge lr.0.csv lr.1.csv -o lr.csv\n";
 
-int cmd_merge(int argc, char **argv)
+/* The shards of one merge: their rows files and the summary files beside them. */
+typedef struct shards {
+    size_t n;
+    srl_sweep_text *rows, *sums; /* data malloc'd */
+    char **sum_names;
+} shards;
+
+static void shards_free(shards *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->rows)
+            free((char *)s->rows[i].data);
+        if (s->sums)
+            free((char *)s->sums[i].data);
+        if (s->sum_names)
+            free(s->sum_names[i]);
+    }
+    free(s->rows);
+    free(s->sums);
+    free(s->sum_names);
+}
+
+/* The arguments: the shard files (in[], *nin of them) and -o. *help: --help was printed. */
+static int parse_args(int argc, char **argv, const char **in, size_t *nin, const char **out,
+                      bool *help)
 {
     static const cli_opt opts[] = {{"output", 'o', "FILE"}, {NULL, 0, NULL}};
+    cli_args a;
+    cli_args_init(&a, CMD, opts, argc, argv);
+    for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
+        if (k == CLI_ARGS_HELP) {
+            *help = true;
+            return cli_help(help_text);
+        }
+        if (k == CLI_ARGS_BAD)
+            return CLI_EXIT_USAGE;
+        if (k == CLI_ARGS_POSITIONAL)
+            in[(*nin)++] = a.val;
+        else if (*out)
+            return cli_error(CMD, "%s is given twice", a.opt);
+        else
+            *out = a.val;
+    }
+    if (!*nin)
+        return cli_error(CMD, "no shard files (srlab merge SHARD.csv... -o out.csv)");
+    if (!*out)
+        return cli_error(CMD, "no output: -o out.csv (the summary is written beside it)");
+    return 0;
+}
+
+/* Read every shard's rows file and the summary file beside it. */
+static int read_shards(shards *s, const char *const *in, size_t nin)
+{
+    char q[CLI_QUOTE_LEN];
+    s->rows = calloc(nin, sizeof *s->rows);
+    s->sums = calloc(nin, sizeof *s->sums);
+    s->sum_names = calloc(nin, sizeof *s->sum_names);
+    s->n = nin;
+    if (!s->rows || !s->sums || !s->sum_names)
+        return cli_sys_error(CMD, "out of memory");
+    for (size_t i = 0; i < nin; i++) {
+        if (!(s->sum_names[i] = cli_sweep_sibling(in[i], ".summary.csv")))
+            return cli_sys_error(CMD, "out of memory");
+        char *d;
+        size_t n;
+        int e = cli_read_file(in[i], &d, &n);
+        if (e)
+            return cli_error(CMD, "cannot read %s: %s",
+                             cli_quote(q, sizeof q, in[i], strlen(in[i]), 200), strerror(e));
+        s->rows[i] = (srl_sweep_text){in[i], d, n};
+        const char *name = s->sum_names[i];
+        e = cli_read_file(name, &d, &n);
+        if (e)
+            return cli_error(CMD, "cannot read %s, the summary of %s: %s",
+                             cli_quote(q, sizeof q, name, strlen(name), 200), in[i], strerror(e));
+        s->sums[i] = (srl_sweep_text){name, d, n};
+    }
+    return 0;
+}
+
+/* Merge the files (rows or summaries) into an open output. */
+static int merge_into(cli_out *o, const srl_sweep_text *files, size_t n, bool summary)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    srl_err err;
+    int st = srl_sweep_merge(files, n, summary, &buf, &len, &err);
+    if (st)
+        return st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
+                                : cli_error(CMD, "%s", err.msg);
+    fwrite(buf, 1, len, o->fp);
+    free(buf);
+    return 0;
+}
+
+/* An output not opened yet (cli_out_abort is a no-op on it). */
+static void out_none(cli_out *o)
+{
+    memset(o, 0, sizeof *o);
+    o->slot = -1;
+}
+
+/* arguments -> outputs checked -> shards read -> srl_sweep_merge twice -> both files */
+int cmd_merge(int argc, char **argv)
+{
     char q[CLI_QUOTE_LEN];
     const char *out = NULL;
     const char **in = calloc((size_t)argc + 1, sizeof *in);
     size_t nin = 0;
     if (!in)
         return cli_sys_error(CMD, "out of memory");
-    cli_args a;
-    cli_args_init(&a, CMD, opts, argc, argv);
-    int rc = 0;
-    for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
-        if (k == CLI_ARGS_HELP) {
-            free(in);
-            return cli_help(help_text);
-        }
-        if (k == CLI_ARGS_BAD) {
-            free(in);
-            return CLI_EXIT_USAGE;
-        }
-        if (k == CLI_ARGS_POSITIONAL) {
-            in[nin++] = a.val;
-        } else if (out) {
-            free(in);
-            return cli_error(CMD, "%s is given twice", a.opt);
-        } else {
-            out = a.val;
-        }
-    }
-    if (!nin) {
+    bool help = false;
+    int rc = parse_args(argc, argv, in, &nin, &out, &help);
+    if (rc || help) {
         free(in);
-        return cli_error(CMD, "no shard files (srlab merge SHARD.csv... -o out.csv)");
-    }
-    if (!out) {
-        free(in);
-        return cli_error(CMD, "no output: -o out.csv (the summary is written beside it)");
+        return rc;
     }
     char *sum_out = cli_sweep_sibling(out, ".summary.csv");
-    srl_sweep_text *rows = calloc(nin, sizeof *rows), *sums = calloc(nin, sizeof *sums);
-    char **names = calloc(nin, sizeof *names);
-    char *buf = NULL;
-    size_t len = 0;
+    shards s = {0};
     cli_out o, os;
-    memset(&o, 0, sizeof o);
-    memset(&os, 0, sizeof os);
-    if (!sum_out || !rows || !sums || !names) {
+    out_none(&o);
+    out_none(&os);
+    if (!sum_out)
         rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    if (!strcmp(sum_out, out)) {
+    else if (!strcmp(sum_out, out))
         rc = cli_error(CMD, "-o: %s would be its own summary: name the rows file",
                        cli_quote(q, sizeof q, out, strlen(out), 200));
-        goto done;
-    }
     /* Check the outputs before reading anything. */
-    if ((rc = cli_out_open(&o, CMD, "-o", out)) || (rc = cli_out_open(&os, CMD, "-o", sum_out)))
-        goto done;
-    for (size_t i = 0; i < nin && !rc; i++) {
-        names[i] = cli_sweep_sibling(in[i], ".summary.csv");
-        if (!names[i]) {
-            rc = cli_sys_error(CMD, "out of memory");
-            break;
-        }
-        char *d;
-        size_t n;
-        int e = cli_read_file(in[i], &d, &n);
-        if (e) {
-            rc = cli_error(CMD, "cannot read %s: %s",
-                           cli_quote(q, sizeof q, in[i], strlen(in[i]), 200), strerror(e));
-            break;
-        }
-        rows[i] = (srl_sweep_text){in[i], d, n};
-        e = cli_read_file(names[i], &d, &n);
-        if (e) {
-            rc = cli_error(CMD, "cannot read %s, the summary of %s: %s",
-                           cli_quote(q, sizeof q, names[i], strlen(names[i]), 200), in[i],
-                           strerror(e));
-            break;
-        }
-        sums[i] = (srl_sweep_text){names[i], d, n};
-    }
-    srl_err err;
-    if (!rc) {
-        int st = srl_sweep_merge(rows, nin, false, &buf, &len, &err);
-        if (st)
-            rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
-                                  : cli_error(CMD, "%s", err.msg);
-        else
-            fwrite(buf, 1, len, o.fp);
-        free(buf);
-        buf = NULL;
-    }
-    if (!rc) {
-        int st = srl_sweep_merge(sums, nin, true, &buf, &len, &err);
-        if (st)
-            rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
-                                  : cli_error(CMD, "%s", err.msg);
-        else
-            fwrite(buf, 1, len, os.fp);
-        free(buf);
-    }
-    if (!rc) {
-        rc = cli_out_commit(&o);
-        if (!rc)
-            rc = cli_out_commit(&os);
-    }
-done:
+    if (!rc && !(rc = cli_out_open(&o, CMD, "-o", out)))
+        rc = cli_out_open(&os, CMD, "-o", sum_out);
+    if (!rc)
+        rc = read_shards(&s, in, nin);
+    if (!rc)
+        rc = merge_into(&o, s.rows, nin, false);
+    if (!rc)
+        rc = merge_into(&os, s.sums, nin, true);
+    if (!rc && !(rc = cli_out_commit(&o)))
+        rc = cli_out_commit(&os);
     cli_out_abort(&o);
     cli_out_abort(&os);
-    for (size_t i = 0; i < nin; i++) {
-        if (rows)
-            free((char *)rows[i].data);
-        if (sums)
-            free((char *)sums[i].data);
-        if (names)
-            free(names[i]);
-    }
-    free(rows);
-    free(sums);
-    free(names);
+    shards_free(&s);
     free(sum_out);
     free(in);
     return rc;
