@@ -8,7 +8,7 @@
  * files, no clock. The command line (src/cli/cmd_sweep.c, cmd_merge.c) reads spec files and
  * flags into settings, and writes what these functions produce to files.
  *
- * Values (srl_sweep_parse_values)
+ * Values (the text of a setting)
  *   one value          `bf16`, `0.01`
  *   comma list         `rn,sr,sr:r=16`; a value holding commas goes in brackets: `[p=8,emax=127]`
  *   range              `a:b:log:n` (n values, geometric from a to b; a, b > 0) or `a:b:lin:n`
@@ -44,7 +44,8 @@
  *   columns; the file's metric columns are their union in order of first appearance, so they are
  *   fixed by the grid alone (the same for every shard). A run without a column leaves it empty.
  *
- * Files (text, RFC 4180, one header line after the '#' lines)
+ * Files (srl_sweep_journal_rows and _summary, srl_sweep_merge: text, RFC 4180, one header line
+ * after the '#' lines)
  *   rows      `run,AXES...,seed,METRICS...`, one line per logged step per run, in run order
  *   summary   `run,AXES...,seed,` then per run: last_step, final_C for every numeric metric C,
  *             best_loss, steps_to_target (first logged step with loss_gap <= target), diverged;
@@ -58,10 +59,13 @@
  *             any), `# date: YYYY-MM-DDTHH:MM:SSZ`, `# seeds: ...`, `# runs: R (P grid points x
  *             S seeds)`, and `# shard: I/N` for a shard.
  *
- * Journal (srl_sweep_journal_*): an append-only file beside the output: a header (magic line,
- * the '#' lines, both column lines, "@begin"), then one record per finished run:
- * `@run RUN rows BYTES summary BYTES fnv HEX16` and the bytes. A torn or corrupt tail (a record
- * cut by kill -9) is detected by its lengths and its FNV-1a checksum and ignored. */
+ * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
+ * text (a file beside the output): its start, written before any run, then one entry per
+ * finished run, appended as the run is delivered, in completion order. Read back, it tells which
+ * runs are done and whether it belongs to a given sweep, and it holds the rows and summary files,
+ * assembled in run order. An entry cut short by kill -9, or damaged, is detected (lengths and a
+ * checksum) and ignored with everything after it. Its format is the library's. Kept in memory,
+ * the same text is how a caller without files collects the records of a sweep. */
 #ifndef SRLAB_SWEEP_H
 #define SRLAB_SWEEP_H
 
@@ -75,16 +79,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- values ---- */
-
-/* Split text into values (see above). *values is a malloc'd array of malloc'd strings (free with
- * srl_sweep_values_free). Errors name the text: empty values, bad ranges. */
-int srl_sweep_parse_values(const char *text, char ***values, size_t *n, srl_err *err) SRL_WUR;
-void srl_sweep_values_free(char **values, size_t n);
-
-/* "I/N" with 0 <= I < N. */
-int srl_sweep_parse_shard(const char *text, size_t *i, size_t *n, srl_err *err) SRL_WUR;
 
 /* ---- sweeps ---- */
 
@@ -102,27 +96,23 @@ int srl_sweep_new(srl_sweep **out, const srl_sweep_setting *settings, size_t n,
                   const srl_runner *const *runners, srl_err *err) SRL_WUR;
 void srl_sweep_free(srl_sweep *s); /* NULL-safe */
 
-srl_run_kind srl_sweep_kind(const srl_sweep *s);
+/* The number of runs (grid points x seeds); runs are numbered 0 .. nruns - 1 (see Order). */
 size_t srl_sweep_nruns(const srl_sweep *s);
-size_t srl_sweep_npoints(const srl_sweep *s);
-size_t srl_sweep_nseeds(const srl_sweep *s);
 /* The canonical command line, "srlab sweep --command train --problem ..." (shell-quoted). */
 const char *srl_sweep_command(const srl_sweep *s);
-/* The seeds, "1-8" or "3,7". */
-const char *srl_sweep_seeds_text(const srl_sweep *s);
 
-/* Axis columns (without `run`): names, and the value of column i in run `run`. */
+/* Axis columns (without `run`; the last is seed): names, and the value of column i in run
+ * `run` (NULL when either is out of range). */
 size_t srl_sweep_naxes(const srl_sweep *s);
 const char *srl_sweep_axis_name(const srl_sweep *s, size_t i);
 const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i);
-const srl_runner *srl_sweep_runner(const srl_sweep *s, size_t run);
-/* The config of a run (problem, every set key, seed); the caller frees it. */
-int srl_sweep_config(const srl_sweep *s, size_t run, srl_config **out) SRL_WUR;
 
-/* Validation runs (see above), in parallel on up to nthreads threads; then the column lines. */
+/* "I/N" with 0 <= I < N: the runs whose number is I modulo N. */
+int srl_sweep_parse_shard(const char *text, size_t *i, size_t *n, srl_err *err) SRL_WUR;
+
+/* Validation runs (see Columns), in parallel on up to nthreads threads; then the columns. Needed
+ * before running and before the journal. */
 int srl_sweep_prepare(srl_sweep *s, int nthreads, srl_err *err) SRL_WUR;
-const char *srl_sweep_rows_header(const srl_sweep *s);    /* after prepare; no newline */
-const char *srl_sweep_summary_header(const srl_sweep *s); /* after prepare; no newline */
 
 typedef struct srl_sweep_meta {
     const char *date;  /* "2026-01-01T00:00:00Z" */
@@ -131,76 +121,79 @@ typedef struct srl_sweep_meta {
     size_t shard_i, shard_n; /* shard_n == 0: not a shard */
 } srl_sweep_meta;
 
-/* The '#' lines, each ending in '\n'; malloc'd. */
+/* The '#' lines of the files, each ending in '\n'; malloc'd. */
 int srl_sweep_preamble(const srl_sweep *s, const srl_sweep_meta *m, char **out) SRL_WUR;
 
 /* ---- runs ---- */
 
+/* A finished run, as srl_sweep_execute delivers it (valid during the call only). */
 typedef struct srl_sweep_record {
     size_t run;
     char *rows;         /* the run's lines of the rows file, each ending in '\n' */
     size_t rows_len;
     char *summary;      /* the run's line of the summary file without the statistics, '\n' */
     size_t summary_len;
-    bool diverged;
+    bool diverged;      /* a diverged run is a result, not an error */
     char note[256];     /* the runner's note, or empty */
 } srl_sweep_record;
-
-/* Run one run (after prepare) into rec (which the caller frees with srl_sweep_record_free).
- * A diverged run is a result, not an error. Errors are the runner's, prefixed with the run. */
-int srl_sweep_run(const srl_sweep *s, size_t run, srl_sweep_record *rec, srl_err *err) SRL_WUR;
-void srl_sweep_record_free(srl_sweep_record *rec);
 
 /* Called once per finished run, one call at a time, in completion order. Non-zero stops the
  * sweep (runs in flight finish; their records are not delivered) and is returned. */
 typedef int (*srl_sweep_done_fn)(void *ctx, const srl_sweep_record *rec);
 
-/* Run the listed runs on nthreads threads (runs are the parallel unit; nested parallel regions
- * run on one thread, which cannot change a result). On a run's failure the sweep stops, *failed
- * (if not NULL) is the lowest failed run, and its status is returned. */
+/* Run the listed runs (after prepare) on nthreads threads (runs are the parallel unit; nested
+ * parallel regions run on one thread, which cannot change a result). On a run's failure the
+ * sweep stops, *failed (if not NULL) is the lowest failed run, and its status is returned with
+ * the runner's message prefixed by the run. */
 int srl_sweep_execute(const srl_sweep *s, const size_t *runs, size_t n, int nthreads,
                       srl_sweep_done_fn done, void *ctx, size_t *failed, srl_err *err) SRL_WUR;
 
-/* ---- summaries ---- */
-
-/* Number of statistics columns at the end of a summary header line. */
-size_t srl_sweep_stats_count(const char *summary_header);
-
-/* One grid point: lines are its runs' summary lines without statistics (each ending in '\n'),
- * in run order. Appends to *out (malloc'd, grown; *len its length) each line with its
- * statistics (or empty ones when `empty`). */
-int srl_sweep_summary_point(const char *summary_header, const char *const *lines,
-                            const size_t *lens, size_t nlines, bool empty, char **out,
-                            size_t *len, size_t *cap, srl_err *err) SRL_WUR;
-
 /* ---- journal ---- */
 
-int srl_sweep_journal_header(const char *preamble, const char *rows_header,
-                             const char *summary_header, char **out, size_t *len) SRL_WUR;
-int srl_sweep_journal_record(const srl_sweep_record *rec, char **out, size_t *len) SRL_WUR;
+/* The journal's start for sweep s (after prepare) with `preamble` (srl_sweep_preamble's), and
+ * the entry of a finished run: malloc'd texts (*len bytes) to write and append. SRL_EINVAL
+ * before prepare, SRL_ENOMEM. */
+int srl_sweep_journal_start(const srl_sweep *s, const char *preamble, char **out,
+                            size_t *len) SRL_WUR;
+int srl_sweep_journal_entry(const srl_sweep_record *rec, char **out, size_t *len) SRL_WUR;
 
-typedef struct srl_sweep_journal_entry {
-    size_t run;
-    size_t rows_off, rows_len;       /* offsets into the parsed text */
-    size_t summary_off, summary_len;
-} srl_sweep_journal_entry;
+typedef struct srl_sweep_journal srl_sweep_journal;
 
-typedef struct srl_sweep_journal {
-    char *preamble, *rows_header, *summary_header; /* malloc'd copies (headers without '\n') */
-    srl_sweep_journal_entry *entries; /* in file order; a run at most once (first kept) */
-    size_t nentries;
-    size_t good_len;  /* length of the valid prefix; bytes beyond it are a torn record */
-    bool complete_header; /* false: the header itself is torn (no run was recorded) */
-} srl_sweep_journal;
+/* Read a journal back. *out is NULL (and the status SRL_OK) when the text holds no complete
+ * start: it was cut before any run finished (start over). `text` must outlive *out. Errors: a
+ * text that is not a journal, a damaged start. */
+int srl_sweep_journal_read(srl_sweep_journal **out, const char *text, size_t len,
+                           srl_err *err) SRL_WUR;
+void srl_sweep_journal_free(srl_sweep_journal *j); /* NULL-safe */
 
-int srl_sweep_journal_parse(const char *text, size_t len, srl_sweep_journal *j,
-                            srl_err *err) SRL_WUR;
-void srl_sweep_journal_free(srl_sweep_journal *j);
+/* The length of the valid part: bytes beyond it are an entry torn by an interruption (cut the
+ * file to this length before appending to it). */
+size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j);
+/* Whether run `run` is in the journal (a run to skip when resuming). */
+bool srl_sweep_journal_has(const srl_sweep_journal *j, size_t run);
+/* The date of the journal's preamble into buf (a resumed sweep keeps it); false when there is
+ * none or it does not fit in len bytes with its NUL. */
+bool srl_sweep_journal_date(const srl_sweep_journal *j, char *buf, size_t len);
+/* Whether the journal belongs to sweep s (after prepare) with `preamble`: 0 when its preamble is
+ * that one but for the date line and its columns are s's; else the 1-based number of the first
+ * differing preamble line (1 for the columns) and the differing texts, the journal's in
+ * `theirs` and this sweep's in `ours` (either may be "(missing)"). */
+size_t srl_sweep_journal_differs(const srl_sweep_journal *j, const srl_sweep *s,
+                                 const char *preamble, char *theirs, size_t tlen, char *ours,
+                                 size_t olen);
 
-/* Compare two preambles line by line ignoring `# date:`; 0 when equal, else the 1-based number
- * of the first differing line, its text in each (either may be "(missing)") in a and b. */
-size_t srl_sweep_preamble_diff(const char *pa, const char *pb, char *a, size_t alen, char *b,
-                               size_t blen);
+/* The rows file and the summary file of the listed runs (in the order given, normally every run
+ * of the sweep or of one shard in increasing order) from the journal, each starting with
+ * `preamble` and its column line: malloc'd texts of *len bytes. The summary's statistics are
+ * over the seeds of each grid point, whose runs must be listed together (whole grid points);
+ * a shard (`shard` true) lists runs one by one and leaves the statistics empty. Errors name a
+ * listed run the journal does not hold. */
+int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
+                           const char *preamble, const size_t *runs, size_t n, char **out,
+                           size_t *len, srl_err *err) SRL_WUR;
+int srl_sweep_journal_summary(const srl_sweep_journal *j, const srl_sweep *s,
+                              const char *preamble, const size_t *runs, size_t n, bool shard,
+                              char **out, size_t *len, srl_err *err) SRL_WUR;
 
 /* ---- merge ---- */
 

@@ -1,19 +1,23 @@
 /* src/cli/cmd_sweep.c: `srlab sweep [SPEC.ini] [--KEY VALUES]... [-o out.csv]` (docs/design.md §10-§12).
  *
- * This file turns a spec file and flags into the settings of a sweep (include/srlab/sweep.h:
- * grid, order, summaries and the journal format live in the library), runs the sweep with a
- * journal that makes it resumable, and writes the rows and summary files atomically. The spec
- * file is read with inih (Debian's libinih), with our own line reader so every message can name
- * the line; precedence: the spec's keys, then its [quick] section (--quick), then flags.
+ * Arguments -> library -> files: the spec file and the flags become the settings of a sweep
+ * (include/srlab/sweep.h: the grid, its order, the summaries and the journal's format are the
+ * library's); srl_sweep_execute runs it, each finished run appended to a journal that makes it
+ * resumable; the rows and summary files come out of the journal in run order and are written
+ * atomically. The spec file is read with inih (Debian's libinih), with our own line reader so
+ * every message can name the line; precedence: the spec's keys, then its [quick] section
+ * (--quick), then flags. cli_sweep_main reads as its phases: parse_args, read_inputs,
+ * make_sweep, read_journal, make_preamble, plan_runs, then list_runs (--dry-run) or
+ * open_journal, run_sweep, write_outputs.
  *
  * Files: -o out.csv writes out.csv (rows) and out.summary.csv; while the sweep runs, out.journal
  * holds every finished run (appended with write(2) as the run finishes, so a killed process loses
  * only the runs in flight; a background thread fdatasyncs the journal every 0.5 s, and once more
  * at the end, so a machine crash loses at most the last half second, and no worker ever waits on
  * the disk: a sync per run costs milliseconds, more than a small run). The outputs are assembled
- * from the journal in run
- * order, which is why a resumed sweep prints the same bytes as an uninterrupted one; the journal
- * is removed once both files are in place. */
+ * from the journal in run order, which is why a resumed sweep prints the same bytes as an
+ * uninterrupted one; the journal is removed once both files are in place. Without -o the journal
+ * is kept in memory and the rows go to standard output. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -495,10 +499,9 @@ typedef struct note {
 } note;
 
 typedef struct run_ctx {
-    int jfd;               /* journal, or -1 */
-    const char *jpath;
-    char **mem;            /* standard output mode: rows per run */
-    size_t *mem_len;
+    int jfd;               /* the journal file, or -1: the journal is kept in memory (mem) */
+    char *mem;             /* without -o: the journal */
+    size_t mem_len, mem_cap;
     size_t done, todo, total, already;
     double t0, last_print;
     bool progress;
@@ -544,44 +547,68 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* Append to the journal in memory; false when out of memory. */
+static bool mem_append(run_ctx *c, const char *p, size_t n)
+{
+    if (c->mem_len + n + 1 > c->mem_cap) {
+        size_t cap = c->mem_cap ? c->mem_cap : 1 << 16;
+        while (cap < c->mem_len + n + 1)
+            cap *= 2;
+        char *m = realloc(c->mem, cap);
+        if (!m)
+            return false;
+        c->mem = m;
+        c->mem_cap = cap;
+    }
+    memcpy(c->mem + c->mem_len, p, n);
+    c->mem_len += n;
+    return true;
+}
+
+/* Count a runner's note by its text (the first eight texts; the others only counted). */
+static void count_note(run_ctx *c, const srl_sweep_record *rec)
+{
+    size_t k = 0;
+    while (k < c->nnotes && strcmp(c->notes[k].text, rec->note))
+        k++;
+    if (k < c->nnotes) {
+        c->notes[k].count++;
+        if (rec->run < c->notes[k].first_run)
+            c->notes[k].first_run = rec->run;
+    } else if (c->nnotes < sizeof c->notes / sizeof *c->notes) {
+        snprintf(c->notes[k].text, sizeof c->notes[k].text, "%s", rec->note);
+        c->notes[k].count = 1;
+        c->notes[k].first_run = rec->run;
+        c->nnotes++;
+    } else {
+        c->more_notes++;
+    }
+}
+
+/* A finished run: its entry appended to the journal (written at once, synced in the
+ * background). */
 static int on_done(void *ctx, const srl_sweep_record *rec)
 {
     run_ctx *c = ctx;
-    if (c->jfd >= 0) {
-        char *text;
-        size_t len;
-        if (srl_sweep_journal_record(rec, &text, &len))
-            return SRL_ENOMEM;
-        int e = write_all(c->jfd, text, len);
-        free(text);
-        if (e) {
-            c->io_errno = e;
-            return SRL_EIO;
-        }
-    } else {
-        c->mem[rec->run] = malloc(rec->rows_len + 1);
-        if (!c->mem[rec->run])
-            return SRL_ENOMEM;
-        memcpy(c->mem[rec->run], rec->rows, rec->rows_len);
-        c->mem_len[rec->run] = rec->rows_len;
+    char *text;
+    size_t len;
+    if (srl_sweep_journal_entry(rec, &text, &len))
+        return SRL_ENOMEM;
+    int e = 0;
+    bool stored = true;
+    if (c->jfd >= 0)
+        e = write_all(c->jfd, text, len);
+    else
+        stored = mem_append(c, text, len);
+    free(text);
+    if (!stored)
+        return SRL_ENOMEM;
+    if (e) {
+        c->io_errno = e;
+        return SRL_EIO;
     }
-    if (rec->note[0]) {
-        size_t k = 0;
-        while (k < c->nnotes && strcmp(c->notes[k].text, rec->note))
-            k++;
-        if (k < c->nnotes) {
-            c->notes[k].count++;
-            if (rec->run < c->notes[k].first_run)
-                c->notes[k].first_run = rec->run;
-        } else if (c->nnotes < sizeof c->notes / sizeof *c->notes) {
-            snprintf(c->notes[k].text, sizeof c->notes[k].text, "%s", rec->note);
-            c->notes[k].count = 1;
-            c->notes[k].first_run = rec->run;
-            c->nnotes++;
-        } else {
-            c->more_notes++;
-        }
-    }
+    if (rec->note[0])
+        count_note(c, rec);
     c->done++;
     progress(c, false);
     return SRL_OK;
@@ -652,6 +679,12 @@ static int status_exit(int st)
     return st == SRL_ENOMEM || st == SRL_EIO ? CLI_EXIT_SYSTEM : CLI_EXIT_USAGE;
 }
 
+/* The message of a library call that failed with st. */
+static int library_error(int st, const srl_err *err)
+{
+    return st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory") : cli_error(CMD, "%s", err->msg);
+}
+
 char *cli_sweep_sibling(const char *out, const char *suffix)
 {
     size_t n = strlen(out);
@@ -676,535 +709,484 @@ static int check_output(const char *what, const char *path)
     return 0;
 }
 
-/* The "# date: ..." value of a preamble. */
-static bool preamble_date(const char *pre, char *buf, size_t len)
-{
-    const char *p = strstr(pre, "# date: ");
-    if (!p || (p != pre && p[-1] != '\n'))
-        return false;
-    p += 8;
-    size_t n = strcspn(p, "\n");
-    if (n == 0 || n >= len)
-        return false;
-    memcpy(buf, p, n);
-    buf[n] = 0;
-    return true;
-}
+/* ---- the command: arguments -> the sweep -> its runs -> the files ---- */
 
+/* How to run the sweep (never part of its results). */
 typedef struct sweep_args {
     const char *spec, *output, *threads, *shard;
     bool resume, quick, dry_run, quiet;
 } sweep_args;
 
-/* Write the final files from the journal text. */
-static int assemble(const srl_sweep *sw, const char *pre, const char *jtext, size_t jlen,
-                    const size_t *runs, size_t nr, bool shard, const char *out_path,
-                    const char *sum_path)
+/* What cli_sweep_main holds between its phases; sweep_cmd_free releases it. */
+typedef struct sweep_cmd {
+    const srl_runner *const *runners;
+    keyset keys;         /* every key of every runner: an option each, besides the sweep's own */
+    cli_opt *opts;
+    layer flags;         /* the settings given as flags */
+    spec_state spec;     /* the spec file's settings, [sweep] and [quick] */
+    sweep_args a;
+    char *output_owned;  /* the spec's `output` */
+    int nthreads;
+    size_t shard_i, shard_n; /* shard_n == 0: not a shard */
+    srl_sweep *sw;
+    char *sum_path, *jpath; /* beside the output (-o) */
+    char date[64];
+    char *pre;           /* the '#' lines */
+    char *jtext;         /* the journal file, read */
+    size_t jlen;
+    srl_sweep_journal *jr; /* the journal of an interrupted sweep (--resume) */
+    size_t *runs, nr;    /* the runs of this shard */
+    size_t *todo, ntodo; /* those the journal does not hold */
+    run_ctx rcx;
+} sweep_cmd;
+
+static void sweep_cmd_free(sweep_cmd *c)
 {
-    srl_sweep_journal j;
-    srl_err err;
-    if (srl_sweep_journal_parse(jtext, jlen, &j, &err))
-        return cli_sys_error(CMD, "the journal cannot be read back: %s", err.msg);
-    size_t R = srl_sweep_nruns(sw), S = srl_sweep_nseeds(sw);
-    size_t *at = malloc(R * sizeof *at);
-    if (!at) {
-        srl_sweep_journal_free(&j);
+    if (c->rcx.jfd >= 0)
+        close(c->rcx.jfd);
+    free(c->rcx.mem);
+    srl_sweep_journal_free(c->jr);
+    free(c->jtext);
+    free(c->runs);
+    free(c->todo);
+    free(c->pre);
+    free(c->jpath);
+    free(c->sum_path);
+    srl_sweep_free(c->sw);
+    layer_free(&c->flags);
+    layer_free(&c->spec.main);
+    layer_free(&c->spec.quick);
+    free(c->output_owned);
+    free(c->opts);
+    free(c->keys.k);
+}
+
+/* One option: the sweep's own into c->a, any other a setting into c->flags. */
+static int take_option(sweep_cmd *c, const cli_args *a, int k)
+{
+    switch (k) {
+    case O_THREADS: c->a.threads = a->val; return 0;
+    case O_SHARD: c->a.shard = a->val; return 0;
+    case O_RESUME: c->a.resume = true; return 0;
+    case O_QUICK: c->a.quick = true; return 0;
+    case O_DRYRUN: c->a.dry_run = true; return 0;
+    case O_QUIET: c->a.quiet = true; return 0;
+    case O_OUTPUT:
+        if (c->a.output)
+            return cli_error(CMD, "%s is given twice", a->opt);
+        c->a.output = a->val;
+        return 0;
+    default: break;
+    }
+    const char *name = c->opts[k].name;
+    if (strcmp(name, "zip") && layer_find(&c->flags, name) >= 0)
+        return cli_error(CMD, "%s is given twice (give one list: --%s a,b,c)", a->opt, name);
+    char origin[64];
+    snprintf(origin, sizeof origin, "--%s", name);
+    if (layer_add(&c->flags, name, a->val, origin))
         return cli_sys_error(CMD, "out of memory");
+    return 0;
+}
+
+/* The arguments: the sweep's own options, every runner key as an option, one spec file. */
+static int parse_args(sweep_cmd *c, int argc, char **argv, bool *help)
+{
+    char q[CLI_QUOTE_LEN];
+    if (all_keys(&c->keys, c->runners))
+        return cli_sys_error(CMD, "out of memory");
+    c->opts = calloc(O_NOWN + c->keys.n + 1, sizeof *c->opts);
+    if (!c->opts)
+        return cli_sys_error(CMD, "out of memory");
+    memcpy(c->opts, own_opts, sizeof own_opts);
+    for (size_t i = 0; i < c->keys.n; i++)
+        c->opts[O_NOWN + i] = (cli_opt){c->keys.k[i], 0, "VALUES"};
+    cli_args a;
+    cli_args_init(&a, CMD, c->opts, argc, argv);
+    for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
+        if (k == CLI_ARGS_HELP) {
+            *help = true;
+            return cli_help(help_text);
+        }
+        if (k == CLI_ARGS_BAD)
+            return CLI_EXIT_USAGE;
+        if (k != CLI_ARGS_POSITIONAL) {
+            int rc = take_option(c, &a, k);
+            if (rc)
+                return rc;
+        } else if (c->a.spec) {
+            return cli_error(CMD, "one spec file at a time: %s after '%s'",
+                             cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX),
+                             c->a.spec);
+        } else {
+            c->a.spec = a.val;
+        }
     }
-    for (size_t r = 0; r < R; r++)
-        at[r] = SIZE_MAX;
-    for (size_t k = 0; k < j.nentries; k++)
-        if (j.entries[k].run < R)
-            at[j.entries[k].run] = k;
+    return 0;
+}
+
+/* The output: -o, else the spec's `output` (not a setting of the grid). */
+static void take_spec_output(sweep_cmd *c)
+{
+    layer *m = &c->spec.main;
+    long oi = layer_find(m, "output");
+    if (oi < 0)
+        return;
+    setting t = m->s[oi];
+    memmove(m->s + oi, m->s + oi + 1, (m->n - (size_t)oi - 1) * sizeof *m->s);
+    m->n--;
+    c->output_owned = t.value;
+    free(t.key);
+    free(t.origin);
+    if (!c->a.output)
+        c->a.output = c->output_owned;
+}
+
+/* The spec file, where the output goes, the threads, the shard. */
+static int read_inputs(sweep_cmd *c)
+{
+    int rc;
+    if (c->a.spec) {
+        c->spec.keys = &c->keys;
+        if ((rc = read_spec(&c->spec, c->a.spec)))
+            return rc;
+    }
+    if (c->a.quick && !c->a.spec)
+        return cli_error(CMD, "--quick applies a spec file's [quick] section: give the spec file");
+    if (c->a.quick && c->spec.quick.n == 0)
+        return cli_error(CMD, "--quick: %s has no [quick] section", c->a.spec);
+    take_spec_output(c);
+    c->nthreads = 1;
+#ifdef _OPENMP
+    c->nthreads = omp_get_max_threads();
+#endif
+    if (c->a.threads) {
+        long long t;
+        if ((rc = cli_parse_int(CMD, "--threads", c->a.threads, 1, 4096, &t)))
+            return rc;
+        c->nthreads = (int)t;
+    }
+    srl_err err;
+    if (c->a.shard && srl_sweep_parse_shard(c->a.shard, &c->shard_i, &c->shard_n, &err))
+        return cli_error(CMD, "--shard: %s", err.msg);
+    if ((c->a.shard || c->a.resume) && !c->a.output && !c->a.dry_run)
+        return cli_error(CMD, "%s needs an output file (-o out.csv): the journal and the files "
+                         "are kept beside it", c->a.shard ? "--shard" : "--resume");
+    return 0;
+}
+
+/* The names beside the output, and whether the files can be written (before any work; nothing
+ * is written until the end). */
+static int check_outputs(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    const char *out = c->a.output;
+    c->sum_path = cli_sweep_sibling(out, ".summary.csv");
+    c->jpath = cli_sweep_sibling(out, ".journal");
+    if (!c->sum_path || !c->jpath)
+        return cli_sys_error(CMD, "out of memory");
+    if (!strcmp(c->sum_path, out))
+        return cli_error(CMD, "-o: %s would be its own summary: name the rows file",
+                         cli_quote(q, sizeof q, out, strlen(out), 200));
     int rc = 0;
-    for (size_t k = 0; k < nr && !rc; k++)
-        if (at[runs[k]] == SIZE_MAX)
-            rc = cli_sys_error(CMD, "internal error: run %zu finished but is not in the journal",
-                               runs[k]);
-    cli_out o, os;
-    memset(&os, 0, sizeof os);
-    if (!rc)
-        rc = cli_out_open(&o, CMD, "-o", out_path);
-    if (!rc) {
-        fputs(pre, o.fp);
-        fprintf(o.fp, "%s\n", srl_sweep_rows_header(sw));
-        for (size_t k = 0; k < nr; k++) {
-            const srl_sweep_journal_entry *e = &j.entries[at[runs[k]]];
-            fwrite(jtext + e->rows_off, 1, e->rows_len, o.fp);
-        }
-        rc = cli_out_open(&os, CMD, "-o", sum_path);
-        if (rc)
-            cli_out_abort(&o);
-    }
-    if (!rc) {
-        fputs(pre, os.fp);
-        fprintf(os.fp, "%s\n", srl_sweep_summary_header(sw));
-        char *buf = NULL;
-        size_t len = 0, cap = 0;
-        const char **lines = malloc((S + 1) * sizeof *lines);
-        size_t *lens = malloc((S + 1) * sizeof *lens);
-        if (!lines || !lens)
-            rc = cli_sys_error(CMD, "out of memory");
-        /* Unsharded: whole grid points; a shard: run by run, with empty statistics. */
-        size_t step = shard ? 1 : S;
-        for (size_t k = 0; k < nr && !rc; k += step) {
-            for (size_t i = 0; i < step; i++) {
-                const srl_sweep_journal_entry *e = &j.entries[at[runs[k + i]]];
-                lines[i] = jtext + e->summary_off;
-                lens[i] = e->summary_len;
-            }
-            len = 0;
-            if (srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, step, shard,
-                                        &buf, &len, &cap, &err))
-                rc = cli_sys_error(CMD, "summary: %s", err.msg);
-            else
-                fwrite(buf, 1, len, os.fp);
-        }
-        free(buf);
-        free(lines);
-        free(lens);
-        if (rc) {
-            cli_out_abort(&o);
-            cli_out_abort(&os);
-        }
-    }
-    if (!rc) {
-        rc = cli_out_commit(&o);
-        if (rc)
-            cli_out_abort(&os);
-        else
-            rc = cli_out_commit(&os);
-    }
-    free(at);
-    srl_sweep_journal_free(&j);
+    if (!c->a.dry_run && !(rc = check_output("-o", out)))
+        rc = check_output("-o", c->sum_path);
     return rc;
+}
+
+/* The grid (the spec's settings, then its [quick] section, then the flags), the outputs, the
+ * validation runs. */
+static int make_sweep(sweep_cmd *c)
+{
+    const layer *layers[3];
+    size_t nl = 0;
+    layers[nl++] = &c->spec.main;
+    if (c->a.quick)
+        layers[nl++] = &c->spec.quick;
+    layers[nl++] = &c->flags;
+    srl_sweep_setting *set = NULL;
+    size_t nset = 0;
+    if (resolve(layers, nl, &set, &nset))
+        return cli_sys_error(CMD, "out of memory");
+    srl_err err;
+    int st = srl_sweep_new(&c->sw, set, nset, c->runners, &err);
+    free(set);
+    if (st)
+        return library_error(st, &err);
+    int rc = c->a.output ? check_outputs(c) : 0;
+    if (rc)
+        return rc;
+    st = srl_sweep_prepare(c->sw, c->nthreads, &err);
+    return st ? library_error(st, &err) : 0;
+}
+
+/* The journal an interrupted sweep left beside the output: refused without --resume, read with
+ * it (c->jr stays NULL when it holds no run yet). */
+static int read_journal(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    struct stat sb;
+    if (!c->jpath || (!c->a.resume && c->a.dry_run) || stat(c->jpath, &sb) != 0)
+        return 0;
+    cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
+    if (!c->a.resume)
+        return cli_error(CMD, "%s holds the runs of an unfinished sweep: add --resume to "
+                         "finish it, or remove it to start over", q);
+    int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
+    if (e)
+        return cli_error(CMD, "cannot read %s: %s", q, strerror(e));
+    srl_err err;
+    if (srl_sweep_journal_read(&c->jr, c->jtext, c->jlen, &err))
+        return cli_error(CMD, "%s: %s (remove it to start over)", q, err.msg);
+    return 0;
+}
+
+/* The '#' lines: with today's date (c->date), or the date of the journal a resumed sweep
+ * continues, which must be of this very sweep. */
+static int make_preamble(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    if (c->jr)
+        srl_sweep_journal_date(c->jr, c->date, sizeof c->date);
+    srl_sweep_meta meta = {c->date, c->a.spec, c->a.quick, c->shard_i, c->shard_n};
+    if (srl_sweep_preamble(c->sw, &meta, &c->pre))
+        return cli_sys_error(CMD, "out of memory");
+    char la[300], lb[300];
+    if (c->jr && srl_sweep_journal_differs(c->jr, c->sw, c->pre, la, sizeof la, lb, sizeof lb))
+        return cli_error(CMD, "%s belongs to another sweep: its '%s' is '%s' here (remove it "
+                         "to start over)", cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200),
+                         la, lb);
+    return 0;
+}
+
+/* The runs of this shard, and those the journal does not hold yet. */
+static int plan_runs(sweep_cmd *c)
+{
+    size_t R = srl_sweep_nruns(c->sw);
+    c->runs = malloc((R + 1) * sizeof *c->runs);
+    c->todo = malloc((R + 1) * sizeof *c->todo);
+    if (!c->runs || !c->todo)
+        return cli_sys_error(CMD, "out of memory");
+    for (size_t r = 0; r < R; r++) {
+        if (c->shard_n && r % c->shard_n != c->shard_i)
+            continue;
+        c->runs[c->nr++] = r;
+        if (!c->jr || !srl_sweep_journal_has(c->jr, r))
+            c->todo[c->ntodo++] = r;
+    }
+    return 0;
+}
+
+/* --dry-run: the '#' lines and the runs still to run, with their axis values. */
+static int list_runs(const sweep_cmd *c)
+{
+    cli_out o;
+    int rc = cli_out_open(&o, CMD, NULL, NULL);
+    if (rc)
+        return rc;
+    fputs(c->pre, o.fp);
+    if (c->a.resume && c->jr)
+        fprintf(o.fp, "# to run: %zu of %zu (the others are in the journal)\n", c->ntodo, c->nr);
+    fputs("run", o.fp);
+    for (size_t i = 0; i < srl_sweep_naxes(c->sw); i++) {
+        fputc(',', o.fp);
+        cli_csv_field(o.fp, srl_sweep_axis_name(c->sw, i));
+    }
+    fputc('\n', o.fp);
+    for (size_t k = 0; k < c->ntodo; k++) {
+        fprintf(o.fp, "%zu", c->todo[k]);
+        for (size_t i = 0; i < srl_sweep_naxes(c->sw); i++) {
+            fputc(',', o.fp);
+            cli_csv_field(o.fp, srl_sweep_axis_value(c->sw, c->todo[k], i));
+        }
+        fputc('\n', o.fp);
+    }
+    return cli_out_commit(&o);
+}
+
+/* The journal to append to: the interrupted sweep's, cut to its valid part; or a new one with
+ * its start (a file beside the output, or in memory when the rows go to standard output). */
+static int open_journal(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    run_ctx *x = &c->rcx;
+    char *h = NULL;
+    size_t hl = 0;
+    if (!c->jpath) {
+        bool ok = !srl_sweep_journal_start(c->sw, c->pre, &h, &hl) && mem_append(x, h, hl);
+        free(h);
+        return ok ? 0 : cli_sys_error(CMD, "out of memory");
+    }
+    cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
+    if (c->jr) {
+        size_t good = srl_sweep_journal_valid_len(c->jr);
+        x->jfd = open(c->jpath, O_WRONLY | O_APPEND);
+        if (x->jfd < 0 || ftruncate(x->jfd, (off_t)good) != 0)
+            return cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
+        if (good < c->jlen && !c->a.quiet)
+            fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
+                    "(%zu bytes); that run runs again\n", CMD, q, c->jlen - good);
+        return 0;
+    }
+    x->jfd = open(c->jpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0666);
+    int e = x->jfd < 0 ? errno : 0;
+    if (!e && srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
+        e = ENOMEM;
+    if (!e)
+        e = write_all(x->jfd, h, hl);
+    if (!e && fsync(x->jfd) != 0)
+        e = errno;
+    free(h);
+    return e ? cli_sys_error(CMD, "cannot write %s: %s", q, strerror(e)) : 0;
+}
+
+static void print_notes(const run_ctx *x)
+{
+    for (size_t k = 0; k < x->nnotes; k++)
+        fprintf(stderr, "srlab %s: %zu run%s (first: run %zu): %s\n", CMD, x->notes[k].count,
+                x->notes[k].count == 1 ? "" : "s", x->notes[k].first_run, x->notes[k].text);
+    if (x->more_notes)
+        fprintf(stderr, "srlab %s: and %zu more notes\n", CMD, x->more_notes);
+}
+
+/* Run the runs not done yet, each appended to the journal as it finishes; progress on a
+ * terminal, the runners' notes at the end. */
+static int run_sweep(sweep_cmd *c)
+{
+    run_ctx *x = &c->rcx;
+    x->todo = c->ntodo;
+    x->total = c->nr;
+    x->already = c->nr - c->ntodo;
+    x->t0 = now_s();
+    x->last_print = 0;
+    x->progress = !c->a.quiet && isatty(2);
+    progress(x, false);
+    syncer ysync;
+    if (x->jfd >= 0)
+        sync_start(&ysync, x->jfd);
+    srl_err err;
+    int st = srl_sweep_execute(c->sw, c->todo, c->ntodo, c->nthreads, on_done, x, NULL, &err);
+    if (x->jfd >= 0) {
+        int e = sync_stop(&ysync);
+        if (!e && fdatasync(x->jfd) != 0)
+            e = errno;
+        if (e && !st) {
+            x->io_errno = e;
+            st = SRL_EIO;
+        }
+    }
+    if (x->progress)
+        fputs(st ? "\n" : "", stderr);
+    if (st) {
+        int rc;
+        if (x->io_errno)
+            rc = cli_sys_error(CMD, "cannot write %s: %s", c->jpath, strerror(x->io_errno));
+        else
+            rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
+                                  : (cli_error(CMD, "%s", err.msg), status_exit(st));
+        if (c->jpath && x->done + x->already)
+            fprintf(stderr, "srlab %s: %zu finished runs are kept in %s\n", CMD,
+                    x->done + x->already, c->jpath);
+        return rc;
+    }
+    progress(x, true);
+    if (!c->a.quiet)
+        print_notes(x);
+    return 0;
+}
+
+/* An output not opened yet (cli_out_abort is a no-op on it). */
+static void out_none(cli_out *o)
+{
+    memset(o, 0, sizeof *o);
+    o->slot = -1;
+}
+
+/* The rows file (and, with -o, the summary file) from the journal text, in run order. */
+static int write_files(const sweep_cmd *c, const char *jtext, size_t jlen)
+{
+    srl_sweep_journal *j = NULL;
+    srl_err err;
+    if (srl_sweep_journal_read(&j, jtext, jlen, &err) || !j)
+        return cli_sys_error(CMD, "the journal cannot be read back: %s",
+                             j ? err.msg : "its start is cut short");
+    bool both = c->jpath != NULL;
+    char *rows = NULL, *sums = NULL;
+    size_t rows_len = 0, sums_len = 0;
+    int rc = 0;
+    for (size_t k = 0; k < c->nr && !rc; k++)
+        if (!srl_sweep_journal_has(j, c->runs[k]))
+            rc = cli_sys_error(CMD, "internal error: run %zu finished but is not in the journal",
+                               c->runs[k]);
+    if (!rc && srl_sweep_journal_rows(j, c->sw, c->pre, c->runs, c->nr, &rows, &rows_len, &err))
+        rc = cli_sys_error(CMD, "%s", err.msg);
+    if (!rc && both &&
+        srl_sweep_journal_summary(j, c->sw, c->pre, c->runs, c->nr, c->shard_n != 0, &sums,
+                                  &sums_len, &err))
+        rc = cli_sys_error(CMD, "summary: %s", err.msg);
+    srl_sweep_journal_free(j);
+    cli_out o, os;
+    out_none(&o);
+    out_none(&os);
+    if (!rc && !(rc = cli_out_open(&o, CMD, both ? "-o" : NULL, both ? c->a.output : NULL)))
+        fwrite(rows, 1, rows_len, o.fp);
+    if (!rc && both && !(rc = cli_out_open(&os, CMD, "-o", c->sum_path)))
+        fwrite(sums, 1, sums_len, os.fp);
+    if (!rc && !(rc = cli_out_commit(&o)) && both)
+        rc = cli_out_commit(&os);
+    cli_out_abort(&o);
+    cli_out_abort(&os);
+    free(rows);
+    free(sums);
+    return rc;
+}
+
+/* The files, in run order, from the journal (then removed): the rows to standard output from
+ * the journal in memory, or both files beside each other from the journal file, read back. */
+static int write_outputs(sweep_cmd *c)
+{
+    if (!c->jpath)
+        return write_files(c, c->rcx.mem, c->rcx.mem_len);
+    close(c->rcx.jfd);
+    c->rcx.jfd = -1;
+    srl_sweep_journal_free(c->jr);
+    c->jr = NULL;
+    free(c->jtext);
+    c->jtext = NULL;
+    int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
+    if (e)
+        return cli_sys_error(CMD, "cannot read %s back: %s", c->jpath, strerror(e));
+    int rc = write_files(c, c->jtext, c->jlen);
+    if (!rc && unlink(c->jpath) != 0)
+        rc = cli_sys_error(CMD, "cannot remove %s: %s", c->jpath, strerror(errno));
+    return rc;
+}
+
+/* arguments -> the sweep and its journal -> the runs -> the files */
+static int sweep_main(sweep_cmd *c, int argc, char **argv)
+{
+    bool help = false;
+    int rc = parse_args(c, argc, argv, &help);
+    if (rc || help)
+        return rc;
+    if ((rc = read_inputs(c)) || (rc = make_sweep(c)) ||
+        (rc = sweep_date(c->date, sizeof c->date)) || (rc = read_journal(c)) ||
+        (rc = make_preamble(c)) || (rc = plan_runs(c)))
+        return rc;
+    if (c->a.dry_run)
+        return list_runs(c);
+    if ((rc = open_journal(c)) || (rc = run_sweep(c)))
+        return rc;
+    return write_outputs(c);
 }
 
 int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners)
 {
-    char q[CLI_QUOTE_LEN], date[64];
-    int rc = 0;
-    keyset ks = {0};
-    cli_opt *opts = NULL;
-    layer flags = {0};
-    spec_state spec;
-    memset(&spec, 0, sizeof spec);
-    sweep_args A = {0};
-    srl_sweep *sw = NULL;
-    srl_sweep_setting *set = NULL;
-    size_t nset = 0;
-    char *pre = NULL, *jpath = NULL, *sum_path = NULL, *jtext = NULL, *output_owned = NULL;
-    size_t *runs = NULL;
-    run_ctx rcx;
-    memset(&rcx, 0, sizeof rcx);
-    rcx.jfd = -1;
-    srl_err err;
-    srl_sweep_journal jr;
-    memset(&jr, 0, sizeof jr);
-
-    if (all_keys(&ks, runners)) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    opts = calloc(O_NOWN + ks.n + 1, sizeof *opts);
-    if (!opts) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    memcpy(opts, own_opts, sizeof own_opts);
-    for (size_t i = 0; i < ks.n; i++)
-        opts[O_NOWN + i] = (cli_opt){ks.k[i], 0, "VALUES"};
-
-    cli_args a;
-    cli_args_init(&a, CMD, opts, argc, argv);
-    for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
-        if (k == CLI_ARGS_HELP) {
-            rc = cli_help(help_text);
-            goto done;
-        }
-        if (k == CLI_ARGS_BAD) {
-            rc = CLI_EXIT_USAGE;
-            goto done;
-        }
-        if (k == CLI_ARGS_POSITIONAL) {
-            if (A.spec) {
-                rc = cli_error(CMD, "one spec file at a time: %s after '%s'",
-                               cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX),
-                               A.spec);
-                goto done;
-            }
-            A.spec = a.val;
-            continue;
-        }
-        const char *name = opts[k].name;
-        switch (k) {
-        case O_THREADS: A.threads = a.val; continue;
-        case O_SHARD: A.shard = a.val; continue;
-        case O_RESUME: A.resume = true; continue;
-        case O_QUICK: A.quick = true; continue;
-        case O_DRYRUN: A.dry_run = true; continue;
-        case O_QUIET: A.quiet = true; continue;
-        case O_OUTPUT:
-            if (A.output) {
-                rc = cli_error(CMD, "%s is given twice", a.opt);
-                goto done;
-            }
-            A.output = a.val;
-            continue;
-        default: break;
-        }
-        if (strcmp(name, "zip") && layer_find(&flags, name) >= 0) {
-            rc = cli_error(CMD, "%s is given twice (give one list: --%s a,b,c)", a.opt, name);
-            goto done;
-        }
-        char origin[64];
-        snprintf(origin, sizeof origin, "--%s", name);
-        if (layer_add(&flags, name, a.val, origin)) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-    }
-    if (A.spec) {
-        spec.keys = &ks;
-        if ((rc = read_spec(&spec, A.spec)))
-            goto done;
-    }
-    if (A.quick && !A.spec) {
-        rc = cli_error(CMD, "--quick applies a spec file's [quick] section: give the spec file");
-        goto done;
-    }
-    if (A.quick && spec.quick.n == 0) {
-        rc = cli_error(CMD, "--quick: %s has no [quick] section", A.spec);
-        goto done;
-    }
-    /* The output: -o, else the spec's `output` (not a setting of the grid). */
-    {
-        long oi = layer_find(&spec.main, "output");
-        if (oi >= 0) {
-            setting t = spec.main.s[oi];
-            memmove(spec.main.s + oi, spec.main.s + oi + 1,
-                    (spec.main.n - (size_t)oi - 1) * sizeof *spec.main.s);
-            spec.main.n--;
-            output_owned = t.value;
-            free(t.key);
-            free(t.origin);
-            if (!A.output)
-                A.output = output_owned;
-        }
-    }
-    int nthreads = 1;
-#ifdef _OPENMP
-    nthreads = omp_get_max_threads();
-#endif
-    if (A.threads) {
-        long long t;
-        if ((rc = cli_parse_int(CMD, "--threads", A.threads, 1, 4096, &t)))
-            goto done;
-        nthreads = (int)t;
-    }
-    size_t shard_i = 0, shard_n = 0;
-    if (A.shard && srl_sweep_parse_shard(A.shard, &shard_i, &shard_n, &err)) {
-        rc = cli_error(CMD, "--shard: %s", err.msg);
-        goto done;
-    }
-    if ((A.shard || A.resume) && !A.output && !A.dry_run) {
-        rc = cli_error(CMD, "%s needs an output file (-o out.csv): the journal and the files "
-                       "are kept beside it", A.shard ? "--shard" : "--resume");
-        goto done;
-    }
-
-    /* The grid. */
-    const layer *layers[3];
-    size_t nl = 0;
-    layers[nl++] = &spec.main;
-    if (A.quick)
-        layers[nl++] = &spec.quick;
-    layers[nl++] = &flags;
-    if (resolve(layers, nl, &set, &nset)) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    int st = srl_sweep_new(&sw, set, nset, runners, &err);
-    if (st) {
-        rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory") : cli_error(CMD, "%s", err.msg);
-        goto done;
-    }
-
-    /* Outputs: checked before any work; nothing is written until the end. */
-    if (A.output) {
-        sum_path = cli_sweep_sibling(A.output, ".summary.csv");
-        jpath = cli_sweep_sibling(A.output, ".journal");
-        if (!sum_path || !jpath) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-        if (!strcmp(sum_path, A.output)) {
-            rc = cli_error(CMD, "-o: %s would be its own summary: name the rows file",
-                           cli_quote(q, sizeof q, A.output, strlen(A.output), 200));
-            goto done;
-        }
-        if (!A.dry_run &&
-            ((rc = check_output("-o", A.output)) || (rc = check_output("-o", sum_path))))
-            goto done;
-    }
-
-    /* Validation runs and the columns. */
-    st = srl_sweep_prepare(sw, nthreads, &err);
-    if (st) {
-        rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory") : cli_error(CMD, "%s", err.msg);
-        goto done;
-    }
-    if ((rc = sweep_date(date, sizeof date)))
-        goto done;
-    srl_sweep_meta meta = {date, A.spec, A.quick, shard_i, shard_n};
-
-    /* The journal of an interrupted sweep. */
-    bool have_journal = false;
-    size_t jlen = 0;
-    if (jpath && (A.resume || !A.dry_run)) {
-        struct stat sb;
-        if (stat(jpath, &sb) == 0) {
-            cli_quote(q, sizeof q, jpath, strlen(jpath), 200);
-            if (!A.resume) {
-                rc = cli_error(CMD, "%s holds the runs of an unfinished sweep: add --resume to "
-                               "finish it, or remove it to start over", q);
-                goto done;
-            }
-            int e = cli_read_file(jpath, &jtext, &jlen);
-            if (e) {
-                rc = cli_error(CMD, "cannot read %s: %s", q, strerror(e));
-                goto done;
-            }
-            if (srl_sweep_journal_parse(jtext, jlen, &jr, &err)) {
-                rc = cli_error(CMD, "%s: %s (remove it to start over)", q, err.msg);
-                goto done;
-            }
-            have_journal = jr.complete_header;
-        }
-    }
-    if (have_journal) {
-        char j_date[64];
-        if (preamble_date(jr.preamble, j_date, sizeof j_date))
-            meta.date = j_date;
-        if ((st = srl_sweep_preamble(sw, &meta, &pre))) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-        char la[300], lb[300];
-        size_t no = srl_sweep_preamble_diff(jr.preamble, pre, la, sizeof la, lb, sizeof lb);
-        if (!no && strcmp(jr.rows_header, srl_sweep_rows_header(sw))) {
-            no = 1;
-            snprintf(la, sizeof la, "columns %.280s", jr.rows_header);
-            snprintf(lb, sizeof lb, "columns %.280s", srl_sweep_rows_header(sw));
-        } else if (!no && strcmp(jr.summary_header, srl_sweep_summary_header(sw))) {
-            no = 1;
-            snprintf(la, sizeof la, "summary columns %.270s", jr.summary_header);
-            snprintf(lb, sizeof lb, "summary columns %.270s", srl_sweep_summary_header(sw));
-        }
-        if (no) {
-            rc = cli_error(CMD, "%s belongs to another sweep: its '%s' is '%s' here (remove it "
-                           "to start over)", q, la, lb);
-            goto done;
-        }
-        strcpy(date, meta.date);
-        meta.date = date;
-    } else {
-        if ((st = srl_sweep_preamble(sw, &meta, &pre))) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-    }
-
-    /* The runs of this shard that are not done yet. */
-    size_t R = srl_sweep_nruns(sw), nr = 0, ntodo = 0;
-    runs = malloc((R + 1) * sizeof *runs);
-    bool *done_run = calloc(R + 1, sizeof *done_run);
-    if (!runs || !done_run) {
-        free(done_run);
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    for (size_t k = 0; have_journal && k < jr.nentries; k++)
-        if (jr.entries[k].run < R)
-            done_run[jr.entries[k].run] = true;
-    size_t *todo = malloc((R + 1) * sizeof *todo);
-    if (!todo) {
-        free(done_run);
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    for (size_t r = 0; r < R; r++) {
-        if (shard_n && r % shard_n != shard_i)
-            continue;
-        runs[nr++] = r;
-        if (!done_run[r])
-            todo[ntodo++] = r;
-    }
-    free(done_run);
-
-    if (A.dry_run) {
-        cli_out o;
-        if ((rc = cli_out_open(&o, CMD, NULL, NULL))) {
-            free(todo);
-            goto done;
-        }
-        fputs(pre, o.fp);
-        if (A.resume && have_journal)
-            fprintf(o.fp, "# to run: %zu of %zu (the others are in the journal)\n", ntodo, nr);
-        fputs("run", o.fp);
-        for (size_t i = 0; i < srl_sweep_naxes(sw); i++) {
-            fputc(',', o.fp);
-            cli_csv_field(o.fp, srl_sweep_axis_name(sw, i));
-        }
-        fputc('\n', o.fp);
-        for (size_t k = 0; k < ntodo; k++) {
-            fprintf(o.fp, "%zu", todo[k]);
-            for (size_t i = 0; i < srl_sweep_naxes(sw); i++) {
-                fputc(',', o.fp);
-                cli_csv_field(o.fp, srl_sweep_axis_value(sw, todo[k], i));
-            }
-            fputc('\n', o.fp);
-        }
-        free(todo);
-        rc = cli_out_commit(&o);
-        goto done;
-    }
-
-    /* Open (or create) the journal. */
-    if (jpath) {
-        cli_quote(q, sizeof q, jpath, strlen(jpath), 200);
-        if (have_journal) {
-            rcx.jfd = open(jpath, O_WRONLY | O_APPEND);
-            if (rcx.jfd < 0 || ftruncate(rcx.jfd, (off_t)jr.good_len) != 0) {
-                free(todo);
-                rc = cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
-                goto done;
-            }
-            if (jr.good_len < jlen && !A.quiet)
-                fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
-                        "(%zu bytes); that run runs again\n", CMD, q, jlen - jr.good_len);
-        } else {
-            rcx.jfd = open(jpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0666);
-            char *h = NULL;
-            size_t hl = 0;
-            int e = rcx.jfd < 0 ? errno : 0;
-            if (!e && srl_sweep_journal_header(pre, srl_sweep_rows_header(sw),
-                                               srl_sweep_summary_header(sw), &h, &hl))
-                e = ENOMEM;
-            if (!e)
-                e = write_all(rcx.jfd, h, hl);
-            if (!e && fsync(rcx.jfd) != 0)
-                e = errno;
-            free(h);
-            if (e) {
-                free(todo);
-                rc = cli_sys_error(CMD, "cannot write %s: %s", q, strerror(e));
-                goto done;
-            }
-        }
-    } else {
-        rcx.mem = calloc(R + 1, sizeof *rcx.mem);
-        rcx.mem_len = calloc(R + 1, sizeof *rcx.mem_len);
-        if (!rcx.mem || !rcx.mem_len) {
-            free(todo);
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-    }
-
-    rcx.jpath = jpath;
-    rcx.todo = ntodo;
-    rcx.total = nr;
-    rcx.already = nr - ntodo;
-    rcx.t0 = now_s();
-    rcx.last_print = 0;
-    rcx.progress = !A.quiet && isatty(2);
-    progress(&rcx, false);
-    size_t failed = SIZE_MAX;
-    syncer ysync;
-    if (rcx.jfd >= 0)
-        sync_start(&ysync, rcx.jfd);
-    st = srl_sweep_execute(sw, todo, ntodo, nthreads, on_done, &rcx, &failed, &err);
-    free(todo);
-    if (rcx.jfd >= 0) {
-        int e = sync_stop(&ysync);
-        if (!e && fdatasync(rcx.jfd) != 0)
-            e = errno;
-        if (e && !st) {
-            rcx.io_errno = e;
-            st = SRL_EIO;
-        }
-    }
-    if (rcx.progress)
-        fputs(st ? "\n" : "", stderr);
-    if (st) {
-        if (rcx.io_errno)
-            rc = cli_sys_error(CMD, "cannot write %s: %s", jpath, strerror(rcx.io_errno));
-        else
-            rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
-                                  : (cli_error(CMD, "%s", err.msg), status_exit(st));
-        if (jpath && rcx.done + rcx.already)
-            fprintf(stderr, "srlab %s: %zu finished runs are kept in %s\n", CMD,
-                    rcx.done + rcx.already, jpath);
-        goto done;
-    }
-    progress(&rcx, true);
-    if (!A.quiet) {
-        for (size_t k = 0; k < rcx.nnotes; k++)
-            fprintf(stderr, "srlab %s: %zu run%s (first: run %zu): %s\n", CMD, rcx.notes[k].count,
-                    rcx.notes[k].count == 1 ? "" : "s", rcx.notes[k].first_run, rcx.notes[k].text);
-        if (rcx.more_notes)
-            fprintf(stderr, "srlab %s: and %zu more notes\n", CMD, rcx.more_notes);
-    }
-
-    /* The files, in run order. */
-    if (!jpath) {
-        cli_out o;
-        if ((rc = cli_out_open(&o, CMD, NULL, NULL)))
-            goto done;
-        fputs(pre, o.fp);
-        fprintf(o.fp, "%s\n", srl_sweep_rows_header(sw));
-        for (size_t k = 0; k < nr; k++)
-            if (rcx.mem[runs[k]])
-                fwrite(rcx.mem[runs[k]], 1, rcx.mem_len[runs[k]], o.fp);
-        rc = cli_out_commit(&o);
-        goto done;
-    }
-    close(rcx.jfd);
-    rcx.jfd = -1;
-    free(jtext);
-    jtext = NULL;
-    int e = cli_read_file(jpath, &jtext, &jlen);
-    if (e) {
-        rc = cli_sys_error(CMD, "cannot read %s back: %s", jpath, strerror(e));
-        goto done;
-    }
-    rc = assemble(sw, pre, jtext, jlen, runs, nr, shard_n != 0, A.output, sum_path);
-    if (!rc && unlink(jpath) != 0)
-        rc = cli_sys_error(CMD, "cannot remove %s: %s", jpath, strerror(errno));
-
-done:
-    if (rcx.jfd >= 0)
-        close(rcx.jfd);
-    if (rcx.mem)
-        for (size_t r = 0; r < srl_sweep_nruns(sw); r++)
-            free(rcx.mem[r]);
-    free(rcx.mem);
-    free(rcx.mem_len);
-    srl_sweep_journal_free(&jr);
-    free(jtext);
-    free(runs);
-    free(pre);
-    free(jpath);
-    free(sum_path);
-    free(set);
-    srl_sweep_free(sw);
-    layer_free(&flags);
-    layer_free(&spec.main);
-    layer_free(&spec.quick);
-    free(output_owned);
-    free(opts);
-    free(ks.k);
+    sweep_cmd c;
+    memset(&c, 0, sizeof c);
+    c.runners = runners;
+    c.rcx.jfd = -1;
+    int rc = sweep_main(&c, argc, argv);
+    sweep_cmd_free(&c);
     return rc;
 }
 

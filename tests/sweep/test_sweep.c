@@ -10,6 +10,7 @@
 
 #include "srlab/rng.h"
 #include "srlab/sweep.h"
+#include "sweep/sweep_impl.h"
 #include "../testutil.h"
 #include "toy_runner.h"
 
@@ -17,35 +18,35 @@
 
 static int values_are(const char *text, const char *const *want, size_t n)
 {
-    char **v = NULL;
-    size_t m = 0;
+    srl__sw_values l;
     srl_err err;
-    if (srl_sweep_parse_values(text, &v, &m, &err)) {
+    if (srl__sw_values_parse(text, &l, &err)) {
         fprintf(stderr, "  '%s': %s\n", text, err.msg);
+        srl__sw_values_free(&l);
         return 0;
     }
-    int ok = m == n;
+    int ok = l.n == n;
     for (size_t i = 0; ok && i < n; i++)
-        ok = !strcmp(v[i], want[i]);
+        ok = !strcmp(l.v[i], want[i]);
     if (!ok) {
         fprintf(stderr, "  '%s' gave", text);
-        for (size_t i = 0; i < m; i++)
-            fprintf(stderr, " [%s]", v[i]);
+        for (size_t i = 0; i < l.n; i++)
+            fprintf(stderr, " [%s]", l.v[i]);
         fputc('\n', stderr);
     }
-    srl_sweep_values_free(v, m);
+    srl__sw_values_free(&l);
     return ok;
 }
 
 /* Parsing fails and the message holds `part`. */
 static int values_fail(const char *text, const char *part)
 {
-    char **v = NULL;
-    size_t m = 0;
+    srl__sw_values l;
     srl_err err;
     err.msg[0] = 0;
-    if (srl_sweep_parse_values(text, &v, &m, &err) == SRL_OK) {
-        srl_sweep_values_free(v, m);
+    int st = srl__sw_values_parse(text, &l, &err);
+    srl__sw_values_free(&l);
+    if (st == SRL_OK) {
         fprintf(stderr, "  '%s' was accepted\n", text);
         return 0;
     }
@@ -159,7 +160,7 @@ static void test_grid(void)
     CHECK(sw != NULL, "grid: %s", err.msg);
     if (sw) {
         CHECK(srl_sweep_nruns(sw) == 2 * 3 * 3, "runs %zu", srl_sweep_nruns(sw));
-        CHECK(srl_sweep_npoints(sw) == 6 && srl_sweep_nseeds(sw) == 3, "points and seeds");
+        CHECK(sw->npoints == 6 && sw->nseeds == 3, "points and seeds");
         /* Columns: the core keys toy knows (problem, opt, strategy, format, rounding, lr), then
          * the varying others in the order of the train table (steps before noise? steps is a
          * common key, noise toy's own), then seed. */
@@ -181,7 +182,7 @@ static void test_grid(void)
                       "--steps 5,6,7 --noise 0,0.5,1 --seeds 3 --zip steps,noise --target 1e-3"),
               "canonical command: %s", srl_sweep_command(sw));
         srl_config *c = NULL;
-        CHECK(srl_sweep_config(sw, 13, &c) == SRL_OK, "config");
+        CHECK(srl__sw_config(sw, 13, &c) == SRL_OK, "config");
         if (c) {
             CHECK(!strcmp(srl_config_get(c, "seed"), "2") && !strcmp(srl_config_get(c, "lr"), "0.2") &&
                       !strcmp(srl_config_get(c, "steps"), "6") &&
@@ -204,19 +205,19 @@ static void test_grid(void)
 
     const srl_sweep_setting s3[] = {{"problem", "toy", NULL}, {"seed", "7,3", NULL}};
     sw = make(s3, N_OF(s3), &err);
-    CHECK(sw && srl_sweep_nruns(sw) == 2 && !strcmp(srl_sweep_seeds_text(sw), "7,3") &&
+    CHECK(sw && srl_sweep_nruns(sw) == 2 && !strcmp(sw->seeds_text, "7,3") &&
               !strcmp(srl_sweep_axis_value(sw, 0, srl_sweep_naxes(sw) - 1), "7"),
           "explicit seeds, in the order given");
     srl_sweep_free(sw);
     const srl_sweep_setting s4[] = {{"problem", "toy", NULL}, {"seed", "1:5:lin:5,9", NULL}};
     sw = make(s4, N_OF(s4), &err);
-    CHECK(sw && !strcmp(srl_sweep_seeds_text(sw), "1-5,9"), "seeds text %s",
-          sw ? srl_sweep_seeds_text(sw) : err.msg);
+    CHECK(sw && !strcmp(sw->seeds_text, "1-5,9"), "seeds text %s",
+          sw ? sw->seeds_text : err.msg);
     srl_sweep_free(sw);
     const srl_sweep_setting s5[] = {{"problem", "toyexp", NULL}, {"command", "run", NULL},
                                     {"n", "10:1000:log:3", NULL}};
     sw = make(s5, N_OF(s5), &err);
-    CHECK(sw && srl_sweep_kind(sw) == SRL_RUN_EXPERIMENT && srl_sweep_nruns(sw) == 3 &&
+    CHECK(sw && sw->kind == SRL_RUN_EXPERIMENT && srl_sweep_nruns(sw) == 3 &&
               !strcmp(srl_sweep_axis_name(sw, 0), "problem") &&
               !strcmp(srl_sweep_axis_name(sw, 1), "format") &&
               !strcmp(srl_sweep_axis_value(sw, 0, 1), "bf16") &&
@@ -324,10 +325,10 @@ static void test_runs(void)
     CHECK(sw && srl_sweep_prepare(sw, 2, &err) == SRL_OK, "prepare: %s", err.msg);
     if (!sw)
         return;
-    CHECK(!strcmp(srl_sweep_rows_header(sw), "run,problem,opt,strategy,format,rounding,lr,noise,"
+    CHECK(!strcmp(sw->rows_header, "run,problem,opt,strategy,format,rounding,lr,noise,"
                                              "seed,step,loss,loss_gap,status"),
-          "rows header %s", srl_sweep_rows_header(sw));
-    CHECK(!strcmp(srl_sweep_summary_header(sw),
+          "rows header %s", sw->rows_header);
+    CHECK(!strcmp(sw->summary_header,
                   "run,problem,opt,strategy,format,rounding,lr,noise,seed,last_step,final_loss,"
                   "final_loss_gap,best_loss,steps_to_target,diverged,final_loss_n,final_loss_mean,"
                   "final_loss_sd,final_loss_ci95_lo,final_loss_ci95_hi,best_loss_n,best_loss_mean,"
@@ -335,8 +336,8 @@ static void test_runs(void)
                   "final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,"
                   "final_loss_gap_ci95_hi,steps_to_target_n,steps_to_target_mean,"
                   "steps_to_target_sd,steps_to_target_ci95_lo,steps_to_target_ci95_hi"),
-          "summary header %s", srl_sweep_summary_header(sw));
-    CHECK(srl_sweep_stats_count(srl_sweep_summary_header(sw)) == 20, "stats count");
+          "summary header %s", sw->summary_header);
+    CHECK(srl__sw_stats_count(sw->summary_header) == 20, "stats count");
     collect c1, c2, c3;
     CHECK(run_all(sw, 1, false, &c1) == SRL_OK, "1 thread");
     CHECK(run_all(sw, 2, false, &c2) == SRL_OK, "2 threads");
@@ -368,7 +369,7 @@ static void test_runs(void)
     }
     char *out = NULL;
     size_t len = 0, cap = 0;
-    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 4, false, &out,
+    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 4, false, &out,
                                   &len, &cap, &err) == SRL_OK, "%s", err.msg);
     CHECK(out && strstr(out, ",4,") && strstr(out, ",0,"), "noise-free: n=4 and sd 0: %s", out);
     free(out);
@@ -385,7 +386,7 @@ static void test_runs(void)
     }
     out = NULL;
     len = cap = 0;
-    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 4, false, &out,
+    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 4, false, &out,
                                   &len, &cap, &err) == SRL_OK, "%s", err.msg);
     double mean = (x[0] + x[1] + x[2] + x[3]) / 4, ss = 0;
     for (int k = 0; k < 4; k++)
@@ -399,76 +400,151 @@ static void test_runs(void)
     free(out);
     out = NULL;
     len = cap = 0;
-    CHECK(srl_sweep_summary_point(srl_sweep_summary_header(sw), lines, lens, 1, true, &out, &len,
+    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 1, true, &out, &len,
                                   &cap, &err) == SRL_OK, "%s", err.msg);
     CHECK(out && len > 21 && !memcmp(out + len - 21, ",,,,,,,,,,,,,,,,,,,,\n", 21),
           "empty statistics: %s", out ? out : "");
     free(out);
     GROUP("summary: mean, sd, Student t 95% interval over seeds", before);
 
-    /* The journal: every cut of the last record is detected. */
+    /* The journal: every cut of the last record is detected. Records in completion order. */
     before = srl_test_failures;
     char *pre = NULL, *h = NULL;
     size_t hl;
     srl_sweep_meta meta = {"2024-01-01T00:00:00Z", NULL, false, 0, 0};
     CHECK(srl_sweep_preamble(sw, &meta, &pre) == SRL_OK, "preamble");
-    CHECK(srl_sweep_journal_header(pre, srl_sweep_rows_header(sw), srl_sweep_summary_header(sw),
-                                   &h, &hl) == SRL_OK, "header");
+    CHECK(srl_sweep_journal_start(sw, pre, &h, &hl) == SRL_OK, "header");
     char *j = malloc(hl + 100000);
     memcpy(j, h, hl);
-    size_t jl = hl, ends[3];
-    for (size_t r = 0; r < 3; r++) {
-        srl_sweep_record rec = {r + 5, c1.rows[r + 5], strlen(c1.rows[r + 5]), c1.sums[r + 5],
-                                strlen(c1.sums[r + 5]), false, ""};
+    static const size_t order[4] = {6, 4, 5, 7};
+    size_t jl = hl, ends[4];
+    for (size_t k = 0; k < 4; k++) {
+        size_t r = order[k];
+        srl_sweep_record rec = {r, c1.rows[r], strlen(c1.rows[r]), c1.sums[r],
+                                strlen(c1.sums[r]), false, ""};
         char *t;
         size_t tl;
-        CHECK(srl_sweep_journal_record(&rec, &t, &tl) == SRL_OK, "record");
+        CHECK(srl_sweep_journal_entry(&rec, &t, &tl) == SRL_OK, "record");
         memcpy(j + jl, t, tl);
         jl += tl;
-        ends[r] = jl;
+        ends[k] = jl;
         free(t);
     }
     srl_sweep_journal jr;
-    CHECK(srl_sweep_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.complete_header &&
-              jr.nentries == 3 && jr.good_len == jl && jr.entries[1].run == 6 &&
-              !strncmp(j + jr.entries[1].rows_off, c1.rows[6], jr.entries[1].rows_len) &&
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.complete_header &&
+              jr.nentries == 4 && jr.good_len == jl && jr.entries[2].run == 5 &&
+              !strncmp(j + jr.entries[2].rows_off, c1.rows[5], jr.entries[2].rows_len) &&
               !strcmp(jr.preamble, pre),
           "whole journal");
-    srl_sweep_journal_free(&jr);
+    srl__sw_journal_clear(&jr);
     int bad = 0;
-    for (size_t cut = ends[1]; cut < ends[2]; cut++) {
-        if (srl_sweep_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.nentries != 2 ||
-            jr.good_len != ends[1])
+    for (size_t cut = ends[2]; cut < ends[3]; cut++) {
+        if (srl__sw_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.nentries != 3 ||
+            jr.good_len != ends[2])
             bad++;
-        srl_sweep_journal_free(&jr);
+        srl__sw_journal_clear(&jr);
     }
     CHECK(bad == 0, "%d cuts of the last record misread", bad);
     bad = 0;
     for (size_t cut = 0; cut < hl; cut++) {
-        if (srl_sweep_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.complete_header ||
+        if (srl__sw_journal_parse(j, cut, &jr, &err) != SRL_OK || jr.complete_header ||
             jr.nentries)
             bad++;
-        srl_sweep_journal_free(&jr);
+        srl__sw_journal_clear(&jr);
     }
     CHECK(bad == 0, "%d cuts of the header misread", bad);
-    /* A flipped byte in the middle record: it and what follows are dropped. */
-    j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
-    CHECK(srl_sweep_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 1 &&
-              jr.good_len == ends[0], "corrupt record");
-    srl_sweep_journal_free(&jr);
-    CHECK(srl_sweep_journal_parse("hello\n", 6, &jr, &err) != SRL_OK &&
+    CHECK(srl__sw_journal_parse("hello\n", 6, &jr, &err) != SRL_OK &&
               strstr(err.msg, "not a srlab sweep journal"), "not a journal");
-    free(j);
-    free(h);
 
     char la[200], lb[200];
     const char *pa = "# srlab 1\n# command: a\n# date: x\n# runs: 2\n";
     const char *pb = "# srlab 1\n# command: b\n# date: y\n# runs: 2\n";
     const char *pc = "# srlab 1\n# command: a\n# date: z\n# runs: 2\n";
-    CHECK(srl_sweep_preamble_diff(pa, pb, la, sizeof la, lb, sizeof lb) == 2 &&
+    CHECK(srl__sw_preamble_diff(pa, pb, la, sizeof la, lb, sizeof lb) == 2 &&
               !strcmp(la, "# command: a") && !strcmp(lb, "# command: b"), "diff names the line");
-    CHECK(srl_sweep_preamble_diff(pa, pc, la, sizeof la, lb, sizeof lb) == 0, "dates ignored");
+    CHECK(srl__sw_preamble_diff(pa, pc, la, sizeof la, lb, sizeof lb) == 0, "dates ignored");
     GROUP("journal: records, torn tails, corruption; preamble comparison", before);
+
+    /* The journal read back through the public functions: the runs it holds, its date, whether
+     * it belongs to the sweep, and the files in run order. */
+    before = srl_test_failures;
+    srl_sweep_journal *jp = NULL;
+    CHECK(srl_sweep_journal_read(&jp, j, ends[3] - 1, &err) == SRL_OK && jp, "read: %s", err.msg);
+    if (jp) {
+        CHECK(srl_sweep_journal_has(jp, 4) && srl_sweep_journal_has(jp, 5) &&
+                  srl_sweep_journal_has(jp, 6) && !srl_sweep_journal_has(jp, 7) &&
+                  !srl_sweep_journal_has(jp, 0),
+              "runs held (7 is torn)");
+        CHECK(srl_sweep_journal_valid_len(jp) == ends[2], "valid length");
+        srl_sweep_journal_free(jp);
+    }
+    CHECK(srl_sweep_journal_read(&jp, j, jl, &err) == SRL_OK && jp, "read: %s", err.msg);
+    if (jp) {
+        char date[32], tiny[8];
+        CHECK(srl_sweep_journal_date(jp, date, sizeof date) &&
+                  !strcmp(date, "2024-01-01T00:00:00Z"), "the journal's date");
+        CHECK(!srl_sweep_journal_date(jp, tiny, sizeof tiny), "a date that does not fit");
+        CHECK(srl_sweep_journal_differs(jp, sw, pre, la, sizeof la, lb, sizeof lb) == 0,
+              "its own sweep: %s / %s", la, lb);
+        char *pre2 = NULL;
+        srl_sweep_meta later = {"2030-01-01T00:00:00Z", "x.ini", false, 0, 0};
+        CHECK(srl_sweep_preamble(sw, &later, &pre2) == SRL_OK &&
+                  srl_sweep_journal_differs(jp, sw, pre2, la, sizeof la, lb, sizeof lb) == 4 &&
+                  !strcmp(la, "# seeds: 1-4 (every grid point runs each seed; a run's random "
+                              "streams derive from its seed)") &&
+                  !strcmp(lb, "# spec: x.ini"),
+              "another preamble: the journal's line 4, '%s' / '%s'", la, lb);
+        free(pre2);
+
+        static const size_t point1[4] = {4, 5, 6, 7};
+        char *rows = NULL, *sums = NULL, *point = NULL;
+        size_t rl = 0, sl = 0, pl = 0, pcap = 0;
+        CHECK(srl_sweep_journal_rows(jp, sw, pre, point1, 4, &rows, &rl, &err) == SRL_OK,
+              "rows: %s", err.msg);
+        size_t room = strlen(pre) + strlen(sw->summary_header) + strlen(sw->rows_header) + 2;
+        for (size_t r = 4; r < 8; r++)
+            room += strlen(c1.rows[r]) + 2 * strlen(c1.sums[r]);
+        char *expect = malloc(room);
+        snprintf(expect, room, "%s%s\n%s%s%s%s", pre, sw->rows_header, c1.rows[4], c1.rows[5],
+                 c1.rows[6], c1.rows[7]);
+        CHECK(rows && rl == strlen(expect) && !strcmp(rows, expect), "rows in run order");
+        const char *plines[4] = {c1.sums[4], c1.sums[5], c1.sums[6], c1.sums[7]};
+        size_t plens[4] = {strlen(plines[0]), strlen(plines[1]), strlen(plines[2]),
+                           strlen(plines[3])};
+        CHECK(srl__sw_summary_point(sw->summary_header, plines, plens, 4, false, &point, &pl,
+                                    &pcap, &err) == SRL_OK, "%s", err.msg);
+        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1, 4, false, &sums, &sl, &err) ==
+                  SRL_OK, "summary: %s", err.msg);
+        snprintf(expect, room, "%s%s\n%s", pre, sw->summary_header, point ? point : "");
+        CHECK(sums && sl == strlen(expect) && !strcmp(sums, expect),
+              "summary of a grid point, with its statistics");
+        free(sums);
+        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1 + 1, 2, true, &sums, &sl, &err) ==
+                  SRL_OK && sums && strstr(sums, ",,,,,,,,,,,,,,,,,,,,\n"),
+              "a shard's summary: empty statistics");
+        free(sums);
+        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1 + 1, 2, false, &sums, &sl, &err) !=
+                  SRL_OK, "a summary of part of a grid point is refused");
+        static const size_t missing[2] = {4, 8};
+        CHECK(srl_sweep_journal_rows(jp, sw, pre, missing, 2, &sums, &sl, &err) != SRL_OK &&
+                  strstr(err.msg, "run 8 is not in the journal"), "a run it does not hold: %s",
+              err.msg);
+        free(expect);
+        free(rows);
+        free(point);
+        srl_sweep_journal_free(jp);
+    }
+    CHECK(srl_sweep_journal_read(&jp, j, hl - 1, &err) == SRL_OK && !jp,
+          "a torn start: nothing to resume");
+    CHECK(srl_sweep_journal_read(&jp, "hello\n", 6, &err) != SRL_OK && !jp, "not a journal");
+    /* A flipped byte in the second record: it and what follows are dropped. */
+    j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 1 &&
+              jr.good_len == ends[0], "corrupt record");
+    srl__sw_journal_clear(&jr);
+    free(j);
+    free(h);
+    GROUP("journal: runs held, date, belonging, the files in run order", before);
 
     /* Merge refusals. */
     before = srl_test_failures;
@@ -533,6 +609,13 @@ static void test_runs(void)
     CHECK(sw && srl_sweep_prepare(sw, 1, &err) != SRL_OK &&
               strstr(err.msg, "metric column 'extra' that is also an axis"), "clash: %s",
           err.msg);
+    srl_sweep_free(sw);
+    const srl_sweep_setting v5[] = {{"problem", "toy", NULL}};
+    sw = make(v5, 1, &err);
+    char *start = NULL;
+    size_t start_len = 0;
+    CHECK(sw && srl_sweep_journal_start(sw, "", &start, &start_len) == SRL_EINVAL && !start,
+          "no journal before the columns are known");
     srl_sweep_free(sw);
     const srl_sweep_setting v4[] = {{"problem", "toy", NULL}, {"noise", "0,1", NULL},
                                     {"x0", "1,2", NULL}, {"steps", "3", NULL}};

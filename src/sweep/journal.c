@@ -1,0 +1,383 @@
+/* src/sweep/journal.c: the journal (include/srlab/sweep.h, "Journal"; its format is in
+ * src/sweep/sweep_impl.h): writing its header and records, reading it back with every torn or
+ * damaged tail detected, deciding whether it belongs to a sweep, and the rows and summary files
+ * it holds, assembled in run order whatever the order the runs finished in. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srlab/rng.h"
+#include "sweep/sweep_impl.h"
+
+#define JOURNAL_MAGIC "srlab-sweep-journal 1\n"
+
+/* The checksum of a record: FNV-1a over its run number in decimal, its rows, its summary. */
+static uint64_t record_hash(size_t run, const char *rows, size_t rl, const char *sum, size_t sl)
+{
+    char buf[32];
+    int k = snprintf(buf, sizeof buf, "%zu", run);
+    uint64_t h = srl_fnv1a64(buf, (size_t)k, SRL_FNV1A64_BASIS);
+    h = srl_fnv1a64(rows, rl, h);
+    return srl_fnv1a64(sum, sl, h);
+}
+
+/* ---- writing ---- */
+
+int srl_sweep_journal_start(const srl_sweep *s, const char *preamble, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (!s->prepared)
+        return SRL_EINVAL;
+    srl__sw_text b = {0};
+    srl__sw_puts(&b, JOURNAL_MAGIC);
+    srl__sw_puts(&b, preamble);
+    srl__sw_printf(&b, "%s\n%s\n@begin\n", s->rows_header, s->summary_header);
+    *out = srl__sw_take(&b);
+    *len = *out ? strlen(*out) : 0;
+    return *out ? SRL_OK : SRL_ENOMEM;
+}
+
+int srl_sweep_journal_entry(const srl_sweep_record *rec, char **out, size_t *len)
+{
+    srl__sw_text b = {0};
+    uint64_t h = record_hash(rec->run, rec->rows, rec->rows_len, rec->summary, rec->summary_len);
+    srl__sw_printf(&b, "@run %zu rows %zu summary %zu fnv %016" PRIx64 "\n", rec->run,
+                   rec->rows_len, rec->summary_len, h);
+    srl__sw_put(&b, rec->rows, rec->rows_len);
+    srl__sw_put(&b, rec->summary, rec->summary_len);
+    *out = srl__sw_take(&b);
+    *len = b.len;
+    return *out ? SRL_OK : SRL_ENOMEM;
+}
+
+/* ---- reading ---- */
+
+void srl__sw_journal_clear(srl_sweep_journal *j)
+{
+    if (!j)
+        return;
+    free(j->preamble);
+    free(j->rows_header);
+    free(j->summary_header);
+    free(j->entries);
+    free(j->by_run);
+    memset(j, 0, sizeof *j);
+}
+
+/* "@run R rows A summary B fnv H", exactly as srl_sweep_journal_entry writes it. */
+static bool parse_record_line(const char *l, size_t n, size_t *run, size_t *ra, size_t *sa,
+                              uint64_t *h)
+{
+    char buf[160];
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, l, n);
+    buf[n] = 0;
+    char hex[17];
+    unsigned long long r, a, b;
+    int used = 0;
+    if (sscanf(buf, "@run %llu rows %llu summary %llu fnv %16[0-9a-f]%n", &r, &a, &b, hex,
+               &used) != 4 || (size_t)used != n || strlen(hex) != 16)
+        return false;
+    char canon[160];
+    snprintf(canon, sizeof canon, "@run %llu rows %llu summary %llu fnv %s", r, a, b, hex);
+    if (strcmp(canon, buf))
+        return false; /* leading zeros, signs, spaces: not a line this code wrote */
+    *run = (size_t)r;
+    *ra = (size_t)a;
+    *sa = (size_t)b;
+    *h = strtoull(hex, NULL, 16);
+    return true;
+}
+
+/* The header: magic, '#' lines, the two column lines, "@begin". *pos after it; SRL_OK with
+ * complete_header false when it is torn. */
+static int parse_header(const char *text, size_t len, size_t *pos, srl_sweep_journal *j,
+                        srl_err *err)
+{
+    size_t ml = strlen(JOURNAL_MAGIC);
+    if (len < ml) {
+        if (memcmp(text, JOURNAL_MAGIC, len))
+            return srl_err_set(err, SRL_EPARSE, "not a srlab sweep journal");
+        return SRL_OK; /* torn while its header was written */
+    }
+    if (memcmp(text, JOURNAL_MAGIC, ml))
+        return srl_err_set(err, SRL_EPARSE, "not a srlab sweep journal");
+    *pos = ml;
+    const char *l = NULL;
+    size_t ll = 0;
+    size_t pre0 = *pos, pre1 = *pos;
+    while (srl__sw_next_line(text, len, pos, &l, &ll) && ll && l[0] == '#')
+        pre1 = *pos;
+    if (*pos == pre1)
+        return SRL_OK; /* torn header */
+    /* l is the rows header. */
+    const char *rh = l, *sh, *be;
+    size_t rhl = ll, shl, bel;
+    if (!srl__sw_next_line(text, len, pos, &sh, &shl) ||
+        !srl__sw_next_line(text, len, pos, &be, &bel))
+        return SRL_OK;
+    if (bel != 6 || memcmp(be, "@begin", 6))
+        return srl_err_set(err, SRL_EPARSE, "a sweep journal with a damaged header");
+    j->preamble = srl__sw_dupn(text + pre0, pre1 - pre0);
+    j->rows_header = srl__sw_dupn(rh, rhl);
+    j->summary_header = srl__sw_dupn(sh, shl);
+    if (!j->preamble || !j->rows_header || !j->summary_header)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    j->complete_header = true;
+    return SRL_OK;
+}
+
+/* Add a record's entry unless its run is already there (the first record of a run is kept). */
+static int add_entry(srl_sweep_journal *j, size_t *cap, size_t run, size_t pos, size_t ra,
+                     size_t sa)
+{
+    for (size_t k = 0; k < j->nentries; k++)
+        if (j->entries[k].run == run)
+            return SRL_OK;
+    if (j->nentries == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        srl__sw_journal_entry *e = realloc(j->entries, c * sizeof *e);
+        if (!e)
+            return SRL_ENOMEM;
+        j->entries = e;
+        *cap = c;
+    }
+    j->entries[j->nentries++] = (srl__sw_journal_entry){run, pos, ra, pos + ra, sa};
+    return SRL_OK;
+}
+
+int srl__sw_journal_parse(const char *text, size_t len, srl_sweep_journal *j, srl_err *err)
+{
+    memset(j, 0, sizeof *j);
+    j->text = text;
+    size_t pos = 0;
+    int st = parse_header(text, len, &pos, j, err);
+    if (st || !j->complete_header) {
+        if (st)
+            srl__sw_journal_clear(j);
+        return st;
+    }
+    j->good_len = pos;
+    size_t cap = 0;
+    for (;;) {
+        const char *l;
+        size_t ll, run, ra, sa;
+        uint64_t h;
+        if (!srl__sw_next_line(text, len, &pos, &l, &ll) ||
+            !parse_record_line(l, ll, &run, &ra, &sa, &h))
+            break;
+        if (ra > len - pos || sa > len - pos - ra)
+            break;
+        if (record_hash(run, text + pos, ra, text + pos + ra, sa) != h)
+            break;
+        if (add_entry(j, &cap, run, pos, ra, sa)) {
+            srl__sw_journal_clear(j);
+            return srl_err_set(err, SRL_ENOMEM, "out of memory");
+        }
+        pos += ra + sa;
+        j->good_len = pos;
+    }
+    return SRL_OK;
+}
+
+static const srl_sweep_journal *sort_journal; /* qsort has no context argument */
+
+static int by_run_cmp(const void *pa, const void *pb)
+{
+    size_t x = sort_journal->entries[*(const size_t *)pa].run;
+    size_t y = sort_journal->entries[*(const size_t *)pb].run;
+    return x < y ? -1 : x > y;
+}
+
+int srl_sweep_journal_read(srl_sweep_journal **out, const char *text, size_t len, srl_err *err)
+{
+    *out = NULL;
+    srl_sweep_journal *j = calloc(1, sizeof *j);
+    if (!j)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    int st = srl__sw_journal_parse(text, len, j, err);
+    if (st || !j->complete_header) {
+        srl_sweep_journal_free(j);
+        return st;
+    }
+    j->by_run = malloc((j->nentries + 1) * sizeof *j->by_run);
+    if (!j->by_run) {
+        srl_sweep_journal_free(j);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < j->nentries; k++)
+        j->by_run[k] = k;
+#ifdef _OPENMP
+#pragma omp critical(srl_sweep_journal_sort)
+#endif
+    {
+        sort_journal = j;
+        qsort(j->by_run, j->nentries, sizeof *j->by_run, by_run_cmp);
+    }
+    *out = j;
+    return SRL_OK;
+}
+
+void srl_sweep_journal_free(srl_sweep_journal *j)
+{
+    srl__sw_journal_clear(j);
+    free(j);
+}
+
+size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j)
+{
+    return j->good_len;
+}
+
+/* The entry of a run, or NULL (binary search in by_run). */
+static const srl__sw_journal_entry *find_entry(const srl_sweep_journal *j, size_t run)
+{
+    size_t lo = 0, hi = j->nentries;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const srl__sw_journal_entry *e = &j->entries[j->by_run[mid]];
+        if (e->run == run)
+            return e;
+        if (e->run < run)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+bool srl_sweep_journal_has(const srl_sweep_journal *j, size_t run)
+{
+    return find_entry(j, run) != NULL;
+}
+
+bool srl_sweep_journal_date(const srl_sweep_journal *j, char *buf, size_t len)
+{
+    for (const char *p = j->preamble; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > 8 && !memcmp(p, "# date: ", 8)) {
+            if (n - 8 >= len)
+                return false;
+            memcpy(buf, p + 8, n - 8);
+            buf[n - 8] = 0;
+            return true;
+        }
+        p += n + (p[n] ? 1 : 0);
+    }
+    return false;
+}
+
+size_t srl_sweep_journal_differs(const srl_sweep_journal *j, const srl_sweep *s,
+                                 const char *preamble, char *theirs, size_t tlen, char *ours,
+                                 size_t olen)
+{
+    size_t no = srl__sw_preamble_diff(j->preamble, preamble, theirs, tlen, ours, olen);
+    if (no)
+        return no;
+    if (strcmp(j->rows_header, s->rows_header)) {
+        snprintf(theirs, tlen, "columns %.280s", j->rows_header);
+        snprintf(ours, olen, "columns %.280s", s->rows_header);
+        return 1;
+    }
+    if (strcmp(j->summary_header, s->summary_header)) {
+        snprintf(theirs, tlen, "summary columns %.270s", j->summary_header);
+        snprintf(ours, olen, "summary columns %.270s", s->summary_header);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the files it holds ---- */
+
+/* The entries of the listed runs; an error names a run the journal does not hold. */
+static int entries_of(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                      const srl__sw_journal_entry ***out, srl_err *err)
+{
+    const srl__sw_journal_entry **e = malloc((n + 1) * sizeof *e);
+    if (!e)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        if (!(e[k] = find_entry(j, runs[k]))) {
+            free(e);
+            return srl_err_set(err, SRL_EINVAL, "run %zu is not in the journal", runs[k]);
+        }
+    *out = e;
+    return SRL_OK;
+}
+
+/* The start of a file of the listed runs: their entries (malloc'd), then the preamble and the
+ * column line in *b. */
+static int file_start(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                      const char *preamble, const char *header,
+                      const srl__sw_journal_entry ***e, srl__sw_text *b, srl_err *err)
+{
+    int st = entries_of(j, runs, n, e, err);
+    if (st)
+        return st;
+    srl__sw_puts(b, preamble);
+    srl__sw_printf(b, "%s\n", header);
+    return SRL_OK;
+}
+
+int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
+                           const char *preamble, const size_t *runs, size_t n, char **out,
+                           size_t *len, srl_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    const srl__sw_journal_entry **e;
+    srl__sw_text b = {0};
+    int st = file_start(j, runs, n, preamble, s->rows_header, &e, &b, err);
+    if (st)
+        return st;
+    for (size_t k = 0; k < n; k++)
+        srl__sw_put(&b, j->text + e[k]->rows_off, e[k]->rows_len);
+    free(e);
+    *len = b.len;
+    if (!(*out = srl__sw_take(&b)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    return SRL_OK;
+}
+
+int srl_sweep_journal_summary(const srl_sweep_journal *j, const srl_sweep *s,
+                              const char *preamble, const size_t *runs, size_t n, bool shard,
+                              char **out, size_t *len, srl_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    /* Unsharded: whole grid points; a shard: run by run, with empty statistics. */
+    size_t step = shard ? 1 : s->nseeds;
+    if (n % step)
+        return srl_err_set(err, SRL_EINVAL, "%zu runs are not whole grid points of %zu seeds",
+                           n, step);
+    const srl__sw_journal_entry **e;
+    srl__sw_text b = {0};
+    int st = file_start(j, runs, n, preamble, s->summary_header, &e, &b, err);
+    if (st)
+        return st;
+    const char **lines = malloc((step + 1) * sizeof *lines);
+    size_t *lens = malloc((step + 1) * sizeof *lens);
+    if (!lines || !lens || b.oom)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n && !st; k += step) {
+        for (size_t i = 0; i < step; i++) {
+            lines[i] = j->text + e[k + i]->summary_off;
+            lens[i] = e[k + i]->summary_len;
+        }
+        st = srl__sw_summary_point(s->summary_header, lines, lens, step, shard, &b.p, &b.len,
+                                   &b.cap, err);
+    }
+    free(lines);
+    free(lens);
+    free(e);
+    if (st) {
+        free(b.p);
+        return st;
+    }
+    *len = b.len;
+    *out = b.p;
+    return SRL_OK;
+}

@@ -1,0 +1,336 @@
+/* src/sweep/merge.c: joining the files of the shards of a sweep (srl_sweep_merge,
+ * include/srlab/sweep.h, "merge") into the file the whole sweep would have written: each shard
+ * read ('#' lines, shard line, column line, data), the shards checked to be every shard of one
+ * sweep once, the data lines gathered by run and put in run order, and for summaries the
+ * statistics over each grid point's seeds, which no single shard could compute. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/sweep_impl.h"
+
+/* One shard file as read. */
+typedef struct mfile {
+    const srl_sweep_text *t;
+    size_t pre_end;  /* end of the '#' lines */
+    size_t body;     /* start of the first data line (after the column line) */
+    const char *cols;
+    size_t cols_len;
+    size_t shard_i, shard_n;
+    const char *date;
+    size_t date_len;
+    char *pre; /* the preamble without the shard line */
+} mfile;
+
+/* The consecutive data lines of one run in one file. */
+typedef struct block {
+    size_t run;
+    const char *p;
+    size_t n;
+} block;
+
+/* What srl_sweep_merge carries between its phases. */
+typedef struct merge {
+    const srl_sweep_text *files;
+    size_t n;
+    bool summary;
+    mfile *f;
+    size_t N;    /* shards */
+    size_t R, S; /* runs and seeds of the sweep */
+    block *blocks;
+    size_t nb, cap;
+} merge;
+
+static int oom(srl_err *err)
+{
+    return srl_err_set(err, SRL_ENOMEM, "out of memory");
+}
+
+/* A "# shard: I/N (...)" line (ll bytes). */
+static int shard_line(mfile *m, const char *l, size_t ll, srl_err *err)
+{
+    char tmp[64];
+    size_t k = 0;
+    while (9 + k < ll && k < sizeof tmp - 1 && l[9 + k] != ' ')
+        tmp[k] = l[9 + k], k++;
+    tmp[k] = 0;
+    srl_err e2;
+    if (srl_sweep_parse_shard(tmp, &m->shard_i, &m->shard_n, &e2))
+        return srl_err_set(err, SRL_EPARSE, "%s: a damaged '# shard:' line", m->t->name);
+    return SRL_OK;
+}
+
+/* The '#' lines (the preamble without its shard line, the date, the shard) and the column line
+ * of one file. */
+static int read_shard(mfile *m, const srl_sweep_text *t, srl_err *err)
+{
+    m->t = t;
+    size_t pos = 0;
+    const char *l = NULL;
+    size_t ll = 0;
+    bool have_shard = false;
+    int st = SRL_OK;
+    srl__sw_text pre = {0};
+    while (!st && srl__sw_next_line(t->data, t->len, &pos, &l, &ll) && ll && l[0] == '#') {
+        m->pre_end = pos;
+        if (ll >= 9 && !memcmp(l, "# shard: ", 9)) {
+            st = shard_line(m, l, ll, err);
+            have_shard = true;
+            continue;
+        }
+        if (ll >= 8 && !memcmp(l, "# date: ", 8)) {
+            m->date = l + 8;
+            m->date_len = ll - 8;
+        }
+        srl__sw_put(&pre, l, ll);
+        srl__sw_putc(&pre, '\n');
+    }
+    m->pre = srl__sw_take(&pre);
+    if (st)
+        return st;
+    if (!m->pre)
+        return oom(err);
+    if (m->pre_end == 0 || !l || l[0] == '#' || ll == 0)
+        return srl_err_set(err, SRL_EPARSE, "%s: not a srlab sweep file (no '#' lines and "
+                           "column line)", t->name);
+    if (!have_shard)
+        return srl_err_set(err, SRL_EINVAL, "%s: not a shard (no '# shard: I/N' line); "
+                           "merge joins the outputs of srlab sweep --shard I/N", t->name);
+    m->cols = l;
+    m->cols_len = ll;
+    m->body = pos;
+    return SRL_OK;
+}
+
+/* Every file against the first: the same '#' lines but for the date, the same columns, the
+ * same number of shards. */
+static int check_one_sweep(const merge *g, srl_err *err)
+{
+    const mfile *f = g->f;
+    for (size_t i = 1; i < g->n; i++) {
+        char la[200], lb[200];
+        size_t no = srl__sw_preamble_diff(f[0].pre, f[i].pre, la, sizeof la, lb, sizeof lb);
+        if (no)
+            return srl_err_set(err, SRL_EINVAL,
+                               "%s and %s are not shards of one sweep: '%s' differs from '%s'",
+                               g->files[i].name, g->files[0].name, lb, la);
+        if (f[i].cols_len != f[0].cols_len || memcmp(f[i].cols, f[0].cols, f[0].cols_len))
+            return srl_err_set(err, SRL_EINVAL,
+                               "%s and %s are not shards of one sweep: their column lines differ",
+                               g->files[i].name, g->files[0].name);
+        if (f[i].shard_n != f[0].shard_n)
+            return srl_err_set(err, SRL_EINVAL, "%s is shard %zu/%zu but %s is shard %zu/%zu",
+                               g->files[i].name, f[i].shard_i, f[i].shard_n, g->files[0].name,
+                               f[0].shard_i, f[0].shard_n);
+    }
+    return SRL_OK;
+}
+
+/* Each of the N shards exactly once. */
+static int check_every_shard(const merge *g, srl_err *err)
+{
+    size_t N = g->N;
+    bool *seen = calloc(N, sizeof *seen);
+    size_t *who = calloc(N, sizeof *who);
+    int st = SRL_OK;
+    if (!seen || !who)
+        st = oom(err);
+    for (size_t i = 0; i < g->n && !st; i++) {
+        size_t si = g->f[i].shard_i;
+        if (seen[si])
+            st = srl_err_set(err, SRL_EINVAL, "%s and %s are both shard %zu/%zu",
+                             g->files[who[si]].name, g->files[i].name, si, N);
+        seen[si] = true;
+        who[si] = i;
+    }
+    for (size_t k = 0; k < N && !st; k++)
+        if (!seen[k])
+            st = srl_err_set(err, SRL_EINVAL, "shard %zu/%zu is missing", k, N);
+    free(seen);
+    free(who);
+    return st;
+}
+
+/* Runs and seeds from "# runs: R (P grid points x S seeds)". */
+static int sweep_size(merge *g, srl_err *err)
+{
+    const char *p = strstr(g->f[0].pre, "# runs: ");
+    unsigned long long r, pp, ss;
+    if (!p || sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", &r, &pp, &ss) != 3 ||
+        ss == 0 || r != pp * ss)
+        return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", g->files[0].name);
+    g->R = (size_t)r;
+    g->S = (size_t)ss;
+    return SRL_OK;
+}
+
+/* Leading "RUN," of a data line. */
+static bool line_run(const char *l, size_t n, size_t *run)
+{
+    size_t i = 0, v = 0;
+    while (i < n && i < 19 && isdigit((unsigned char)l[i]))
+        v = 10 * v + (size_t)(l[i++] - '0');
+    if (i == 0 || i >= n || l[i] != ',')
+        return false;
+    *run = v;
+    return true;
+}
+
+/* The data lines of file i, as blocks of consecutive lines of one run; each run must belong to
+ * the file's shard, in increasing order (a summary holds one line per run). */
+static int collect_blocks(merge *g, size_t i, srl_err *err)
+{
+    const srl_sweep_text *t = &g->files[i];
+    const mfile *m = &g->f[i];
+    size_t pos = m->body, last = SIZE_MAX, lineno = 0;
+    const char *l;
+    size_t ll;
+    while (srl__sw_next_line(t->data, t->len, &pos, &l, &ll)) {
+        lineno++;
+        size_t run;
+        if (!line_run(l, ll, &run))
+            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu does not start with a run "
+                               "number", t->name, lineno);
+        if (run >= g->R || run % g->N != m->shard_i || (last != SIZE_MAX && run < last) ||
+            (g->summary && run == last))
+            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu: run %zu is out of place "
+                               "in shard %zu/%zu of %zu runs", t->name, lineno, run,
+                               m->shard_i, g->N, g->R);
+        if (run == last) {
+            g->blocks[g->nb - 1].n += ll + 1;
+            continue;
+        }
+        if (g->nb == g->cap) {
+            size_t cap = g->cap ? 2 * g->cap : 256;
+            block *bb = realloc(g->blocks, cap * sizeof *bb);
+            if (!bb)
+                return oom(err);
+            g->blocks = bb;
+            g->cap = cap;
+        }
+        g->blocks[g->nb++] = (block){run, l, ll + 1};
+        last = run;
+    }
+    if (pos < t->len)
+        return srl_err_set(err, SRL_EPARSE, "%s: the last line is cut (no newline)", t->name);
+    return SRL_OK;
+}
+
+static int block_cmp(const void *a, const void *b)
+{
+    size_t x = ((const block *)a)->run, y = ((const block *)b)->run;
+    return x < y ? -1 : x > y;
+}
+
+/* The preamble with the earliest date (and no shard line), then the column line. */
+static void put_head(srl__sw_text *o, const merge *g)
+{
+    const mfile *f = g->f;
+    size_t best = 0;
+    for (size_t i = 1; i < g->n; i++)
+        if (f[i].date && f[best].date &&
+            (f[i].date_len < f[best].date_len ||
+             (f[i].date_len == f[best].date_len &&
+              memcmp(f[i].date, f[best].date, f[i].date_len) < 0)))
+            best = i;
+    srl__sw_puts(o, f[best].pre);
+    srl__sw_put(o, f[0].cols, f[0].cols_len);
+    srl__sw_putc(o, '\n');
+}
+
+/* The summary lines point by point, each shard's (empty) statistics replaced by the point's. */
+static int put_summaries(srl__sw_text *o, const merge *g, srl_err *err)
+{
+    size_t S = g->S;
+    char *hdr = srl__sw_dupn(g->f[0].cols, g->f[0].cols_len);
+    size_t K = hdr ? srl__sw_stats_count(hdr) : 0;
+    const char **lines = malloc((S + 1) * sizeof *lines);
+    size_t *lens = malloc((S + 1) * sizeof *lens);
+    int st = SRL_OK;
+    if (!hdr || !lines || !lens)
+        st = oom(err);
+    for (size_t p = 0; p * S < g->nb && !st; p++) {
+        for (size_t k = 0; k < S; k++) {
+            const block *bl = &g->blocks[p * S + k];
+            /* Drop the shard's (empty) statistics: the last K fields. */
+            size_t m = bl->n - 1, commas = 0;
+            while (m > 0 && commas < K) {
+                m--;
+                if (bl->p[m] == ',')
+                    commas++;
+            }
+            if (commas < K) {
+                st = srl_err_set(err, SRL_EPARSE, "a summary line of run %zu is too short",
+                                 bl->run);
+                break;
+            }
+            lines[k] = bl->p;
+            lens[k] = K ? m : bl->n - 1;
+        }
+        if (!st)
+            st = srl__sw_summary_point(hdr, lines, lens, S, false, &o->p, &o->len, &o->cap, err);
+    }
+    free(hdr);
+    free(lines);
+    free(lens);
+    return st;
+}
+
+/* Read, check and gather the shards. */
+static int gather(merge *g, srl_err *err)
+{
+    int st = SRL_OK;
+    for (size_t i = 0; i < g->n && !st; i++)
+        st = read_shard(&g->f[i], &g->files[i], err);
+    if (!st)
+        st = check_one_sweep(g, err);
+    g->N = g->f[0].shard_n;
+    if (!st)
+        st = check_every_shard(g, err);
+    if (!st)
+        st = sweep_size(g, err);
+    for (size_t i = 0; i < g->n && !st; i++)
+        st = collect_blocks(g, i, err);
+    if (!st && g->summary && g->nb != g->R)
+        st = srl_err_set(err, SRL_EINVAL, "the summaries hold %zu of the sweep's %zu runs",
+                         g->nb, g->R);
+    return st;
+}
+
+int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool summary, char **out,
+                    size_t *len, srl_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (n == 0)
+        return srl_err_set(err, SRL_EINVAL, "no files to merge");
+    merge g = {files, n, summary, NULL, 0, 0, 0, NULL, 0, 0};
+    g.f = calloc(n, sizeof *g.f);
+    if (!g.f)
+        return oom(err);
+    srl__sw_text o = {0};
+    int st = gather(&g, err);
+    if (!st) {
+        qsort(g.blocks, g.nb, sizeof *g.blocks, block_cmp);
+        put_head(&o, &g);
+        if (!summary)
+            for (size_t k = 0; k < g.nb; k++)
+                srl__sw_put(&o, g.blocks[k].p, g.blocks[k].n);
+        else
+            st = put_summaries(&o, &g, err);
+    }
+    if (!st && o.oom)
+        st = oom(err);
+    if (!st) {
+        *out = o.p ? o.p : calloc(1, 1);
+        *len = o.len;
+        o.p = NULL;
+    }
+    free(o.p);
+    for (size_t i = 0; i < n; i++)
+        free(g.f[i].pre);
+    free(g.f);
+    free(g.blocks);
+    return st;
+}

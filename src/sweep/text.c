@@ -1,0 +1,163 @@
+/* src/sweep/text.c: the text the sweep files build (src/sweep/sweep_impl.h): growable text, CSV
+ * fields, shell words, numbers written with 17 digits and read with the library's one strict
+ * parser (srlab/number.h), and lines of a text. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srlab/number.h"
+#include "sweep/sweep_impl.h"
+
+void srl__sw_put(srl__sw_text *b, const char *s, size_t n)
+{
+    if (b->oom || n == 0)
+        return;
+    if (n > SIZE_MAX / 4 || b->len > SIZE_MAX / 4) {
+        b->oom = true;
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void srl__sw_puts(srl__sw_text *b, const char *s)
+{
+    srl__sw_put(b, s, strlen(s));
+}
+
+void srl__sw_putc(srl__sw_text *b, char c)
+{
+    srl__sw_put(b, &c, 1);
+}
+
+void srl__sw_printf(srl__sw_text *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    if ((size_t)n < sizeof tmp) {
+        srl__sw_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    srl__sw_put(b, big, (size_t)n);
+    free(big);
+}
+
+void srl__sw_put_csv(srl__sw_text *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        srl__sw_puts(b, s);
+        return;
+    }
+    srl__sw_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            srl__sw_putc(b, '"');
+        srl__sw_putc(b, *s);
+    }
+    srl__sw_putc(b, '"');
+}
+
+void srl__sw_put_shell(srl__sw_text *b, const char *s)
+{
+    bool plain = *s != 0;
+    for (const char *t = s; *t; t++)
+        if (!isalnum((unsigned char)*t) && !strchr("%+,-./:=@_^", *t))
+            plain = false;
+    if (plain) {
+        srl__sw_puts(b, s);
+        return;
+    }
+    srl__sw_putc(b, '\'');
+    for (const char *t = s; *t; t++) {
+        if (*t == '\'')
+            srl__sw_puts(b, "'\\''");
+        else
+            srl__sw_putc(b, *t);
+    }
+    srl__sw_putc(b, '\'');
+}
+
+char *srl__sw_take(srl__sw_text *b)
+{
+    if (b->oom) {
+        free(b->p);
+        b->p = NULL;
+        return NULL;
+    }
+    if (!b->p)
+        return calloc(1, 1);
+    return b->p;
+}
+
+char *srl__sw_dupn(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+char *srl__sw_dup(const char *s)
+{
+    return srl__sw_dupn(s, strlen(s));
+}
+
+void srl__sw_fmt_num(char buf[SRL__SW_NUM_LEN], double x)
+{
+    snprintf(buf, SRL__SW_NUM_LEN, "%.17g", x);
+}
+
+bool srl__sw_number(const char *s, size_t n, double *out)
+{
+    if (n > 200)
+        return false;
+    char tmp[256], why[SRL_NUMBER_WHY_LEN];
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    return srl_number_double(out, tmp, SRL_NUMBER_FINITE, why) == SRL_OK;
+}
+
+bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line, size_t *ll)
+{
+    if (*pos >= len)
+        return false;
+    const char *nl = memchr(t + *pos, '\n', len - *pos);
+    if (!nl)
+        return false;
+    *line = t + *pos;
+    *ll = (size_t)(nl - (t + *pos));
+    *pos += *ll + 1;
+    return true;
+}
