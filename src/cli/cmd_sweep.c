@@ -6,7 +6,7 @@
  * resumable; the rows and summary files come out of the journal in run order and are written
  * atomically. The spec file is read with inih (Debian's libinih), with our own line reader so
  * every message can name the line; precedence: the spec's keys, then its [quick] section
- * (--quick), then flags. cli_sweep_main reads as its phases: parse_args, read_inputs,
+ * (--quick), then flags. sweep_main reads as its phases: parse_args, read_inputs,
  * make_sweep, read_journal, make_preamble, plan_runs, then list_runs (--dry-run) or
  * open_journal, run_sweep, write_outputs.
  *
@@ -717,7 +717,7 @@ typedef struct sweep_args {
     bool resume, quick, dry_run, quiet;
 } sweep_args;
 
-/* What cli_sweep_main holds between its phases; sweep_cmd_free releases it. */
+/* What sweep_main holds between its phases; sweep_cmd_free releases it. */
 typedef struct sweep_cmd {
     const srl_runner *const *runners;
     keyset keys;         /* every key of every runner: an option each, besides the sweep's own */

@@ -183,12 +183,10 @@ int srl__sw_journal_parse(const char *text, size_t len, srl_sweep_journal *j, sr
     return SRL_OK;
 }
 
-static const srl_sweep_journal *sort_journal; /* qsort has no context argument */
-
-static int by_run_cmp(const void *pa, const void *pb)
+static int entry_cmp(const void *pa, const void *pb)
 {
-    size_t x = sort_journal->entries[*(const size_t *)pa].run;
-    size_t y = sort_journal->entries[*(const size_t *)pb].run;
+    size_t x = ((const srl__sw_journal_entry *)pa)->run;
+    size_t y = ((const srl__sw_journal_entry *)pb)->run;
     return x < y ? -1 : x > y;
 }
 
@@ -208,15 +206,9 @@ int srl_sweep_journal_read(srl_sweep_journal **out, const char *text, size_t len
         srl_sweep_journal_free(j);
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     }
-    for (size_t k = 0; k < j->nentries; k++)
-        j->by_run[k] = k;
-#ifdef _OPENMP
-#pragma omp critical(srl_sweep_journal_sort)
-#endif
-    {
-        sort_journal = j;
-        qsort(j->by_run, j->nentries, sizeof *j->by_run, by_run_cmp);
-    }
+    if (j->nentries)
+        memcpy(j->by_run, j->entries, j->nentries * sizeof *j->by_run);
+    qsort(j->by_run, j->nentries, sizeof *j->by_run, entry_cmp);
     *out = j;
     return SRL_OK;
 }
@@ -232,13 +224,13 @@ size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j)
     return j->good_len;
 }
 
-/* The entry of a run, or NULL (binary search in by_run). */
+/* The entry of a run, or NULL (binary search in by_run: runs are distinct). */
 static const srl__sw_journal_entry *find_entry(const srl_sweep_journal *j, size_t run)
 {
     size_t lo = 0, hi = j->nentries;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const srl__sw_journal_entry *e = &j->entries[j->by_run[mid]];
+        const srl__sw_journal_entry *e = &j->by_run[mid];
         if (e->run == run)
             return e;
         if (e->run < run)

@@ -194,7 +194,7 @@ struct srl_sweep_journal {
     char *preamble, *rows_header, *summary_header; /* malloc'd copies (headers without '\n') */
     srl__sw_journal_entry *entries; /* in file order; a run at most once (first kept) */
     size_t nentries;
-    size_t *by_run;  /* entry indices in increasing run order (srl_sweep_journal_read) */
+    srl__sw_journal_entry *by_run; /* the entries by increasing run (srl_sweep_journal_read) */
     size_t good_len; /* length of the valid prefix; bytes beyond it are a torn record */
     bool complete_header; /* false: the header itself is torn (no run was recorded) */
 };
