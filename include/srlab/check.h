@@ -4,7 +4,8 @@
  * A check is one comparison: an id (T03b: statement T03, its second check), what is measured,
  * the measured value with an interval, the predicted value or bound, a margin and a verdict.
  * The statements, their derivations, experiments and tolerances are in theory/TNN-*.md; each
- * check function cites the file and the step it implements (src/check_*.c).
+ * check function cites the file and the step it implements (src/check/, one table of checks in
+ * src/check/catalogue.c).
  *
  * Kinds of comparison (the margin and the verdict follow from the kind):
  *   interval  the prediction must lie in [ci_lo, ci_hi], the measured value's confidence
@@ -95,14 +96,14 @@ typedef struct srl_check_opts {
     srl_check_mutation mutation; /* SRL_CHECK_MUT_NONE except in tests */
 } srl_check_opts;
 
-/* One check of the catalogue. */
+/* One check of the catalogue, as `srlab check --list` shows it; run it with srl_check_run
+ * (only the catalogue's own entries run: the experiment behind each is private). */
 typedef struct srl_check {
     const char *id;                            /* "T03b" */
     const char *statement;                     /* "T03" (theory/T03-*.md) */
     const char *title;                         /* one line */
     const char *mutation[SRL_CHECK_MUT_COUNT]; /* [EXPERIMENT], [PREDICTION]: what the mutation
                                                   does, or NULL ([NONE] is always NULL) */
-    int (*run)(srl_check_result *out, const srl_check_opts *o, srl_err *err);
 } srl_check;
 
 /* The catalogue in order (T01a, T01b, ..., T13f). */
@@ -114,9 +115,10 @@ const srl_check *srl_check_find(const char *id);
  * Case-insensitive. */
 bool srl_check_selects(const char *name, const srl_check *c);
 
-/* Run check c: fills *out (always: on error its id and what are set, pass is false) and returns
- * SRL_OK, or an error status with a message in err when the experiment could not run (out of
- * memory, a runner refused its config: a bug). A mutation c does not document is SRL_EINVAL. */
+/* Run check c (an entry of the catalogue: srl_check_at, srl_check_find): fills *out (always: on
+ * error its id and what are set, pass is false) and returns SRL_OK, or an error status with a
+ * message in err when the experiment could not run (out of memory, a runner refused its config:
+ * a bug). A mutation c does not document, or a c not from the catalogue, is SRL_EINVAL. */
 int srl_check_run(srl_check_result *out, const srl_check *c, const srl_check_opts *o,
                   srl_err *err) SRL_WUR;
 

@@ -47,7 +47,12 @@
  * otherwise its inputs are finite and lr > 0. Formulas are evaluated in binary64 and rounded to
  * nearest (a bound is never tight to the last bit, so this is immaterial); +inf where a
  * formula's denominator vanishes (gamma_h for h v >= 1): no bound. Nothing here prints,
- * allocates or draws. */
+ * allocates or draws.
+ *
+ * Besides its formulas, each statement T01-T12 has srl_tNN_values and srl_tNN_eval: every
+ * prediction of the statement at one point of its parameters, composed of the functions of its
+ * section (the values `srlab theory TNN` prints; `srlab check` calls the same functions). The
+ * sources are src/theory/tNN_slug.c, one per theory/TNN-slug.md. */
 #ifndef SRLAB_THEORY_H
 #define SRLAB_THEORY_H
 
@@ -82,6 +87,30 @@ double srl_t01_rn_error_bound(double x, const srl_format *f);
  * spacing below (xsub, or xmin without subnormals). */
 double srl_t01_sr_error_bound(double x, const srl_format *f);
 
+/* RD(x) and RU(x): the two values of f one rounding of x chooses between (equal when x is a
+ * value of f). */
+void srl_t01_neighbours(double *rd, double *ru, double x, const srl_format *f);
+/* The larger of the two errors SR can make at x: max(x - RD(x), RU(x) - x). */
+double srl_t01_sr_error_max(double x, const srl_format *f);
+
+/* Every prediction of T01 at x (|x| <= xmax), the values `srlab theory T01` prints. */
+typedef struct srl_t01_values {
+    double u;               /* 2^-p */
+    double rd, ru;          /* srl_t01_neighbours */
+    double q;               /* RU(x) - RD(x), the grid spacing at x; 0 for a value of f */
+    bool inexact;           /* q > 0 (the next two are NaN otherwise) */
+    double p_up;            /* (x - RD(x)) / q: SR returns RU(x) with this probability */
+    double sr_mean;         /* RD + q p_up: E[SR(x)] = x (item 1) */
+    double sr_variance;     /* srl_t01_sr_variance (item 2) */
+    double sr_variance_max; /* srl_t01_sr_variance_max */
+    double rn;              /* RN(x) */
+    double rn_error;        /* |RN(x) - x| */
+    double rn_error_bound;  /* srl_t01_rn_error_bound (item 3) */
+    double sr_error_max;    /* srl_t01_sr_error_max */
+    double sr_error_bound;  /* srl_t01_sr_error_bound (item 4) */
+} srl_t01_values;
+void srl_t01_eval(srl_t01_values *out, double x, const srl_format *f);
+
 /* ---- T02 ---- */
 
 /* E[SR_R(x)] - x for the mode sr:r=R (1 <= R <= 64), exactly (every step is exact in binary64
@@ -93,6 +122,23 @@ double srl_t02_sr_bits_bias(double x, const srl_format *f, int R);
  * over a fraction f uniform on (0, 1). */
 double srl_t02_sr_bits_bias_max(double x, const srl_format *f, int R);
 double srl_t02_sr_bits_bias_mean(double x, const srl_format *f, int R);
+
+/* Var[SR_R(x)] = q^2 P (1 - P): the two-point law with P = srl_t12_away_prob(x, f, sr:r=R), q
+ * the spacing at x. */
+double srl_t02_sr_bits_variance(double x, const srl_format *f, int R);
+
+/* Every prediction of T02 at x (|x| <= xmax) for sr:r=R, as `srlab theory T02` prints them. */
+typedef struct srl_t02_values {
+    double q;         /* the grid spacing at x */
+    double frac;      /* f = (|x| - T) / q: exact sr rounds away from zero with this probability */
+    double p_away;    /* floor(f 2^R) / 2^R: sr:r=R does */
+    double bias;      /* srl_t02_sr_bits_bias */
+    double bias_ulps; /* bias / q */
+    double bias_max;  /* srl_t02_sr_bits_bias_max */
+    double bias_mean; /* srl_t02_sr_bits_bias_mean */
+    double variance;  /* srl_t02_sr_bits_variance */
+} srl_t02_values;
+void srl_t02_eval(srl_t02_values *out, double x, const srl_format *f, int R);
 
 /* ---- T03 ---- */
 
@@ -147,6 +193,26 @@ typedef struct srl_t03_stagnation {
 int srl_t03_harmonic_stagnation(srl_t03_stagnation *out, const srl_format *f, srl_rounding m,
                                 uint64_t nmax, srl_err *err) SRL_WUR;
 
+/* Every prediction of T03 for n terms summed with config c (its accumulator's format and mode,
+ * its order), lambda, and the harmonic series searched up to nmax terms, as `srlab theory T03`
+ * prints them. */
+typedef struct srl_t03_values {
+    double u;                    /* the accumulator format's 2^-p */
+    double v;                    /* srl_t03_unit of the accumulation */
+    double h;                    /* srl_t03_path */
+    double gamma;                /* srl_t03_sum_bound (item 1) */
+    double sr_prob;              /* srl_t03_sr_prob */
+    double sr_rule;              /* srl_t03_sr_rule */
+    double sr_bound;             /* srl_t03_sum_sr_bound (item 2) */
+    srl_rounding harmonic_mode;  /* the accumulation mode, or rn for a stochastic one (the
+                                    contrast: the criterion is for the deterministic modes) */
+    int harmonic_status;         /* srl_t03_harmonic_stagnation's status (item 3) ... */
+    srl_err harmonic_err;        /* ... its message when not SRL_OK ... */
+    srl_t03_stagnation harmonic; /* ... and its result when SRL_OK */
+} srl_t03_values;
+void srl_t03_eval(srl_t03_values *out, size_t n, const srl_accum *c, double lambda,
+                  uint64_t nmax);
+
 /* ---- T04 ---- */
 
 /* Deterministic bound on the backward error of y = A x (n columns) computed with config c
@@ -168,6 +234,25 @@ double srl_t04_matvec_bound(size_t n, const srl_accum *c);
  * independent); for other modes it is only a reference line. NaN unless the order is
  * recursive without Kahan and the product format is a subset of the accumulator's. */
 double srl_t04_matvec_sr_bound(size_t n, size_t m, const srl_accum *c, double lambda);
+
+/* lambda_m = sqrt(lambda^2 + 2 ln m), m >= 1 (m = 0 counts as 1): the union bound over m rows.
+ * Each row's bound at lambda_m fails with probability 2 exp(-lambda_m^2/2) = 2 exp(-lambda^2/2)
+ * / m, so all m hold at once with probability srl_t03_sr_prob(lambda). */
+double srl_t04_union_lambda(double lambda, size_t m);
+
+/* Every prediction of T04 for y = A x with A m x n and config c, as `srlab theory T04` prints
+ * them. */
+typedef struct srl_t04_values {
+    double nu;       /* n u: the worst-case scale of RN's backward error */
+    double sqrt_nu;  /* sqrt(n) u: the scale of SR's */
+    double h;        /* srl_t03_path */
+    double theta;    /* srl_t04_matvec_bound (item 1) */
+    double gamma_n;  /* srl_t03_gamma(n, u) */
+    double lambda_m; /* srl_t04_union_lambda */
+    double sr_prob;  /* srl_t03_sr_prob */
+    double sr_bound; /* srl_t04_matvec_sr_bound (item 2) */
+} srl_t04_values;
+void srl_t04_eval(srl_t04_values *out, size_t n, size_t m, const srl_accum *c, double lambda);
 
 /* ---- T05 ---- */
 
@@ -205,6 +290,34 @@ int srl_t05_rn_stall(srl_t05_stall *out, double a, double xstar, double x0, doub
                      const srl_format *f, const srl_format *grad_fmt, srl_arith arith,
                      uint64_t max_steps) SRL_WUR;
 
+/* The loss gap f(x) - f* = a/2 d^2 at distance d = |x - x*|. */
+double srl_t05_loss_gap(double a, double distance);
+
+/* The step limit of srl_t05_eval's srl_t05_rn_stall. */
+#define SRL_T05_STALL_MAX_STEPS 10000000
+
+/* Every prediction of T05 for GD on a/2 (x - x*)^2 in f from x0 at lr, as `srlab theory T05`
+ * prints them; the RN run with gradients in grad_fmt and updates in arith. Returns
+ * srl_t05_rn_stall's status. */
+typedef struct srl_t05_values {
+    double u;               /* 2^-p */
+    double ulp;             /* the grid spacing at x* */
+    double freeze_grad;     /* srl_t05_freeze_grad at x* */
+    double stall_distance;  /* srl_t05_stall_distance: D */
+    bool band;              /* D >= ulp: the stall point lies in [D - ulp, D] */
+    double band_lo;         /* D - ulp */
+    srl_t05_stall stall;    /* srl_t05_rn_stall from x0, at most SRL_T05_STALL_MAX_STEPS */
+    double stall_ratio;     /* stall.distance / D */
+    double stall_loss_gap;  /* srl_t05_loss_gap at stall.distance: kept forever */
+    double g0, g1;          /* srl_t05_neighbours of x* */
+    double sr_floor;        /* srl_t05_sr_floor */
+    double x0;              /* RN(x0): the stored start */
+    double sr_mean_iterate; /* srl_t05_gd_iterate from the stored x0 at t = steps */
+} srl_t05_values;
+int srl_t05_eval(srl_t05_values *out, double a, double xstar, double x0, double lr,
+                 uint64_t steps, const srl_format *f, const srl_format *grad_fmt,
+                 srl_arith arith) SRL_WUR;
+
 /* ---- T06 ---- */
 
 /* Stationary excess loss of SGD on f = a/2 (x - x*)^2 with gradient noise of standard deviation
@@ -216,6 +329,27 @@ double srl_t06_excess_sr(double lr, double ulp, double a);
 /* Their ratio ulp^2 / (6 lr^2 sigma^2): the relative SR penalty. */
 double srl_t06_relative_penalty(double lr, double ulp, double sigma);
 
+/* The stationary standard deviation of the iterate in exact arithmetic,
+ * sqrt(lr sigma^2 / (a (2 - lr a))); the penalty formula assumes it spans many spacings. */
+double srl_t06_spread(double lr, double sigma, double a);
+/* The learning rate at which srl_t06_relative_penalty equals penalty:
+ * ulp / (sigma sqrt(6 penalty)). */
+double srl_t06_penalty_lr(double penalty, double ulp, double sigma);
+
+/* Every prediction of T06 for noisy SGD around x* in f, as `srlab theory T06` prints them
+ * (requires lr a < 2). */
+typedef struct srl_t06_values {
+    double ulp;              /* the grid spacing at x* */
+    double excess_exact;     /* srl_t06_excess_exact */
+    double excess_sr;        /* srl_t06_excess_sr */
+    double relative_penalty; /* srl_t06_relative_penalty */
+    double spread;           /* srl_t06_spread */
+    double spread_ulps;      /* spread / ulp */
+    double lr_for_1pct;      /* srl_t06_penalty_lr at 1% */
+} srl_t06_values;
+void srl_t06_eval(srl_t06_values *out, double xstar, double a, double lr, double sigma,
+                  const srl_format *f);
+
 /* ---- T07 ---- */
 
 /* Moves per step of an SR walk with drift d = lr |g| < ulp: Bernoulli(p), p = d / ulp. */
@@ -223,6 +357,25 @@ double srl_t07_move_prob(double lr, double g, double ulp);
 /* Steps to move K = distance / ulp grid steps at constant p (negative binomial): mean K / p and
  * standard deviation sqrt(K (1 - p)) / p. */
 void srl_t07_cover_steps(double *mean, double *sd, double distance, double ulp, double p);
+
+/* The mean wait between moves, 1 / p steps (geometric). */
+double srl_t07_wait_steps(double p);
+/* The moves in `steps` steps, Binomial(steps, p): mean steps p, sd sqrt(steps p (1 - p)). */
+void srl_t07_moves(double *mean, double *sd, uint64_t steps, double p);
+
+/* Every prediction of T07 at the weight x with the constant gradient g, as `srlab theory T07`
+ * prints them (a walk needs 0 < move_prob < 1). */
+typedef struct srl_t07_values {
+    double ulp;                  /* the grid spacing at x */
+    double drift;                /* lr |g|: the exact step */
+    double move_prob;            /* srl_t07_move_prob */
+    bool rn_frozen;              /* lr |g| < ulp/2: RN never moves (T05 step 1) */
+    double moves_mean, moves_sd; /* srl_t07_moves */
+    double wait_mean;            /* srl_t07_wait_steps */
+    double cover_mean, cover_sd; /* srl_t07_cover_steps over `distance` */
+} srl_t07_values;
+void srl_t07_eval(srl_t07_values *out, double x, double lr, double g, uint64_t steps,
+                  double distance, const srl_format *f);
 
 /* ---- T08 ---- */
 
@@ -236,6 +389,24 @@ double srl_t08_threshold(const srl_format *f);
  * lost (the same for every binade), counted exactly: 1 for lr wd <= 2^-(p+1); 0 once lr wd
  * exceeds 2^-p (every decrement is then at least half a spacing). */
 double srl_t08_lost_fraction(double lr_wd, const srl_format *f);
+
+/* E[x_T] under SR after T decay steps from x0: x0 (1 - lr wd)^T (SR applies the decay in mean). */
+double srl_t08_sr_mean(double x0, double lr_wd, uint64_t steps);
+
+/* Every prediction of T08 for the weight x (rounded to nearest into f: the stored value), as
+ * `srlab theory T08` prints them. */
+typedef struct srl_t08_values {
+    double lr_wd;          /* lr wd */
+    double threshold;      /* srl_t08_threshold */
+    bool below_threshold;  /* lr wd <= threshold: lost for every x */
+    double lost_fraction;  /* srl_t08_lost_fraction */
+    double x;              /* RN(x): the stored weight */
+    bool lost;             /* srl_t08_rn_decay_lost at the stored x */
+    double sr_mean_x_T;    /* srl_t08_sr_mean from the stored x */
+    double rn_x_T;         /* the stored x when lost (RN keeps it forever), NaN otherwise */
+} srl_t08_values;
+void srl_t08_eval(srl_t08_values *out, double x, double lr, double wd, uint64_t steps,
+                  const srl_format *f);
 
 /* ---- T09 ---- */
 
@@ -256,6 +427,17 @@ int srl_t09_second_moment(srl_t09 *out, double v, double beta2, const srl_format
 double srl_t09_no_decrease_bound(const srl_format *f);
 void srl_t09_rise_range(double *lo, double *hi, double beta2, const srl_format *f);
 
+/* Every prediction of T09 for the stored second moment v, as `srlab theory T09` prints them;
+ * SRL_EINVAL under srl_t09_second_moment's conditions (the other fields are still set). */
+typedef struct srl_t09_values {
+    double no_decrease_bound;            /* srl_t09_no_decrease_bound */
+    double decay;                        /* 1 - beta2 */
+    bool ratchet;                        /* 1 - beta2 <= the bound: no v can ever decrease */
+    srl_t09 write;                       /* srl_t09_second_moment at v */
+    double rise_ratio_min, rise_ratio_max; /* srl_t09_rise_range */
+} srl_t09_values;
+int srl_t09_eval(srl_t09_values *out, double v, double beta2, const srl_format *f) SRL_WUR;
+
 /* ---- T10 ---- */
 
 /* Relative SR penalty (SR excess over exact arithmetic, divided by the exact excess) of the
@@ -271,6 +453,25 @@ double srl_t10_adam_relative_penalty(double lr, double ulp, double a, double sig
  * the smaller of the two gaps around x, divided by 1 + delta (T10 step 5). */
 double srl_t10_rn_freeze_lr(double x, const srl_format *f, double delta);
 
+/* sigma_g^2 / sigma^2 = 1 + a lr' / (2 - a lr'), lr' = lr / sigma: E[g^2] at stationarity of
+ * Adam with beta1 = 0 (SGD with lr') on the noisy quadratic, relative to the noise's. */
+double srl_t10_sigma_g2_ratio(double lr, double a, double sigma);
+
+/* Every prediction of T10, as `srlab theory T10` prints them (requires a lr / sigma < 2): the
+ * SR penalty around x*, and the RN freeze at the start x0 (rounded to nearest into f). */
+typedef struct srl_t10_values {
+    double ulp;              /* the grid spacing at x* */
+    double lr_eff;           /* lr' = lr / sigma */
+    double sigma_g2_ratio;   /* srl_t10_sigma_g2_ratio */
+    double relative_penalty; /* srl_t10_adam_relative_penalty (item 4) */
+    double penalty_at_2lr;   /* the same at 2 lr */
+    double x0;               /* RN(x0): the stored start */
+    double rn_freeze_lr;     /* srl_t10_rn_freeze_lr at the stored x0 (item 5) */
+    bool rn_frozen;          /* lr < rn_freeze_lr */
+} srl_t10_values;
+void srl_t10_eval(srl_t10_values *out, double xstar, double a, double lr, double sigma,
+                  double x0, double delta, const srl_format *f);
+
 /* ---- T11 ---- */
 
 /* For f(x) = x^4/4 and y with |y| <= xmax: the leading shift of the mean gradient at the SR
@@ -281,6 +482,17 @@ double srl_t10_rn_freeze_lr(double x, const srl_format *f, double delta);
 double srl_t11_quartic_shift(double y, const srl_format *f);
 double srl_t11_quartic_shift_exact(double y, const srl_format *f);
 double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
+
+/* Every prediction of T11 item 4 at y (|y| <= xmax), as `srlab theory T11` prints them. */
+typedef struct srl_t11_values {
+    double a, b;            /* y - RD(y), RU(y) - y */
+    double s2;              /* ab = srl_t01_sr_variance */
+    double shift;           /* srl_t11_quartic_shift */
+    double shift_exact;     /* srl_t11_quartic_shift_exact */
+    double remainder_bound; /* srl_t11_quartic_remainder_bound */
+    double mean_step_shift; /* -lr shift: the mean gradient step from SR(y) minus that from y */
+} srl_t11_values;
+void srl_t11_eval(srl_t11_values *out, double y, double lr, const srl_format *f);
 
 /* ---- T12 ---- */
 
@@ -293,6 +505,29 @@ double srl_t12_away_prob(double xe, const srl_format *f, srl_rounding m);
  * the mean squared distance that writing xe puts between two replicas rounding it with
  * independent draws (they differ with probability 2 p (1 - p), then by q); 0 where p is. */
 double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m);
+
+/* 2 p (1 - p), p = srl_t12_away_prob(xe, f, m): the probability that two replicas writing xe
+ * with independent draws store different values (T12 item 2). */
+double srl_t12_diff_prob(double xe, const srl_format *f, srl_rounding m);
+
+/* Every prediction of T12 for replicas sharing the weight x (rounded to nearest into f) that
+ * write x - lr update with mode m, over `steps` steps and `params` weights alike, as
+ * `srlab theory T12` prints them. */
+typedef struct srl_t12_values {
+    double x;             /* RN(x): the replicas' common stored weight */
+    double xe;            /* x - lr update: the exact value every replica writes */
+    bool in_range;        /* |x| and |xe| <= xmax (the rest assumes it) */
+    double q;             /* RU(xe) - RD(xe), the grid spacing there */
+    double p_away;        /* srl_t12_away_prob */
+    double diff_prob;     /* srl_t12_diff_prob */
+    double step_d2;       /* srl_t12_pair_d2 (item 3) */
+    bool small_step;      /* |lr update| < q: item 4's approximation applies */
+    double step_d2_small; /* 2 |lr update| q */
+    double d2;            /* steps params step_d2: E||x_r - x_0||^2, a random walk */
+    double dist_rms;      /* sqrt(d2) */
+} srl_t12_values;
+void srl_t12_eval(srl_t12_values *out, double x, double lr, double update, uint64_t steps,
+                  uint64_t params, const srl_format *f, srl_rounding m);
 
 /* ---- T13 ---- */
 

@@ -1,17 +1,17 @@
-/* src/check/check.c: the catalogue of `srlab check` (include/srlab/check.h), the verdict rules, the
- * statistics the checks share, and the plumbing that runs registered runners into memory.
+/* src/check/check.c: what the checks of `srlab check` share (src/check/check_impl.h): the verdict
+ * rules (include/srlab/check.h), results, the statistics, and the plumbing that runs registered
+ * runners into memory and independent seeds over threads.
  *
- * The checks themselves are in src/check/round.c (T01, T02, T11b: single roundings), in
- * src/check/sum.c (T03, T04: summation and matrix-vector products) and in src/check/train.c
- * (T05-T13: training runs). Each statement's derivation and the reason for each tolerance are in
- * theory/TNN-*.md; the table below is the list a user sees with `srlab check --list`. */
+ * The catalogue is src/check/catalogue.c; the checks themselves are in src/check/round.c (single
+ * roundings), src/check/sum.c (sums and matrix-vector products) and src/check/tNN_*.c (training
+ * and memory, one file per statement or close group). Each statement's derivation and the reason
+ * for each tolerance are in theory/TNN-*.md. */
 #include "check/check_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -21,163 +21,6 @@
 #endif
 
 #include "problems/convex.h"
-
-/* ---- the catalogue ---- */
-
-/* the mutation texts of a check: [NONE] (always NULL), [EXPERIMENT], [PREDICTION] */
-#define M(e, p) {NULL, e, p}
-
-static const srl_check checks[] = {
-    {"T01a", "T01", "SR is unbiased: E[SR(x)] = x (sampled, exact Clopper-Pearson interval)",
-     M("round with sr:r=4 (truncated fraction) instead of sr", NULL), srl__chk_t01a},
-    {"T01b", "T01", "Var[SR(x)] = (x - RD(x))(RU(x) - x) <= ulp^2/4",
-     M("round with sr-eq (variance ulp^2/4 everywhere)",
-       "predict the largest variance ulp^2/4 instead of (x - RD)(RU - x)"),
-     srl__chk_t01b},
-    {"T01c", "T01", "|RN(x) - x| <= u|x| (normal range; half a spacing below it)",
-     M("round with rz instead of rn", "predict half the bound: u|x|/2"), srl__chk_t01c},
-    {"T01d", "T01", "|SR(x) - x| < 2u|x| (normal range; one spacing below it)",
-     M("round into the format with one bit less (p - 1)", "predict RN's bound u|x|"),
-     srl__chk_t01d},
-    {"T02a", "T02", "sr:r=R bias E[SR_R(x)] - x = -sign(x) q (f - floor(f 2^R) 2^-R)",
-     M("round with exact sr", "predict no bias (0)"), srl__chk_t02a},
-    {"T02b", "T02", "the seed paper's write sr:r=16 of binary32 values into bf16 is unbiased",
-     M("round with sr:r=8", NULL), srl__chk_t02b},
-    {"T03a", "T03", "recursive summation under RN: |s - S| <= gamma_{n-1} sum|x_i|",
-     M(NULL, "bound with the unit roundoff of a format one bit more precise (u/2)"), srl__chk_t03a},
-    {"T03b", "T03",
-     "recursive summation under SR: the bound ~ lambda sqrt(n) u holds with "
-     "probability >= 1 - 2 exp(-lambda^2/2)",
-     M("sum with rn instead of sr", NULL), srl__chk_t03b},
-    {"T03c", "T03", "harmonic series under RN stagnates at the predicted term: bf16",
-     M("sum with rz instead of rn", "predict the term of the fp16 format"), srl__chk_t03c},
-    {"T03d", "T03", "harmonic series under RN stagnates at the predicted term: fp16",
-     M("sum with rz instead of rn", "predict the term of the bf16 format"), srl__chk_t03d},
-    {"T03e", "T03", "harmonic series under RN stagnates at the predicted term: fp32",
-     M("sum with rz instead of rn", "predict the term of the fp16 format"), srl__chk_t03e},
-    {"T03f", "T03", "harmonic series under SR does not stagnate: E[s_n] = H_n",
-     M("sum with sr:r=4 (stagnates for good)", NULL), srl__chk_t03f},
-    {"T04a", "T04",
-     "matrix-vector product under RN: backward error <= theta = (1+u)^n - 1 "
-     "(~ n u)",
-     M(NULL, "bound with the unit roundoff of a format one bit more precise (u/2)"), srl__chk_t04a},
-    {"T04b", "T04",
-     "matrix-vector product under SR: backward error <= ~2 lambda sqrt(n) u with "
-     "probability >= 1 - 2 exp(-lambda^2/2)",
-     M("compute with rn instead of sr", NULL), srl__chk_t04b},
-    {"T05a", "T05",
-     "GD on a quadratic under RN stalls at distance in [D - ulp, D], "
-     "D = ulp/(2 lr a)",
-     M("write with sr instead of rn", "predict D with the spacing below x*'s binade (ulp/2)"),
-     srl__chk_t05a},
-    {"T05b", "T05", "GD under RN stops exactly at the fixed point of the rounded map",
-     M("write with sr instead of rn", NULL), srl__chk_t05b},
-    {"T05c", "T05", "GD under SR: the mean iterate equals the exact GD iterate",
-     M("write with rn instead of sr", NULL), srl__chk_t05c},
-    {"T05d", "T05", "GD under SR: excess-loss floor (a/2)(x* - g0)(g1 - x*) at lr 0.1",
-     M("write with rn instead of sr", "predict the floor of a uniform spread, ulp^2 a/12"),
-     srl__chk_t05d},
-    {"T05e", "T05", "GD under SR: the same floor at lr 0.01 (independent of lr)",
-     M("write with rn instead of sr", "predict the floor of a uniform spread, ulp^2 a/12"),
-     srl__chk_t05e},
-    {"T06a", "T06", "noisy SGD: relative SR penalty ulp^2/(6 lr^2 sigma^2) at lr 0.01",
-     M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6"),
-     srl__chk_t06a},
-    {"T06b", "T06", "noisy SGD: relative SR penalty ulp^2/(6 lr^2 sigma^2) at lr 0.005",
-     M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6"),
-     srl__chk_t06b},
-    {"T07a", "T07", "SR walk at small lr: mean steps per move = ulp/(lr |g|)",
-     M("write with rn instead of sr", NULL), srl__chk_t07a},
-    {"T07b", "T07", "SR walk at small lr: steps to cover K spacings, mean K ulp/(lr |g|)",
-     M("write with sr:r=4 (the truncated fraction biases the walk toward zero: 1/16 per step)",
-       NULL),
-     srl__chk_t07b},
-    {"T08a", "T08", "decoupled weight decay under RN is lost when lr wd <= 2^-9 (bf16)",
-     M("write with sr (strategy bf16-sr)", NULL), srl__chk_t08a},
-    {"T08b", "T08", "the fraction of a binade where RN loses the decay (lr wd = 3 2^-10)",
-     M("write with rz instead of rn", NULL), srl__chk_t08b},
-    {"T08c", "T08",
-     "decoupled weight decay under SR is applied in mean: E[x_T] = x0 (1 - lr "
-     "wd)^T",
-     M("write with rn (strategy bf16-rn)", NULL), srl__chk_t08c},
-    {"T09a", "T09", "bf16 second moment under RN with beta2 = 0.999 never decreases",
-     M("store v in fp32 (strategy fp32)", NULL), srl__chk_t09a},
-    {"T09b", "T09", "bf16 second moment under RN rises iff g^2 > r(v) v",
-     M(NULL, "predict the threshold r(v) = 1 (v rises whenever g^2 > v)"), srl__chk_t09b},
-    {"T10a", "T10", "Adam (beta1 0) with SR: relative SR penalty ulp^2/(6 lr^2) at lr 0.01",
-     M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6"),
-     srl__chk_t10a},
-    {"T10b", "T10", "Adam (beta1 0) with SR: relative SR penalty ulp^2/(6 lr^2) at lr 0.005",
-     M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6"),
-     srl__chk_t10b},
-    {"T10c", "T10", "Adam with RN below lr < gap/2: the whole initial loss remains (bias)",
-     M("write with sr instead of rn", NULL), srl__chk_t10c},
-    {"T11a", "T11", "GD under SR on a rotated quadratic: the mean trajectory is exact",
-     M("write with rn instead of sr", NULL), srl__chk_t11a},
-    {"T11b", "T11",
-     "f = x^4/4: SR shifts the mean gradient by 3 x s^2 (the mean step by -3 lr "
-     "x s^2)",
-     M("round with rn instead of sr", "predict x s^2 (a missing factor 3)"), srl__chk_t11b},
-    {"T12a", "T12", "replicas with shared SR randomness stay bit-identical",
-     M("independent SR streams", NULL), srl__chk_t12a},
-    {"T12b", "T12",
-     "replicas with independent SR streams drift: E||x_r - x_0||^2 = sum 2 p(1-p) "
-     "q^2",
-     M(NULL, "predict half the drift (one replica's variance)"), srl__chk_t12b},
-    {"T13a", "T13", "bytes per parameter allocated, fp32 with AdamW = 16",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13a},
-    {"T13b", "T13", "bytes per parameter allocated, mp with AdamW = 16",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13b},
-    {"T13c", "T13", "bytes per parameter allocated, bf16-rn with AdamW = 8",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13c},
-    {"T13d", "T13", "bytes per parameter allocated, bf16-sr with AdamW = 8",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13d},
-    {"T13e", "T13", "bytes per parameter allocated, bf16-sr-exact with AdamW = 8",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13e},
-    {"T13f", "T13", "bytes per parameter allocated, bf16-kahan with AdamW = 10",
-     M("allocate for SGD instead of AdamW", NULL), srl__chk_t13f},
-};
-#define NCHECKS (sizeof checks / sizeof checks[0])
-
-size_t srl_check_count(void)
-{
-    return NCHECKS;
-}
-
-const srl_check *srl_check_at(size_t i)
-{
-    return i < NCHECKS ? &checks[i] : NULL;
-}
-
-const srl_check *srl_check_find(const char *id)
-{
-    for (size_t i = 0; id && i < NCHECKS; i++)
-        if (!strcasecmp(id, checks[i].id))
-            return &checks[i];
-    return NULL;
-}
-
-bool srl_check_selects(const char *name, const srl_check *c)
-{
-    return name && c && (!strcasecmp(name, c->id) || !strcasecmp(name, c->statement));
-}
-
-int srl_check_run(srl_check_result *out, const srl_check *c, const srl_check_opts *o, srl_err *err)
-{
-    srl__chk_result_begin(out, c ? c->id : "?", "%s", c ? c->title : "");
-    if (!c || !o || (unsigned)o->mutation >= SRL_CHECK_MUT_COUNT)
-        return srl_err_set(err, SRL_EINVAL, "srl_check_run: bad arguments");
-    if (o->mutation != SRL_CHECK_MUT_NONE && !c->mutation[o->mutation])
-        return srl_err_set(err, SRL_EINVAL, "%s has no %s mutation", c->id,
-                           o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "experiment" : "prediction");
-    int st = c->run(out, o, err);
-    snprintf(out->id, sizeof out->id, "%s", c->id);
-    if (st) {
-        out->pass = false;
-        out->margin = NAN;
-    }
-    return st;
-}
 
 /* ---- verdicts ---- */
 
@@ -263,17 +106,19 @@ void srl__chk_result_set(srl_check_result *r, srl_check_kind kind, double measur
     srl_check_judge(r);
 }
 
+void srl__chk_keep_worst(srl_check_result *out, const srl_check_result *cand, bool *have)
+{
+    if (!*have || !(cand->margin >= out->margin)) {
+        *out = *cand;
+        *have = true;
+    }
+}
+
 uint64_t srl__chk_seeds(const srl_check_opts *o, uint64_t quick, uint64_t full)
 {
     if (o->seeds)
         return o->seeds;
     return o->quick ? quick : full;
-}
-
-int srl__chk_no_mutation(const srl_check_opts *o, srl_err *err)
-{
-    return srl_err_set(err, SRL_EINVAL, "mutation %d is not defined for this check",
-                       (int)o->mutation);
 }
 
 /* ---- statistics ---- */

@@ -1,4 +1,4 @@
-/* src/check/check_impl.h: what the check files (src/check_*.c) share (private to the library).
+/* src/check/check_impl.h: what the check files (src/check/) share (private to the library).
  *
  *   results     srl__chk_result_begin (id and what), srl__chk_result_set (kind and numbers,
  *               then judged)
@@ -8,8 +8,10 @@
  *               optional per-step hook for the convex problems (src/problems/convex.h)
  *   parallel    srl__chk_parallel: independent seeds over OpenMP threads, each into its own slot,
  *               so results cannot depend on the thread count
- * Every check function has the signature of srl_check.run and is declared here; the table is
- * in src/check/check.c. */
+ *   training    srl__chk_job: a training runner over seeds, each seed reduced to a few numbers
+ *   rows        the catalogue's row (srl__chk_row: the public srl_check, the function, its
+ *               parameters) and every check function, declared here by file; the table is in
+ *               src/check/catalogue.c */
 #ifndef SRL_CHECK_IMPL_H
 #define SRL_CHECK_IMPL_H
 
@@ -30,15 +32,15 @@ void srl__chk_result_begin(srl_check_result *r, const char *id, const char *fmt,
 /* Append text to what. */
 void srl__chk_result_what(srl_check_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Keep in *out the result with the smallest margin so far (the first on ties; a NaN margin is
+ * the worst): the check of several comparisons reports its worst. *have: *out holds one. */
+void srl__chk_keep_worst(srl_check_result *out, const srl_check_result *cand, bool *have);
 /* Set the comparison and judge it (srl_check_judge). */
 void srl__chk_result_set(srl_check_result *r, srl_check_kind kind, double measured, double lo,
                          double hi, double predicted);
 
 /* The number of seeds of a statistical check: o->seeds if set, else quick or full. */
 uint64_t srl__chk_seeds(const srl_check_opts *o, uint64_t quick, uint64_t full);
-
-/* A mutation the check does not document. */
-int srl__chk_no_mutation(const srl_check_opts *o, srl_err *err);
 
 /* ---- statistics ---- */
 
@@ -97,49 +99,118 @@ int srl__chk_run(srl__chk_rows *rows, srl_run_kind kind, const char *problem, co
 typedef int (*srl__chk_item_fn)(void *ctx, size_t i, srl_err *err);
 int srl__chk_parallel(size_t n, srl__chk_item_fn fn, void *ctx, srl_err *err);
 
-/* ---- the checks (src/check/round.c, src/check/sum.c, src/check/train.c) ---- */
-#define SRL__CHK_DECLARE(name)                                                                     \
-    int name(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-SRL__CHK_DECLARE(srl__chk_t01a);
-SRL__CHK_DECLARE(srl__chk_t01b);
-SRL__CHK_DECLARE(srl__chk_t01c);
-SRL__CHK_DECLARE(srl__chk_t01d);
-SRL__CHK_DECLARE(srl__chk_t02a);
-SRL__CHK_DECLARE(srl__chk_t02b);
-SRL__CHK_DECLARE(srl__chk_t03a);
-SRL__CHK_DECLARE(srl__chk_t03b);
-SRL__CHK_DECLARE(srl__chk_t03c);
-SRL__CHK_DECLARE(srl__chk_t03d);
-SRL__CHK_DECLARE(srl__chk_t03e);
-SRL__CHK_DECLARE(srl__chk_t03f);
-SRL__CHK_DECLARE(srl__chk_t04a);
-SRL__CHK_DECLARE(srl__chk_t04b);
-SRL__CHK_DECLARE(srl__chk_t05a);
-SRL__CHK_DECLARE(srl__chk_t05b);
-SRL__CHK_DECLARE(srl__chk_t05c);
-SRL__CHK_DECLARE(srl__chk_t05d);
-SRL__CHK_DECLARE(srl__chk_t05e);
-SRL__CHK_DECLARE(srl__chk_t06a);
-SRL__CHK_DECLARE(srl__chk_t06b);
-SRL__CHK_DECLARE(srl__chk_t07a);
-SRL__CHK_DECLARE(srl__chk_t07b);
-SRL__CHK_DECLARE(srl__chk_t08a);
-SRL__CHK_DECLARE(srl__chk_t08b);
-SRL__CHK_DECLARE(srl__chk_t08c);
-SRL__CHK_DECLARE(srl__chk_t09a);
-SRL__CHK_DECLARE(srl__chk_t09b);
-SRL__CHK_DECLARE(srl__chk_t10a);
-SRL__CHK_DECLARE(srl__chk_t10b);
-SRL__CHK_DECLARE(srl__chk_t10c);
-SRL__CHK_DECLARE(srl__chk_t11a);
-SRL__CHK_DECLARE(srl__chk_t11b);
-SRL__CHK_DECLARE(srl__chk_t12a);
-SRL__CHK_DECLARE(srl__chk_t12b);
-SRL__CHK_DECLARE(srl__chk_t13a);
-SRL__CHK_DECLARE(srl__chk_t13b);
-SRL__CHK_DECLARE(srl__chk_t13c);
-SRL__CHK_DECLARE(srl__chk_t13d);
-SRL__CHK_DECLARE(srl__chk_t13e);
-SRL__CHK_DECLARE(srl__chk_t13f);
+/* ---- training runs over seeds (src/check/train_runs.c) ---- */
+
+/* The unit roundoff of binary32, the update arithmetic of the fp32 strategies: the training
+ * checks' deterministic tolerances are multiples of it. */
+#define SRL__CHK_U32 0x1p-24
+
+/* bf16, the weight format of the training checks. */
+const srl_format *srl__chk_bf16(void);
+
+/* Runs of a training runner over seeds 1 .. N, the runs of each seed (one config, or two paired
+ * on the same seed) reduced to nout numbers for that seed. */
+typedef struct srl__chk_job srl__chk_job;
+/* rows[0 .. nkv-1]: the runs of the configs kv[] on one seed; out: the nout values of the seed */
+typedef int (*srl__chk_job_reduce)(const srl__chk_job *j, uint64_t seed,
+                                   const srl__chk_rows *rows, double *out, srl_err *err);
+struct srl__chk_job {
+    const char *problem;
+    srl__chk_kv kv[2];
+    int nkv;
+    size_t nout;
+    double *out; /* N x nout after srl__chk_job_run, which allocates it; the caller frees it */
+    srl__chk_job_reduce reduce;
+    const void *ctx; /* what reduce needs besides the rows */
+};
+/* A job of nkv configs (their kv[] emptied, to be set by the caller) on problem, nout values per
+ * seed. */
+void srl__chk_job_init(srl__chk_job *j, const char *problem, int nkv, size_t nout,
+                       srl__chk_job_reduce reduce, const void *ctx);
+/* Run seeds 1 .. N in parallel; on failure j->out is freed and NULL. */
+int srl__chk_job_run(srl__chk_job *j, uint64_t N, srl_err *err);
+/* Column k of the per-seed outputs, copied into a fresh array (NULL on failure). */
+double *srl__chk_job_col(const srl__chk_job *j, uint64_t N, size_t k);
+/* The average of column `name` over the rows with step > burn. */
+double srl__chk_late_mean(const srl__chk_rows *r, const char *name, double burn);
+
+/* ---- the catalogue's rows (src/check/catalogue.c) ---- */
+
+/* The parameters of a check function that serves several rows; a row of one function names the
+ * member it uses. */
+typedef union srl__chk_params {
+    bool matvec; /* srl__chk_rn_bound, srl__chk_sr_bound: y = A x rather than a sum */
+    struct {
+        const char *format, *other; /* the format summed in, and the prediction's mutation */
+        uint64_t n;                 /* terms */
+    } harmonic;                     /* srl__chk_harmonic_rn */
+    double lr;                      /* srl__chk_gd_sr_floor */
+    struct {
+        const char *opt; /* "sgd" (T06) or "adam" with beta1 = 0 (T10) */
+        double lr;
+    } penalty;           /* srl__chk_sr_penalty */
+    struct {
+        const char *strategy;
+        size_t bytes; /* the T13 table's bytes per parameter with AdamW */
+    } memory;         /* srl__chk_memory */
+} srl__chk_params;
+
+typedef struct srl__chk_row srl__chk_row;
+
+/* A check function: run the experiment of row (its id names the result and, where said, the
+ * random streams; its params the variant) under the options, into *out. srl_check_run calls it
+ * only with a mutation the row documents. */
+typedef int (*srl__chk_fn)(srl_check_result *out, const srl__chk_row *row,
+                           const srl_check_opts *o, srl_err *err);
+
+/* One row of the catalogue: what `srlab check --list` shows, the function, its parameters. */
+struct srl__chk_row {
+    srl_check check; /* the public part: srl_check_at returns its address */
+    srl__chk_fn run;
+    srl__chk_params params;
+};
+
+#define SRL__CHK_FN(name)                                                                          \
+    int name(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o, srl_err *err)
+
+/* src/check/round.c: single roundings */
+SRL__CHK_FN(srl__chk_sr_mean);                /* T01a */
+SRL__CHK_FN(srl__chk_sr_variance);            /* T01b */
+SRL__CHK_FN(srl__chk_rn_error_bound);         /* T01c */
+SRL__CHK_FN(srl__chk_sr_error_bound);         /* T01d */
+SRL__CHK_FN(srl__chk_sr_bits_bias);           /* T02a */
+SRL__CHK_FN(srl__chk_sr16_unbiased);          /* T02b */
+SRL__CHK_FN(srl__chk_quartic_shift);          /* T11b */
+/* src/check/sum.c: sums and matrix-vector products */
+SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
+SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
+SRL__CHK_FN(srl__chk_harmonic_rn);            /* T03c-e */
+SRL__CHK_FN(srl__chk_harmonic_sr);            /* T03f */
+/* src/check/t05_gd.c: gradient descent on a quadratic */
+SRL__CHK_FN(srl__chk_gd_stall_band);          /* T05a */
+SRL__CHK_FN(srl__chk_gd_stall_point);         /* T05b */
+SRL__CHK_FN(srl__chk_gd_sr_mean);             /* T05c */
+SRL__CHK_FN(srl__chk_gd_sr_floor);            /* T05d, T05e */
+/* src/check/t06_penalty.c: the relative SR penalty of SGD and Adam */
+SRL__CHK_FN(srl__chk_sr_penalty);             /* T06a, T06b, T10a, T10b */
+/* src/check/t07_walk.c: the SR random walk */
+SRL__CHK_FN(srl__chk_walk_moves);             /* T07a */
+SRL__CHK_FN(srl__chk_walk_cover);             /* T07b */
+/* src/check/t08_decay.c: weight decay */
+SRL__CHK_FN(srl__chk_decay_rn_lost);          /* T08a */
+SRL__CHK_FN(srl__chk_decay_lost_fraction);    /* T08b */
+SRL__CHK_FN(srl__chk_decay_sr_mean);          /* T08c */
+/* src/check/t09_moment.c: Adam's second moment under RN */
+SRL__CHK_FN(srl__chk_moment_no_decrease);     /* T09a */
+SRL__CHK_FN(srl__chk_moment_rise);            /* T09b */
+/* src/check/t10_freeze.c: Adam frozen under RN */
+SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
+/* src/check/t11_trajectory.c: the mean SR trajectory */
+SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
+/* src/check/t12_replicas.c: data-parallel replicas */
+SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
+SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
+/* src/check/t13_memory.c: bytes per parameter */
+SRL__CHK_FN(srl__chk_memory);                 /* T13a-f */
 
 #endif

@@ -33,7 +33,7 @@
 
 #define CHUNK 65536
 
-static const srl_rounding RZ = {SRL_RZ, 0}, RD = {SRL_RD, 0}, RU = {SRL_RU, 0};
+static const srl_rounding RZ = {SRL_RZ, 0}, RD = {SRL_RD, 0};
 
 /* The stream of probe i of check `id`: seed 1, stream hash(id), child i. */
 static void probe_stream(srl_rng *r, const char *id, uint64_t i)
@@ -73,13 +73,15 @@ static int count_away(uint64_t *k, double x, uint64_t N, const srl_format *f, sr
     return SRL_OK;
 }
 
-/* Spacing q around x and the fraction f = (|x| - T)/q of the magnitude (exact: |x| - T is exact
- * for neighbours of a common binade, q is a power of two). */
+/* Spacing q = RU(x) - RD(x) around x and the fraction f = (|x| - T)/q of the magnitude beyond its
+ * truncation T, with which exact sr rounds away from zero (T01; exact: |x| - T is exact for
+ * neighbours of a common binade, q is a power of two); both 0 for a value of f. */
 static void cell(double *q, double *frac, double x, const srl_format *f)
 {
-    const double lo = srl_round(x, f, RD, NULL), hi = srl_round(x, f, RU, NULL);
-    *q = hi - lo;
-    *frac = *q > 0 ? (fabs(x) - fabs(srl_round(x, f, RZ, NULL))) / *q : 0;
+    double rd, ru;
+    srl_t01_neighbours(&rd, &ru, x, f);
+    *q = ru - rd;
+    *frac = srl_t12_away_prob(x, f, SRL_ROUND_SR);
 }
 
 static const srl_format *fmt(const char *name)
@@ -160,28 +162,20 @@ static uint64_t draws(const srl_check_opts *o, uint64_t quick, uint64_t full)
     return o->quick ? quick : full;
 }
 
-/* Keep the result with the smallest margin (the first on ties). */
-static void keep_worst(srl_check_result *out, const srl_check_result *cand, bool *have)
-{
-    if (!*have || !(cand->margin >= out->margin)) {
-        *out = *cand;
-        *have = true;
-    }
-}
-
-int srl__chk_t01a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_sr_mean(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                     srl_err *err)
 {
     const uint64_t N = draws(o, UINT64_C(1) << 20, UINT64_C(1) << 22);
     const srl_rounding bits4 = {SRL_SR_BITS, 4};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits4 : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, "T01a", ov, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
     for (size_t i = 0; i < NT01; i++) {
         srl_check_result c;
-        srl__chk_result_begin(&c, "T01a",
+        srl__chk_result_begin(&c, row->check.id,
                               "mean(SR(x)) - x in spacings, x = %.17g into %s, %llu "
                               "draws (seed 1, stream T01a/%zu); worst of %zu probes",
                               t01_probes[i].x, t01_probes[i].format, (unsigned long long)N, i,
@@ -190,7 +184,7 @@ int srl__chk_t01a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
         /* bias in spacings, measured in the direction away from zero: k/N - f */
         srl__chk_result_set(&c, SRL_CHECK_INTERVAL, ph - s[i].frac, s[i].lo - s[i].frac,
                             s[i].hi - s[i].frac, 0.0);
-        keep_worst(out, &c, &have);
+        srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
 }
@@ -203,13 +197,14 @@ static void pq_range(double *mn, double *mx, double lo, double hi)
     *mx = (lo <= 0.5 && hi >= 0.5) ? 0.25 : fmax(glo, ghi);
 }
 
-int srl__chk_t01b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_sr_variance(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                         srl_err *err)
 {
     const uint64_t N = draws(o, UINT64_C(1) << 20, UINT64_C(1) << 22);
     const srl_rounding eq = {SRL_SR_EQ, 0};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &eq : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, "T01b", ov, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -221,7 +216,7 @@ int srl__chk_t01b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
             pred = srl_t01_sr_variance_max(x, f) / q2;
         srl_check_result c;
         srl__chk_result_begin(
-            &c, "T01b",
+            &c, row->check.id,
             "Var(SR(x)) / q^2, x = %.17g into %s, %llu draws (seed 1, "
             "stream T01b/%zu); worst of %zu probes; predicted (x-RD)(RU-x)/q^2 <= "
             "1/4",
@@ -235,7 +230,7 @@ int srl__chk_t01b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
             c.pass = false;
             c.margin = -1;
         }
-        keep_worst(out, &c, &have);
+        srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
 }
@@ -313,15 +308,16 @@ static void bound_scan(bound_res *res, uint64_t M, srl_rounding mode, int dp, bo
     }
 }
 
-int srl__chk_t01c(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_rn_error_bound(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                            srl_err *err)
 {
     (void)err;
     const uint64_t M = draws(o, UINT64_C(1) << 14, UINT64_C(1) << 16);
     const srl_rounding m = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? RZ : SRL_ROUND_RN;
     const double scale = o->mutation == SRL_CHECK_MUT_PREDICTION ? 0.5 : 1.0;
     bound_res b;
-    bound_scan(&b, M, m, 0, false, scale, "T01c");
-    srl__chk_result_begin(out, "T01c",
+    bound_scan(&b, M, m, 0, false, scale, row->check.id);
+    srl__chk_result_begin(out, row->check.id,
                           "max |RN(x) - x| / (u|x|) (below xmin: / half the spacing) "
                           "over %llu probes in each of %zu formats (seed 1, streams T01c/k); worst "
                           "x = %.17g in %s",
@@ -330,15 +326,16 @@ int srl__chk_t01c(srl_check_result *out, const srl_check_opts *o, srl_err *err)
     return SRL_OK;
 }
 
-int srl__chk_t01d(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_sr_error_bound(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                            srl_err *err)
 {
     (void)err;
     const uint64_t M = draws(o, UINT64_C(1) << 14, UINT64_C(1) << 16);
     const int dp = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? -1 : 0;
     const bool srb = o->mutation != SRL_CHECK_MUT_PREDICTION;
     bound_res b;
-    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, "T01d");
-    srl__chk_result_begin(out, "T01d",
+    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, row->check.id);
+    srl__chk_result_begin(out, row->check.id,
                           "max |SR(x) - x| / (2u|x|) (below xmin: / the spacing) over "
                           "%llu probes in each of %zu formats (seed 1, streams T01d/k); must stay "
                           "below 1 (never attained); worst x = %.17g in %s",
@@ -353,13 +350,14 @@ int srl__chk_t01d(srl_check_result *out, const srl_check_opts *o, srl_err *err)
 
 /* ---- T02 ---- */
 
-int srl__chk_t02a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_sr_bits_bias(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                          srl_err *err)
 {
     const uint64_t N = draws(o, UINT64_C(1) << 20, UINT64_C(1) << 22);
     const srl_rounding sr = SRL_ROUND_SR;
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &sr : NULL;
     sample s[NT02];
-    int st = sample_probes(s, t02_probes, NT02, N, "T02a", ov, err);
+    int st = sample_probes(s, t02_probes, NT02, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -371,21 +369,22 @@ int srl__chk_t02a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
         if (o->mutation == SRL_CHECK_MUT_PREDICTION)
             pred = 0;
         srl_check_result c;
-        srl__chk_result_begin(&c, "T02a",
+        srl__chk_result_begin(&c, row->check.id,
                               "mean(SR_R(x)) - x in spacings, x = %.17g into %s with "
                               "sr:r=%d, %llu draws (seed 1, stream T02a/%zu); worst of %zu probes",
                               p->x, p->format, p->mode.r, (unsigned long long)N, i, (size_t)NT02);
         const double ph = (double)s[i].k / (double)N;
         srl__chk_result_set(&c, SRL_CHECK_INTERVAL, ph - s[i].frac, s[i].lo - s[i].frac,
                             s[i].hi - s[i].frac, pred);
-        keep_worst(out, &c, &have);
+        srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
 }
 
 #define NT02B 8
 
-int srl__chk_t02b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                           srl_err *err)
 {
     /* 2^22 draws even in quick mode: the mutation's bias is 0xF0 / 2^16 spacings, and the
      * interval's half-width at 2^22 draws is below 1.4e-3 spacings. */
@@ -409,7 +408,7 @@ int srl__chk_t02b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
     const srl_rounding bits8 = {SRL_SR_BITS, 8};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits8 : NULL;
     sample s[NT02B];
-    int st = sample_probes(s, p, NT02B, N, "T02b", ov, err);
+    int st = sample_probes(s, p, NT02B, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -418,7 +417,7 @@ int srl__chk_t02b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
         const double pred = srl_t02_sr_bits_bias(p[i].x, bf16, 16);
         srl_check_result c;
         srl__chk_result_begin(
-            &c, "T02b",
+            &c, row->check.id,
             "mean(SR_16(x)) - x in spacings, x = %.9g (binary32) into "
             "bf16 with sr:r=16, %llu draws (seed 1, stream T02b/%zu); worst of %d "
             "binary32 values",
@@ -428,7 +427,7 @@ int srl__chk_t02b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
                             s[i].hi - s[i].frac, pred);
         if ((double)(float)p[i].x != p[i].x)
             c.pass = false; /* the probe must be a binary32 number */
-        keep_worst(out, &c, &have);
+        srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
 }
@@ -452,7 +451,8 @@ static int t11b_item(void *ctx, size_t i, srl_err *err)
     return count_away(&j->k[i], j->y[i], j->N, fmt("bf16"), j->m, &r, err);
 }
 
-int srl__chk_t11b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_quartic_shift(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                           srl_err *err)
 {
     const srl_format *bf16 = fmt("bf16");
     t11b_job j;
@@ -488,7 +488,7 @@ int srl__chk_t11b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
     const double mean = sum_meas / n,
                  half = srl__chk_z(SRL_CHECK_ALPHA) * sqrt(var_meas) / n + sum_tol / n;
     srl__chk_result_begin(
-        out, "T11b",
+        out, row->check.id,
         "f = x^4/4: mean over %d points y in [1, 1.25) of "
         "E[f'(SR(y))] - f'(y), bf16, %llu SR draws each (seed 1, streams T11b/i); "
         "predicted f'''(y) s^2 / 2 = 3 y s^2 (the mean step moves by -lr times it)",

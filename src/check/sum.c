@@ -88,8 +88,10 @@ static void free_rows(seedjob *j, uint64_t N)
 
 /* ---- T03a, T04a: deterministic bounds at every logged k ---- */
 
-static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec, srl_err *err)
+int srl__chk_rn_bound(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
 {
+    const bool matvec = row->params.matvec;
     const srl_format *bf16 = srl_format_find("bf16");
     const uint64_t N = srl__chk_seeds(o, 10, 40);
     const uint64_t n = matvec ? 256 : 255; /* sum: gamma_{n-1} is finite for (n-1) u < 1 */
@@ -116,9 +118,9 @@ static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
     uint64_t wk = 0, ws = 0;
     for (uint64_t s = 0; s < N; s++) {
         const srl__chk_rows *r = &j.rows[s];
-        for (size_t row = 0; row < r->n; row++) {
-            const double k = srl__chk_col(r, row, "k");
-            const double err_k = srl__chk_col(r, row, matvec ? "bwd_comp" : "rel_err");
+        for (size_t i = 0; i < r->n; i++) {
+            const double k = srl__chk_col(r, i, "k");
+            const double err_k = srl__chk_col(r, i, matvec ? "bwd_comp" : "rel_err");
             const double bound =
                 matvec ? srl_t04_matvec_bound((size_t)k, &c) : srl_t03_sum_bound((size_t)k, &c);
             if (!(bound > 0) || !isfinite(bound))
@@ -134,7 +136,7 @@ static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
     free_rows(&j, N);
     if (matvec)
         srl__chk_result_begin(
-            out, "T04a",
+            out, row->check.id,
             "max componentwise backward error / theta of y = A x "
             "(bf16 rn, A 16 x k, k <= %llu, uniform [0,1), column by column) over "
             "seeds 1-%llu and 20 k per decade; worst at k = %llu, seed %llu",
@@ -142,7 +144,7 @@ static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
             (unsigned long long)ws);
     else
         srl__chk_result_begin(
-            out, "T03a",
+            out, row->check.id,
             "max |s - S| / (gamma_{k-1} sum|x_i|) of recursive sums "
             "(bf16 rn, k <= %llu uniform [0,1) terms) over seeds 1-%llu and 20 k per "
             "decade; worst at k = %llu, seed %llu",
@@ -152,24 +154,12 @@ static int rn_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
     return SRL_OK;
 }
 
-int srl__chk_t03a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    if (o->mutation == SRL_CHECK_MUT_EXPERIMENT)
-        return srl__chk_no_mutation(o, err);
-    return rn_bound(out, o, false, err);
-}
-
-int srl__chk_t04a(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    if (o->mutation == SRL_CHECK_MUT_EXPERIMENT)
-        return srl__chk_no_mutation(o, err);
-    return rn_bound(out, o, true, err);
-}
-
 /* ---- T03b, T04b: probabilistic bounds over seeds ---- */
 
-static int sr_bound(srl_check_result *out, const srl_check_opts *o, bool matvec, srl_err *err)
+int srl__chk_sr_bound(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
 {
+    const bool matvec = row->params.matvec;
     const srl_format *fp16 = srl_format_find("fp16");
     const uint64_t N = srl__chk_seeds(o, 20, 100);
     const double lambda = 2;
@@ -210,7 +200,7 @@ static int sr_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
     srl_check_clopper_pearson(&lo, &hi, exceed, N, SRL_CHECK_ALPHA);
     if (matvec)
         srl__chk_result_begin(
-            out, "T04b",
+            out, row->check.id,
             "fraction of seeds 1-%llu whose componentwise backward "
             "error of y = A x (fp16 sr, A 8 x %llu uniform [0,1)) exceeds the T04 "
             "bound %.4g (lambda %g; largest error %.4g); predicted: at most "
@@ -218,7 +208,7 @@ static int sr_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
             (unsigned long long)N, (unsigned long long)n, bound, lambda, worst);
     else
         srl__chk_result_begin(
-            out, "T03b",
+            out, row->check.id,
             "fraction of seeds 1-%llu whose |s - S| / sum|x_i| (fp16 "
             "sr, %llu uniform [0,1) terms, recursive) exceeds the T03 bound %.4g "
             "(lambda %g; largest error %.4g); predicted: at most 2 exp(-lambda^2/2)",
@@ -227,25 +217,14 @@ static int sr_bound(srl_check_result *out, const srl_check_opts *o, bool matvec,
     return SRL_OK;
 }
 
-int srl__chk_t03b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
-        return srl__chk_no_mutation(o, err);
-    return sr_bound(out, o, false, err);
-}
-
-int srl__chk_t04b(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
-        return srl__chk_no_mutation(o, err);
-    return sr_bound(out, o, true, err);
-}
-
 /* ---- T03c-e: harmonic stagnation under rn ---- */
 
-static int harmonic_stag(srl_check_result *out, const srl_check_opts *o, const char *id,
-                         const char *format, const char *other, uint64_t n, srl_err *err)
+int srl__chk_harmonic_rn(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                         srl_err *err)
 {
+    const char *id = row->check.id, *format = row->params.harmonic.format;
+    const char *other = row->params.harmonic.other;
+    const uint64_t n = row->params.harmonic.n;
     const srl_format *f = srl_format_find(format);
     const srl_format *pf = o->mutation == SRL_CHECK_MUT_PREDICTION ? srl_format_find(other) : f;
     const char *mode = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "rz" : "rn";
@@ -278,27 +257,11 @@ static int harmonic_stag(srl_check_result *out, const srl_check_opts *o, const c
     return SRL_OK;
 }
 
-int srl__chk_t03c(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    return harmonic_stag(out, o, "T03c", "bf16", "fp16", 1000, err);
-}
-
-int srl__chk_t03d(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    return harmonic_stag(out, o, "T03d", "fp16", "bf16", 2000, err);
-}
-
-int srl__chk_t03e(srl_check_result *out, const srl_check_opts *o, srl_err *err)
-{
-    return harmonic_stag(out, o, "T03e", "fp32", "fp16", (UINT64_C(1) << 21) + 1000, err);
-}
-
 /* ---- T03f: harmonic series under sr ---- */
 
-int srl__chk_t03f(srl_check_result *out, const srl_check_opts *o, srl_err *err)
+int srl__chk_harmonic_sr(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                         srl_err *err)
 {
-    if (o->mutation == SRL_CHECK_MUT_PREDICTION)
-        return srl__chk_no_mutation(o, err);
     const uint64_t N = srl__chk_seeds(o, 20, 60), n = 2000;
     seedjob j;
     memset(&j, 0, sizeof j);
@@ -327,7 +290,7 @@ int srl__chk_t03f(srl_check_result *out, const srl_check_opts *o, srl_err *err)
     free(rel);
     const double half = srl__chk_t(SRL_CHECK_ALPHA, (double)(N - 1)) * sqrt(var / (double)N);
     srl__chk_result_begin(
-        out, "T03f",
+        out, row->check.id,
         "mean over seeds 1-%llu of (s_n - H_n) / H_n, harmonic series "
         "in bf16 with sr, n = %llu (rn stops at 5.0625, 38%% below H_n); Student t "
         "interval",

@@ -1,7 +1,8 @@
 /* src/cli/cmd_check.c: `srlab check [ID...] [--quick] [--seeds N] [-o FILE] [--list]`: run the
  * experiment of every theory/ statement and compare it with the prediction (docs/design.md §9).
  *
- * The checks are the library's (include/srlab/check.h, src/check*.c); this file selects them,
+ * Arguments -> library call -> output. The checks are the library's (include/srlab/check.h,
+ * src/check/); this file selects them (parse_args, finish_selection), runs them (run_checks),
  * prints one row per check on standard output as each finishes (the table of a long run should
  * not wait for its end), writes the same rows as CSV with -o (atomically: written only when
  * every check ran), and turns the verdicts into the exit status: 0 all PASS, 1 a check FAILed,
@@ -133,7 +134,49 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int cmd_check(int argc, char **argv)
+/* What the arguments ask for. */
+typedef struct check_args {
+    bool *sel; /* per catalogue entry: selected by an ID given (every one when none is) */
+    bool any;  /* an ID was given */
+    srl_check_opts o;
+    const char *out_path; /* -o */
+    bool list, help;
+} check_args;
+
+/* Select the checks an ID names (a check or a statement): 0, or an exit status after a message. */
+static int select_id(check_args *a, const char *id)
+{
+    bool found = false;
+    for (size_t i = 0; i < srl_check_count(); i++)
+        if (srl_check_selects(id, srl_check_at(i)))
+            a->sel[i] = found = true;
+    a->any = true;
+    if (found)
+        return 0;
+    static char ids[1024];
+    char q[CLI_QUOTE_LEN];
+    cli_quote(q, sizeof q, id, strlen(id), CLI_QUOTE_MAX);
+    return cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T13)", q,
+                     known_ids(ids, sizeof ids));
+}
+
+static int parse_mutation(srl_check_mutation *m, const char *opt, const char *v)
+{
+    char q[CLI_QUOTE_LEN];
+    if (!strcmp(v, "experiment")) {
+        *m = SRL_CHECK_MUT_EXPERIMENT;
+    } else if (!strcmp(v, "prediction")) {
+        *m = SRL_CHECK_MUT_PREDICTION;
+    } else {
+        cli_quote(q, sizeof q, v, strlen(v), CLI_QUOTE_MAX);
+        return cli_error(cmd, "%s: %s is not experiment or prediction", opt, q);
+    }
+    return 0;
+}
+
+/* Parse the arguments into *a (a->sel allocated here; the caller frees it): 0, or an exit status
+ * after a message. --help stops the parsing. */
+static int parse_args(check_args *a, int argc, char **argv)
 {
     static const cli_opt opts[] = {
         [O_QUICK] = {"quick", 0, NULL},
@@ -143,111 +186,90 @@ int cmd_check(int argc, char **argv)
         [O_MUTATE] = {"mutate", 0, "KIND"},
         {NULL, 0, NULL},
     };
-    const size_t nchecks = srl_check_count();
-    bool *sel = calloc(nchecks, sizeof *sel);
-    if (!sel)
+    memset(a, 0, sizeof *a);
+    a->sel = calloc(srl_check_count(), sizeof *a->sel);
+    if (!a->sel)
         return cli_sys_error(cmd, "out of memory");
-    cli_args a;
-    cli_args_init(&a, cmd, opts, argc, argv);
-    srl_check_opts o;
-    memset(&o, 0, sizeof o);
-    const char *out_path = NULL;
-    bool list = false, any = false;
-    char q[CLI_QUOTE_LEN];
+    cli_args args;
+    cli_args_init(&args, cmd, opts, argc, argv);
     int k, rc = 0;
-    while (!rc && (k = cli_args_next(&a)) != CLI_ARGS_DONE) {
+    while (!rc && !a->help && (k = cli_args_next(&args)) != CLI_ARGS_DONE) {
         switch (k) {
-        case CLI_ARGS_HELP: free(sel); return cli_help(help_text);
+        case CLI_ARGS_HELP: a->help = true; break;
         case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
-        case CLI_ARGS_POSITIONAL: {
-            bool found = false;
-            for (size_t i = 0; i < nchecks; i++)
-                if (srl_check_selects(a.val, srl_check_at(i)))
-                    sel[i] = found = true;
-            if (!found) {
-                static char ids[1024];
-                cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
-                rc = cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T13)", q,
-                               known_ids(ids, sizeof ids));
-            }
-            any = true;
+        case CLI_ARGS_POSITIONAL: rc = select_id(a, args.val); break;
+        case O_QUICK: a->o.quick = true; break;
+        case O_SEEDS:
+            rc = cli_parse_count(cmd, args.opt, args.val, 2, MAX_SEEDS, &a->o.seeds);
             break;
-        }
-        case O_QUICK: o.quick = true; break;
-        case O_SEEDS: rc = cli_parse_count(cmd, a.opt, a.val, 2, MAX_SEEDS, &o.seeds); break;
-        case O_OUT: out_path = a.val; break;
-        case O_LIST: list = true; break;
-        case O_MUTATE:
-            if (!strcmp(a.val, "experiment")) {
-                o.mutation = SRL_CHECK_MUT_EXPERIMENT;
-            } else if (!strcmp(a.val, "prediction")) {
-                o.mutation = SRL_CHECK_MUT_PREDICTION;
-            } else {
-                cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX);
-                rc = cli_error(cmd, "%s: %s is not experiment or prediction", a.opt, q);
-            }
-            break;
+        case O_OUT: a->out_path = args.val; break;
+        case O_LIST: a->list = true; break;
+        case O_MUTATE: rc = parse_mutation(&a->o.mutation, args.opt, args.val); break;
         default: break;
         }
     }
-    if (rc) {
-        free(sel);
-        return rc;
+    return rc;
+}
+
+/* The number of checks to run: the selection (every check when no ID was given), less those
+ * without a mutation of the kind asked for. */
+static size_t finish_selection(check_args *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < srl_check_count(); i++) {
+        if (!a->any)
+            a->sel[i] = true;
+        if (a->o.mutation != SRL_CHECK_MUT_NONE && !srl_check_at(i)->mutation[a->o.mutation])
+            a->sel[i] = false; /* no mutation of that kind: nothing to run */
+        n += a->sel[i];
     }
-    if (list) {
-        list_checks(stdout);
-        free(sel);
-        return fflush(stdout) ? cli_sys_error(cmd, "cannot write standard output") : 0;
-    }
-    if (!any)
-        for (size_t i = 0; i < nchecks; i++)
-            sel[i] = true;
-    size_t n = 0, failed = 0;
-    for (size_t i = 0; i < nchecks; i++) {
-        if (o.mutation != SRL_CHECK_MUT_NONE && !srl_check_at(i)->mutation[o.mutation])
-            sel[i] = false; /* no mutation of that kind: nothing to run */
-        n += sel[i];
-    }
-    if (!n) {
-        free(sel);
-        return cli_error(cmd, "--mutate: none of the selected checks has a mutation of that "
-                              "kind (see srlab check --list)");
-    }
-    /* the CSV output, opened before any work so that a bad path fails fast */
+    return n;
+}
+
+static void table_header(FILE *tab, size_t n, const srl_check_opts *o)
+{
+    fprintf(tab,
+            "srlab check: %zu check%s%s%s; each at level 1 - 1e-6; seeds fixed (in "
+            "each row's description)\n",
+            n, n == 1 ? "" : "s", o->quick ? " (--quick)" : "",
+            o->mutation == SRL_CHECK_MUT_EXPERIMENT   ? ", MUTATED experiments (must FAIL)"
+            : o->mutation == SRL_CHECK_MUT_PREDICTION ? ", MUTATED predictions (must FAIL)"
+                                                      : "");
+    fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", "id", "res.", "measured", "interval",
+            "predicted", "margin", "what");
+    fflush(tab);
+}
+
+/* Run the n selected checks: each row on standard output as it finishes (the table; none with
+ * -o -) and into the CSV of -o, written only when every check ran. The exit status. */
+static int run_checks(const check_args *a, size_t n)
+{
     cli_out out;
-    const bool csv = out_path != NULL, csv_stdout = csv && !strcmp(out_path, "-");
-    if (csv && (rc = cli_out_open(&out, cmd, "-o", out_path))) {
-        free(sel);
+    const bool csv = a->out_path != NULL, csv_stdout = csv && !strcmp(a->out_path, "-");
+    int rc;
+    /* the CSV output, opened before any work so that a bad path fails fast */
+    if (csv && (rc = cli_out_open(&out, cmd, "-o", a->out_path)))
         return rc;
-    }
     if (csv)
         fputs(CSV_HEADER "\n", out.fp);
     FILE *tab = csv_stdout ? NULL : stdout;
-    if (tab) {
-        fprintf(tab,
-                "srlab check: %zu check%s%s%s; each at level 1 - 1e-6; seeds fixed (in "
-                "each row's description)\n",
-                n, n == 1 ? "" : "s", o.quick ? " (--quick)" : "",
-                o.mutation == SRL_CHECK_MUT_EXPERIMENT   ? ", MUTATED experiments (must FAIL)"
-                : o.mutation == SRL_CHECK_MUT_PREDICTION ? ", MUTATED predictions (must FAIL)"
-                                                         : "");
-        fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", "id", "res.", "measured", "interval",
-                "predicted", "margin", "what");
-        fflush(tab);
-    }
+    if (tab)
+        table_header(tab, n, &a->o);
     const double t0 = now();
-    for (size_t i = 0; i < nchecks && !rc; i++) {
-        if (!sel[i])
+    size_t failed = 0;
+    for (size_t i = 0; i < srl_check_count(); i++) {
+        if (!a->sel[i])
             continue;
         const srl_check *c = srl_check_at(i);
         srl_check_result r;
         srl_err e;
         e.msg[0] = 0;
-        const int st = srl_check_run(&r, c, &o, &e);
+        const int st = srl_check_run(&r, c, &a->o, &e);
         if (st) {
-            rc = cli_sys_error(cmd, "%s could not run: %s", c->id,
-                               e.msg[0] ? e.msg : srl_strerror(st));
-            break;
+            if (csv)
+                cli_out_abort(&out);
+            return cli_sys_error(cmd, "%s could not run: %s", c->id,
+                                 e.msg[0] ? e.msg : srl_strerror(st));
         }
         failed += !r.pass;
         if (tab) {
@@ -257,19 +279,33 @@ int cmd_check(int argc, char **argv)
         if (csv)
             csv_row(out.fp, &r);
     }
-    free(sel);
-    if (rc) {
-        if (csv)
-            cli_out_abort(&out);
-        return rc;
-    }
     if (tab) {
-        fprintf(tab, "%zu check%s: %zu PASS, %zu FAIL (%.1f s)\n", n, n == 1 ? "" : "s", n - failed,
-                failed, now() - t0);
+        fprintf(tab, "%zu check%s: %zu PASS, %zu FAIL (%.1f s)\n", n, n == 1 ? "" : "s",
+                n - failed, failed, now() - t0);
         if (fflush(tab))
             return cli_sys_error(cmd, "cannot write standard output");
     }
     if (csv && (rc = cli_out_commit(&out)))
         return rc;
     return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* Arguments -> the library's checks -> the table and the CSV. */
+int cmd_check(int argc, char **argv)
+{
+    check_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (!rc && a.help) {
+        rc = cli_help(help_text);
+    } else if (!rc && a.list) {
+        list_checks(stdout);
+        rc = fflush(stdout) ? cli_sys_error(cmd, "cannot write standard output") : 0;
+    } else if (!rc) {
+        const size_t n = finish_selection(&a);
+        rc = n ? run_checks(&a, n)
+               : cli_error(cmd, "--mutate: none of the selected checks has a mutation of that "
+                                "kind (see srlab check --list)");
+    }
+    free(a.sel);
+    return rc;
 }

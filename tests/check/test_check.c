@@ -1,4 +1,4 @@
-/* tests/check/test_check.c: the checks of `srlab check` (include/srlab/check.h, src/check*.c).
+/* tests/check/test_check.c: the checks of `srlab check` (include/srlab/check.h, src/check/).
  *
  *   test_check stats     the statistics the checks rely on: Clopper-Pearson intervals and the
  *                        binomial tails (against GSL where GSL is accurate, against their
@@ -157,7 +157,7 @@ static void test_catalogue(void)
     CHECK(n >= 40, "%zu checks", n);
     for (size_t i = 0; i < n; i++) {
         const srl_check *c = srl_check_at(i);
-        CHECK(c && c->id && c->run && c->title && c->statement, "check %zu incomplete", i);
+        CHECK(c && c->id && c->title && c->statement, "check %zu incomplete", i);
         CHECK(!strncmp(c->id, c->statement, 3) && strlen(c->id) == 4, "%s / %s", c->id,
               c->statement);
         CHECK(srl_check_find(c->id) == c, "find %s", c->id);
@@ -192,6 +192,13 @@ static void test_catalogue(void)
     CHECK(!t03a->mutation[SRL_CHECK_MUT_EXPERIMENT] &&
               srl_check_run(&r, t03a, &o, &e) == SRL_EINVAL && !r.pass,
           "T03a has no experiment mutation: SRL_EINVAL");
+    /* only the catalogue's own entries run (a copy has no experiment behind it) */
+    const srl_check copy = *srl_check_find("T13a");
+    o.mutation = SRL_CHECK_MUT_NONE;
+    CHECK(srl_check_run(&r, &copy, &o, &e) == SRL_EINVAL && !r.pass && !strcmp(r.id, "T13a"),
+          "a check not from the catalogue: SRL_EINVAL");
+    CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_OK && r.pass,
+          "the catalogue's T13a runs");
     GROUP("the catalogue: ids, statements T01-T13, lookup, documented mutations", before);
 }
 

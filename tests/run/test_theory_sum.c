@@ -9,6 +9,7 @@
  *        stagnation terms (bf16, fp16, tf32, e4m3, e5m2 under rn and rz; fp32 in the slow
  *        suite), hand-checked here from the criterion t_k < ulp(s)/2 where stated.
  *   T04  the matvec bound against gamma_n.
+ *   srl_t01_eval .. srl_t04_eval (the values `srlab theory` prints) against hand-derived numbers.
  * Probe values come from a fixed pcg32 stream (seed printed on failure). */
 #include <math.h>
 #include <stdio.h>
@@ -264,6 +265,98 @@ static void test_t03_stagnation(bool slow)
           before);
 }
 
+/* The values `srlab theory` prints (srl_tNN_eval), against hand-derived numbers. In bf16 the
+ * spacing in [1, 2) is q = 2^-7; X = 1 + 9 2^-11 lies at 9/16 of its cell: a = X - RD = 9 2^-11,
+ * b = RU - X = 7 2^-11. */
+#define X_9_16 1.00439453125
+
+static void test_eval_t01_t02(void)
+{
+    const long before = srl_test_failures;
+    const srl_format bf = fmt("bf16");
+    const double q = 0x1p-7;
+    srl_t01_values v;
+    srl_t01_eval(&v, X_9_16, &bf);
+    CHECK(v.u == 0x1p-8 && v.rd == 1 && v.ru == 1 + q && v.q == q && v.inexact, "T01 grid");
+    CHECK(v.p_up == 0.5625 && v.sr_mean == X_9_16, "T01 p_up 9/16, mean x: %a %a", v.p_up,
+          v.sr_mean);
+    CHECK(v.sr_variance == 63 * 0x1p-22 && v.sr_variance_max == q * q / 4, "T01 variance %a",
+          v.sr_variance);
+    CHECK(v.rn == 1 + q && v.rn_error == 7 * 0x1p-11 && v.sr_error_max == 9 * 0x1p-11,
+          "T01 errors: rn %a, |RN - x| %a, max %a", v.rn, v.rn_error, v.sr_error_max);
+    CHECK(v.rn_error <= v.rn_error_bound && v.sr_error_max < v.sr_error_bound &&
+              v.sr_error_bound == 2 * v.rn_error_bound,
+          "T01 bounds %a %a", v.rn_error_bound, v.sr_error_bound);
+    srl_t01_eval(&v, 1.5, &bf);
+    CHECK(!v.inexact && v.q == 0 && v.rd == 1.5 && isnan(v.p_up) && v.sr_variance == 0 &&
+              v.rn_error == 0 && v.sr_error_max == 0,
+          "T01 at a value of bf16");
+    /* T02, R = 2: F = floor(4 9/16) = 2, P = 1/2; bias -q (9/16 - 1/2) = -2^-11 = -q/16; the
+     * supremum q 2^-2, the mean q 2^-3; Var = q^2 / 4 */
+    srl_t02_values w;
+    srl_t02_eval(&w, X_9_16, &bf, 2);
+    CHECK(w.q == q && w.frac == 0.5625 && w.p_away == 0.5, "T02 f %a, p %a", w.frac, w.p_away);
+    CHECK(w.bias == -0x1p-11 && w.bias_ulps == -1.0 / 16, "T02 bias %a", w.bias);
+    CHECK(w.bias_max == q / 4 && w.bias_mean == q / 8 && w.variance == q * q / 4,
+          "T02 max %a mean %a variance %a", w.bias_max, w.bias_mean, w.variance);
+    srl_t02_eval(&w, -X_9_16, &bf, 2);
+    CHECK(w.bias == 0x1p-11 && w.p_away == 0.5, "T02 negative x: bias toward zero %a", w.bias);
+    srl_t02_eval(&w, X_9_16, &bf, 4); /* 9/16 has 4 bits: no bias, P = f */
+    CHECK(w.bias == 0 && w.p_away == 0.5625 &&
+              w.variance == q * q * 0.5625 * 0.4375,
+          "T02 R = 4: %a %a", w.bias, w.variance);
+    GROUP("T01/T02 values of srlab theory (srl_t01_eval, srl_t02_eval)", before);
+}
+
+static void test_eval_t03_t04(void)
+{
+    const long before = srl_test_failures;
+    /* bf16 rn, n = 10: h = 9, v = u = 2^-8, gamma = 9 2^-8 / (1 - 9 2^-8) = 9/247 */
+    const srl_accum rec = accum("bf16", SRL_ORDER_RECURSIVE, 1, false);
+    srl_t03_values v;
+    srl_t03_eval(&v, 10, &rec, 2, 1000);
+    CHECK(v.u == 0x1p-8 && v.v == 0x1p-8 && v.h == 9 && v.gamma == 9.0 / 247, "T03 gamma %a",
+          v.gamma);
+    CHECK(v.sr_prob == srl_t03_sr_prob(2) && v.sr_rule == 2 * sqrt(10.0) * 0x1p-8 &&
+              v.sr_bound == srl_t03_sum_sr_bound(10, &rec.acc_fmt, 2),
+          "T03 SR values");
+    CHECK(v.harmonic_status == SRL_OK && v.harmonic.found && v.harmonic.k == 65 &&
+              v.harmonic.sum == 5.0625 && v.harmonic_mode.mode == SRL_RN,
+          "T03 harmonic bf16 rn: k %llu", (unsigned long long)v.harmonic.k);
+    srl_accum sr = rec;
+    sr.acc_mode = sr.prod_mode = SRL_ROUND_SR;
+    srl_t03_eval(&v, 10, &sr, 2, 1000);
+    CHECK(v.v == 0x1p-7 && v.harmonic_mode.mode == SRL_RN && v.harmonic.k == 65,
+          "T03 under sr: v = 2u, the harmonic contrast under rn");
+    srl_accum ru = rec;
+    ru.acc_mode = (srl_rounding){SRL_RU, 0};
+    srl_t03_eval(&v, 10, &ru, 2, 1000);
+    CHECK(v.harmonic_status == SRL_OK && !v.harmonic.found && v.harmonic_mode.mode == SRL_RU,
+          "T03 under ru: never");
+    srl_accum nosub = rec;
+    nosub.acc_fmt = nosub.prod_fmt = fmt("p=8,emax=7,subnormals=off"); /* 1/1000 < xmin 2^-6 */
+    srl_t03_eval(&v, 10, &nosub, 2, 1000);
+    CHECK(v.harmonic_status == SRL_ENOTSUP && strstr(v.harmonic_err.msg, "no subnormals"),
+          "T03 refused: %d '%s'", v.harmonic_status, v.harmonic_err.msg);
+    /* T04, n = 4, m = 1: nu = 2^-6, sqrt(n) u = 2^-7, gamma_4 = 4u / (1 - 4u) = 1/63 (one
+     * correctly rounded division), lambda_1 = lambda */
+    srl_t04_values w;
+    srl_t04_eval(&w, 4, 1, &rec, 3);
+    CHECK(w.nu == 0x1p-6 && w.sqrt_nu == 0x1p-7 && w.h == 3 && w.gamma_n == 1.0 / 63 &&
+              w.lambda_m == 3,
+          "T04 scales: %a %a %a %a", w.nu, w.sqrt_nu, w.gamma_n, w.lambda_m);
+    CHECK(w.theta == srl_t04_matvec_bound(4, &rec) && fabs(w.theta - 0x1.0181004p-6) < 1e-17,
+          "T04 theta = (1 + 2^-8)^4 - 1: %a", w.theta);
+    srl_t04_eval(&w, 1024, 100, &sr, 3);
+    /* the union bound: 2 m exp(-lambda_m^2 / 2) = 2 exp(-lambda^2 / 2) */
+    CHECK(fabs(100 * exp(-w.lambda_m * w.lambda_m / 2) / exp(-4.5) - 1) < 1e-13 &&
+              w.lambda_m == srl_t04_union_lambda(3, 100) && srl_t04_union_lambda(3, 0) == 3,
+          "T04 lambda_m %.17g", w.lambda_m);
+    CHECK(w.sr_bound == srl_t04_matvec_sr_bound(1024, 100, &sr, 3) && w.sr_prob == srl_t03_sr_prob(3),
+          "T04 SR values");
+    GROUP("T03/T04 values of srlab theory (srl_t03_eval, srl_t04_eval)", before);
+}
+
 int main(int argc, char **argv)
 {
     const bool slow = argc > 1 && !strcmp(argv[1], "--slow");
@@ -271,6 +364,8 @@ int main(int argc, char **argv)
     test_t02();
     test_t03_bounds();
     test_t03_stagnation(slow);
+    test_eval_t01_t02();
+    test_eval_t03_t04();
     mpfr_free_cache();
     TEST_END();
 }

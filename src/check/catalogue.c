@@ -1,0 +1,210 @@
+/* src/check/catalogue.c: the catalogue of `srlab check` (include/srlab/check.h): one row per
+ * check, in order: its id and statement, the title `srlab check --list` shows, what each of its
+ * mutations does, the function that runs its experiment (src/check/check_impl.h says which file
+ * holds it) and that function's parameters. Adding a check is one row here (and its function,
+ * unless an existing one takes the new parameters). A mutation text is the only place that
+ * says a check has that mutation: srl_check_run refuses the others. */
+#include "check/check_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* the mutation texts of a check: [NONE] (always NULL), [EXPERIMENT], [PREDICTION] */
+#define M(e, p) {NULL, e, p}
+/* the parameters of a function that serves one row */
+#define NO_PARAMS {.matvec = false}
+
+static const srl__chk_row rows[] = {
+    {{"T01a", "T01", "SR is unbiased: E[SR(x)] = x (sampled, exact Clopper-Pearson interval)",
+      M("round with sr:r=4 (truncated fraction) instead of sr", NULL)},
+     srl__chk_sr_mean, NO_PARAMS},
+    {{"T01b", "T01", "Var[SR(x)] = (x - RD(x))(RU(x) - x) <= ulp^2/4",
+      M("round with sr-eq (variance ulp^2/4 everywhere)",
+        "predict the largest variance ulp^2/4 instead of (x - RD)(RU - x)")},
+     srl__chk_sr_variance, NO_PARAMS},
+    {{"T01c", "T01", "|RN(x) - x| <= u|x| (normal range; half a spacing below it)",
+      M("round with rz instead of rn", "predict half the bound: u|x|/2")},
+     srl__chk_rn_error_bound, NO_PARAMS},
+    {{"T01d", "T01", "|SR(x) - x| < 2u|x| (normal range; one spacing below it)",
+      M("round into the format with one bit less (p - 1)", "predict RN's bound u|x|")},
+     srl__chk_sr_error_bound, NO_PARAMS},
+    {{"T02a", "T02", "sr:r=R bias E[SR_R(x)] - x = -sign(x) q (f - floor(f 2^R) 2^-R)",
+      M("round with exact sr", "predict no bias (0)")},
+     srl__chk_sr_bits_bias, NO_PARAMS},
+    {{"T02b", "T02", "the seed paper's write sr:r=16 of binary32 values into bf16 is unbiased",
+      M("round with sr:r=8", NULL)},
+     srl__chk_sr16_unbiased, NO_PARAMS},
+    {{"T03a", "T03", "recursive summation under RN: |s - S| <= gamma_{n-1} sum|x_i|",
+      M(NULL, "bound with the unit roundoff of a format one bit more precise (u/2)")},
+     srl__chk_rn_bound, {.matvec = false}},
+    {{"T03b", "T03",
+      "recursive summation under SR: the bound ~ lambda sqrt(n) u holds with "
+      "probability >= 1 - 2 exp(-lambda^2/2)",
+      M("sum with rn instead of sr", NULL)},
+     srl__chk_sr_bound, {.matvec = false}},
+    {{"T03c", "T03", "harmonic series under RN stagnates at the predicted term: bf16",
+      M("sum with rz instead of rn", "predict the term of the fp16 format")},
+     srl__chk_harmonic_rn, {.harmonic = {"bf16", "fp16", 1000}}},
+    {{"T03d", "T03", "harmonic series under RN stagnates at the predicted term: fp16",
+      M("sum with rz instead of rn", "predict the term of the bf16 format")},
+     srl__chk_harmonic_rn, {.harmonic = {"fp16", "bf16", 2000}}},
+    {{"T03e", "T03", "harmonic series under RN stagnates at the predicted term: fp32",
+      M("sum with rz instead of rn", "predict the term of the fp16 format")},
+     srl__chk_harmonic_rn, {.harmonic = {"fp32", "fp16", (UINT64_C(1) << 21) + 1000}}},
+    {{"T03f", "T03", "harmonic series under SR does not stagnate: E[s_n] = H_n",
+      M("sum with sr:r=4 (stagnates for good)", NULL)},
+     srl__chk_harmonic_sr, NO_PARAMS},
+    {{"T04a", "T04",
+      "matrix-vector product under RN: backward error <= theta = (1+u)^n - 1 "
+      "(~ n u)",
+      M(NULL, "bound with the unit roundoff of a format one bit more precise (u/2)")},
+     srl__chk_rn_bound, {.matvec = true}},
+    {{"T04b", "T04",
+      "matrix-vector product under SR: backward error <= ~2 lambda sqrt(n) u with "
+      "probability >= 1 - 2 exp(-lambda^2/2)",
+      M("compute with rn instead of sr", NULL)},
+     srl__chk_sr_bound, {.matvec = true}},
+    {{"T05a", "T05",
+      "GD on a quadratic under RN stalls at distance in [D - ulp, D], "
+      "D = ulp/(2 lr a)",
+      M("write with sr instead of rn", "predict D with the spacing below x*'s binade (ulp/2)")},
+     srl__chk_gd_stall_band, NO_PARAMS},
+    {{"T05b", "T05", "GD under RN stops exactly at the fixed point of the rounded map",
+      M("write with sr instead of rn", NULL)},
+     srl__chk_gd_stall_point, NO_PARAMS},
+    {{"T05c", "T05", "GD under SR: the mean iterate equals the exact GD iterate",
+      M("write with rn instead of sr", NULL)},
+     srl__chk_gd_sr_mean, NO_PARAMS},
+    {{"T05d", "T05", "GD under SR: excess-loss floor (a/2)(x* - g0)(g1 - x*) at lr 0.1",
+      M("write with rn instead of sr", "predict the floor of a uniform spread, ulp^2 a/12")},
+     srl__chk_gd_sr_floor, {.lr = 0.1}},
+    {{"T05e", "T05", "GD under SR: the same floor at lr 0.01 (independent of lr)",
+      M("write with rn instead of sr", "predict the floor of a uniform spread, ulp^2 a/12")},
+     srl__chk_gd_sr_floor, {.lr = 0.01}},
+    {{"T06a", "T06", "noisy SGD: relative SR penalty ulp^2/(6 lr^2 sigma^2) at lr 0.01",
+      M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6")},
+     srl__chk_sr_penalty, {.penalty = {"sgd", 0.01}}},
+    {{"T06b", "T06", "noisy SGD: relative SR penalty ulp^2/(6 lr^2 sigma^2) at lr 0.005",
+      M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6")},
+     srl__chk_sr_penalty, {.penalty = {"sgd", 0.005}}},
+    {{"T07a", "T07", "SR walk at small lr: mean steps per move = ulp/(lr |g|)",
+      M("write with rn instead of sr", NULL)},
+     srl__chk_walk_moves, NO_PARAMS},
+    {{"T07b", "T07", "SR walk at small lr: steps to cover K spacings, mean K ulp/(lr |g|)",
+      M("write with sr:r=4 (the truncated fraction biases the walk toward zero: 1/16 per step)",
+        NULL)},
+     srl__chk_walk_cover, NO_PARAMS},
+    {{"T08a", "T08", "decoupled weight decay under RN is lost when lr wd <= 2^-9 (bf16)",
+      M("write with sr (strategy bf16-sr)", NULL)},
+     srl__chk_decay_rn_lost, NO_PARAMS},
+    {{"T08b", "T08", "the fraction of a binade where RN loses the decay (lr wd = 3 2^-10)",
+      M("write with rz instead of rn", NULL)},
+     srl__chk_decay_lost_fraction, NO_PARAMS},
+    {{"T08c", "T08",
+      "decoupled weight decay under SR is applied in mean: E[x_T] = x0 (1 - lr "
+      "wd)^T",
+      M("write with rn (strategy bf16-rn)", NULL)},
+     srl__chk_decay_sr_mean, NO_PARAMS},
+    {{"T09a", "T09", "bf16 second moment under RN with beta2 = 0.999 never decreases",
+      M("store v in fp32 (strategy fp32)", NULL)},
+     srl__chk_moment_no_decrease, NO_PARAMS},
+    {{"T09b", "T09", "bf16 second moment under RN rises iff g^2 > r(v) v",
+      M(NULL, "predict the threshold r(v) = 1 (v rises whenever g^2 > v)")},
+     srl__chk_moment_rise, NO_PARAMS},
+    {{"T10a", "T10", "Adam (beta1 0) with SR: relative SR penalty ulp^2/(6 lr^2) at lr 0.01",
+      M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6")},
+     srl__chk_sr_penalty, {.penalty = {"adam", 0.01}}},
+    {{"T10b", "T10", "Adam (beta1 0) with SR: relative SR penalty ulp^2/(6 lr^2) at lr 0.005",
+      M("write with rn instead of sr", "predict the penalty with ulp^2/4 in place of ulp^2/6")},
+     srl__chk_sr_penalty, {.penalty = {"adam", 0.005}}},
+    {{"T10c", "T10", "Adam with RN below lr < gap/2: the whole initial loss remains (bias)",
+      M("write with sr instead of rn", NULL)},
+     srl__chk_adam_rn_freeze, NO_PARAMS},
+    {{"T11a", "T11", "GD under SR on a rotated quadratic: the mean trajectory is exact",
+      M("write with rn instead of sr", NULL)},
+     srl__chk_sr_trajectory, NO_PARAMS},
+    {{"T11b", "T11",
+      "f = x^4/4: SR shifts the mean gradient by 3 x s^2 (the mean step by -3 lr "
+      "x s^2)",
+      M("round with rn instead of sr", "predict x s^2 (a missing factor 3)")},
+     srl__chk_quartic_shift, NO_PARAMS},
+    {{"T12a", "T12", "replicas with shared SR randomness stay bit-identical",
+      M("independent SR streams", NULL)},
+     srl__chk_replicas_shared, NO_PARAMS},
+    {{"T12b", "T12",
+      "replicas with independent SR streams drift: E||x_r - x_0||^2 = sum 2 p(1-p) "
+      "q^2",
+      M(NULL, "predict half the drift (one replica's variance)")},
+     srl__chk_replicas_drift, NO_PARAMS},
+    {{"T13a", "T13", "bytes per parameter allocated, fp32 with AdamW = 16",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"fp32", 16}}},
+    {{"T13b", "T13", "bytes per parameter allocated, mp with AdamW = 16",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"mp", 16}}},
+    {{"T13c", "T13", "bytes per parameter allocated, bf16-rn with AdamW = 8",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"bf16-rn", 8}}},
+    {{"T13d", "T13", "bytes per parameter allocated, bf16-sr with AdamW = 8",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"bf16-sr", 8}}},
+    {{"T13e", "T13", "bytes per parameter allocated, bf16-sr-exact with AdamW = 8",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"bf16-sr-exact", 8}}},
+    {{"T13f", "T13", "bytes per parameter allocated, bf16-kahan with AdamW = 10",
+      M("allocate for SGD instead of AdamW", NULL)},
+     srl__chk_memory, {.memory = {"bf16-kahan", 10}}},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+size_t srl_check_count(void)
+{
+    return NROWS;
+}
+
+const srl_check *srl_check_at(size_t i)
+{
+    return i < NROWS ? &rows[i].check : NULL;
+}
+
+const srl_check *srl_check_find(const char *id)
+{
+    for (size_t i = 0; id && i < NROWS; i++)
+        if (!strcasecmp(id, rows[i].check.id))
+            return &rows[i].check;
+    return NULL;
+}
+
+bool srl_check_selects(const char *name, const srl_check *c)
+{
+    return name && c && (!strcasecmp(name, c->id) || !strcasecmp(name, c->statement));
+}
+
+/* The row whose public part c is, or NULL for a check not from the catalogue. */
+static const srl__chk_row *row_of(const srl_check *c)
+{
+    for (size_t i = 0; c && i < NROWS; i++)
+        if (c == &rows[i].check)
+            return &rows[i];
+    return NULL;
+}
+
+int srl_check_run(srl_check_result *out, const srl_check *c, const srl_check_opts *o, srl_err *err)
+{
+    srl__chk_result_begin(out, c ? c->id : "?", "%s", c ? c->title : "");
+    const srl__chk_row *row = row_of(c);
+    if (!row || !o || (unsigned)o->mutation >= SRL_CHECK_MUT_COUNT)
+        return srl_err_set(err, SRL_EINVAL, "srl_check_run: bad arguments");
+    if (o->mutation != SRL_CHECK_MUT_NONE && !c->mutation[o->mutation])
+        return srl_err_set(err, SRL_EINVAL, "%s has no %s mutation", c->id,
+                           o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "experiment" : "prediction");
+    int st = row->run(out, row, o, err);
+    snprintf(out->id, sizeof out->id, "%s", c->id);
+    if (st) {
+        out->pass = false;
+        out->margin = NAN;
+    }
+    return st;
+}

@@ -1,0 +1,202 @@
+/* tests/check/test_theory_values.c: the values `srlab theory` prints for T05-T12
+ * (srl_t05_eval .. srl_t12_eval of include/srlab/theory.h, the functions `srlab check` calls
+ * too) against numbers derived by hand from the theory/ files; T01-T04 are in
+ * tests/run/test_theory_sum.c. In bf16 (p = 8) the spacing is 2^-7 in [1, 2) and 2^-9 in
+ * [0.25, 0.5). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "srlab/format.h"
+#include "srlab/theory.h"
+#include "../testutil.h"
+
+static const srl_format *bf16(void)
+{
+    return srl_format_find("bf16");
+}
+
+/* T05 with the defaults of `srlab theory T05`: a = 1, x* = 0.3, x0 = 1, lr = 0.01. */
+static void test_t05(void)
+{
+    const long before = srl_test_failures;
+    const srl_format *fp32 = srl_format_find("fp32");
+    srl_t05_values v;
+    CHECK(srl_t05_eval(&v, 1, 0.3, 1, 0.01, 1000, bf16(), fp32, SRL_ARITH_FP32) == SRL_OK,
+          "T05 eval");
+    /* ulp(0.3) = 2^-9; D = 2^-9 / 0.02; 0.3 lies between 153 2^-9 and 154 2^-9 */
+    const double D = 0x1p-9 / 0.02, g0 = 153 * 0x1p-9, g1 = 154 * 0x1p-9;
+    CHECK(v.u == 0x1p-8 && v.ulp == 0x1p-9 && v.stall_distance == D &&
+              v.freeze_grad == 0x1p-9 / 0.02,
+          "T05 D %a", v.stall_distance);
+    CHECK(v.band && v.band_lo == D - 0x1p-9, "T05 band");
+    CHECK(v.g0 == g0 && v.g1 == g1 && v.sr_floor == 0.5 * (0.3 - g0) * (g1 - 0.3),
+          "T05 floor %a", v.sr_floor);
+    /* the exact RN run stops in the band [D - ulp, D] (T05 step 2), and its values agree */
+    CHECK(v.stall.fixed && v.stall.distance >= D - 0x1p-9 && v.stall.distance <= D,
+          "T05 stall at distance %a", v.stall.distance);
+    CHECK(v.stall_ratio == v.stall.distance / D &&
+              v.stall_loss_gap == 0.5 * v.stall.distance * v.stall.distance,
+          "T05 stall ratio and loss gap");
+    CHECK(v.x0 == 1 && v.sr_mean_iterate == 0.3 + pow(0.99, 1000) * 0.7, "T05 mean iterate %a",
+          v.sr_mean_iterate);
+    srl_t05_values w;
+    CHECK(srl_t05_eval(&w, 1, 0.3, 1, 0.01, 1000, srl_format_find("fp64"), fp32,
+                       SRL_ARITH_FP32) == SRL_EINVAL,
+          "T05: fp32 arithmetic cannot hold fp64 weights");
+    GROUP("T05 values (srl_t05_eval)", before);
+}
+
+/* T06 and T10 at x* = 1.5 (ulp 2^-7), a = sigma = 1. */
+static void test_t06_t10(void)
+{
+    const long before = srl_test_failures;
+    srl_t06_values v;
+    srl_t06_eval(&v, 1.5, 1, 0.01, 1, bf16());
+    /* lr sigma^2 / (2 (2 - lr a)) = 0.01 / 3.98; ulp^2 / (6 lr^2 sigma^2) = 2^-14 / 6e-4 */
+    CHECK(v.ulp == 0x1p-7 && fabs(v.excess_exact / (0.01 / 3.98) - 1) < 1e-15 &&
+              fabs(v.relative_penalty / (0x1p-14 / 6e-4) - 1) < 1e-15,
+          "T06 excess %a penalty %a", v.excess_exact, v.relative_penalty);
+    CHECK(fabs(v.excess_sr / v.excess_exact / v.relative_penalty - 1) < 1e-14,
+          "T06: the penalty is the ratio of the two excesses");
+    CHECK(fabs(v.spread * v.spread / (0.01 / 1.99) - 1) < 1e-15 &&
+              v.spread_ulps == v.spread / 0x1p-7,
+          "T06 spread %a", v.spread);
+    CHECK(fabs(srl_t06_relative_penalty(v.lr_for_1pct, v.ulp, 1) - 0.01) < 1e-16,
+          "T06: the penalty at lr_for_1pct is 1%%");
+    /* T10, lr = 2^-7: lr' = 2^-7, sigma_g^2 / sigma^2 = 1 + 2^-7 / (2 - 2^-7) = 256/255, the
+     * penalty 2^-14 (256/255) / (6 2^-14) = 256/1530; RN freezes at x0 = 1.5 below
+     * 2^-7 / (2 (1 + delta)) */
+    srl_t10_values w;
+    srl_t10_eval(&w, 1.5, 1, 0x1p-7, 1, 1.5, 3e-4, bf16());
+    CHECK(w.lr_eff == 0x1p-7 && fabs(w.sigma_g2_ratio - 256.0 / 255) < 1e-15 &&
+              fabs(w.relative_penalty - 256.0 / 1530) < 1e-15,
+          "T10 ratio %.17g penalty %.17g", w.sigma_g2_ratio, w.relative_penalty);
+    CHECK(w.penalty_at_2lr == srl_t10_adam_relative_penalty(0x1p-6, 0x1p-7, 1, 1) &&
+              w.penalty_at_2lr < w.relative_penalty / 3.9,
+          "T10 penalty at 2 lr %a", w.penalty_at_2lr);
+    CHECK(w.x0 == 1.5 && w.rn_freeze_lr == 0x1p-7 / (2 * (1 + 3e-4)) && !w.rn_frozen,
+          "T10 freeze %a", w.rn_freeze_lr);
+    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 1.5, 3e-4, bf16());
+    CHECK(w.rn_frozen, "T10: lr 0.003 is below the freeze lr");
+    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 2, 0, bf16()); /* a power of two: the gap below halves */
+    CHECK(w.rn_freeze_lr == 0x1p-7 / 2, "T10 freeze at 2: %a", w.rn_freeze_lr);
+    GROUP("T06, T10 values (srl_t06_eval, srl_t10_eval)", before);
+}
+
+/* T07: x = 1.5 (ulp 2^-7), lr |g| = 1.5e-4: p = 0.0192. */
+static void test_t07(void)
+{
+    const long before = srl_test_failures;
+    srl_t07_values v;
+    srl_t07_eval(&v, 1.5, 1e-4, -1.5, 10000, 0.0625, bf16());
+    const double p = 1e-4 * 1.5 * 128;
+    CHECK(v.ulp == 0x1p-7 && v.drift == 1e-4 * 1.5 && fabs(v.move_prob / p - 1) < 1e-15,
+          "T07 p %.17g", v.move_prob);
+    CHECK(v.rn_frozen, "T07: lr |g| < ulp/2 freezes RN");
+    CHECK(fabs(v.moves_mean / 192 - 1) < 1e-14 &&
+              fabs(v.moves_sd / sqrt(192 * (1 - p)) - 1) < 1e-14,
+          "T07 moves %.17g sd %.17g", v.moves_mean, v.moves_sd);
+    /* 0.0625 = 8 spacings: negative binomial with K = 8 */
+    CHECK(v.wait_mean == 1 / v.move_prob && fabs(v.cover_mean / (8 / p) - 1) < 1e-14 &&
+              fabs(v.cover_sd / (sqrt(8 * (1 - p)) / p) - 1) < 1e-14,
+          "T07 wait %.17g cover %.17g", v.wait_mean, v.cover_mean);
+    srl_t07_eval(&v, 1.5, 0.5, 0.01, 100, 0.0625, bf16()); /* lr |g| = 2^-8 (0.6 ulp) */
+    CHECK(!v.rn_frozen, "T07: lr |g| >= ulp/2 moves RN");
+    GROUP("T07 values (srl_t07_eval)", before);
+}
+
+/* T08: lr wd = 10^-4 (below 2^-9) and 3 2^-10 (between 2^-9 and 2^-8). */
+static void test_t08(void)
+{
+    const long before = srl_test_failures;
+    srl_t08_values v;
+    srl_t08_eval(&v, 1, 1e-3, 0.1, 1000, bf16());
+    CHECK(v.lr_wd == 1e-3 * 0.1 && v.threshold == 0x1p-9 && v.below_threshold &&
+              v.lost_fraction == 1,
+          "T08 below the threshold: lost everywhere");
+    CHECK(v.x == 1 && v.lost && v.rn_x_T == 1 && v.sr_mean_x_T == pow(1 - 1e-4, 1000),
+          "T08 at x = 1: %a", v.sr_mean_x_T);
+    srl_t08_eval(&v, 1.9921875, 0x1p-5, 3 * 0x1p-5, 10, bf16());
+    /* the lost fraction against every significand of [1, 2) decided one by one */
+    int lost = 0;
+    for (int M = 128; M < 256; M++)
+        lost += srl_t08_rn_decay_lost(M * 0x1p-7, 3 * 0x1p-10, bf16());
+    CHECK(!v.below_threshold && v.lost_fraction == lost / 128.0 && lost > 0 && lost < 128,
+          "T08 lost fraction %g, counted %d/128", v.lost_fraction, lost);
+    /* at x = 255 2^-7 the decrement 3 2^-10 x exceeds half a spacing: applied */
+    CHECK(!v.lost && isnan(v.rn_x_T), "T08: the decay is applied at the top of the binade");
+    srl_t08_eval(&v, 1.3, 1e-3, 0.1, 3, bf16()); /* x is stored as RN(1.3) = 166 2^-7 */
+    CHECK(v.x == 166 * 0x1p-7 && v.sr_mean_x_T == v.x * pow(1 - 1e-4, 3), "T08 stored x %a",
+          v.x);
+    GROUP("T08 values (srl_t08_eval)", before);
+}
+
+/* T09 at v = 1 (a power of two: the spacing above is 2^-7) and beta2 = 0.999. */
+static void test_t09(void)
+{
+    const long before = srl_test_failures;
+    srl_t09_values v;
+    CHECK(srl_t09_eval(&v, 1, 0.999, bf16()) == SRL_OK, "T09 eval");
+    const double c = 1 - 0.999;
+    CHECK(v.no_decrease_bound == 0x1p-9 && v.decay == c && v.ratchet, "T09 ratchet");
+    CHECK(!v.write.can_decrease && v.write.v_min_next == 1, "T09 v = 1 cannot decrease");
+    CHECK(v.write.rise_ratio == 1 + 0x1p-7 / (2 * c) && v.rise_ratio_max == v.write.rise_ratio &&
+              v.rise_ratio_min == 1 + 1 / (2 * c * 255),
+          "T09 rise ratios %a %a %a", v.write.rise_ratio, v.rise_ratio_min, v.rise_ratio_max);
+    CHECK(srl_t09_eval(&v, 1, 0.99, bf16()) == SRL_OK && !v.ratchet && v.write.can_decrease,
+          "T09 beta2 0.99: v can decrease");
+    CHECK(srl_t09_eval(&v, 0, 0.999, bf16()) == SRL_EINVAL &&
+              srl_t09_eval(&v, 1, 0.3, bf16()) == SRL_EINVAL,
+          "T09: v must be normal and beta2 in [0.5, 1)");
+    GROUP("T09 values (srl_t09_eval)", before);
+}
+
+/* T11 at y = 1 + 2^-9: a = 2^-9, b = 3 2^-9, s^2 = 3 2^-18. */
+static void test_t11(void)
+{
+    const long before = srl_test_failures;
+    srl_t11_values v;
+    srl_t11_eval(&v, 1 + 0x1p-9, 0.05, bf16());
+    CHECK(v.a == 0x1p-9 && v.b == 3 * 0x1p-9 && v.s2 == 3 * 0x1p-18, "T11 a b s2");
+    /* 3 y s^2 = 9 (1 + 2^-9) 2^-18 = 4617 2^-27; + ab (b - a) = 6 2^-27; ab (a + b) = 12 2^-27 */
+    CHECK(v.shift == 4617 * 0x1p-27 && v.shift_exact == 4623 * 0x1p-27 &&
+              v.remainder_bound == 12 * 0x1p-27,
+          "T11 shifts %a %a %a", v.shift, v.shift_exact, v.remainder_bound);
+    CHECK(v.mean_step_shift == -0.05 * v.shift, "T11 mean step shift");
+    GROUP("T11 values (srl_t11_eval)", before);
+}
+
+/* T12: bf16 sr from x = 1.5 (q = 2^-7) with lr update = 2^-9 = q/4: xe = 1.5 - 2^-9 lies 3/4 of
+ * its cell above 1.4921875, so p = 3/4 and 2 p (1 - p) = 3/8. */
+static void test_t12(void)
+{
+    const long before = srl_test_failures;
+    srl_t12_values v;
+    srl_t12_eval(&v, 1.5, 0x1p-9, 1, 1000, 10, bf16(), SRL_ROUND_SR);
+    CHECK(v.in_range && v.x == 1.5 && v.xe == 1.5 - 0x1p-9 && v.q == 0x1p-7, "T12 grid");
+    CHECK(v.p_away == 0.75 && v.diff_prob == 0.375 && v.step_d2 == 0.375 * 0x1p-14,
+          "T12 p %g diff %g d2 %a", v.p_away, v.diff_prob, v.step_d2);
+    CHECK(v.small_step && v.step_d2_small == 0x1p-15 && v.step_d2 <= v.step_d2_small,
+          "T12 item 4: %a", v.step_d2_small);
+    CHECK(v.d2 == 1e4 * 0.375 * 0x1p-14 && v.dist_rms == sqrt(v.d2), "T12 d2 %a", v.d2);
+    srl_t12_eval(&v, 1.5, 0x1p-9, 1, 1000, 10, bf16(), SRL_ROUND_RN);
+    CHECK(v.p_away == 0 && v.diff_prob == 0 && v.d2 == 0, "T12 rn: no drift");
+    srl_t12_eval(&v, 1.5, 0x1p-9, 1, 1000, 10, bf16(), (srl_rounding){SRL_SR_BITS, 1});
+    CHECK(v.p_away == 0.5 && v.diff_prob == 0.5, "T12 sr:r=1: p = floor(2 3/4) / 2");
+    srl_t12_eval(&v, 3e38, 1, -1e38, 1, 1, bf16(), SRL_ROUND_SR);
+    CHECK(!v.in_range, "T12: a write beyond the format's range");
+    GROUP("T12 values (srl_t12_eval)", before);
+}
+
+int main(void)
+{
+    test_t05();
+    test_t06_t10();
+    test_t07();
+    test_t08();
+    test_t09();
+    test_t11();
+    test_t12();
+    TEST_END();
+}
