@@ -343,7 +343,7 @@ static void op_reason(char *buf, size_t len, const op_cfg *c, const srl_round_in
     const srl_format *f = &bo->f;
     const double *v = c->v;
     teach_buf b = {buf, len, 0};
-    char s1[CLI_NUM_LEN], s2[CLI_NUM_LEN];
+    char s1[CLI_NUM_LEN];
     buf[0] = 0;
     for (int k = 0; k < srl_op_arity(c->op); k++)
         if (isnan(v[k])) {
@@ -380,15 +380,12 @@ static void op_reason(char *buf, size_t len, const op_cfg *c, const srl_round_in
         return;
     }
     if (in->exact) {
-        teach_add(&b, "r is a value of %s: every mode returns it unchanged%s", f->name,
-                  bo->stoch ? " (the draw is consumed all the same)" : "");
+        teach_exact_reason(&b, f, "r", bo->stoch);
         return;
     }
-    const double top = f->xmax + srl_format_ulp(f, f->xmax); /* the grid point above xmax */
+    const double top = teach_overflow_threshold(f);
     if (mpfr_cmp_d(r, top) >= 0 || mpfr_cmp_d(r, -top) <= 0) {
-        teach_add(&b, "|r| >= %s, the grid point above the largest finite %s; ",
-                  cli_fmt_short(s1, top), cli_fmt_short(s2, f->xmax));
-        teach_overflow_clause(&b, f, bo->m, bo->mode, in->result);
+        teach_beyond_reason(&b, f, bo->m, bo->mode, "r", in->result);
         return;
     }
     const bool pos = mpfr_sgn(r) > 0;

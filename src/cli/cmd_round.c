@@ -83,7 +83,7 @@ static void reason(char *buf, size_t len, const cli_batch *c, const srl_round_in
     const srl_format *f = &c->f;
     const double x = in->x, res = in->result;
     teach_buf b = {buf, len, 0};
-    char s1[CLI_NUM_LEN], s2[CLI_NUM_LEN];
+    char s1[CLI_NUM_LEN];
     buf[0] = 0;
     if (isnan(x)) {
         teach_add(&b, "NaN: every mode returns NaN");
@@ -104,15 +104,11 @@ static void reason(char *buf, size_t len, const cli_batch *c, const srl_round_in
         return;
     }
     if (in->exact) {
-        teach_add(&b, "x is a value of %s: every mode returns it unchanged%s", f->name,
-               c->stoch ? " (the draw is consumed all the same)" : "");
+        teach_exact_reason(&b, f, "x", c->stoch);
         return;
     }
-    const double top = f->xmax + srl_format_ulp(f, f->xmax); /* the grid point above xmax */
-    if (fabs(x) >= top) {
-        teach_add(&b, "|x| >= %s, the grid point above the largest finite %s; ",
-               cli_fmt_short(s1, top), cli_fmt_short(s2, f->xmax));
-        teach_overflow_clause(&b, f, c->m, c->mode, res);
+    if (fabs(x) >= teach_overflow_threshold(f)) {
+        teach_beyond_reason(&b, f, c->m, c->mode, "x", res);
         return;
     }
     /* Which way did it go? A non-finite result from a finite x went away from zero. */

@@ -197,6 +197,26 @@ void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const ch
     mpfr_clear(d);
 }
 
+double teach_overflow_threshold(const srl_format *f)
+{
+    return f->xmax + srl_format_ulp(f, f->xmax);
+}
+
+void teach_exact_reason(teach_buf *b, const srl_format *f, const char *sym, bool stoch)
+{
+    teach_add(b, "%s is a value of %s: every mode returns it unchanged%s", sym, f->name,
+              stoch ? " (the draw is consumed all the same)" : "");
+}
+
+void teach_beyond_reason(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                         const char *sym, double result)
+{
+    char s1[CLI_NUM_LEN], s2[CLI_NUM_LEN];
+    teach_add(b, "|%s| >= %s, the grid point above the largest finite %s; ", sym,
+              cli_fmt_short(s1, teach_overflow_threshold(f)), cli_fmt_short(s2, f->xmax));
+    teach_overflow_clause(b, f, m, mode, result);
+}
+
 void teach_overflow_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
                            double result)
 {

@@ -67,6 +67,16 @@ void teach_draw_line(FILE *o, uint64_t i, uint64_t u);
 void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const char *sym,
                       mpfr_prec_t prec, double ulp);
 
+/* The grid point above the largest finite of f: where overflow begins. */
+double teach_overflow_threshold(const srl_format *f);
+/* The reason for an exact value `sym` ("x", "r") that is a value of f: every mode returns it
+ * unchanged (a stochastic mode consumes its draw all the same). */
+void teach_exact_reason(teach_buf *b, const srl_format *f, const char *sym, bool stoch);
+/* The reason for an exact value `sym` at or beyond teach_overflow_threshold(f) (>= in
+ * magnitude), rounded to `result` in mode m named `mode`. */
+void teach_beyond_reason(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                         const char *sym, double result);
+
 /* Why the result overflowed (to an infinity, NaN, or the largest finite), in mode m named
  * `mode`. */
 void teach_overflow_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
