@@ -16,7 +16,8 @@
  *                      stream 0 of the seed.
  * Draws: the teaching view uses draw 0 of stream 0 (as batch line 0 does); --samples uses draws
  * 0..N-1 of the stream derived from (seed, stream 0) with key srl_hash_str("op --samples").
- * The library computes; this file lays the results out. */
+ * The library computes; this file lays the results out (with what it shares with `srlab round`:
+ * src/cli/batch.c and src/cli/teach.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,8 @@
  * from (seed, stream 0) with key srl_hash_str("round --samples"), draws i*N .. i*N+N-1 for X
  * number i, through srl_round_array (bit-identical for any thread count).
  * This file computes nothing about rounding itself: the library does; it only lays results out
- * (the display pieces it shares with `srlab op` are in src/cli/teach.c). */
+ * (what it shares with `srlab op`: the options, the seed lines, the --samples report and the
+ * --batch loop in src/cli/batch.c, the display pieces in src/cli/teach.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
