@@ -1,6 +1,6 @@
 /* src/cli/cli_util.c: the helpers every srlab command shares (conventions in src/cli/cli.h):
  * one-line messages, the option parser, strict number parsers, number formatting, RFC 4180 CSV
- * fields and atomic outputs.
+ * fields, formatted strings and atomic outputs.
  *
  * Facts this file relies on: glibc's printf prints the exact decimal value of a binary64 number
  * when given enough digits (every binary64 number is a dyadic rational, so its decimal expansion
@@ -413,6 +413,23 @@ void cli_csv_field(FILE *fp, const char *s)
         fputc(*s, fp);
     }
     fputc('"', fp);
+}
+
+char *cli_alloc_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 /* ---- atomic outputs ----

@@ -58,6 +58,43 @@ static void both(char *buf, size_t len, double x)
     snprintf(buf, len, "%s (%s)", cli_fmt_g17(d, x), cli_fmt_hexn(h, x));
 }
 
+/* Notes on the conventions a table cannot show: no infinities, saturation, no subnormals. */
+static void write_notes(FILE *fp, const srl_format *fs, size_t n)
+{
+    bool first = true;
+    for (size_t k = 0; k < n; k++) {
+        const srl_format *f = &fs[k];
+        char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
+        if (f->inf && !f->saturate && f->subnormals)
+            continue;
+        if (first)
+            fputc('\n', fp);
+        first = false;
+        fprintf(fp, "%s:", f->name);
+        if (!f->inf) {
+            if (f->xmax < full_xmax(f))
+                fprintf(fp, " no infinities (the OCP FP8 convention): only the pattern S.%.*s.%.*s"
+                            " is NaN, which gives up %s, so the largest finite is %s;",
+                        f->ebits, "111111111111111111111111111111", f->p - 1,
+                        "1111111111111111111111111111111111111111111111111111",
+                        cli_fmt_short(a, full_xmax(f)), cli_fmt_short(b, f->xmax));
+            else
+                fprintf(fp, " no infinities: the all-ones pattern is NaN;");
+            if (f->saturate)
+                fprintf(fp, " overflow and infinite inputs saturate to +-%s", cli_fmt_short(a, f->xmax));
+            else
+                fprintf(fp, " overflow and infinite inputs give NaN");
+        } else if (f->saturate) {
+            fprintf(fp, " saturating: overflow and infinite inputs clamp to +-%s",
+                    cli_fmt_short(a, f->xmax));
+        }
+        if (!f->subnormals)
+            fprintf(fp, "%s no subnormals: between 0 and %s there is nothing",
+                    (!f->inf || f->saturate) ? ";" : "", cli_fmt_short(a, f->xmin));
+        fputs(".\n", fp);
+    }
+}
+
 #define CELL 64
 
 static int write_table(FILE *fp, const srl_format *fs, size_t n)
@@ -97,40 +134,7 @@ static int write_table(FILE *fp, const srl_format *fs, size_t n)
         fprintf(fp, "%-*s  %-*s  %-*s  %s\n", W, fs[k].name, (int)wv[1], cell[k][1], (int)wv[2],
                 cell[k][2], cell[k][3]);
     free(cell);
-
-    /* Notes on the conventions a table cannot show. */
-    bool first = true;
-    for (size_t k = 0; k < n; k++) {
-        const srl_format *f = &fs[k];
-        char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
-        if (f->inf && !f->saturate && f->subnormals)
-            continue;
-        if (first)
-            fputc('\n', fp);
-        first = false;
-        fprintf(fp, "%s:", f->name);
-        if (!f->inf) {
-            if (f->xmax < full_xmax(f))
-                fprintf(fp, " no infinities (the OCP FP8 convention): only the pattern S.%.*s.%.*s"
-                            " is NaN, which gives up %s, so the largest finite is %s;",
-                        f->ebits, "111111111111111111111111111111", f->p - 1,
-                        "1111111111111111111111111111111111111111111111111111",
-                        cli_fmt_short(a, full_xmax(f)), cli_fmt_short(b, f->xmax));
-            else
-                fprintf(fp, " no infinities: the all-ones pattern is NaN;");
-            if (f->saturate)
-                fprintf(fp, " overflow and infinite inputs saturate to +-%s", cli_fmt_short(a, f->xmax));
-            else
-                fprintf(fp, " overflow and infinite inputs give NaN");
-        } else if (f->saturate) {
-            fprintf(fp, " saturating: overflow and infinite inputs clamp to +-%s",
-                    cli_fmt_short(a, f->xmax));
-        }
-        if (!f->subnormals)
-            fprintf(fp, "%s no subnormals: between 0 and %s there is nothing",
-                    (!f->inf || f->saturate) ? ";" : "", cli_fmt_short(a, f->xmin));
-        fputs(".\n", fp);
-    }
+    write_notes(fp, fs, n);
     return 0;
 }
 

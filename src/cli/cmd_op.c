@@ -16,7 +16,8 @@
  *                      stream 0 of the seed.
  * Draws: the teaching view uses draw 0 of stream 0 (as batch line 0 does); --samples uses draws
  * 0..N-1 of the stream derived from (seed, stream 0) with key srl_hash_str("op --samples").
- * The library computes; this file lays the results out. */
+ * The library computes; this file lays the results out (with what it shares with `srlab round`:
+ * src/cli/batch.c and src/cli/teach.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,15 +26,13 @@
 #include <gmp.h>
 #include <mpfr.h>
 
+#include "cli/batch.h"
 #include "cli/cli.h"
-#include "srlab/ops_mpfr.h"
-#include "srlab/ops.h"
 #include "cli/teach.h"
+#include "srlab/ops.h"
+#include "srlab/ops_mpfr.h"
 
-#define DEFAULT_SEED 42
 #define MAX_SAMPLES UINT64_C(1000000000)
-#define SAMPLES_KEY "op --samples"
-#define CONFIDENCE 0.95
 #define EXACT_DIGITS 800   /* decimal digits shown of a finite binary number, at most */
 #define ENDLESS_DIGITS 40  /* decimal and hex digits shown of an endless expansion */
 #define WORK_PREC 4096     /* bits of a quotient or square root before display */
@@ -88,15 +87,12 @@ static const char help[] =
     "  srlab op div 1 3 -f fp16 -r sr --samples 100000\n"
     "  printf '1,3\\n2,0x1p-9\\n' | srlab op div --batch -f bf16 -r sr --seed 7\n";
 
+/* The command line: the options, the operation and its operands. */
 typedef struct op_cfg {
+    const cli_batch *b;
     srl_op op;
-    srl_format f;
-    srl_rounding m;
-    char mode[32]; /* canonical name of m */
-    uint64_t seed;
-    srl_rng_kind kind;
-    uint64_t samples; /* 0: none */
-    bool stoch;
+    char **texts;  /* the operands' text (the teaching view) */
+    double v[3];   /* their values; 0 for operands the operation does not take */
 } op_cfg;
 
 static const char *const operand_names[3] = {"a", "b", "c"};
@@ -257,26 +253,23 @@ static char *exact_hex(mpfr_srcptr x, size_t max, bool more)
 
 /* ---- the teaching view ---- */
 
-static bool is_power_of_two(double v)
-{
-    int e;
-    return v > 0 && isfinite(v) && frexp(v, &e) == 0.5;
-}
-
 /* The operand rows: value, hex, bits; a note when the text is not exactly the binary64 number,
  * or the number is not a value of the format. */
-static void operand_rows(FILE *o, const op_cfg *c, char **texts, const double *v, int wd, int wh)
+static void operand_rows(FILE *o, const op_cfg *c, int wd, int wh)
 {
+    const srl_format *f = &c->b->f;
+    char **texts = c->texts;
+    const double *v = c->v;
     const int n = srl_op_arity(c->op);
     for (int k = 0; k < n; k++) {
         char d[CLI_NUM_LEN], h[CLI_NUM_LEN], bits[160], q[CLI_QUOTE_LEN];
         cli_fmt_short(d, v[k]);
         cli_fmt_hexn(h, v[k]);
-        if (srl_format_contains(&c->f, v[k]))
-            teach_bits(bits, sizeof bits, &c->f, v[k]);
+        if (srl_format_contains(f, v[k]))
+            teach_bits(bits, sizeof bits, f, v[k]);
         else
             snprintf(bits, sizeof bits, "(not a value of %s: used as this binary64 number)",
-                     c->f.name);
+                     f->name);
         teach_value_row(o, operand_names[k], d, wd, h, wh, bits, "");
         char gap[CLI_NUM_LEN];
         if (!cli_number_exact(texts[k], v[k], gap)) {
@@ -294,8 +287,9 @@ static void operand_rows(FILE *o, const op_cfg *c, char **texts, const double *v
 
 /* The exact result's lines. `exact` tells whether r is a finite binary number (always for add,
  * sub, mul, fma; for div and sqrt when srl_op_exact's ternary is 0). */
-static void exact_rows(FILE *o, const op_cfg *c, mpfr_srcptr r, bool exact, const double *v)
+static void exact_rows(FILE *o, const op_cfg *c, mpfr_srcptr r, bool exact)
 {
+    const double *v = c->v;
     const char *ex = expression(c->op);
     if (mpfr_nan_p(r)) {
         fprintf(o, "  exact     r = %s is undefined: NaN\n", ex);
@@ -344,11 +338,13 @@ static void exact_rows(FILE *o, const op_cfg *c, mpfr_srcptr r, bool exact, cons
 
 /* Why the result is what it is. u is the draw (stochastic modes). */
 static void op_reason(char *buf, size_t len, const op_cfg *c, const srl_round_info *in,
-                      mpfr_srcptr r, const double *v, uint64_t u)
+                      mpfr_srcptr r, uint64_t u)
 {
-    const srl_format *f = &c->f;
+    const cli_batch *bo = c->b;
+    const srl_format *f = &bo->f;
+    const double *v = c->v;
     teach_buf b = {buf, len, 0};
-    char s1[CLI_NUM_LEN], s2[CLI_NUM_LEN];
+    char s1[CLI_NUM_LEN];
     buf[0] = 0;
     for (int k = 0; k < srl_op_arity(c->op); k++)
         if (isnan(v[k])) {
@@ -385,15 +381,12 @@ static void op_reason(char *buf, size_t len, const op_cfg *c, const srl_round_in
         return;
     }
     if (in->exact) {
-        teach_add(&b, "r is a value of %s: every mode returns it unchanged%s", f->name,
-                  c->stoch ? " (the draw is consumed all the same)" : "");
+        teach_exact_reason(&b, f, "r", bo->stoch);
         return;
     }
-    const double top = f->xmax + srl_format_ulp(f, f->xmax); /* the grid point above xmax */
+    const double top = teach_overflow_threshold(f);
     if (mpfr_cmp_d(r, top) >= 0 || mpfr_cmp_d(r, -top) <= 0) {
-        teach_add(&b, "|r| >= %s, the grid point above the largest finite %s; ",
-                  cli_fmt_short(s1, top), cli_fmt_short(s2, f->xmax));
-        teach_overflow_clause(&b, f, c->m, c->mode, in->result);
+        teach_beyond_reason(&b, f, bo->m, bo->mode, "r", in->result);
         return;
     }
     const bool pos = mpfr_sgn(r) > 0;
@@ -408,46 +401,8 @@ static void op_reason(char *buf, size_t len, const op_cfg *c, const srl_round_in
         snprintf(where, sizeof where, "r lies %s ulp above the grid point below it",
                  cli_fmt_short(s1, F));
     const bool below = mpfr_cmp_d(r, f->xmin) < 0 && mpfr_cmp_d(r, -f->xmin) > 0;
-    teach_mode_clause(&b, f, c->m, "r", where, in->frac, F, up, away, u, 0, below);
-    teach_result_clause(&b, f, c->m, c->mode, in, "r");
-}
-
-/* The error result - r in ulps and relative to |r| (MPFR: exact for a finite binary r). */
-static void op_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr r, double ulp)
-{
-    const double res = in->result;
-    char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
-    if (mpfr_nan_p(r)) {
-        fputs("  error     none: r is NaN\n", o);
-        return;
-    }
-    if (mpfr_inf_p(r)) {
-        fprintf(o, "  error     %s\n",
-                isinf(res) && (res > 0) == (mpfr_sgn(r) > 0) ? "0 (an infinity is exact)"
-                                                             : "undefined: r is infinite");
-        return;
-    }
-    if (isnan(res) || isinf(res)) {
-        fprintf(o, "  error     %s (overflow)\n",
-                isnan(res) ? "undefined: the result is NaN" : "infinite");
-        return;
-    }
-    mpfr_t d;
-    mpfr_init2(d, mpfr_get_prec(r) + 128);
-    mpfr_set_d(d, res, MPFR_RNDN);
-    mpfr_sub(d, d, r, MPFR_RNDN);
-    if (mpfr_zero_p(d)) {
-        fputs("  error     0 (r is exact)\n", o);
-    } else {
-        const double in_ulps = mpfr_get_d(d, MPFR_RNDN) / ulp; /* ulp: a power of two */
-        mpfr_div(d, d, r, MPFR_RNDN); /* (result - r) / |r| */
-        if (mpfr_sgn(r) < 0)
-            mpfr_neg(d, d, MPFR_RNDN);
-        const double rel = mpfr_get_d(d, MPFR_RNDN);
-        fprintf(o, "  error     %s ulp; relative %s\n", teach_signed_short(a, in_ulps),
-                teach_signed_short(b, rel));
-    }
-    mpfr_clear(d);
+    teach_mode_clause(&b, f, bo->m, "r", where, in->frac, F, up, away, u, 0, below);
+    teach_result_clause(&b, f, bo->m, bo->mode, in, "r");
 }
 
 /* (r - rd) / ulp, r's position above its lower neighbour in ulps, rounded to binary64. */
@@ -461,170 +416,106 @@ static double position(mpfr_srcptr r, double rd, double ulp)
     return F;
 }
 
-static int op_samples(FILE *o, const op_cfg *c, const double *v, const srl_round_info *in,
-                      mpfr_srcptr r, double ulp)
+/* ---- the teaching view ---- */
+
+/* What the library computed for the operation, with draw 0 of stream 0. */
+typedef struct op_result {
+    srl_round_info in;
+    uint64_t u;   /* the draw (stochastic modes) */
+    mpfr_t r;     /* the exact result (WORK_PREC bits when it is not a finite binary number) */
+    bool binary;  /* r is a finite binary number, held exactly */
+    double ulp;   /* the grid spacing at r; NaN when r is not finite */
+} op_result;
+
+/* The ulp line: the grid spacing at r (kept in res->ulp), and where r lies on the grid. */
+static void ulp_line(FILE *o, const srl_format *f, op_result *res)
 {
-    const uint64_t N = c->samples;
-    const double rd = in->rd, ru = in->ru, p_up = in->p_up;
-    srl_rng base, s;
-    srl_rng_init(&base, c->kind, c->seed, 0);
-    srl_rng_derive(&s, &base, srl_hash_str(SAMPLES_KEY));
-    uint64_t nup = 0, nother = 0;
-    for (uint64_t j = 0; j < N; j++) {
-        const double y = srl_op_apply(c->op, v[0], v[1], v[2], &c->f, c->m, &s);
-        if (teach_same_value(y, ru))
-            nup++;
-        else if (!teach_same_value(y, rd))
-            nother++;
+    const srl_round_info *in = &res->in;
+    res->ulp = NAN;
+    if (!mpfr_number_p(res->r)) {
+        fputs("  ulp       undefined: r is not finite\n", o);
+        return;
     }
-    char a[CLI_NUM_LEN];
-    fprintf(o, "  samples   %" PRIu64 " operations with draws 0..%" PRIu64 " of the stream derived "
-               "from seed %" PRIu64 " with key \"%s\" (%s)\n",
-            N, N - 1, c->seed, SAMPLES_KEY, cli_rng_kind_name(c->kind));
-    if (nother)
-        fprintf(o, "  WARNING   %" PRIu64 " results were neither rd nor ru: a library bug\n",
-                nother);
-    if (teach_same_value(rd, ru)) {
-        fprintf(o, "  up        none: all %" PRIu64 " results are %s (rd = ru: nothing random)\n",
-                nup, cli_fmt_short(a, ru));
-        return 0;
-    }
-    double lo, hi;
-    teach_clopper_pearson(nup, N, CONFIDENCE, &lo, &hi);
-    const double freq = (double)nup / (double)N;
-    const bool p_in = lo <= p_up && p_up <= hi;
-    fprintf(o, "  up        %" PRIu64 " of %" PRIu64 " (frequency %.6g); expected p_up = %s; 95%% "
-               "Clopper-Pearson interval [%.6g, %.6g]: %s\n",
-            nup, N, freq, cli_fmt_short(a, p_up), lo, hi,
-            p_in ? "consistent"
-                 : "INCONSISTENT (a 95% interval misses 1 time in 20; try another --seed)");
-    if (!isfinite(rd) || !isfinite(ru) || !mpfr_number_p(r)) {
-        fprintf(o, "  mean      not finite: %s is %s, so the results' mean is not a number to "
-                   "compare with r\n", isfinite(rd) ? "ru" : "rd",
-                cli_fmt_short(a, isfinite(rd) ? ru : rd));
-        return 0;
-    }
-    /* In ulps: mean - r = freq - F with F = (r - rd)/ulp; the mode's E[result] - r = p_up - F. */
-    const double F = position(r, rd, ulp);
-    const double bias = p_up - F;
-    const bool m_in = lo - F <= bias && bias <= hi - F;
-    char bs[CLI_NUM_LEN];
-    if (bias == 0)
-        snprintf(bs, sizeof bs, "0 ulp (unbiased)");
+    const bool pair = isfinite(in->rd) && isfinite(in->ru) && in->rd != in->ru;
+    const double ulp = pair ? in->ru - in->rd : srl_format_ulp(f, in->x);
+    char a[CLI_NUM_LEN], b[CLI_NUM_LEN], p[CLI_NUM_LEN];
+    fprintf(o, "  ulp       %s = %s at r", teach_pow2_name(a, ulp), cli_fmt_short(b, ulp));
+    if (mpfr_cmp_d(res->r, f->xmax) > 0 || mpfr_cmp_d(res->r, -f->xmax) < 0)
+        fprintf(o, " (the grid continued above the largest finite)");
+    if (in->exact || mpfr_zero_p(res->r))
+        fprintf(o, "; r is on the grid\n");
+    else if (pair)
+        fprintf(o, "; r = rd + %s ulp\n", cli_fmt_short(p, position(res->r, in->rd, ulp)));
     else
-        snprintf(bs, sizeof bs, "%+.6g ulp (biased)", bias);
-    fprintf(o, "  mean      %s: mean - r = %+.6g ulp; 95%% interval [%+.6g, %+.6g] ulp; the "
-               "mode's E[result] - r = %s: %s\n",
-            cli_fmt_g17(a, rd + ulp * freq), freq - F, lo - F, hi - F, bs,
-            m_in ? "consistent" : "INCONSISTENT");
-    return 0;
+        fputc('\n', o);
+    res->ulp = ulp;
 }
 
-static int explain_op(const op_cfg *c, char **texts, const double *v)
+/* --samples: N operations with draws 0..N-1 of the samples stream. */
+static void op_samples(FILE *o, const op_cfg *c, const op_result *res)
 {
-    const srl_format *f = &c->f;
-    srl_rng rr;
-    srl_rng_init(&rr, c->kind, c->seed, 0);
-    srl_round_info in;
-    if (srl_op_explain(&in, c->op, v[0], v[1], v[2], f, c->m, &rr) != SRL_OK)
-        return cli_sys_error(cmd, "internal error: srl_op_explain failed");
-    const uint64_t u = c->stoch ? srl_rng_draw_at(&rr, 0) : 0;
-    mpfr_t r;
-    mpfr_init2(r, WORK_PREC);
-    const bool binary = srl_op_exact(r, c->op, v[0], v[1], v[2]) == 0; /* a finite binary r */
+    const cli_batch *b = c->b;
+    const srl_round_info *in = &res->in;
+    const bool finite = mpfr_number_p(res->r);
+    cli_batch_tally t = {"operations", "r", 0, 0, 0, in->rd, in->ru, in->p_up, finite, res->ulp,
+                         finite && isfinite(in->rd) && isfinite(in->ru)
+                             ? position(res->r, in->rd, res->ulp) : NAN};
+    srl_rng s;
+    cli_batch_samples_stream(b, &s);
+    for (uint64_t j = 0; j < b->samples; j++)
+        cli_batch_tally_add(&t, srl_op_apply(c->op, c->v[0], c->v[1], c->v[2], &b->f, b->m, &s));
+    cli_batch_print_samples(o, b, &t);
+}
 
-    cli_out out;
-    int rc = cli_out_open(&out, cmd, NULL, NULL);
-    if (rc) {
-        mpfr_clear(r);
-        return rc;
+/* The operands, the exact result, the neighbours, the result and why. */
+static void write_rows(FILE *o, const op_cfg *c, op_result *res)
+{
+    const srl_format *f = &c->b->f;
+    const srl_round_info *in = &res->in;
+    int wd = 0, wh = 0;
+    char t[CLI_NUM_LEN], why[1024];
+    for (int k = 0; k < srl_op_arity(c->op); k++) {
+        wd = (int)fmax(wd, strlen(cli_fmt_short(t, c->v[k])));
+        wh = (int)fmax(wh, strlen(cli_fmt_hexn(t, c->v[k])));
     }
-    FILE *o = out.fp;
-    teach_describe_format(o, f);
-    fprintf(o, "rounding  %s: %s\n", c->mode, teach_mode_description(c->m));
+    teach_neighbours nb;
+    teach_neighbours_fill(&nb, f, in, wd, wh);
+    operand_rows(o, c, nb.wd, nb.wh);
+    exact_rows(o, c, res->r, res->binary);
+    teach_neighbour_rows(o, &nb, in, mpfr_number_p(res->r));
+    ulp_line(o, f, res);
+    teach_p_up_line(o, in, true);
+    if (c->b->stoch)
+        teach_draw_line(o, 0, res->u);
+    teach_result_row(o, &nb, in);
+    /* result - r is exact at 128 bits more than r's (MPFR: for a finite binary r) */
+    teach_error_line(o, in, res->r, "r", mpfr_get_prec(res->r) + 128, res->ulp);
+    op_reason(why, sizeof why, c, in, res->r, res->u);
+    fprintf(o, "  why       %s\n", why);
+}
+
+static int write_view(FILE *o, const cli_batch *b, void *ctx)
+{
+    const op_cfg *c = ctx;
+    op_result res;
+    srl_rng rr;
+    srl_rng_init(&rr, b->kind, b->seed, 0);
+    if (srl_op_explain(&res.in, c->op, c->v[0], c->v[1], c->v[2], &b->f, b->m, &rr) != SRL_OK)
+        return cli_sys_error(cmd, "internal error: srl_op_explain failed");
+    res.u = b->stoch ? srl_rng_draw_at(&rr, 0) : 0;
+    mpfr_init2(res.r, WORK_PREC);
+    res.binary = srl_op_exact(res.r, c->op, c->v[0], c->v[1], c->v[2]) == 0;
+
+    cli_batch_print_mode(o, b);
     fprintf(o, "operation %s: r = %s, formed exactly and rounded once\n", srl_op_name(c->op),
             expression(c->op));
-    if (c->stoch || c->samples)
-        fprintf(o, "seed      %" PRIu64 " (%s); the operation uses draw 0 of stream 0%s\n",
-                c->seed, cli_rng_kind_name(c->kind), c->stoch ? "" : " (this mode draws nothing)");
+    cli_batch_print_seed(o, b, "the operation uses draw 0 of stream 0");
     fputc('\n', o);
-
-    const int na = srl_op_arity(c->op);
-    char d[3][CLI_NUM_LEN], h[3][CLI_NUM_LEN], bits[3][160], t1[CLI_NUM_LEN];
-    const double nb[3] = {in.rd, in.ru, in.result};
-    int wd = 0, wh = 0;
-    for (int k = 0; k < na; k++) {
-        wd = (int)fmax(wd, strlen(cli_fmt_short(t1, v[k])));
-        wh = (int)fmax(wh, strlen(cli_fmt_hexn(t1, v[k])));
-    }
-    for (int k = 0; k < 3; k++) {
-        cli_fmt_short(d[k], nb[k]);
-        cli_fmt_hexn(h[k], nb[k]);
-        teach_bits(bits[k], sizeof bits[k], f, nb[k]);
-        wd = (int)fmax(wd, strlen(d[k]));
-        wh = (int)fmax(wh, strlen(h[k]));
-    }
-    operand_rows(o, c, texts, v, wd, wh);
-    exact_rows(o, c, r, binary, v);
-    const bool rfin = mpfr_number_p(r);
-    teach_value_row(o, "rd", d[0], wd, h[0], wh, bits[0],
-                    rfin && !isfinite(in.rd) ? "  (rounding down overflows)" : "");
-    teach_value_row(o, "ru", d[1], wd, h[1], wh, bits[1],
-                    rfin && !isfinite(in.ru) ? "  (rounding up overflows)" : "");
-
-    double ulp = NAN;
-    if (!rfin) {
-        fputs("  ulp       undefined: r is not finite\n", o);
-    } else {
-        const bool pair = isfinite(in.rd) && isfinite(in.ru) && in.rd != in.ru;
-        ulp = pair ? in.ru - in.rd : srl_format_ulp(f, in.x);
-        char a[CLI_NUM_LEN], b2[CLI_NUM_LEN], p[CLI_NUM_LEN];
-        fprintf(o, "  ulp       %s = %s at r", teach_pow2_name(a, ulp), cli_fmt_short(b2, ulp));
-        if (mpfr_cmp_d(r, f->xmax) > 0 || mpfr_cmp_d(r, -f->xmax) < 0)
-            fprintf(o, " (the grid continued above the largest finite)");
-        if (in.exact || mpfr_zero_p(r))
-            fprintf(o, "; r is on the grid\n");
-        else if (pair)
-            fprintf(o, "; r = rd + %s ulp\n", cli_fmt_short(p, position(r, in.rd, ulp)));
-        else
-            fputc('\n', o);
-    }
-    {
-        char a[CLI_NUM_LEN], b2[CLI_NUM_LEN], p2[CLI_NUM_LEN];
-        if (teach_same_value(in.rd, in.ru)) {
-            fprintf(o, "  p_up      0   p_down 0   (rd = ru: the result is certain)\n");
-        } else {
-            fprintf(o, "  p_up      %s", cli_fmt_g17(a, in.p_up));
-            if (is_power_of_two(in.p_up) && in.p_up < 0x1p-10)
-                fprintf(o, " = %s", teach_pow2_name(p2, in.p_up));
-            fprintf(o, "   p_down %s\n", cli_fmt_g17(b2, 1.0 - in.p_up));
-        }
-    }
-    if (c->stoch) {
-        char a[CLI_NUM_LEN];
-        fprintf(o, "  draw      number 0 of stream 0: 0x%016" PRIx64 ", U = %s\n", u,
-                cli_fmt_short(a, (double)u * 0x1p-64));
-    }
-    const char *tag = "";
-    if (teach_same_value(in.result, in.rd) && teach_same_value(in.result, in.ru))
-        tag = "  (rd = ru)";
-    else if (teach_same_value(in.result, in.rd))
-        tag = "  (rd)";
-    else if (teach_same_value(in.result, in.ru))
-        tag = "  (ru)";
-    teach_value_row(o, "result", d[2], wd, h[2], wh, bits[2], tag);
-    op_error_line(o, &in, r, ulp);
-    char why[1024];
-    op_reason(why, sizeof why, c, &in, r, v, u);
-    fprintf(o, "  why       %s\n", why);
-    if (c->samples)
-        rc = op_samples(o, c, v, &in, r, ulp);
-    mpfr_clear(r);
-    if (rc) {
-        cli_out_abort(&out);
-        return rc;
-    }
-    return cli_out_commit(&out);
+    write_rows(o, c, &res);
+    if (b->samples)
+        op_samples(o, c, &res);
+    mpfr_clear(res.r);
+    return 0;
 }
 
 /* ---- batch ---- */
@@ -651,166 +542,88 @@ static int split_fields(char *s, char **fields)
     }
 }
 
-static int run_batch(const op_cfg *c, const char *path, const char *opt, bool comments, bool quiet,
-                     int argc, char **argv)
+/* One operand line: a,b (a,b,c for fma; a for sqrt) -> a,b,c,op,format,rounding,rd,ru,p_up,result */
+static int batch_row(FILE *o, const cli_batch *b, char *text, const char *what, srl_rng *r,
+                     void *ctx)
 {
-    cli_out out;
-    int rc = cli_out_open(&out, cmd, opt, path);
-    if (rc)
-        return rc;
-    FILE *o = out.fp;
-    if (comments) {
-        fprintf(o, "# srlab %s\n# command: ", srl_version());
-        cli_fprint_command(o, argc, argv);
-        fprintf(o, "\n# seed: %" PRIu64 " (%s); data line k (from 0) uses draw k of stream 0%s\n",
-                c->seed, cli_rng_kind_name(c->kind), c->stoch ? "" : " (this mode draws nothing)");
-    }
-    fputs("a,b,c,op,format,rounding,rd,ru,p_up,result\n", o);
-    srl_rng r;
-    srl_rng_init(&r, c->kind, c->seed, 0);
-    teach_lines in = {stdin, NULL, 0, 0, ""};
-    const int na = srl_op_arity(c->op);
     static const char *const shapes[4] = {"", "a", "a,b", "a,b,c"};
-    uint64_t k = 0;
-    char *text, hx[CLI_NUM_LEN], p[CLI_NUM_LEN];
-    int got;
-    while ((got = teach_next_line(&in, cmd, &text)) == TEACH_LINE) {
-        char *fields[3];
-        const int nf = split_fields(text, fields);
-        if (nf != na) {
-            rc = cli_error(cmd, "%s: %s takes %d operand%s (%s), found %s%d", in.what,
-                           srl_op_name(c->op), na, na == 1 ? "" : "s", shapes[na],
-                           nf > 3 ? "more than " : "", nf > 3 ? 3 : nf);
-            break;
-        }
-        double v[3] = {0.0, 0.0, 0.0};
-        for (int j = 0; j < na && !rc; j++) {
-            char what[80];
-            snprintf(what, sizeof what, "%s, %s", in.what, operand_names[j]);
-            rc = cli_parse_number(cmd, what, fields[j], &v[j]);
-        }
-        if (rc)
-            break;
-        srl_round_info info;
-        if (c->stoch && r.counter != k)
-            srl_rng_seek(&r, k);
-        if (srl_op_explain(&info, c->op, v[0], v[1], v[2], &c->f, c->m, &r) != SRL_OK) {
-            rc = cli_sys_error(cmd, "internal error: srl_op_explain failed");
-            break;
-        }
-        for (int j = 0; j < 3; j++)
-            fprintf(o, "%s,", j < na ? cli_fmt_hex(hx, v[j]) : "");
-        fprintf(o, "%s,", srl_op_name(c->op));
-        cli_csv_field(o, c->f.name);
-        fputc(',', o);
-        cli_csv_field(o, c->mode);
-        fprintf(o, ",%s,", cli_fmt_hex(hx, info.rd));
-        fprintf(o, "%s,", cli_fmt_hex(hx, info.ru));
-        fprintf(o, "%s,", cli_fmt_g17(p, info.p_up));
-        fprintf(o, "%s\n", cli_fmt_hex(hx, info.result));
-        k++;
+    const srl_op op = *(const srl_op *)ctx;
+    const int na = srl_op_arity(op);
+    char *fields[3];
+    const int nf = split_fields(text, fields);
+    if (nf != na)
+        return cli_error(cmd, "%s: %s takes %d operand%s (%s), found %s%d", what,
+                         srl_op_name(op), na, na == 1 ? "" : "s", shapes[na],
+                         nf > 3 ? "more than " : "", nf > 3 ? 3 : nf);
+    double v[3] = {0.0, 0.0, 0.0};
+    int rc;
+    for (int j = 0; j < na; j++) {
+        char w[80];
+        snprintf(w, sizeof w, "%s, %s", what, operand_names[j]);
+        if ((rc = cli_parse_number(cmd, w, fields[j], &v[j])))
+            return rc;
     }
-    if (!rc && got != TEACH_EOF)
-        rc = got; /* a bad line: the message is out */
-    free(in.line);
-    if (rc) {
-        cli_out_abort(&out);
-        return rc;
-    }
-    if ((rc = cli_out_commit(&out)))
-        return rc;
-    if (c->stoch && !quiet)
-        fprintf(stderr, "srlab op: seed %" PRIu64 " (%s): data line k used draw k of stream 0 "
-                        "(%" PRIu64 " lines)\n", c->seed, cli_rng_kind_name(c->kind), k);
+    srl_round_info info;
+    if (srl_op_explain(&info, op, v[0], v[1], v[2], &b->f, b->m, r) != SRL_OK)
+        return cli_sys_error(cmd, "internal error: srl_op_explain failed");
+    char hx[CLI_NUM_LEN], p[CLI_NUM_LEN];
+    for (int j = 0; j < 3; j++)
+        fprintf(o, "%s,", j < na ? cli_fmt_hex(hx, v[j]) : "");
+    fprintf(o, "%s,", srl_op_name(op));
+    cli_csv_field(o, b->f.name);
+    fputc(',', o);
+    cli_csv_field(o, b->mode);
+    fprintf(o, ",%s,", cli_fmt_hex(hx, info.rd));
+    fprintf(o, "%s,", cli_fmt_hex(hx, info.ru));
+    fprintf(o, "%s,", cli_fmt_g17(p, info.p_up));
+    fprintf(o, "%s\n", cli_fmt_hex(hx, info.result));
     return 0;
 }
 
 /* ---- the command ---- */
 
-int cmd_op(int argc, char **argv)
+/* The operation and its operands from the positional arguments, checked against the options. */
+static int read_operation(op_cfg *c)
 {
-    enum { O_FORMAT, O_ROUNDING, O_SAMPLES, O_SEED, O_RNG, O_BATCH, O_OUTPUT, O_COMMENTS, O_QUIET };
-    static const cli_opt opts[] = {
-        [O_FORMAT] = {"format", 'f', "FMT"},   [O_ROUNDING] = {"rounding", 'r', "MODE"},
-        [O_SAMPLES] = {"samples", 0, "N"},     [O_SEED] = {"seed", 0, "S"},
-        [O_RNG] = {"rng", 0, "pcg32|pcg64"},   [O_BATCH] = {"batch", 0, NULL},
-        [O_OUTPUT] = {"output", 'o', "FILE"},  [O_COMMENTS] = {"comments", 0, NULL},
-        [O_QUIET] = {"quiet", 0, NULL},        {NULL, 0, NULL},
-    };
-    op_cfg c;
-    memset(&c, 0, sizeof c);
-    c.f = *srl_format_find("bf16");
-    c.m = SRL_ROUND_RN;
-    c.seed = DEFAULT_SEED;
-    c.kind = SRL_RNG_DEFAULT;
-    bool batch = false, comments = false, quiet = false;
-    const char *path = NULL, *op_text = NULL;
-    char out_opt[48] = "", only_batch[48] = "", q[CLI_QUOTE_LEN];
-    char *texts[3];
-    int nx = 0, extra = 0, k, rc = 0;
-    cli_args a;
-    cli_args_init(&a, cmd, opts, argc, argv);
-    while (!rc && (k = cli_args_next(&a)) != CLI_ARGS_DONE) {
-        switch (k) {
-        case CLI_ARGS_HELP: return cli_help(help);
-        case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
-        case CLI_ARGS_POSITIONAL:
-            if (!op_text)
-                op_text = a.val;
-            else if (nx < 3)
-                texts[nx++] = (char *)a.val;
-            else
-                extra++;
-            break;
-        case O_FORMAT: rc = cli_parse_format(cmd, a.opt, a.val, &c.f); break;
-        case O_ROUNDING: rc = cli_parse_rounding(cmd, a.opt, a.val, &c.m); break;
-        case O_SAMPLES: rc = cli_parse_count(cmd, a.opt, a.val, 1, MAX_SAMPLES, &c.samples); break;
-        case O_SEED: rc = cli_parse_seed(cmd, a.opt, a.val, &c.seed); break;
-        case O_RNG: rc = cli_parse_rng_kind(cmd, a.opt, a.val, &c.kind); break;
-        case O_BATCH: batch = true; break;
-        case O_OUTPUT:
-            path = a.val;
-            snprintf(out_opt, sizeof out_opt, "%s", a.opt);
-            snprintf(only_batch, sizeof only_batch, "%s", a.opt);
-            break;
-        case O_COMMENTS:
-            comments = true;
-            snprintf(only_batch, sizeof only_batch, "%s", a.opt);
-            break;
-        case O_QUIET:
-            quiet = true;
-            snprintf(only_batch, sizeof only_batch, "%s", a.opt);
-            break;
-        }
-    }
-    if (rc)
-        return rc;
-    if (!op_text)
+    const cli_batch *b = c->b;
+    char q[CLI_QUOTE_LEN];
+    if (!b->npos)
         return cli_error(cmd, "no operation: give OP (add, sub, mul, fma, div, sqrt) and its "
                               "operands, or OP --batch (see 'srlab op --help')");
     srl_err err;
-    if (srl_op_parse(&c.op, op_text, &err) != SRL_OK) {
-        cli_quote(q, sizeof q, op_text, strlen(op_text), CLI_QUOTE_MAX);
+    if (srl_op_parse(&c->op, b->pos[0], &err) != SRL_OK) {
+        cli_quote(q, sizeof q, b->pos[0], strlen(b->pos[0]), CLI_QUOTE_MAX);
         return cli_error(cmd, "unknown operation %s (known: add, sub, mul, fma, div, sqrt)", q);
     }
-    const int na = srl_op_arity(c.op);
-    if (batch && nx)
-        return cli_error(cmd, "operands on the command line and --batch exclude each other");
-    if (batch && c.samples)
-        return cli_error(cmd, "--samples does not apply to --batch");
-    if (!batch && only_batch[0])
-        return cli_error(cmd, "%s applies only to --batch", only_batch);
-    if (!batch && nx + extra != na)
-        return cli_error(cmd, "%s takes %d operand%s (%s), got %d", srl_op_name(c.op), na,
-                         na == 1 ? "" : "s", operand_usage(c.op), nx + extra);
-    c.stoch = srl_rounding_is_stochastic(c.m);
-    srl_rounding_name(c.mode, sizeof c.mode, c.m);
-    if (batch)
-        return run_batch(&c, path, out_opt, comments, quiet, argc, argv);
-    double v[3] = {0.0, 0.0, 0.0};
-    for (int i = 0; i < na; i++) {
-        if ((rc = cli_parse_number(cmd, operand_names[i], texts[i], &v[i])))
+    const int na = srl_op_arity(c->op), nx = b->npos - 1;
+    int rc = cli_batch_check(b, "operands", nx);
+    if (rc)
+        return rc;
+    if (!b->batch && nx != na)
+        return cli_error(cmd, "%s takes %d operand%s (%s), got %d", srl_op_name(c->op), na,
+                         na == 1 ? "" : "s", operand_usage(c->op), nx);
+    c->texts = b->pos + 1;
+    for (int i = 0; i < na && !b->batch; i++)
+        if ((rc = cli_parse_number(cmd, operand_names[i], c->texts[i], &c->v[i])))
             return rc;
+    return 0;
+}
+
+int cmd_op(int argc, char **argv)
+{
+    cli_batch b;
+    op_cfg c = {&b, SRL_ADD, NULL, {0.0, 0.0, 0.0}};
+    int rc = cli_batch_parse(&b, cmd, MAX_SAMPLES, argc, argv);
+    if (rc == CLI_BATCH_HELP) {
+        cli_batch_free(&b);
+        return cli_help(help);
     }
-    return explain_op(&c, texts, v);
+    if (!rc)
+        rc = read_operation(&c);
+    if (!rc)
+        rc = b.batch ? cli_batch_run(&b, "a,b,c,op,format,rounding,rd,ru,p_up,result", batch_row,
+                                     &c.op, true, argc, argv)
+                     : cli_batch_view(&b, write_view, &c);
+    cli_batch_free(&b);
+    return rc;
 }

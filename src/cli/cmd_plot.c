@@ -6,17 +6,14 @@
  * installed data directory (meson's datadir/srlab/plots). gnuplot writes to a temporary file
  * beside FILE that is renamed over it only when gnuplot succeeded and the file is not empty. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "srl_plots_paths.h"
+#include "cli/host.h"
 
 #define CMD "plot"
 
@@ -50,114 +47,19 @@ static const char help_text[] =
     "  srlab plot lr_sweep --in lr.summary.csv -o lr.png\n"
     "  srlab plot loss_vs_step --in lr.csv -o loss.pdf --set 'where=lr=0.01'\n";
 
-static bool is_dir(const char *p)
-{
-    struct stat sb;
-    return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static const char *plots_dir(void)
-{
-    const char *env = getenv("SRLAB_PLOTS");
-    if (env && *env)
-        return env;
-    if (is_dir(SRL_PLOTS_SOURCE_DIR))
-        return SRL_PLOTS_SOURCE_DIR;
-    return SRL_PLOTS_INSTALL_DIR;
-}
-
-/* gnuplot on PATH? */
-static bool find_gnuplot(void)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        char buf[4096];
-        if (n && n + 10 < sizeof buf) {
-            memcpy(buf, path, n);
-            strcpy(buf + n, "/gnuplot");
-            if (access(buf, X_OK) == 0)
-                return true;
-        }
-        path += n + (path[n] == ':');
-    }
-    return false;
-}
-
-/* Append s as a gnuplot single-quoted string ('' inside). */
-static int gp_quote(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t need = *len + 2 * strlen(s) + 4;
-    if (need > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < need)
-            c *= 2;
-        char *b = realloc(*buf, c);
-        if (!b)
-            return -1;
-        *buf = b;
-        *cap = c;
-    }
-    char *p = *buf + *len;
-    *p++ = '\'';
-    for (; *s; s++) {
-        if (*s == '\'')
-            *p++ = '\'';
-        *p++ = *s;
-    }
-    *p++ = '\'';
-    *p = 0;
-    *len = (size_t)(p - *buf);
-    return 0;
-}
-
-static int gp_raw(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s), need = *len + n + 1;
-    if (need > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < need)
-            c *= 2;
-        char *b = realloc(*buf, c);
-        if (!b)
-            return -1;
-        *buf = b;
-        *cap = c;
-    }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
-    return 0;
-}
-
+/* "a, b, c": the figures of dir (plots/NAME.gp), for a message; "" when there are none. */
 static void list_plots(const char *dir, char *out, size_t len)
 {
+    char **names;
+    size_t n;
     out[0] = 0;
-    DIR *d = opendir(dir);
-    if (!d)
+    if (cli_host_list(dir, ".gp", &names, &n))
         return;
-    char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64) {
-        size_t l = strlen(e->d_name);
-        if (l > 3 && !strcmp(e->d_name + l - 3, ".gp") && (names[n] = strndup(e->d_name, l - 3)))
-            n++;
-    }
-    closedir(d);
-    for (size_t i = 1; i < n; i++) /* sorted, so the message does not depend on the directory */
-        for (size_t k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
-            char *t = names[k];
-            names[k] = names[k - 1];
-            names[k - 1] = t;
-        }
     size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (used + strlen(names[i]) + 3 < len)
             used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
-        free(names[i]);
-    }
+    cli_host_names_free(names, n);
 }
 
 /* Does the comma-separated header line `hdr` have the column `col`? */
@@ -214,187 +116,223 @@ static int check_columns(const char *script, const char *name, const char *in)
     return 0;
 }
 
-int cmd_plot(int argc, char **argv)
+/* ---- the command line ---- */
+
+typedef struct plot_args {
+    const char *name; /* the figure, plots/NAME.gp */
+    const char *in;   /* --in CSV */
+    const char *out;  /* -o FILE, or NULL */
+    const char **sets; /* --set VAR=VALUE, in order */
+    size_t nsets;
+} plot_args;
+
+/* Returns 0, CLI_ARGS_HELP, or an exit status after a message. */
+static int parse_args(plot_args *p, int argc, char **argv)
 {
-    static const cli_opt opts[] = {
-        {"in", 0, "CSV"}, {"output", 'o', "FILE"}, {"set", 0, "VAR=VALUE"}, {NULL, 0, NULL}};
+    enum { O_IN, O_OUTPUT, O_SET };
+    static const cli_opt opts[] = {[O_IN] = {"in", 0, "CSV"},
+                                   [O_OUTPUT] = {"output", 'o', "FILE"},
+                                   [O_SET] = {"set", 0, "VAR=VALUE"},
+                                   {NULL, 0, NULL}};
     char q[CLI_QUOTE_LEN];
-    const char *name = NULL, *in = NULL, *out = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-    size_t nsets = 0;
-    if (!sets)
-        return cli_sys_error(CMD, "out of memory");
-    int rc = 0;
-    char *script = NULL, *expr = NULL, *dflt = NULL;
-    size_t elen = 0, ecap = 0;
-    cli_out o;
-    memset(&o, 0, sizeof o);
-    o.slot = -1;
     cli_args a;
     cli_args_init(&a, CMD, opts, argc, argv);
     for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
-        if (k == CLI_ARGS_HELP) {
-            free(sets);
-            return cli_help(help_text);
-        }
-        if (k == CLI_ARGS_BAD) {
-            free(sets);
-            return CLI_EXIT_USAGE;
-        }
-        if (k == CLI_ARGS_POSITIONAL) {
-            if (name) {
-                rc = cli_error(CMD, "one figure at a time: %s after '%s'",
-                               cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX), name);
-                goto done;
-            }
-            name = a.val;
-        } else if (k == 0) {
-            if (in) {
-                rc = cli_error(CMD, "--in is given twice");
-                goto done;
-            }
-            in = a.val;
-        } else if (k == 1) {
-            if (out) {
-                rc = cli_error(CMD, "%s is given twice", a.opt);
-                goto done;
-            }
-            out = a.val;
-        } else {
-            sets[nsets++] = a.val;
+        switch (k) {
+        case CLI_ARGS_HELP: return CLI_ARGS_HELP;
+        case CLI_ARGS_BAD: return CLI_EXIT_USAGE;
+        case CLI_ARGS_POSITIONAL:
+            if (p->name)
+                return cli_error(CMD, "one figure at a time: %s after '%s'",
+                                 cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX),
+                                 p->name);
+            p->name = a.val;
+            break;
+        case O_IN:
+            if (p->in)
+                return cli_error(CMD, "--in is given twice");
+            p->in = a.val;
+            break;
+        case O_OUTPUT:
+            if (p->out)
+                return cli_error(CMD, "%s is given twice", a.opt);
+            p->out = a.val;
+            break;
+        default: p->sets[p->nsets++] = a.val; break;
         }
     }
-    if (!name) {
-        rc = cli_error(CMD, "which figure? srlab plot NAME --in CSV (see srlab plot --help)");
-        goto done;
-    }
-    for (const char *c = name; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-') {
-            rc = cli_error(CMD, "%s is not a figure name (letters, digits, _ and -)",
-                           cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX));
-            goto done;
-        }
-    const char *dir = plots_dir();
-    size_t sl = strlen(dir) + strlen(name) + 8;
-    script = malloc(sl);
-    if (!script) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    snprintf(script, sl, "%s/%s.gp", dir, name);
-    if (access(script, R_OK) != 0) {
+    return 0;
+}
+
+/* The script of the figure p->name, plots/NAME.gp (malloc'd into *script). */
+static int find_script(const plot_args *p, char **script)
+{
+    char q[CLI_QUOTE_LEN];
+    if (!p->name)
+        return cli_error(CMD, "which figure? srlab plot NAME --in CSV (see srlab plot --help)");
+    for (const char *c = p->name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+            return cli_error(CMD, "%s is not a figure name (letters, digits, _ and -)",
+                             cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX));
+    const char *dir = cli_host_plots_dir();
+    if (!(*script = cli_alloc_printf("%s/%s.gp", dir, p->name)))
+        return cli_sys_error(CMD, "out of memory");
+    if (access(*script, R_OK) != 0) {
         char known[512];
         list_plots(dir, known, sizeof known);
-        rc = cli_error(CMD, "unknown figure %s (in %s: %s)",
-                       cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX), dir,
-                       known[0] ? known : "no scripts; set SRLAB_PLOTS=DIR");
-        goto done;
+        return cli_error(CMD, "unknown figure %s (in %s: %s)",
+                         cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX), dir,
+                         known[0] ? known : "no scripts; set SRLAB_PLOTS=DIR");
     }
-    if (!in) {
-        rc = cli_error(CMD, "no data: --in CSV");
-        goto done;
-    }
-    if (access(in, R_OK) != 0 || is_dir(in)) {
-        rc = cli_error(CMD, "--in: cannot read %s: %s", cli_quote(q, sizeof q, in, strlen(in), 200),
-                       is_dir(in) ? "a directory" : strerror(errno));
-        goto done;
-    }
-    if ((rc = check_columns(script, name, in)))
-        goto done;
-    if (!out) {
-        dflt = malloc(strlen(name) + 5);
-        if (!dflt) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
-        sprintf(dflt, "%s.png", name);
-        out = dflt;
-    }
-    const char *dot = strrchr(out, '.');
-    const char *fmt = dot ? dot + 1 : "";
-    if (strcmp(fmt, "png") && strcmp(fmt, "svg") && strcmp(fmt, "pdf")) {
-        rc = cli_error(CMD, "-o: %s: the figure must end in .png, .svg or .pdf",
-                       cli_quote(q, sizeof q, out, strlen(out), 200));
-        goto done;
-    }
-    for (size_t i = 0; i < nsets; i++) {
-        const char *eq = strchr(sets[i], '=');
-        bool ok = eq && eq > sets[i] && (isalpha((unsigned char)sets[i][0]) || sets[i][0] == '_');
-        for (const char *c = sets[i]; ok && c < eq; c++)
+    return 0;
+}
+
+/* The data, the figure file (*fmt: its extension) and the --set variables, checked before
+ * gnuplot runs. */
+static int check_inputs(const plot_args *p, const char *script, const char **fmt)
+{
+    char q[CLI_QUOTE_LEN];
+    if (!p->in)
+        return cli_error(CMD, "no data: --in CSV");
+    if (access(p->in, R_OK) != 0 || cli_host_is_dir(p->in))
+        return cli_error(CMD, "--in: cannot read %s: %s",
+                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
+                         cli_host_is_dir(p->in) ? "a directory" : strerror(errno));
+    int rc = check_columns(script, p->name, p->in);
+    if (rc)
+        return rc;
+    const char *dot = strrchr(p->out, '.');
+    *fmt = dot ? dot + 1 : "";
+    if (strcmp(*fmt, "png") && strcmp(*fmt, "svg") && strcmp(*fmt, "pdf"))
+        return cli_error(CMD, "-o: %s: the figure must end in .png, .svg or .pdf",
+                         cli_quote(q, sizeof q, p->out, strlen(p->out), 200));
+    for (size_t i = 0; i < p->nsets; i++) {
+        const char *set = p->sets[i], *eq = strchr(set, '=');
+        bool ok = eq && eq > set && (isalpha((unsigned char)set[0]) || set[0] == '_');
+        for (const char *c = set; ok && c < eq; c++)
             ok = isalnum((unsigned char)*c) || *c == '_';
-        if (!ok || !strncmp(sets[i], "in=", 3) || !strncmp(sets[i], "out=", 4) ||
-            !strncmp(sets[i], "fmt=", 4)) {
-            rc = cli_error(CMD, "--set: %s is not VAR=VALUE with a variable of the script (in, out "
-                           "and fmt come from --in and -o)",
-                           cli_quote(q, sizeof q, sets[i], strlen(sets[i]), CLI_QUOTE_MAX));
-            goto done;
-        }
+        if (!ok || !strncmp(set, "in=", 3) || !strncmp(set, "out=", 4) ||
+            !strncmp(set, "fmt=", 4))
+            return cli_error(CMD, "--set: %s is not VAR=VALUE with a variable of the script (in, "
+                             "out and fmt come from --in and -o)",
+                             cli_quote(q, sizeof q, set, strlen(set), CLI_QUOTE_MAX));
     }
-    if (!find_gnuplot()) {
-        rc = cli_error(CMD, "gnuplot is not installed: install Debian's gnuplot-nox "
-                       "(apt-get install gnuplot-nox)");
-        goto done;
+    if (!cli_host_has_program("gnuplot"))
+        return cli_error(CMD, "gnuplot is not installed: install Debian's gnuplot-nox "
+                         "(apt-get install gnuplot-nox)");
+    return 0;
+}
+
+/* ---- gnuplot ---- */
+
+/* s as a gnuplot single-quoted string ('' inside). */
+static void gp_quote(FILE *m, const char *s)
+{
+    fputc('\'', m);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', m);
+        fputc(*s, m);
     }
-    if ((rc = cli_out_open(&o, CMD, "-o", out)))
-        goto done;
-    /* in='...'; out='...'; fmt='png'; VAR=VALUE... (numbers as numbers, other text quoted) */
-    bool mem = gp_raw(&expr, &elen, &ecap, "in=") || gp_quote(&expr, &elen, &ecap, in) ||
-               gp_raw(&expr, &elen, &ecap, "; out=") || gp_quote(&expr, &elen, &ecap, o.tmp) ||
-               gp_raw(&expr, &elen, &ecap, "; fmt=") || gp_quote(&expr, &elen, &ecap, fmt);
-    for (size_t i = 0; i < nsets && !mem; i++) {
-        const char *eq = strchr(sets[i], '=');
-        char var[128];
-        snprintf(var, sizeof var, "; %.*s=", (int)(eq - sets[i]), sets[i]);
+    fputc('\'', m);
+}
+
+/* in='...'; out='...'; fmt='png'; VAR=VALUE... (numbers as numbers, other text quoted), malloc'd;
+ * NULL when out of memory. */
+static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
+{
+    char *expr = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&expr, &len);
+    if (!m)
+        return NULL;
+    fputs("in=", m);
+    gp_quote(m, p->in);
+    fputs("; out=", m);
+    gp_quote(m, tmp);
+    fputs("; fmt=", m);
+    gp_quote(m, fmt);
+    for (size_t i = 0; i < p->nsets; i++) {
+        const char *eq = strchr(p->sets[i], '=');
+        fprintf(m, "; %.*s=", (int)(eq - p->sets[i]), p->sets[i]);
         char *end;
         errno = 0;
         (void)strtod(eq + 1, &end);
-        bool number = eq[1] && !*end && !errno && !isspace((unsigned char)eq[1]);
-        mem = gp_raw(&expr, &elen, &ecap, var) ||
-              (number ? gp_raw(&expr, &elen, &ecap, eq + 1)
-                      : gp_quote(&expr, &elen, &ecap, eq + 1));
+        if (eq[1] && !*end && !errno && !isspace((unsigned char)eq[1]))
+            fputs(eq + 1, m);
+        else
+            gp_quote(m, eq + 1);
     }
-    if (mem) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
+    if (fclose(m) != 0) {
+        free(expr);
+        return NULL;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        rc = cli_sys_error(CMD, "cannot start gnuplot: %s", strerror(errno));
-        goto done;
-    }
-    if (pid == 0) {
-        char *args[] = {"gnuplot", "-e", expr, script, NULL};
-        execvp("gnuplot", args);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            rc = cli_sys_error(CMD, "waiting for gnuplot: %s", strerror(errno));
-            goto done;
-        }
-    if (WIFSIGNALED(status)) {
-        rc = cli_sys_error(CMD, "gnuplot was killed by signal %d", WTERMSIG(status));
-        goto done;
-    }
-    if (WEXITSTATUS(status) != 0) {
-        rc = cli_error(CMD, "gnuplot could not draw %s from %s (its message is above)", name,
-                       cli_quote(q, sizeof q, in, strlen(in), 200));
-        goto done;
-    }
-    struct stat sb;
-    if (stat(o.tmp, &sb) != 0 || sb.st_size == 0) {
-        rc = cli_error(CMD, "gnuplot drew nothing for %s from %s", name,
-                       cli_quote(q, sizeof q, in, strlen(in), 200));
-        goto done;
-    }
-    rc = cli_out_commit(&o);
-done:
-    cli_out_abort(&o);
+    return expr;
+}
+
+/* gnuplot -e EXPR SCRIPT, drawing into o's temporary file; 0 when it drew something. */
+static int run_gnuplot(const plot_args *p, const char *script, const cli_out *o, const char *fmt)
+{
+    char q[CLI_QUOTE_LEN];
+    char *expr = gp_expression(p, o->tmp, fmt);
+    if (!expr)
+        return cli_sys_error(CMD, "out of memory");
+    char *args[] = {"gnuplot", "-e", expr, (char *)script, NULL};
+    const cli_host_child child = {"gnuplot", true, args, NULL, -1, false, NULL, NULL};
+    pid_t pid;
+    cli_host_exit e;
+    int err = cli_host_spawn(&child, &pid), rc = 0;
+    if (err)
+        rc = cli_sys_error(CMD, "cannot start gnuplot: %s", strerror(err));
+    else if ((err = cli_host_wait(pid, &e)))
+        rc = cli_sys_error(CMD, "waiting for gnuplot: %s", strerror(err));
     free(expr);
+    if (rc)
+        return rc;
+    if (e.signal)
+        return cli_sys_error(CMD, "gnuplot was killed by signal %d", e.signal);
+    if (e.status != 0)
+        return cli_error(CMD, "gnuplot could not draw %s from %s (its message is above)", p->name,
+                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
+    struct stat sb;
+    if (stat(o->tmp, &sb) != 0 || sb.st_size == 0)
+        return cli_error(CMD, "gnuplot drew nothing for %s from %s", p->name,
+                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
+    return 0;
+}
+
+/* ---- the command ---- */
+
+int cmd_plot(int argc, char **argv)
+{
+    plot_args p = {NULL, NULL, NULL, calloc((size_t)argc + 1, sizeof *p.sets), 0};
+    if (!p.sets)
+        return cli_sys_error(CMD, "out of memory");
+    char *script = NULL, *dflt = NULL;
+    const char *fmt = NULL;
+    cli_out o;
+    memset(&o, 0, sizeof o);
+    o.slot = -1;
+    int rc = parse_args(&p, argc, argv);
+    if (rc == CLI_ARGS_HELP) {
+        free(p.sets);
+        return cli_help(help_text);
+    }
+    if (!rc)
+        rc = find_script(&p, &script);
+    if (!rc && !p.out && !(p.out = dflt = cli_alloc_printf("%s.png", p.name)))
+        rc = cli_sys_error(CMD, "out of memory"); /* the default figure file, NAME.png */
+    if (!rc)
+        rc = check_inputs(&p, script, &fmt);
+    if (!rc)
+        rc = cli_out_open(&o, CMD, "-o", p.out);
+    if (!rc)
+        rc = run_gnuplot(&p, script, &o, fmt);
+    if (!rc)
+        rc = cli_out_commit(&o);
+    cli_out_abort(&o);
     free(script);
     free(dflt);
-    free(sets);
+    free(p.sets);
     return rc;
 }

@@ -89,41 +89,28 @@ static const char *columns_of(const char *problem)
     return NULL;
 }
 
-static int general_help(void)
+static void general_help(FILE *fp, const srl_runner *none)
 {
-    cli_out o;
-    int rc = cli_out_open(&o, cmd, NULL, NULL);
-    if (rc)
-        return rc;
-    fputs(help_head, o.fp);
-    fputs("problems:\n", o.fp);
-    for (size_t i = 0; i < srl_runner_count(); i++) {
-        const srl_runner *r = srl_runner_at(i);
-        if (r->kind == SRL_RUN_EXPERIMENT)
-            fprintf(o.fp, "  %-10s %s\n", r->name, r->summary);
-    }
-    fputs(help_tail, o.fp);
-    return cli_out_commit(&o);
+    (void)none;
+    fputs(help_head, fp);
+    fputs("problems:\n", fp);
+    cli_runcmd_print_problems(fp, SRL_RUN_EXPERIMENT);
+    fputs(help_tail, fp);
 }
 
-static int problem_help(const srl_runner *r)
+static void problem_help(FILE *fp, const srl_runner *r)
 {
-    cli_out o;
-    int rc = cli_out_open(&o, cmd, NULL, NULL);
-    if (rc)
-        return rc;
-    fprintf(o.fp, "usage: srlab run --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
+    fprintf(fp, "usage: srlab run --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
                   "[-o FILE]\n\n%s: %s\n\nkeys:\n",
             r->name, r->name, r->summary);
-    cli_runcmd_print_params(o.fp, r->params, 13);
-    cli_runcmd_print_params(o.fp, srl_runner_common_params(r->kind), 13);
-    fputs("  --seed S      the first seed (default 1); --seeds N runs S..S+N-1\n", o.fp);
+    cli_runcmd_print_params(fp, r->params, 13);
+    cli_runcmd_print_params(fp, srl_runner_common_params(r->kind), 13);
+    fputs("  --seed S      the first seed (default 1); --seeds N runs S..S+N-1\n", fp);
     const char *cols = columns_of(r->name);
     if (cols)
-        fprintf(o.fp, "\ncolumns after the axis columns (problem, the keys above, seed):\n%s",
+        fprintf(fp, "\ncolumns after the axis columns (problem, the keys above, seed):\n%s",
                 cols);
-    fprintf(o.fp, "\nexample:\n  srlab run --problem %s -o %s.csv\n", r->name, r->name);
-    return cli_out_commit(&o);
+    fprintf(fp, "\nexample:\n  srlab run --problem %s -o %s.csv\n", r->name, r->name);
 }
 
 /* Axis columns: problem, the keys of the problem (own, then common but seed), seed. */
@@ -150,32 +137,20 @@ static int build_axes(cli_runcmd_axes *ax, const srl_runner *r, const srl_config
 
 int cmd_run(int argc, char **argv)
 {
-    const char *name = cli_runcmd_find_problem(argc, argv);
-    char known[256], q[CLI_QUOTE_LEN];
-    cli_runcmd_list_problems(known, sizeof known, SRL_RUN_EXPERIMENT);
-    if (!name) {
-        if (cli_runcmd_wants_help(argc, argv))
-            return general_help();
-        return cli_error(cmd, "--problem is required (known: %s; see 'srlab run --help')", known);
-    }
-    const srl_runner *r = srl_runner_find(SRL_RUN_EXPERIMENT, name);
-    if (!r) {
-        cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
-        if (srl_runner_find(SRL_RUN_TRAIN, name))
-            return cli_error(cmd, "--problem: %s is a training problem: see 'srlab train "
-                                  "--help' (experiments: %s)", q, known);
-        return cli_error(cmd, "--problem: unknown problem %s (known: %s)", q, known);
-    }
-    if (cli_runcmd_wants_help(argc, argv))
-        return problem_help(r);
-
+    const srl_runner *r;
+    int rc = cli_runcmd_runner(cmd, SRL_RUN_EXPERIMENT, general_help, problem_help, argc, argv,
+                               &r);
+    if (rc || !r)
+        return rc;
     cli_runcmd_args a;
     cli_runcmd_axes ax;
     memset(&ax, 0, sizeof ax);
-    int rc = cli_runcmd_parse(&a, cmd, r, argc, argv);
-    if (rc == -1)
-        rc = problem_help(r);
-    else if (!rc && build_axes(&ax, r, a.cfg))
+    rc = cli_runcmd_parse(&a, cmd, r, argc, argv);
+    if (rc == -1) {
+        srl_config_free(a.cfg);
+        return cli_runcmd_help(cmd, problem_help, r);
+    }
+    if (!rc && build_axes(&ax, r, a.cfg))
         rc = cli_sys_error(cmd, "out of memory");
     if (!rc) {
         char seeds_line[320], problem_line[320];

@@ -101,50 +101,37 @@ static const char help_tail[] =
     "      --grad-format fp32 --lr 0.5\n"
     "  srlab train --problem logreg --opt adam --strategy mp --grad-noise 0.01 --seeds 5\n";
 
-static int general_help(void)
+static void general_help(FILE *fp, const srl_runner *none)
 {
-    cli_out o;
-    int rc = cli_out_open(&o, cmd, NULL, NULL);
-    if (rc)
-        return rc;
-    fputs(help_head, o.fp);
-    fputs("\nproblems (--problem):\n", o.fp);
-    for (size_t i = 0; i < srl_runner_count(); i++) {
-        const srl_runner *r = srl_runner_at(i);
-        if (r->kind == SRL_RUN_TRAIN)
-            fprintf(o.fp, "  %-10s %s\n", r->name, r->summary);
-    }
-    fputs("\nkeys of every problem (\"strategy\": the value of the --strategy preset):\n", o.fp);
-    cli_runcmd_print_params(o.fp, srl_runner_common_params(SRL_RUN_TRAIN), 18);
+    (void)none;
+    fputs(help_head, fp);
+    fputs("\nproblems (--problem):\n", fp);
+    cli_runcmd_print_problems(fp, SRL_RUN_TRAIN);
+    fputs("\nkeys of every problem (\"strategy\": the value of the --strategy preset):\n", fp);
+    cli_runcmd_print_params(fp, srl_runner_common_params(SRL_RUN_TRAIN), 18);
     for (size_t i = 0; i < srl_runner_count(); i++) {
         const srl_runner *r = srl_runner_at(i);
         if (r->kind != SRL_RUN_TRAIN)
             continue;
-        fprintf(o.fp, "\nkeys of --problem %s:\n", r->name);
-        cli_runcmd_print_params(o.fp, r->params, 18);
+        fprintf(fp, "\nkeys of --problem %s:\n", r->name);
+        cli_runcmd_print_params(fp, r->params, 18);
     }
-    fputs(help_columns, o.fp);
-    fputs(help_tail, o.fp);
-    return cli_out_commit(&o);
+    fputs(help_columns, fp);
+    fputs(help_tail, fp);
 }
 
-static int problem_help(const srl_runner *r)
+static void problem_help(FILE *fp, const srl_runner *r)
 {
-    cli_out o;
-    int rc = cli_out_open(&o, cmd, NULL, NULL);
-    if (rc)
-        return rc;
-    fprintf(o.fp, "usage: srlab train --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
-                  "[-o FILE]\n\n%s: %s\n\nkeys of %s:\n",
+    fprintf(fp, "usage: srlab train --problem %s [--KEY VALUE]... [--seed S] [--seeds N] "
+                "[-o FILE]\n\n%s: %s\n\nkeys of %s:\n",
             r->name, r->name, r->summary, r->name);
-    cli_runcmd_print_params(o.fp, r->params, 18);
-    fputs("\nkeys of every problem:\n", o.fp);
-    cli_runcmd_print_params(o.fp, srl_runner_common_params(r->kind), 18);
-    fputs("  --seed S           the first seed (default 1); --seeds N runs S..S+N-1\n", o.fp);
-    fputs(help_columns, o.fp);
-    fprintf(o.fp, "\nexample:\n  srlab train --problem %s --opt adamw --strategy bf16-sr --lr 0.01 "
-                  "-o %s.csv\n", r->name, r->name);
-    return cli_out_commit(&o);
+    cli_runcmd_print_params(fp, r->params, 18);
+    fputs("\nkeys of every problem:\n", fp);
+    cli_runcmd_print_params(fp, srl_runner_common_params(r->kind), 18);
+    fputs("  --seed S           the first seed (default 1); --seeds N runs S..S+N-1\n", fp);
+    fputs(help_columns, fp);
+    fprintf(fp, "\nexample:\n  srlab train --problem %s --opt adamw --strategy bf16-sr --lr 0.01 "
+                "-o %s.csv\n", r->name, r->name);
 }
 
 /* ---- axis columns ---- */
@@ -205,67 +192,71 @@ static int build_axes(cli_runcmd_axes *ax, resolved *rs, const srl_runner *r,
     return 0;
 }
 
-int cmd_train(int argc, char **argv)
-{
-    const char *name = cli_runcmd_find_problem(argc, argv);
-    char known[256], q[CLI_QUOTE_LEN];
-    cli_runcmd_list_problems(known, sizeof known, SRL_RUN_TRAIN);
-    if (!name) {
-        if (cli_runcmd_wants_help(argc, argv))
-            return general_help();
-        return cli_error(cmd, "--problem is required (known: %s; see 'srlab train --help')",
-                         known);
-    }
-    const srl_runner *r = srl_runner_find(SRL_RUN_TRAIN, name);
-    if (!r) {
-        cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
-        return cli_error(cmd, "--problem: unknown problem %s (known: %s)", q, known);
-    }
-    if (cli_runcmd_wants_help(argc, argv))
-        return problem_help(r);
+/* ---- the '#' lines ---- */
 
+/* What the rows file says of the run, besides the version and the command. */
+typedef struct train_lines {
+    char seeds[320], problem[320], strategy[512];
+} train_lines;
+
+static void describe_run(train_lines *l, const srl_runner *r, const cli_runcmd_args *a,
+                         const srl_train_config *tc)
+{
+    char streams[200], desc[400];
+    const char *kind = tc->rng == SRL_RNG_PCG32 ? "pcg32" : "pcg64";
+    if (a->nseeds == 1)
+        snprintf(streams, sizeof streams, "%s streams derived from the seed: data, init, "
+                 "grad-noise, one per tensor for its writes", kind);
+    else
+        snprintf(streams, sizeof streams, "%s streams", kind);
+    cli_runcmd_seeds_line(l->seeds, sizeof l->seeds, a, streams);
+    snprintf(l->problem, sizeof l->problem, "problem: %s: %s", r->name, r->summary);
+    const srl_bytes by = srl_strategy_bytes(&tc->strat, srl_optim_has_m(tc->opt.kind),
+                                            srl_optim_has_v(tc->opt.kind));
+    snprintf(l->strategy, sizeof l->strategy, "strategy: %s: %s; %zu bytes per parameter with %s",
+             tc->strat.name, srl_strategy_describe(desc, sizeof desc, &tc->strat), by.total,
+             srl_optim_names[tc->opt.kind]);
+}
+
+/* ---- the command ---- */
+
+/* The options parsed into a config and its common keys checked (before any output exists; the
+ * runner checks its own again), then every seed run and written. */
+static int train(const srl_runner *r, int argc, char **argv)
+{
     cli_runcmd_args a;
     cli_runcmd_axes ax;
     resolved rs;
     memset(&ax, 0, sizeof ax);
     int rc = cli_runcmd_parse(&a, cmd, r, argc, argv), ndiverged = 0;
     if (rc == -1) {
-        rc = problem_help(r);
-        goto done;
+        srl_config_free(a.cfg);
+        return cli_runcmd_help(cmd, problem_help, r);
     }
-    if (rc)
-        goto done;
-    /* Check the common keys before any output exists; the runner checks its own again. */
     srl_train_config tc;
     srl_err err;
     err.msg[0] = 0;
-    int st = srl_train_config_from(&tc, a.cfg, &err);
-    if (st) {
+    int st = rc ? SRL_OK : srl_train_config_from(&tc, a.cfg, &err);
+    if (!rc && st)
         rc = cli_runcmd_error(cmd, r, st, &err);
-        goto done;
-    }
-    if (build_axes(&ax, &rs, r, a.cfg, &tc.strat)) {
+    if (!rc && build_axes(&ax, &rs, r, a.cfg, &tc.strat))
         rc = cli_sys_error(cmd, "out of memory");
-        goto done;
+    if (!rc) {
+        train_lines l;
+        describe_run(&l, r, &a, &tc);
+        const char *extra[] = {l.seeds, l.problem, l.strategy, NULL};
+        rc = cli_runcmd_execute(cmd, r, &a, &ax, argc, argv, extra, &ndiverged);
     }
-    char seeds_line[320], streams[200], problem_line[320], strat_line[512], desc[400];
-    const char *kind = tc.rng == SRL_RNG_PCG32 ? "pcg32" : "pcg64";
-    if (a.nseeds == 1)
-        snprintf(streams, sizeof streams, "%s streams derived from the seed: data, init, "
-                 "grad-noise, one per tensor for its writes", kind);
-    else
-        snprintf(streams, sizeof streams, "%s streams", kind);
-    cli_runcmd_seeds_line(seeds_line, sizeof seeds_line, &a, streams);
-    snprintf(problem_line, sizeof problem_line, "problem: %s: %s", r->name, r->summary);
-    const srl_bytes by = srl_strategy_bytes(&tc.strat, srl_optim_has_m(tc.opt.kind),
-                                            srl_optim_has_v(tc.opt.kind));
-    snprintf(strat_line, sizeof strat_line, "strategy: %s: %s; %zu bytes per parameter with %s",
-             tc.strat.name, srl_strategy_describe(desc, sizeof desc, &tc.strat), by.total,
-             srl_optim_names[tc.opt.kind]);
-    const char *extra[] = {seeds_line, problem_line, strat_line, NULL};
-    rc = cli_runcmd_execute(cmd, r, &a, &ax, argc, argv, extra, &ndiverged);
-done:
     cli_runcmd_axes_free(&ax);
     srl_config_free(a.cfg);
     return rc;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    const srl_runner *r;
+    int rc = cli_runcmd_runner(cmd, SRL_RUN_TRAIN, general_help, problem_help, argc, argv, &r);
+    if (rc || !r)
+        return rc;
+    return train(r, argc, argv);
 }

@@ -9,7 +9,8 @@
 #include "cli/cli.h"
 #include "cli/rows.h"
 
-const char *cli_runcmd_find_problem(int argc, char **argv)
+/* The value of --problem, or NULL. */
+static const char *find_problem(int argc, char **argv)
 {
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
@@ -23,7 +24,8 @@ const char *cli_runcmd_find_problem(int argc, char **argv)
     return name;
 }
 
-bool cli_runcmd_wants_help(int argc, char **argv)
+/* Is --help or -h among the options? */
+static bool wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--"))
@@ -34,7 +36,8 @@ bool cli_runcmd_wants_help(int argc, char **argv)
     return false;
 }
 
-void cli_runcmd_list_problems(char *buf, size_t len, srl_run_kind kind)
+/* "a, b, c": the problems of a kind. */
+static void list_problems(char *buf, size_t len, srl_run_kind kind)
 {
     size_t k = 0;
     buf[0] = 0;
@@ -43,6 +46,53 @@ void cli_runcmd_list_problems(char *buf, size_t len, srl_run_kind kind)
         if (r->kind == kind)
             k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", r->name);
     }
+}
+
+void cli_runcmd_print_problems(FILE *fp, srl_run_kind kind)
+{
+    for (size_t i = 0; i < srl_runner_count(); i++) {
+        const srl_runner *r = srl_runner_at(i);
+        if (r->kind == kind)
+            fprintf(fp, "  %-10s %s\n", r->name, r->summary);
+    }
+}
+
+int cli_runcmd_help(const char *cmd, cli_runcmd_help_fn write, const srl_runner *r)
+{
+    cli_out o;
+    int rc = cli_out_open(&o, cmd, NULL, NULL);
+    if (rc)
+        return rc;
+    write(o.fp, r);
+    return cli_out_commit(&o);
+}
+
+int cli_runcmd_runner(const char *cmd, srl_run_kind kind, cli_runcmd_help_fn general_help,
+                      cli_runcmd_help_fn problem_help, int argc, char **argv,
+                      const srl_runner **r)
+{
+    const char *name = find_problem(argc, argv);
+    char known[256], q[CLI_QUOTE_LEN];
+    list_problems(known, sizeof known, kind);
+    *r = NULL;
+    if (!name) {
+        if (wants_help(argc, argv))
+            return cli_runcmd_help(cmd, general_help, NULL);
+        return cli_error(cmd, "--problem is required (known: %s; see 'srlab %s --help')", known,
+                         cmd);
+    }
+    const srl_runner *found = srl_runner_find(kind, name);
+    if (!found) {
+        cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
+        if (kind == SRL_RUN_EXPERIMENT && srl_runner_find(SRL_RUN_TRAIN, name))
+            return cli_error(cmd, "--problem: %s is a training problem: see 'srlab train "
+                                  "--help' (experiments: %s)", q, known);
+        return cli_error(cmd, "--problem: unknown problem %s (known: %s)", q, known);
+    }
+    if (wants_help(argc, argv))
+        return cli_runcmd_help(cmd, problem_help, found);
+    *r = found;
+    return 0;
 }
 
 int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err *err)

@@ -18,13 +18,21 @@
 
 #define CLI_RUNCMD_MAX_SEEDS 100000
 
-/* The value of --problem, found before the options are parsed (they depend on it); NULL if
- * absent. */
-const char *cli_runcmd_find_problem(int argc, char **argv);
-/* Is --help or -h among the options? */
-bool cli_runcmd_wants_help(int argc, char **argv);
-/* "a, b, c": the problems of a kind. */
-void cli_runcmd_list_problems(char *buf, size_t len, srl_run_kind kind);
+/* A help text: write(fp, r) composes it (r: the problem, or NULL for the command's own help). */
+typedef void (*cli_runcmd_help_fn)(FILE *fp, const srl_runner *r);
+/* Print a help text on standard output, whole. Returns 0 or an exit status. */
+int cli_runcmd_help(const char *cmd, cli_runcmd_help_fn write, const srl_runner *r);
+/* "  NAME       summary" lines: the problems of a kind, for a help text. */
+void cli_runcmd_print_problems(FILE *fp, srl_run_kind kind);
+
+/* The runner of `kind` that --problem names (found before the options are parsed: they depend
+ * on it). Returns 0 with *r set; or 0 with *r NULL when --help was asked, after printing
+ * general_help (no --problem) or problem_help; or an exit status after a message: no
+ * --problem, an unknown problem (for srlab run, a training problem is pointed to srlab train). */
+int cli_runcmd_runner(const char *cmd, srl_run_kind kind, cli_runcmd_help_fn general_help,
+                      cli_runcmd_help_fn problem_help, int argc, char **argv,
+                      const srl_runner **r);
+
 /* A library message names a config key ("lr: ..."); the user typed it as --lr. Prints the
  * message and returns the exit status. */
 int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err *err);

@@ -94,6 +94,129 @@ void teach_value_row(FILE *o, const char *label, const char *dec, int wd, const 
     fprintf(o, "  %-9s %-*s  %-*s  %s%s\n", label, wd, dec, wh, hex, bits, tag);
 }
 
+void teach_neighbours_fill(teach_neighbours *nb, const srl_format *f, const srl_round_info *in,
+                           int wd, int wh)
+{
+    const double v[3] = {in->rd, in->ru, in->result};
+    for (int k = 0; k < 3; k++) {
+        cli_fmt_short(nb->dec[k], v[k]);
+        cli_fmt_hexn(nb->hex[k], v[k]);
+        teach_bits(nb->bits[k], sizeof nb->bits[k], f, v[k]);
+        if ((int)strlen(nb->dec[k]) > wd)
+            wd = (int)strlen(nb->dec[k]);
+        if ((int)strlen(nb->hex[k]) > wh)
+            wh = (int)strlen(nb->hex[k]);
+    }
+    nb->wd = wd;
+    nb->wh = wh;
+}
+
+void teach_neighbour_rows(FILE *o, const teach_neighbours *nb, const srl_round_info *in,
+                          bool finite)
+{
+    teach_value_row(o, "rd", nb->dec[0], nb->wd, nb->hex[0], nb->wh, nb->bits[0],
+                    finite && !isfinite(in->rd) ? "  (rounding down overflows)" : "");
+    teach_value_row(o, "ru", nb->dec[1], nb->wd, nb->hex[1], nb->wh, nb->bits[1],
+                    finite && !isfinite(in->ru) ? "  (rounding up overflows)" : "");
+}
+
+void teach_result_row(FILE *o, const teach_neighbours *nb, const srl_round_info *in)
+{
+    const char *tag = "";
+    if (teach_same_value(in->result, in->rd) && teach_same_value(in->result, in->ru))
+        tag = "  (rd = ru)";
+    else if (teach_same_value(in->result, in->rd))
+        tag = "  (rd)";
+    else if (teach_same_value(in->result, in->ru))
+        tag = "  (ru)";
+    teach_value_row(o, "result", nb->dec[2], nb->wd, nb->hex[2], nb->wh, nb->bits[2], tag);
+}
+
+static bool is_power_of_two(double v)
+{
+    int e;
+    return v > 0 && isfinite(v) && frexp(v, &e) == 0.5;
+}
+
+void teach_p_up_line(FILE *o, const srl_round_info *in, bool name_pow2)
+{
+    char a[CLI_NUM_LEN], b[CLI_NUM_LEN], p[CLI_NUM_LEN];
+    if (teach_same_value(in->rd, in->ru)) {
+        fprintf(o, "  p_up      0   p_down 0   (rd = ru: the result is certain)\n");
+        return;
+    }
+    fprintf(o, "  p_up      %s", cli_fmt_g17(a, in->p_up));
+    if (name_pow2 && is_power_of_two(in->p_up) && in->p_up < 0x1p-10)
+        fprintf(o, " = %s", teach_pow2_name(p, in->p_up));
+    fprintf(o, "   p_down %s\n", cli_fmt_g17(b, 1.0 - in->p_up));
+}
+
+void teach_draw_line(FILE *o, uint64_t i, uint64_t u)
+{
+    char a[CLI_NUM_LEN];
+    fprintf(o, "  draw      number %" PRIu64 " of stream 0: 0x%016" PRIx64 ", U = %s\n", i, u,
+            cli_fmt_short(a, (double)u * 0x1p-64));
+}
+
+void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const char *sym,
+                      mpfr_prec_t prec, double ulp)
+{
+    const double res = in->result;
+    char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
+    if (mpfr_nan_p(v)) {
+        fprintf(o, "  error     none: %s is NaN\n", sym);
+        return;
+    }
+    if (mpfr_inf_p(v)) {
+        if (isinf(res) && (res > 0) == (mpfr_sgn(v) > 0))
+            fputs("  error     0 (an infinity is exact)\n", o);
+        else
+            fprintf(o, "  error     undefined: %s is infinite\n", sym);
+        return;
+    }
+    if (isnan(res) || isinf(res)) {
+        fprintf(o, "  error     %s (overflow)\n",
+                isnan(res) ? "undefined: the result is NaN" : "infinite");
+        return;
+    }
+    mpfr_t d;
+    mpfr_init2(d, prec);
+    mpfr_set_d(d, res, MPFR_RNDN);
+    mpfr_sub(d, d, v, MPFR_RNDN);
+    if (mpfr_zero_p(d)) {
+        fprintf(o, "  error     0 (%s is exact)\n", sym);
+    } else {
+        const double in_ulps = mpfr_get_d(d, MPFR_RNDN) / ulp; /* exact: ulp is a power of two */
+        mpfr_div(d, d, v, MPFR_RNDN); /* (result - v) / |v| */
+        if (mpfr_sgn(v) < 0)
+            mpfr_neg(d, d, MPFR_RNDN);
+        const double rel = mpfr_get_d(d, MPFR_RNDN);
+        fprintf(o, "  error     %s ulp; relative %s\n", teach_signed_short(a, in_ulps),
+                teach_signed_short(b, rel));
+    }
+    mpfr_clear(d);
+}
+
+double teach_overflow_threshold(const srl_format *f)
+{
+    return f->xmax + srl_format_ulp(f, f->xmax);
+}
+
+void teach_exact_reason(teach_buf *b, const srl_format *f, const char *sym, bool stoch)
+{
+    teach_add(b, "%s is a value of %s: every mode returns it unchanged%s", sym, f->name,
+              stoch ? " (the draw is consumed all the same)" : "");
+}
+
+void teach_beyond_reason(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                         const char *sym, double result)
+{
+    char s1[CLI_NUM_LEN], s2[CLI_NUM_LEN];
+    teach_add(b, "|%s| >= %s, the grid point above the largest finite %s; ", sym,
+              cli_fmt_short(s1, teach_overflow_threshold(f)), cli_fmt_short(s2, f->xmax));
+    teach_overflow_clause(b, f, m, mode, result);
+}
+
 void teach_overflow_clause(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
                            double result)
 {

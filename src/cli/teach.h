@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <mpfr.h>
+
 #include "cli/cli.h"
 
 /* a and b are the same value: NaN equals NaN, and the sign of zero counts. */
@@ -37,6 +39,43 @@ const char *teach_mode_description(srl_rounding m);
 /* "  LABEL     DEC  HEX  BITS TAG" with the decimal and hex columns padded to wd and wh. */
 void teach_value_row(FILE *o, const char *label, const char *dec, int wd, const char *hex, int wh,
                      const char *bits, const char *tag);
+
+/* The decimal, hex and bit columns of rd, ru and the result (in that order), with the widths
+ * of the decimal and hex columns. */
+typedef struct teach_neighbours {
+    char dec[3][CLI_NUM_LEN], hex[3][CLI_NUM_LEN], bits[3][160];
+    int wd, wh;
+} teach_neighbours;
+/* Fill nb from in; the widths start at wd and wh (those of rows printed with them, or 0). */
+void teach_neighbours_fill(teach_neighbours *nb, const srl_format *f, const srl_round_info *in,
+                           int wd, int wh);
+/* The rd and ru rows. `finite` says whether the exact value is finite: a neighbour that is not
+ * is then the overflow rule at work, and says so. */
+void teach_neighbour_rows(FILE *o, const teach_neighbours *nb, const srl_round_info *in,
+                          bool finite);
+/* The result row, tagged (rd), (ru) or (rd = ru). */
+void teach_result_row(FILE *o, const teach_neighbours *nb, const srl_round_info *in);
+/* "  p_up      P   p_down Q", or that the result is certain; with name_pow2, a p_up that is a
+ * power of two below 2^-10 is also named ("= 2^-177"). */
+void teach_p_up_line(FILE *o, const srl_round_info *in, bool name_pow2);
+/* "  draw      number I of stream 0: 0x..., U = ...": draw i of stream 0 is u. */
+void teach_draw_line(FILE *o, uint64_t i, uint64_t u);
+
+/* The "error" line: result - v in ulps (ulp, a power of two) and relative to |v|, for the exact
+ * value v named `sym` ("x", "r"), computed with MPFR at `prec` bits (enough to hold result - v
+ * exactly); or why there is no error to show (NaN, infinities, overflow). */
+void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const char *sym,
+                      mpfr_prec_t prec, double ulp);
+
+/* The grid point above the largest finite of f: where overflow begins. */
+double teach_overflow_threshold(const srl_format *f);
+/* The reason for an exact value `sym` ("x", "r") that is a value of f: every mode returns it
+ * unchanged (a stochastic mode consumes its draw all the same). */
+void teach_exact_reason(teach_buf *b, const srl_format *f, const char *sym, bool stoch);
+/* The reason for an exact value `sym` at or beyond teach_overflow_threshold(f) (>= in
+ * magnitude), rounded to `result` in mode m named `mode`. */
+void teach_beyond_reason(teach_buf *b, const srl_format *f, srl_rounding m, const char *mode,
+                         const char *sym, double result);
 
 /* Why the result overflowed (to an infinity, NaN, or the largest finite), in mode m named
  * `mode`. */

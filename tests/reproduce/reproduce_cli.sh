@@ -7,6 +7,7 @@
 #     missing, a figure line with a bad output name, a spec whose sweep fails, and a stand-in
 #     `srlab check` (SRLAB_REPRODUCE_EXE) that writes a FAIL row and exits 1: the report is still
 #     written, shows each problem, exit 1; every link of the report resolves
+#   two specs naming the same figure file: the second figure is refused (not run, reported)
 #   the real experiments/: --only stall --checks none gives a clean report, exit 0
 #   --force: writes into the folder again; SIGTERM in the middle of a sweep: the sweep dies too,
 #     no index.html, no temporary file; --force then resumes the sweep from its journal
@@ -167,6 +168,30 @@ head -1 r/logs/check.log | grep -qF '$ srlab check --quick -o check.csv' && grep
 grep -q 'http' $h && bad "an address outside the report" || ok "no network address in the page"
 links r "report with problems"
 [ -z "$(find r -name '.*tmp*')" ] && ok "no temporary files" || bad "left: $(find r -name '.*tmp*')"
+
+# ---- two specs drawing the same figure file: the second is refused, the first drawn ----
+mkdir twice
+for x in a b; do
+    cat >twice/$x.ini <<'EOF'
+# The same figure file as the other spec (test).
+# Figure: srlab plot lr_sweep --in OUT.summary.csv -o same.png
+command = train
+problem = quad1d
+strategy = bf16-rn
+lr = 0.01, 0.1
+steps = 50
+log-every = 50
+seeds = 1
+EOF
+done
+SRLAB_EXPERIMENTS=$dir/twice "$SRLAB" reproduce --checks none -o tw >out.txt 2>err.txt
+got=$?
+[ "$got" -eq 1 ] && ok "a figure file drawn twice: exit 1" || bad "exit $got (want 1): $(cat err.txt)"
+grep -qF '[4/4] srlab plot lr_sweep: not run: same.png is already a figure of a: give this one another file name' err.txt &&
+    ok "  ... the second one is not run" || bad "  ... progress: $(cat err.txt)"
+grep -qF 'b: a figure is not drawn: same.png is already a figure of a' tw/index.html &&
+    [ "$(grep -c '<img ' tw/index.html)" -eq 1 ] && [ -s tw/same.png ] &&
+    ok "  ... the report says so, the first one is drawn" || bad "  ... report: $(ls tw)"
 
 # ---- the real experiments: one experiment, no checks: a clean report ----
 "$SRLAB" reproduce --quick --only stall --checks none -o clean >out.txt 2>err.txt

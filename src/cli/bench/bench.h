@@ -5,6 +5,7 @@
 #ifndef SRL_CLI_BENCH_H
 #define SRL_CLI_BENCH_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 int cli_bench_round(FILE *out, int csv);
@@ -14,7 +15,9 @@ int cli_bench_train(FILE *out, int csv);
 int cli_bench_sweep(FILE *out, int csv); /* bench_sweep.c: sweep runs per second, 1 and all threads */
 int cli_bench_gpt(FILE *out, int csv); /* bench_gpt.c: GPT tokens per second per strategy */
 
-/* Seconds on a monotonic clock. */
+/* Seconds on a monotonic clock (bench_time.c). */
 double cli_bench_now(void);
+/* The median of v[0..n-1], n > 0 (the upper one for even n); sorts v. */
+double cli_bench_median(double *v, size_t n);
 
 #endif

@@ -230,12 +230,6 @@ static int round_plain(plain *q, uint64_t *t, double *sec)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int cli_bench_gpt(FILE *out, int csv)
 {
 #if SRL_HAVE_OPENMP
@@ -261,10 +255,8 @@ int cli_bench_gpt(FILE *out, int csv)
         return rc;
     const double tokens = (double)(d.B * d.T);
     double med[NCASES];
-    for (int c = 0; c < NCASES; c++) {
-        qsort(sec[c], ROUNDS, sizeof(double), cmp_double);
-        med[c] = sec[c][ROUNDS / 2];
-    }
+    for (int c = 0; c < NCASES; c++)
+        med[c] = cli_bench_median(sec[c], ROUNDS);
     if (csv)
         fprintf(out, "benchmark,case,params,tokens_per_step,threads,ms_per_step,tokens_per_s,"
                      "ratio_to_plain_float,bytes_per_param\n");

@@ -30,19 +30,6 @@
 #define DIM 512
 #define REPS 5
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The reference: C[i][j] = sum_l A[i][l] B[l][j] in binary32, i-j-l, from s = 0, for rows
  * [i0, i1) of the DIM x DIM x DIM product. The shape is a compile-time constant, as in a program
  * written for this one size: GCC then vectorises the loop over j (every sum keeps its order),
@@ -101,7 +88,7 @@ static double time_case(const bench_case *bc, const srl_accum *c, bench_data *d,
     srl_rng rng;
     srl_rng_init(&rng, SRL_RNG_DEFAULT, 1, 7);
     for (int r = -1; r < REPS; r++) {
-        const double t0 = now();
+        const double t0 = cli_bench_now();
         int s = SRL_OK;
         if (!c)
             plain_gemm(d->C, d->A, d->B);
@@ -109,14 +96,13 @@ static double time_case(const bench_case *bc, const srl_accum *c, bench_data *d,
             s = srl_gemm(d->Cd, d->Ad, d->Bd, DIM, DIM, DIM, c, &rng);
         else
             s = srl_gemm_f(d->C, d->A, d->B, DIM, DIM, DIM, c, &rng);
-        const double dt = now() - t0;
+        const double dt = cli_bench_now() - t0;
         if (s != SRL_OK)
             *st = s;
         if (r >= 0)
             t[r] = dt;
     }
-    qsort(t, REPS, sizeof *t, cmp_double);
-    return t[REPS / 2];
+    return cli_bench_median(t, REPS);
 }
 
 int cli_bench_kernels(FILE *out, int csv)

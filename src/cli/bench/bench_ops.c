@@ -28,19 +28,6 @@
 #define REPS 7
 #define MIN_SECONDS 0.02
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct ops_data {
     double a[N_SETS], b[N_SETS], c[N_SETS];
     uint64_t u[N_SETS];
@@ -78,26 +65,82 @@ static size_t pass_mpfr(const ops_case *k, ops_data *d, int *st)
 static double time_once(const ops_case *k, ops_data *d, int mpfr, int *st)
 {
     size_t n = 0;
-    const double t0 = now();
+    const double t0 = cli_bench_now();
     double dt;
     do {
         n += mpfr ? pass_mpfr(k, d, st) : pass_fast(k, d);
-        dt = now() - t0;
+        dt = cli_bench_now() - t0;
     } while (dt < MIN_SECONDS);
     return (double)n / dt;
 }
 
+/* The operands (values of f: standard normal, seed 1, rounded to nearest) and the draws of
+ * indices 0 .. N_SETS-1 of the stream `draws`. */
+static void fill_sets(ops_data *d, const srl_format *f, const srl_rng *draws)
+{
+    srl_rng data;
+    srl_rng_init(&data, SRL_RNG_DEFAULT, 1, 0);
+    for (size_t i = 0; i < N_SETS; i++) {
+        d->a[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
+        d->b[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
+        d->c[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
+        d->u[i] = srl_rng_draw_at(draws, i);
+    }
+}
+
+/* The two paths must agree bit for bit (ref: room for N_SETS results). */
+static int compare_paths(const ops_case *k, ops_data *d, double *ref, const char *mode)
+{
+    int st = SRL_OK;
+    pass_mpfr(k, d, &st);
+    memcpy(ref, d->y, N_SETS * sizeof *ref);
+    pass_fast(k, d);
+    for (size_t i = 0; i < N_SETS; i++)
+        if (memcmp(&ref[i], &d->y[i], sizeof *ref) != 0 && !(isnan(ref[i]) && isnan(d->y[i])))
+            return cli_sys_error("bench", "%s %s %s: fast path %a and MPFR path %a differ on "
+                                 "(%a, %a, %a)", srl_op_name(k->op), k->f->name, mode, d->y[i],
+                                 ref[i], d->a[i], d->b[i], d->c[i]);
+    return 0;
+}
+
+/* One case: the paths compared, then timed alternately; its line (or CSV lines) on out. */
+static int bench_case(FILE *out, int csv, const ops_case *k, ops_data *d, double *ref,
+                      const char *mode)
+{
+    int rc = compare_paths(k, d, ref, mode), st = SRL_OK;
+    if (rc)
+        return rc;
+    double tf[REPS], tm[REPS];
+    for (int r = 0; r < REPS; r++) {
+        tf[r] = time_once(k, d, 0, &st);
+        tm[r] = time_once(k, d, 1, &st);
+    }
+    if (st != SRL_OK)
+        return cli_sys_error("bench", "srl_op_mpfr_draw: %s", srl_strerror(st));
+    const double fast = cli_bench_median(tf, REPS) / 1e6, mp = cli_bench_median(tm, REPS) / 1e6;
+    const char *op = srl_op_name(k->op);
+    if (csv) {
+        fprintf(out, "%s,%s,%s,fast,%.3f\n", op, k->f->name, mode, fast);
+        fprintf(out, "%s,%s,%s,mpfr,%.3f\n", op, k->f->name, mode, mp);
+    } else {
+        fprintf(out, "%-5s %-6s %-4s %12.2f %12.3f %8.1fx\n", op, k->f->name, mode, fast, mp,
+                fast / mp);
+    }
+    return 0;
+}
+
 int cli_bench_ops(FILE *out, int csv)
 {
-    ops_data *d = malloc(sizeof *d);
-    double *ref = malloc(N_SETS * sizeof *ref);
-    int rc = 0;
-    if (!d || !ref) {
-        rc = cli_sys_error("bench", "cannot allocate the operand sets");
-        goto done;
-    }
     static const char *const fmts[] = {"bf16", "fp32"};
     static const char *const modes[] = {"rn", "sr"};
+    ops_data *d = malloc(sizeof *d);
+    double *ref = malloc(N_SETS * sizeof *ref);
+    if (!d || !ref) {
+        free(d);
+        free(ref);
+        return cli_sys_error("bench", "cannot allocate the operand sets");
+    }
+    int rc = 0;
     srl_rng draws;
     srl_rng_init(&draws, SRL_RNG_DEFAULT, 1, 11);
     if (csv)
@@ -109,68 +152,25 @@ int cli_bench_ops(FILE *out, int csv)
                 "srl_op_mpfr_draw (same operands and draws, identical results)\n"
                 "%-5s %-6s %-4s %12s %12s %9s\n",
                 N_SETS, REPS, "op", "format", "mode", "fast Mop/s", "mpfr Mop/s", "ratio");
-    for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+    for (size_t fi = 0; !rc && fi < sizeof fmts / sizeof fmts[0]; fi++) {
         const srl_format *f = srl_format_find(fmts[fi]);
-        srl_rng data;
-        srl_rng_init(&data, SRL_RNG_DEFAULT, 1, 0);
-        for (size_t i = 0; i < N_SETS; i++) {
-            d->a[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
-            d->b[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
-            d->c[i] = srl_round(srl_rng_normal(&data), f, SRL_ROUND_RN, NULL);
-            d->u[i] = srl_rng_draw_at(&draws, i);
-        }
-        for (int op = 0; op < SRL_OP_COUNT; op++) {
+        fill_sets(d, f, &draws);
+        for (int op = 0; !rc && op < SRL_OP_COUNT; op++) {
             if (op == SRL_SQRT)
                 for (size_t i = 0; i < N_SETS; i++)
                     d->a[i] = fabs(d->a[i]);
-            for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
+            for (size_t mi = 0; !rc && mi < sizeof modes / sizeof modes[0]; mi++) {
                 srl_rounding m;
                 srl_err err;
                 if (srl_rounding_parse(&m, modes[mi], &err) != SRL_OK) {
                     rc = cli_error("bench", "%s", err.msg);
-                    goto done;
+                    break;
                 }
                 const ops_case k = {(srl_op)op, f, m, &draws};
-                int st = SRL_OK;
-                /* the two paths must agree bit for bit */
-                pass_mpfr(&k, d, &st);
-                memcpy(ref, d->y, N_SETS * sizeof *ref);
-                pass_fast(&k, d);
-                for (size_t i = 0; i < N_SETS; i++) {
-                    if (memcmp(&ref[i], &d->y[i], sizeof *ref) != 0 &&
-                        !(isnan(ref[i]) && isnan(d->y[i]))) {
-                        rc = cli_sys_error("bench", "%s %s %s: fast path %a and MPFR path %a "
-                                           "differ on (%a, %a, %a)", srl_op_name(k.op), f->name,
-                                           modes[mi], d->y[i], ref[i], d->a[i], d->b[i],
-                                           d->c[i]);
-                        goto done;
-                    }
-                }
-                double tf[REPS], tm[REPS];
-                for (int r = 0; r < REPS; r++) {
-                    tf[r] = time_once(&k, d, 0, &st);
-                    tm[r] = time_once(&k, d, 1, &st);
-                }
-                if (st != SRL_OK) {
-                    rc = cli_sys_error("bench", "srl_op_mpfr_draw: %s", srl_strerror(st));
-                    goto done;
-                }
-                qsort(tf, REPS, sizeof *tf, cmp_double);
-                qsort(tm, REPS, sizeof *tm, cmp_double);
-                const double fast = tf[REPS / 2] / 1e6, mp = tm[REPS / 2] / 1e6;
-                if (csv) {
-                    fprintf(out, "%s,%s,%s,fast,%.3f\n", srl_op_name(k.op), f->name, modes[mi],
-                            fast);
-                    fprintf(out, "%s,%s,%s,mpfr,%.3f\n", srl_op_name(k.op), f->name, modes[mi],
-                            mp);
-                } else {
-                    fprintf(out, "%-5s %-6s %-4s %12.2f %12.3f %8.1fx\n", srl_op_name(k.op),
-                            f->name, modes[mi], fast, mp, fast / mp);
-                }
+                rc = bench_case(out, csv, &k, d, ref, modes[mi]);
             }
         }
     }
-done:
     free(d);
     free(ref);
     return rc;

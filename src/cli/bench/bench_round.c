@@ -22,19 +22,6 @@
 #define N_VALUES 10000000
 #define REPS 7
 
-double cli_bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int max_threads(void)
 {
 #if SRL_HAVE_OPENMP
@@ -82,8 +69,7 @@ static double time_case(double *y, const double *x, size_t n, const srl_format *
         if (r >= 0)
             t[r] = dt;
     }
-    qsort(t, REPS, sizeof *t, cmp_double);
-    return t[REPS / 2];
+    return cli_bench_median(t, REPS);
 }
 
 int cli_bench_round(FILE *out, int csv)

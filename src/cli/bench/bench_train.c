@@ -39,13 +39,6 @@
 #define ROUNDS 7
 #define NCASES 8 /* two references, six strategies */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 typedef struct plain {
     float *p, *g, *m, *v;
     size_t n;
@@ -100,120 +93,142 @@ static void plain_step_simd(plain *s)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
+static const char *const names[NCASES] = {"plain-float", "plain-float-simd", "fp32", "mp",
+                                          "bf16-rn", "bf16-sr", "bf16-sr-exact", "bf16-kahan"};
+
+/* What the cases step: the two plain references and the strategies' weights. */
+typedef struct train_bench {
+    plain ps[2];
+    srl_weights W[NCASES]; /* cases 2.. */
+    srl_optim_config oc;
+} train_bench;
+
+/* The plain references' arrays: the parameters x0 and the gradient g in float, zero moments. */
+static int setup_plain(plain *p, const double *x0, const double *g, size_t n)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    p->n = n;
+    p->p = malloc(n * sizeof(float));
+    p->g = malloc(n * sizeof(float));
+    p->m = calloc(n, sizeof(float));
+    p->v = calloc(n, sizeof(float));
+    if (!p->p || !p->g || !p->m || !p->v)
+        return cli_sys_error("bench", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        p->p[i] = (float)x0[i];
+        p->g[i] = (float)g[i];
+    }
+    return 0;
 }
 
-int cli_bench_train(FILE *out, int csv)
+/* Every case at x0, its gradient slot holding the quadratic's gradient there. */
+static int setup(train_bench *b)
 {
-    static const char *const names[NCASES] = {"plain-float", "plain-float-simd", "fp32", "mp",
-                                              "bf16-rn", "bf16-sr", "bf16-sr-exact",
-                                              "bf16-kahan"};
     const size_t n = N_PARAMS;
-    plain ps[2];
-    srl_weights W[NCASES];
-    memset(W, 0, sizeof W);
-    memset(ps, 0, sizeof ps);
     double *x0 = malloc(n * sizeof *x0), *g = malloc(n * sizeof *g);
     int rc = 0;
-    if (!x0 || !g) {
+    if (!x0 || !g)
         rc = cli_sys_error("bench", "out of memory");
-        goto done;
-    }
     /* the quadratic's gradient lambda_i (x_i - x*_i) at x = 0: x* from a fixed stream */
-    srl_rng data;
+    srl_rng data, root;
     srl_rng_init(&data, SRL_RNG_DEFAULT, 1, 0);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; !rc && i < n; i++) {
         const double lambda = pow(10.0, (double)i / (double)(n - 1));
         x0[i] = 0.01 * srl_rng_normal(&data);
         g[i] = lambda * (x0[i] - srl_rng_normal(&data));
     }
-    for (int k = 0; k < 2; k++) {
-        ps[k].n = n;
-        ps[k].p = malloc(n * sizeof(float));
-        ps[k].g = malloc(n * sizeof(float));
-        ps[k].m = calloc(n, sizeof(float));
-        ps[k].v = calloc(n, sizeof(float));
-        if (!ps[k].p || !ps[k].g || !ps[k].m || !ps[k].v) {
-            rc = cli_sys_error("bench", "out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < n; i++) {
-            ps[k].p[i] = (float)x0[i];
-            ps[k].g[i] = (float)g[i];
-        }
-    }
-    srl_rng root;
+    for (int k = 0; !rc && k < 2; k++)
+        rc = setup_plain(&b->ps[k], x0, g, n);
     srl_rng_init(&root, SRL_RNG_DEFAULT, 1, 0);
     const srl_weight_spec spec = {"w", 1, {n, 0, 0, 0}};
-    srl_optim_config oc = {SRL_OPTIM_ADAMW, 1e-3, 0.9, 0.9, 0.999, 1e-8, 0.01, SRL_SCHED_CONSTANT,
-                           0, 0, 1000000};
-    for (int c = 2; c < NCASES; c++) {
-        srl_strategy s;
+    for (int c = 2; !rc && c < NCASES; c++) {
+        srl_strategy st;
         srl_err e;
-        if (srl_strategy_preset(&s, names[c], &e) || srl_weights_alloc(&W[c], &spec, 1, &s,
-                                                                       SRL_OPTIM_ADAMW, &root, &e) ||
-            srl_weights_init(&W[c], 0, x0, &e) || srl_weights_set_grad_d(&W[c], 0, g, 1)) {
+        e.msg[0] = 0;
+        if (srl_strategy_preset(&st, names[c], &e) ||
+            srl_weights_alloc(&b->W[c], &spec, 1, &st, SRL_OPTIM_ADAMW, &root, &e) ||
+            srl_weights_init(&b->W[c], 0, x0, &e) || srl_weights_set_grad_d(&b->W[c], 0, g, 1))
             rc = cli_sys_error("bench", "setting up %s failed: %s", names[c], e.msg);
-            goto done;
-        }
     }
+    free(x0);
+    free(g);
+    return rc;
+}
+
+static void teardown(train_bench *b)
+{
+    for (int c = 0; c < NCASES; c++)
+        srl_weights_free(&b->W[c]);
+    for (int k = 0; k < 2; k++) {
+        free(b->ps[k].p);
+        free(b->ps[k].g);
+        free(b->ps[k].m);
+        free(b->ps[k].v);
+    }
+}
+
+/* Seconds per step of every case in every round, on one thread; round -1 warms up. */
+static int time_rounds(train_bench *b, double t_round[NCASES][ROUNDS])
+{
 #if SRL_HAVE_OPENMP
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
 #endif
-    double t_round[NCASES][ROUNDS];
     uint64_t tstep[NCASES] = {0};
-    for (int r = -1; r < ROUNDS && !rc; r++) { /* round -1 warms up */
+    int rc = 0;
+    for (int r = -1; r < ROUNDS && !rc; r++) {
         for (int c = 0; c < NCASES && !rc; c++) {
-            const double t0 = now();
+            const double t0 = cli_bench_now();
             for (int k = 0; k < STEPS && !rc; k++) {
                 if (c < 2)
-                    (c ? plain_step_simd : plain_step)(&ps[c]);
-                else if (srl_optim_step(NULL, &W[c], &oc, ++tstep[c], oc.lr) != SRL_OK)
+                    (c ? plain_step_simd : plain_step)(&b->ps[c]);
+                else if (srl_optim_step(NULL, &b->W[c], &b->oc, ++tstep[c], b->oc.lr) != SRL_OK)
                     rc = cli_sys_error("bench", "srl_optim_step failed for %s", names[c]);
             }
             if (r >= 0)
-                t_round[c][r] = (now() - t0) / STEPS;
+                t_round[c][r] = (cli_bench_now() - t0) / STEPS;
         }
     }
 #if SRL_HAVE_OPENMP
     omp_set_num_threads(threads);
 #endif
-    if (rc)
-        goto done;
-    double med[NCASES];
-    for (int c = 0; c < NCASES; c++) {
-        qsort(t_round[c], ROUNDS, sizeof(double), cmp_double);
-        med[c] = t_round[c][ROUNDS / 2];
-    }
+    return rc;
+}
+
+static void print_results(FILE *out, int csv, const train_bench *b, const double med[NCASES])
+{
+    const size_t n = N_PARAMS;
     if (csv) {
         fputs("strategy,params,steps_per_s,ratio_to_plain_float\n", out);
         for (int c = 0; c < NCASES; c++)
             fprintf(out, "%s,%zu,%.6g,%.4f\n", names[c], n, 1 / med[c], med[c] / med[0]);
-    } else {
-        fprintf(out, "train: AdamW steps on %zu parameters, 1 thread, median of %d rounds of %d "
-                     "steps (ratio: time per step / plain-float's)\n",
-                n, ROUNDS, STEPS);
-        fprintf(out, "  %-18s %10s %10s %12s %10s %8s\n", "strategy", "bytes/par", "ms/step",
-                "ns/param", "steps/s", "ratio");
-        for (int c = 0; c < NCASES; c++)
-            fprintf(out, "  %-18s %10.0f %10.3f %12.3f %10.1f %8.2f\n", names[c],
-                    c < 2 ? 16.0 : srl_weights_bytes_per_param(&W[c]), 1e3 * med[c],
-                    1e9 * med[c] / (double)n, 1 / med[c], med[c] / med[0]);
+        return;
     }
-done:
+    fprintf(out, "train: AdamW steps on %zu parameters, 1 thread, median of %d rounds of %d "
+                 "steps (ratio: time per step / plain-float's)\n",
+            n, ROUNDS, STEPS);
+    fprintf(out, "  %-18s %10s %10s %12s %10s %8s\n", "strategy", "bytes/par", "ms/step",
+            "ns/param", "steps/s", "ratio");
     for (int c = 0; c < NCASES; c++)
-        srl_weights_free(&W[c]);
-    for (int k = 0; k < 2; k++) {
-        free(ps[k].p);
-        free(ps[k].g);
-        free(ps[k].m);
-        free(ps[k].v);
+        fprintf(out, "  %-18s %10.0f %10.3f %12.3f %10.1f %8.2f\n", names[c],
+                c < 2 ? 16.0 : srl_weights_bytes_per_param(&b->W[c]), 1e3 * med[c],
+                1e9 * med[c] / (double)n, 1 / med[c], med[c] / med[0]);
+}
+
+int cli_bench_train(FILE *out, int csv)
+{
+    train_bench b;
+    memset(&b, 0, sizeof b);
+    b.oc = (srl_optim_config){SRL_OPTIM_ADAMW, 1e-3, 0.9, 0.9, 0.999, 1e-8, 0.01,
+                              SRL_SCHED_CONSTANT, 0, 0, 1000000};
+    double t_round[NCASES][ROUNDS], med[NCASES];
+    int rc = setup(&b);
+    if (!rc)
+        rc = time_rounds(&b, t_round);
+    if (!rc) {
+        for (int c = 0; c < NCASES; c++)
+            med[c] = cli_bench_median(t_round[c], ROUNDS);
+        print_results(out, csv, &b, med);
     }
-    free(x0);
-    free(g);
+    teardown(&b);
     return rc;
 }

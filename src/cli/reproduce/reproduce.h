@@ -1,12 +1,14 @@
-/* src/cli/reproduce/reproduce.h: the plan of `srlab reproduce` (cmd_reproduce.c) and its report
- * (reproduce_report.c).
+/* src/cli/reproduce/reproduce.h: what `srlab reproduce` is made of, and the helpers every part
+ * of it shares (reproduce.c).
  *
  * A reproduction is a list of steps, each one run of this srlab binary in the report folder:
  * per experiment (experiments/NAME.ini) a sweep and one plot per figure its header names, then
- * srlab check. cmd_reproduce.c builds the plan and runs it; reproduce_report.c turns the plan,
- * with what happened to each step, into index.html. Paths inside the plan are relative to the
- * report folder, so the commands can be pasted in that folder and every link of the report is
- * relative. */
+ * srlab check. Paths inside the plan are relative to the report folder, so the commands can be
+ * pasted in that folder and every link of the report is relative. The parts, each using only
+ * this header (and cmd_reproduce.c using them all):
+ *   reproduce_plan.c    which experiments, figures and checks: the steps, from the specs
+ *   reproduce_steps.c   the report folder made ready, and every step run in it
+ *   reproduce_report.c  index.html, from the plan and what happened to each step */
 #ifndef SRL_CLI_REPRODUCE_H
 #define SRL_CLI_REPRODUCE_H
 
@@ -65,15 +67,18 @@ typedef struct rp_report {
     char **argv;
 } rp_report;
 
-/* Write the report (index.html) of r to fp. Reads the CSV files and logs the steps left in
- * r->dir. *problems is the number of problems it shows (failed steps, figures not drawn,
- * failed checks): 0 means the whole study was reproduced and every check passed. Returns 0, or
- * -1 when out of memory. */
-int rp_report_write(FILE *fp, const rp_report *r, size_t *problems);
+/* ---- helpers (reproduce.c) ---- */
 
-/* Helpers shared by both files. */
-char *rp_path(const char *dir, const char *name); /* "dir/name", malloc'd */
-char *rp_read(const char *dir, const char *name, size_t *len); /* whole file or NULL */
+/* The step ran and exited 0. */
 bool rp_step_ok(const rp_step *s);
+/* Append an argument to the step's argv; 0, or -1 when out of memory. */
+int rp_step_push(rp_step *s, const char *arg);
+void rp_step_free(rp_step *s);
+/* A command line as a user types it, argv[0] being srlab's command ("srlab sweep specs/x.ini
+ * --quick -o x.csv"; arguments quoted for a POSIX shell where needed), malloc'd; NULL when out
+ * of memory. */
+char *rp_command(int argc, char **argv);
+/* A wall time for people: "3.2 s", "4 min 05 s", "2 h 07 min". */
+void rp_duration(char *buf, size_t len, double seconds);
 
 #endif

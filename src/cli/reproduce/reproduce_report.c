@@ -10,9 +10,9 @@
  * "broken", and the counts on <body>), for the reader and for tests/reproduce's browser check.
  *
  * The full mode's time is extrapolated from the quick run: the sweep's wall time times the ratio
- * of runs, and of the sizes that set the cost of a run (steps, terms n, batch, context, layers,
- * width squared ...) between the full and the quick command lines. It is an estimate (the cost
- * of a run is not exactly proportional to these), labelled as such. */
+ * of runs, and of the sizes that set the cost of a run (steps, terms n, batch, samples,
+ * replicas, layers: cost_ratio) between the full and the quick command lines. It is an estimate
+ * (the cost of a run is not exactly proportional to these), labelled as such. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/reproduce/reproduce.h"
+#include "cli/host.h"
+#include "cli/reproduce/reproduce_report.h"
 #include "srlab/common.h"
 
 /* ---- text ---- */
@@ -45,40 +46,6 @@ static void esc_n(FILE *fp, const char *s, size_t n)
 static void esc(FILE *fp, const char *s)
 {
     esc_n(fp, s ? s : "", (size_t)-1);
-}
-
-static void duration(char *buf, size_t len, double s)
-{
-    if (s < 100)
-        snprintf(buf, len, "%.1f s", s);
-    else if (s < 3600)
-        snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, len, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
-}
-
-/* The first `max` bytes of a file (the '#' lines of a large rows file), or NULL. */
-static char *read_head(const char *dir, const char *name, size_t max)
-{
-    char *p = rp_path(dir, name);
-    FILE *fp = p ? fopen(p, "rb") : NULL;
-    free(p);
-    if (!fp)
-        return NULL;
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, fp) : 0;
-    fclose(fp);
-    if (buf)
-        buf[n] = 0;
-    return buf;
-}
-
-static bool file_exists(const char *dir, const char *name)
-{
-    char *p = rp_path(dir, name);
-    bool ok = p && access(p, R_OK) == 0;
-    free(p);
-    return ok;
 }
 
 /* The value of the '#'-line "# key: value" in text (up to its end of line), malloc'd, or NULL. */
@@ -140,6 +107,54 @@ static int push_ptr(void *vec, size_t n, void *item)
     return 0;
 }
 
+/* One record from *sp (before end): its fields into *row (malloc'd, *nf of them), field being
+ * scratch space as long as the input. *sp moves past the record and its line end. 0, or -1 when
+ * out of memory (nothing is left allocated). */
+static int csv_record(const char **sp, const char *end, char *field, char ***row, size_t *nf)
+{
+    const char *s = *sp;
+    *row = NULL;
+    *nf = 0;
+    for (;;) {
+        size_t k = 0;
+        if (s < end && *s == '"') {
+            for (s++; s < end; s++) {
+                if (*s == '"') {
+                    if (s + 1 < end && s[1] == '"')
+                        s++;
+                    else {
+                        s++;
+                        break;
+                    }
+                }
+                field[k++] = *s;
+            }
+        }
+        while (s < end && *s != ',' && *s != '\n' && *s != '\r')
+            field[k++] = *s++;
+        char *f = strndup(field, k);
+        if (!f || push_ptr(row, *nf, f)) {
+            free(f);
+            for (size_t j = 0; j < *nf; j++)
+                free((*row)[j]);
+            free(*row);
+            return -1;
+        }
+        (*nf)++;
+        if (s < end && *s == ',') {
+            s++;
+            continue;
+        }
+        break;
+    }
+    if (s < end && *s == '\r')
+        s++;
+    if (s < end && *s == '\n')
+        s++;
+    *sp = s;
+    return 0;
+}
+
 /* 0, or -1 when out of memory. */
 static int csv_parse(const char *s, size_t len, csv_table *t)
 {
@@ -166,44 +181,10 @@ static int csv_parse(const char *s, size_t len, csv_table *t)
             s++;
             continue;
         }
-        char **row = NULL;
-        size_t nf = 0;
-        for (;;) {
-            size_t k = 0;
-            if (s < end && *s == '"') {
-                for (s++; s < end; s++) {
-                    if (*s == '"') {
-                        if (s + 1 < end && s[1] == '"')
-                            s++;
-                        else {
-                            s++;
-                            break;
-                        }
-                    }
-                    field[k++] = *s;
-                }
-            }
-            while (s < end && *s != ',' && *s != '\n' && *s != '\r')
-                field[k++] = *s++;
-            char *f = strndup(field, k);
-            if (!f || push_ptr(&row, nf, f)) {
-                free(f);
-                for (size_t j = 0; j < nf; j++)
-                    free(row[j]);
-                free(row);
-                goto nomem;
-            }
-            nf++;
-            if (s < end && *s == ',') {
-                s++;
-                continue;
-            }
-            break;
-        }
-        if (s < end && *s == '\r')
-            s++;
-        if (s < end && *s == '\n')
-            s++;
+        char **row;
+        size_t nf;
+        if (csv_record(&s, end, field, &row, &nf))
+            goto nomem;
         size_t *nnf = realloc(t->nf, (t->nrows + 1) * sizeof *nnf);
         if (nnf)
             t->nf = nnf;
@@ -356,7 +337,7 @@ static double cost_ratio(const char *full, const char *quick)
 
 static char *cpu_model(void)
 {
-    char *text = rp_read("/proc", "cpuinfo", NULL);
+    char *text = cli_host_read("/proc", "cpuinfo", NULL);
     char *r = NULL;
     for (const char *p = text; p && *p && !r; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
         if (!strncmp(p, "model name", 10)) {
@@ -375,7 +356,7 @@ static char *cpu_model(void)
 /* CPUs this process may run on (what nproc prints): Cpus_allowed_list of /proc/self/status. */
 static long cpus_allowed(void)
 {
-    char *text = rp_read("/proc/self", "status", NULL);
+    char *text = cli_host_read("/proc/self", "status", NULL);
     const char *p = text ? strstr(text, "Cpus_allowed_list:") : NULL;
     long n = 0;
     if (p) {
@@ -399,7 +380,7 @@ static long cpus_allowed(void)
 
 static char *mem_total(void)
 {
-    char *text = rp_read("/proc", "meminfo", NULL);
+    char *text = cli_host_read("/proc", "meminfo", NULL);
     const char *p = text ? strstr(text, "MemTotal:") : NULL;
     char *r = NULL;
     if (p) {
@@ -466,18 +447,23 @@ static const char img_script[] =
 
 static void cmd_code(FILE *fp, const rp_step *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (m) {
-        cli_fprint_command(m, s->argc, s->argv);
-        if (fclose(m) == 0) {
-            fputs("<code>", fp);
-            esc(fp, buf);
-            fputs("</code>", fp);
-        }
+    char *line = rp_command(s->argc, s->argv);
+    if (line) {
+        fputs("<code>", fp);
+        esc(fp, line);
+        fputs("</code>", fp);
     }
-    free(buf);
+    free(line);
+}
+
+/* The step's last line of output (when it failed), as code after `lead`, which opens it. */
+static void last_message(FILE *fp, const rp_step *s, const char *lead)
+{
+    if (!s->last)
+        return;
+    fputs(lead, fp);
+    esc(fp, s->last);
+    fputs("</code>", fp);
 }
 
 static void status_cell(FILE *fp, const rp_step *s, bool check)
@@ -516,59 +502,58 @@ static void csv_cell(FILE *fp, const char *v, const char *cls_extra)
     fputs("</td>", fp);
 }
 
-static void write_checks(FILE *fp, const rp_report *r, problem_list *pl)
+/* The line under the checks' heading: the command, its status and time, its log and data. */
+static void checks_intro(FILE *fp, const rp_step *s, bool have_data)
 {
-    fputs("<h2 id=\"checks-section\">Checks: theory against measurement</h2>\n", fp);
-    if (r->check_skipped) {
-        fputs("<p class=\"skip\">Skipped (<code>--checks none</code>).</p>\n", fp);
-        return;
-    }
-    const rp_step *s = &r->check;
     fputs("<p>", fp);
     cmd_code(fp, s);
     fputs(": ", fp);
     status_cell(fp, s, true);
     if (s->ran) {
         char t[32];
-        duration(t, sizeof t, s->seconds);
+        rp_duration(t, sizeof t, s->seconds);
         fprintf(fp, " in %s", t);
     }
     fputs("; <a href=\"", fp);
     esc(fp, s->log);
     fputs("\">log</a>", fp);
-    size_t len = 0;
-    char *text = rp_read(r->dir, "check.csv", &len);
-    if (text)
+    if (have_data)
         fputs("; data <a href=\"check.csv\">check.csv</a>", fp);
     fputs(". Each statement is in <code>theory/</code> under its id; <code>srlab theory "
           "ID</code> prints its prediction.</p>\n",
           fp);
-    csv_table t;
-    if (!text || csv_parse(text, len, &t) || t.nrows == 0) {
-        if (text)
-            csv_free(&t);
-        fputs("<p class=\"bad\">No check table: ", fp);
-        if (!s->ran)
-            fputs("srlab check did not run.", fp);
-        else if (text)
-            fputs("check.csv is empty.", fp);
-        else
-            fputs("srlab check wrote no check.csv.", fp);
-        if (s->last) {
-            fputs(" Its last message: <code>", fp);
-            esc(fp, s->last);
-            fputs("</code>", fp);
-        }
-        fputs("</p>\n", fp);
-        add_problem(pl, "checks-section", "srlab check did not produce its table (%s)",
-                    s->last ? s->last : "see logs/check.log");
-        free(text);
-        return;
-    }
-    long res = csv_column(&t, "result");
+}
+
+/* Why there is no table (`have_data`: check.csv exists, and is empty). */
+static void no_check_table(FILE *fp, const rp_step *s, bool have_data, problem_list *pl)
+{
+    fputs("<p class=\"bad\">No check table: ", fp);
+    if (!s->ran)
+        fputs("srlab check did not run.", fp);
+    else if (have_data)
+        fputs("check.csv is empty.", fp);
+    else
+        fputs("srlab check wrote no check.csv.", fp);
+    last_message(fp, s, " Its last message: <code>");
+    fputs("</p>\n", fp);
+    add_problem(pl, "checks-section", "srlab check did not produce its table (%s)",
+                s->last ? s->last : "see logs/check.log");
+}
+
+/* The value of row i's result column, or "". */
+static const char *check_result(const csv_table *t, long res, size_t i)
+{
+    return res >= 0 && (size_t)res < t->nf[i] ? t->rows[i][res] : "";
+}
+
+/* The counts, check.csv's '#' lines and the table, a failed check a problem each. Returns the
+ * number of rows that say FAIL. */
+static size_t check_table(FILE *fp, const csv_table *t, problem_list *pl)
+{
+    const long res = csv_column(t, "result"), idc = csv_column(t, "id");
     size_t npass = 0, nfail = 0;
-    for (size_t i = 1; i < t.nrows; i++) {
-        const char *v = res >= 0 && (size_t)res < t.nf[i] ? t.rows[i][res] : "";
+    for (size_t i = 1; i < t->nrows; i++) {
+        const char *v = check_result(t, res, i);
         if (is_fail(v))
             nfail++;
         else if (!strcmp(v, "PASS"))
@@ -576,37 +561,42 @@ static void write_checks(FILE *fp, const rp_report *r, problem_list *pl)
     }
     fprintf(fp, "<p><b>%zu</b> check%s: <span class=\"PASS\">%zu PASS</span>, "
                 "<span class=\"%s\">%zu FAIL</span>.</p>\n",
-            t.nrows - 1, t.nrows == 2 ? "" : "s", npass, nfail ? "FAIL" : "", nfail);
-    if (t.nmeta) {
+            t->nrows - 1, t->nrows == 2 ? "" : "s", npass, nfail ? "FAIL" : "", nfail);
+    if (t->nmeta) {
         fputs("<pre>", fp);
-        for (size_t i = 0; i < t.nmeta; i++) {
-            esc(fp, t.meta[i]);
+        for (size_t i = 0; i < t->nmeta; i++) {
+            esc(fp, t->meta[i]);
             fputc('\n', fp);
         }
         fputs("</pre>\n", fp);
     }
     fputs("<table id=\"checks\">\n<tr>", fp);
-    for (size_t j = 0; j < t.nf[0]; j++) {
+    for (size_t j = 0; j < t->nf[0]; j++) {
         fputs("<th>", fp);
-        esc(fp, t.rows[0][j]);
+        esc(fp, t->rows[0][j]);
         fputs("</th>", fp);
     }
     fputs("</tr>\n", fp);
-    long idc = csv_column(&t, "id");
-    for (size_t i = 1; i < t.nrows; i++) {
-        const char *v = res >= 0 && (size_t)res < t.nf[i] ? t.rows[i][res] : "";
+    for (size_t i = 1; i < t->nrows; i++) {
+        const char *v = check_result(t, res, i);
         fprintf(fp, "<tr class=\"%s\">", is_fail(v) ? "FAIL" : "");
-        for (size_t j = 0; j < t.nf[i]; j++)
-            csv_cell(fp, t.rows[i][j],
+        for (size_t j = 0; j < t->nf[i]; j++)
+            csv_cell(fp, t->rows[i][j],
                      (long)j == res ? (is_fail(v) ? " FAIL" : !strcmp(v, "PASS") ? " PASS" : "")
                                     : "");
         fputs("</tr>\n", fp);
         if (is_fail(v)) {
-            const char *id = idc >= 0 && (size_t)idc < t.nf[i] ? t.rows[i][idc] : "?";
+            const char *id = idc >= 0 && (size_t)idc < t->nf[i] ? t->rows[i][idc] : "?";
             add_problem(pl, "checks-section", "check %s failed", id);
         }
     }
     fputs("</table>\n", fp);
+    return nfail;
+}
+
+/* srlab check's exit status against its table. */
+static void check_status_problems(const rp_step *s, size_t nfail, problem_list *pl)
+{
     if (rp_step_ok(s) && nfail)
         add_problem(pl, "checks-section", "srlab check exited 0 but its table has a FAIL");
     if (s->ran && s->status == 1 && !nfail)
@@ -618,46 +608,53 @@ static void write_checks(FILE *fp, const rp_report *r, problem_list *pl)
         add_problem(pl, "checks-section", "srlab check failed (%s): %s", why,
                     s->last ? s->last : "see logs/check.log");
     }
+}
+
+static void write_checks(FILE *fp, const rp_report *r, problem_list *pl)
+{
+    fputs("<h2 id=\"checks-section\">Checks: theory against measurement</h2>\n", fp);
+    if (r->check_skipped) {
+        fputs("<p class=\"skip\">Skipped (<code>--checks none</code>).</p>\n", fp);
+        return;
+    }
+    const rp_step *s = &r->check;
+    size_t len = 0;
+    char *text = cli_host_read(r->dir, "check.csv", &len);
+    checks_intro(fp, s, text != NULL);
+    csv_table t;
+    if (!text || csv_parse(text, len, &t) || t.nrows == 0) {
+        if (text)
+            csv_free(&t);
+        no_check_table(fp, s, text != NULL, pl);
+        free(text);
+        return;
+    }
+    check_status_problems(s, check_table(fp, &t, pl), pl);
     csv_free(&t);
     free(text);
 }
 
 static void data_link(FILE *fp, const rp_report *r, const char *name, const char *what)
 {
-    if (!file_exists(r->dir, name))
+    if (!cli_host_access(r->dir, name, R_OK))
         return;
     fprintf(fp, " <a href=\"");
     esc(fp, name);
     fprintf(fp, "\">%s</a>", what);
 }
 
-static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *e,
-                             problem_list *pl)
+/* The sweep's line: its command, status, time and files; a failed sweep is a problem. */
+static void experiment_sweep(FILE *fp, const rp_report *r, const rp_experiment *e,
+                             const char *anchor, problem_list *pl)
 {
-    char anchor[200], t[32];
-    snprintf(anchor, sizeof anchor, "x-%s", e->name);
-    fprintf(fp, "<h3 id=\"%s\">", anchor);
-    esc(fp, e->name);
-    fputs("</h3>\n", fp);
-    if (e->about && *e->about) {
-        fputs("<p class=\"about\">", fp);
-        esc(fp, e->about);
-        fputs("</p>\n", fp);
-    }
-    if (e->problem) {
-        fputs("<p class=\"bad\">Not run: ", fp);
-        esc(fp, e->problem);
-        fputs("</p>\n", fp);
-        add_problem(pl, anchor, "%s: not run: %s", e->name, e->problem);
-        return;
-    }
     const rp_step *s = &e->sweep;
+    char t[32];
     fputs("<p>", fp);
     cmd_code(fp, s);
     fputs(": ", fp);
     status_cell(fp, s, false);
     if (s->ran) {
-        duration(t, sizeof t, s->seconds);
+        rp_duration(t, sizeof t, s->seconds);
         fprintf(fp, " in %s", t);
     }
     if (r->quick && !e->has_quick)
@@ -676,81 +673,87 @@ static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *
         fputs("<p class=\"bad\">The sweep failed (", fp);
         esc(fp, why);
         fputs(")", fp);
-        if (s->last) {
-            fputs(": <code>", fp);
-            esc(fp, s->last);
-            fputs("</code>", fp);
-        }
+        last_message(fp, s, ": <code>");
         fputs("</p>\n", fp);
         add_problem(pl, anchor, "%s: the sweep failed (%s)%s%s", e->name, why,
                     s->last ? ": " : "", s->last ? s->last : "");
     }
-    if (e->nfigs == 0)
-        fputs("<p class=\"skip\">The spec's header names no figure.</p>\n", fp);
-    for (size_t j = 0; j < e->nfigs; j++) {
-        const rp_figure *f = &e->figs[j];
-        const rp_step *ps = &f->step;
-        if (f->problem) {
-            fputs("<p class=\"bad\">Figure not drawn: ", fp);
-            esc(fp, f->problem);
-            fputs("<br><span class=\"skip\">The spec's line: <code>", fp);
-            esc(fp, f->line);
-            fputs("</code></span></p>\n", fp);
-            add_problem(pl, anchor, "%s: a figure is not drawn: %s", e->name, f->problem);
-            continue;
-        }
-        if (!ps->ran) {
-            fputs("<p class=\"skip\">Figure ", fp);
-            esc(fp, f->file);
-            fputs(" not drawn: its sweep failed.</p>\n", fp);
-            continue;
-        }
-        if (!rp_step_ok(ps) || !file_exists(r->dir, f->file)) {
-            char why[64];
-            step_failure(why, sizeof why, ps);
-            fputs("<p class=\"bad\">Figure ", fp);
-            esc(fp, f->file);
-            fprintf(fp, " could not be drawn (%s): ", why);
-            cmd_code(fp, ps);
-            if (ps->last) {
-                fputs(": <code>", fp);
-                esc(fp, ps->last);
-                fputs("</code>", fp);
-            }
-            fputs(" (<a href=\"", fp);
-            esc(fp, ps->log);
-            fputs("\">log</a>)</p>\n", fp);
-            add_problem(pl, anchor, "%s: figure %s could not be drawn (%s)", e->name, f->file,
-                        ps->last ? ps->last : why);
-            continue;
-        }
-        bool pdf = strlen(f->file) > 4 && !strcmp(f->file + strlen(f->file) - 4, ".pdf");
-        fputs("<figure>", fp);
-        if (pdf) {
-            fputs("<a href=\"", fp);
-            esc(fp, f->file);
-            fputs("\">", fp);
-            esc(fp, f->file);
-            fputs(" (PDF)</a>", fp);
-        } else {
-            fputs("<a href=\"", fp);
-            esc(fp, f->file);
-            fputs("\"><img src=\"", fp);
-            esc(fp, f->file);
-            fputs("\" alt=\"", fp);
-            esc(fp, f->file);
-            fputs("\"></a>", fp);
-        }
-        duration(t, sizeof t, ps->seconds);
-        fputs("<figcaption>", fp);
+}
+
+/* A figure drawn: the image (a link for a PDF) with its command as the caption. */
+static void figure_drawn(FILE *fp, const rp_figure *f)
+{
+    const rp_step *ps = &f->step;
+    char t[32];
+    bool pdf = strlen(f->file) > 4 && !strcmp(f->file + strlen(f->file) - 4, ".pdf");
+    fputs("<figure>", fp);
+    if (pdf) {
+        fputs("<a href=\"", fp);
         esc(fp, f->file);
-        fputs(": ", fp);
-        cmd_code(fp, ps);
-        fprintf(fp, " (%s; <a href=\"", t);
-        esc(fp, ps->log);
-        fputs("\">log</a>)</figcaption></figure>\n", fp);
+        fputs("\">", fp);
+        esc(fp, f->file);
+        fputs(" (PDF)</a>", fp);
+    } else {
+        fputs("<a href=\"", fp);
+        esc(fp, f->file);
+        fputs("\"><img src=\"", fp);
+        esc(fp, f->file);
+        fputs("\" alt=\"", fp);
+        esc(fp, f->file);
+        fputs("\"></a>", fp);
     }
-    char *head = read_head(r->dir, e->rows, 8192);
+    rp_duration(t, sizeof t, ps->seconds);
+    fputs("<figcaption>", fp);
+    esc(fp, f->file);
+    fputs(": ", fp);
+    cmd_code(fp, ps);
+    fprintf(fp, " (%s; <a href=\"", t);
+    esc(fp, ps->log);
+    fputs("\">log</a>)</figcaption></figure>\n", fp);
+}
+
+/* One figure of the experiment: drawn, or why not (a problem, unless its sweep failed). */
+static void experiment_figure(FILE *fp, const rp_report *r, const rp_experiment *e,
+                              const rp_figure *f, const char *anchor, problem_list *pl)
+{
+    const rp_step *ps = &f->step;
+    if (f->problem) {
+        fputs("<p class=\"bad\">Figure not drawn: ", fp);
+        esc(fp, f->problem);
+        fputs("<br><span class=\"skip\">The spec's line: <code>", fp);
+        esc(fp, f->line);
+        fputs("</code></span></p>\n", fp);
+        add_problem(pl, anchor, "%s: a figure is not drawn: %s", e->name, f->problem);
+        return;
+    }
+    if (!ps->ran) {
+        fputs("<p class=\"skip\">Figure ", fp);
+        esc(fp, f->file);
+        fputs(" not drawn: its sweep failed.</p>\n", fp);
+        return;
+    }
+    if (rp_step_ok(ps) && cli_host_access(r->dir, f->file, R_OK)) {
+        figure_drawn(fp, f);
+        return;
+    }
+    char why[64];
+    step_failure(why, sizeof why, ps);
+    fputs("<p class=\"bad\">Figure ", fp);
+    esc(fp, f->file);
+    fprintf(fp, " could not be drawn (%s): ", why);
+    cmd_code(fp, ps);
+    last_message(fp, ps, ": <code>");
+    fputs(" (<a href=\"", fp);
+    esc(fp, ps->log);
+    fputs("\">log</a>)</p>\n", fp);
+    add_problem(pl, anchor, "%s: figure %s could not be drawn (%s)", e->name, f->file,
+                ps->last ? ps->last : why);
+}
+
+/* The '#' lines at the top of the experiment's rows file. */
+static void rows_comments(FILE *fp, const rp_report *r, const rp_experiment *e)
+{
+    char *head = cli_host_read_head(r->dir, e->rows, 8192);
     if (head && *head == '#') {
         fputs("<pre>", fp);
         for (const char *p = head; p && *p == '#';) {
@@ -765,11 +768,121 @@ static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *
     free(head);
 }
 
-static void write_sizes(FILE *fp, const rp_report *r, double *est_total, bool *est_all)
+static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *e,
+                             problem_list *pl)
+{
+    char anchor[200];
+    snprintf(anchor, sizeof anchor, "x-%s", e->name);
+    fprintf(fp, "<h3 id=\"%s\">", anchor);
+    esc(fp, e->name);
+    fputs("</h3>\n", fp);
+    if (e->about && *e->about) {
+        fputs("<p class=\"about\">", fp);
+        esc(fp, e->about);
+        fputs("</p>\n", fp);
+    }
+    if (e->problem) {
+        fputs("<p class=\"bad\">Not run: ", fp);
+        esc(fp, e->problem);
+        fputs("</p>\n", fp);
+        add_problem(pl, anchor, "%s: not run: %s", e->name, e->problem);
+        return;
+    }
+    experiment_sweep(fp, r, e, anchor, pl);
+    if (e->nfigs == 0)
+        fputs("<p class=\"skip\">The spec's header names no figure.</p>\n", fp);
+    for (size_t j = 0; j < e->nfigs; j++)
+        experiment_figure(fp, r, e, &e->figs[j], anchor, pl);
+    rows_comments(fp, r, e);
+}
+
+/* The estimate of the full mode's time, summed over the experiments. */
+typedef struct rp_estimate {
+    double total; /* seconds */
+    bool all;     /* every experiment has one */
+} rp_estimate;
+
+/* The full mode's cells of e's row (quick mode): its runs, from the dry run's log, and its
+ * sweep's estimated time, from this run's (`runs` and `cmd`: the '#' lines of the quick rows). */
+static void size_full_cells(FILE *fp, const rp_report *r, const rp_experiment *e,
+                            const char *runs, const char *cmd, rp_estimate *est)
 {
     char t[32];
-    *est_total = 0;
-    *est_all = true;
+    char *plan = cli_host_read(r->dir, e->plan.log ? e->plan.log : "", NULL);
+    char *fruns = plan && rp_step_ok(&e->plan) ? log_value(plan, "runs") : NULL;
+    char *fcmd = plan && rp_step_ok(&e->plan) ? log_value(plan, "command") : NULL;
+    fputs("<td>", fp);
+    if (fruns) {
+        esc(fp, fruns);
+        fputs(" <a href=\"", fp);
+        esc(fp, e->plan.log);
+        fputs("\">(runs)</a>", fp);
+    } else {
+        fputs("-", fp);
+    }
+    fputs("</td><td class=\"num\">", fp);
+    double nq = runs ? strtod(runs, NULL) : 0, nf = fruns ? strtod(fruns, NULL) : 0;
+    if (rp_step_ok(&e->sweep) && fcmd && cmd && nq > 0 && nf > 0) {
+        double seconds = e->sweep.seconds * (nf / nq) * cost_ratio(fcmd, cmd);
+        est->total += seconds;
+        rp_duration(t, sizeof t, seconds);
+        fprintf(fp, "&asymp; %s", t);
+    } else {
+        est->all = false;
+        fputs("-", fp);
+    }
+    fputs("</td>", fp);
+    free(plan);
+    free(fruns);
+    free(fcmd);
+}
+
+/* e's row of the size table: runs and seeds (from its rows file), the wall times of its sweep
+ * and figures, and in quick mode the full mode's. */
+static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_estimate *est)
+{
+    char t[32];
+    char *head = cli_host_read_head(r->dir, e->rows, 8192);
+    char *runs = head ? meta_value(head, "runs") : NULL;
+    char *seeds = head ? meta_value(head, "seeds") : NULL;
+    char *cmd = head ? meta_value(head, "command") : NULL;
+    if (seeds) { /* "1-4 (every grid point ...)": the list only */
+        char *paren = strstr(seeds, " (");
+        if (paren)
+            *paren = 0;
+    }
+    fprintf(fp, "<tr><td><a href=\"#x-");
+    esc(fp, e->name);
+    fputs("\">", fp);
+    esc(fp, e->name);
+    fputs("</a></td><td>", fp);
+    esc(fp, runs ? runs : "-");
+    fputs("</td><td>", fp);
+    esc(fp, seeds ? seeds : "-");
+    fputs("</td><td class=\"num\">", fp);
+    if (e->sweep.ran) {
+        rp_duration(t, sizeof t, e->sweep.seconds);
+        fputs(t, fp);
+    } else {
+        fputs("-", fp);
+    }
+    double ft = 0;
+    for (size_t j = 0; j < e->nfigs; j++)
+        ft += e->figs[j].step.seconds;
+    rp_duration(t, sizeof t, ft);
+    fprintf(fp, "</td><td class=\"num\">%s</td>", t);
+    if (r->quick)
+        size_full_cells(fp, r, e, runs, cmd, est);
+    fputs("</tr>\n", fp);
+    free(head);
+    free(runs);
+    free(seeds);
+    free(cmd);
+}
+
+/* The heading, what the mode ran, and the table's header. */
+static void sizes_intro(FILE *fp, const rp_report *r)
+{
     fprintf(fp, "<h2 id=\"sizes\">Sizes and wall time</h2>\n<p>This report ran the %s mode: %s",
             r->quick ? "quick" : "full",
             r->quick ? "each spec's <code>[quick]</code> section (smaller grids, fewer seeds and "
@@ -788,91 +901,41 @@ static void write_sizes(FILE *fp, const rp_report *r, double *est_total, bool *e
     if (r->quick)
         fputs("<th>runs (full mode)</th><th>estimated full sweep</th>", fp);
     fputs("</tr>\n", fp);
-    for (size_t i = 0; i < r->nex; i++) {
-        const rp_experiment *e = &r->ex[i];
-        char *head = read_head(r->dir, e->rows, 8192);
-        char *runs = head ? meta_value(head, "runs") : NULL;
-        char *seeds = head ? meta_value(head, "seeds") : NULL;
-        char *cmd = head ? meta_value(head, "command") : NULL;
-        if (seeds) { /* "1-4 (every grid point ...)": the list only */
-            char *paren = strstr(seeds, " (");
-            if (paren)
-                *paren = 0;
-        }
-        fprintf(fp, "<tr><td><a href=\"#x-");
-        esc(fp, e->name);
-        fputs("\">", fp);
-        esc(fp, e->name);
-        fputs("</a></td><td>", fp);
-        esc(fp, runs ? runs : "-");
-        fputs("</td><td>", fp);
-        esc(fp, seeds ? seeds : "-");
-        fputs("</td><td class=\"num\">", fp);
-        if (e->sweep.ran) {
-            duration(t, sizeof t, e->sweep.seconds);
-            fputs(t, fp);
-        } else {
-            fputs("-", fp);
-        }
-        double ft = 0;
-        for (size_t j = 0; j < e->nfigs; j++)
-            ft += e->figs[j].step.seconds;
-        duration(t, sizeof t, ft);
-        fprintf(fp, "</td><td class=\"num\">%s</td>", t);
-        if (r->quick) {
-            char *plan = rp_read(r->dir, e->plan.log ? e->plan.log : "", NULL);
-            char *fruns = plan && rp_step_ok(&e->plan) ? log_value(plan, "runs") : NULL;
-            char *fcmd = plan && rp_step_ok(&e->plan) ? log_value(plan, "command") : NULL;
-            fputs("<td>", fp);
-            if (fruns) {
-                esc(fp, fruns);
-                fputs(" <a href=\"", fp);
-                esc(fp, e->plan.log);
-                fputs("\">(runs)</a>", fp);
-            } else {
-                fputs("-", fp);
-            }
-            fputs("</td><td class=\"num\">", fp);
-            double nq = runs ? strtod(runs, NULL) : 0, nf = fruns ? strtod(fruns, NULL) : 0;
-            if (rp_step_ok(&e->sweep) && fcmd && cmd && nq > 0 && nf > 0) {
-                double est = e->sweep.seconds * (nf / nq) * cost_ratio(fcmd, cmd);
-                *est_total += est;
-                duration(t, sizeof t, est);
-                fprintf(fp, "&asymp; %s", t);
-            } else {
-                *est_all = false;
-                fputs("-", fp);
-            }
-            fputs("</td>", fp);
-            free(plan);
-            free(fruns);
-            free(fcmd);
-        }
-        fputs("</tr>\n", fp);
-        free(head);
-        free(runs);
-        free(seeds);
-        free(cmd);
-    }
+}
+
+/* The rows of srlab check and of the total. */
+static void sizes_totals(FILE *fp, const rp_report *r, const rp_estimate *est)
+{
+    char t[32];
     if (!r->check_skipped) {
         fputs("<tr><td><a href=\"#checks-section\">srlab check</a></td><td>-</td><td>-</td>"
               "<td class=\"num\">",
               fp);
-        duration(t, sizeof t, r->check.seconds);
+        rp_duration(t, sizeof t, r->check.seconds);
         fputs(r->check.ran ? t : "-", fp);
         fputs("</td><td></td>", fp);
         if (r->quick)
             fputs("<td></td><td>not estimated</td>", fp);
         fputs("</tr>\n", fp);
     }
-    duration(t, sizeof t, r->seconds);
+    rp_duration(t, sizeof t, r->seconds);
     fprintf(fp, "<tr><th>total</th><th></th><th></th><th class=\"num\" colspan=\"2\">%s</th>", t);
     if (r->quick) {
-        duration(t, sizeof t, *est_total);
+        rp_duration(t, sizeof t, est->total);
         fprintf(fp, "<th></th><th class=\"num\">&asymp; %s%s</th>", t,
-                *est_all ? "" : " + the experiments without an estimate");
+                est->all ? "" : " + the experiments without an estimate");
     }
     fputs("</tr>\n</table>\n", fp);
+}
+
+static void write_sizes(FILE *fp, const rp_report *r, rp_estimate *est)
+{
+    est->total = 0;
+    est->all = true;
+    sizes_intro(fp, r);
+    for (size_t i = 0; i < r->nex; i++)
+        size_row(fp, r, &r->ex[i], est);
+    sizes_totals(fp, r, est);
 }
 
 /* One row of the Commands table: number k, the command (and a note after it, or NULL), its
@@ -886,7 +949,7 @@ static void command_row(FILE *fp, int k, const rp_step *s, const char *note, boo
         fprintf(fp, " <span class=\"skip\">%s</span>", note);
     fputs("</td><td>", fp);
     status_cell(fp, s, check);
-    duration(t, sizeof t, s->seconds);
+    rp_duration(t, sizeof t, s->seconds);
     fprintf(fp, "</td><td class=\"num\">%s</td><td>", s->ran ? t : "-");
     if (s->ran) {
         fputs("<a href=\"", fp);
@@ -933,15 +996,10 @@ static void write_machine(FILE *fp, const rp_report *r)
     fprintf(fp, "<tr><th>srlab</th><td>%s (", srl_version());
     esc(fp, r->exe);
     fputs(")</td></tr>\n<tr><th>this command</th><td><code>", fp);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (m) {
-        cli_fprint_command(m, r->argc, r->argv);
-        if (fclose(m) == 0)
-            esc(fp, buf);
-    }
-    free(buf);
+    char *line = rp_command(r->argc, r->argv);
+    if (line)
+        esc(fp, line);
+    free(line);
     fputs("</code></td></tr>\n<tr><th>date (UTC)</th><td>", fp);
     esc(fp, r->date);
     fputs("</td></tr>\n<tr><th>CPU</th><td>", fp);
@@ -958,7 +1016,7 @@ static void write_machine(FILE *fp, const rp_report *r)
         esc(fp, mem);
         fputs("</td></tr>\n", fp);
     }
-    char *load = rp_read("/proc", "loadavg", NULL);
+    char *load = cli_host_read("/proc", "loadavg", NULL);
     if (load) { /* other work on the machine stretches every wall time above */
         int n = 0;
         for (int sp = 0; load[n] && sp < 3; n++)
@@ -992,38 +1050,38 @@ static void write_machine(FILE *fp, const rp_report *r)
     free(mem);
 }
 
-int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
+/* Everything under the summary, written to memory first: the summary at the top lists the
+ * problems found while writing the sections. body is malloc'd; -1 when out of memory. */
+static int write_body(const rp_report *r, problem_list *pl, rp_estimate *est, char **body,
+                      size_t *blen)
 {
-    problem_list pl;
-    memset(&pl, 0, sizeof pl);
-    /* The body is written to memory first: the summary at the top lists the problems found
-     * while writing the sections. */
-    char *body = NULL;
-    size_t blen = 0;
-    FILE *b = open_memstream(&body, &blen);
+    FILE *b = open_memstream(body, blen);
     if (!b)
         return -1;
-    write_checks(b, r, &pl);
+    write_checks(b, r, pl);
     fputs("<h2 id=\"experiments\">Experiments and figures</h2>\n<p>One section per spec of "
           "<code>experiments/</code>: what it tests (its header), its figures, its data. The "
           "'#' lines of each rows file give the srlab version, the canonical command, the "
           "seeds and the number of runs.</p>\n",
           b);
     for (size_t i = 0; i < r->nex; i++)
-        write_experiment(b, r, &r->ex[i], &pl);
-    double est_total;
-    bool est_all;
-    write_sizes(b, r, &est_total, &est_all);
+        write_experiment(b, r, &r->ex[i], pl);
+    write_sizes(b, r, est);
     write_commands(b, r);
     write_machine(b, r);
     if (fclose(b) != 0) {
-        free(body);
-        problems_free(&pl);
+        free(*body);
+        *body = NULL;
         return -1;
     }
+    return 0;
+}
 
+/* The page's head, up to the title line: srlab's version, the mode, the date, the wall time. */
+static void write_head(FILE *fp, const rp_report *r)
+{
     char t[32];
-    duration(t, sizeof t, r->seconds);
+    rp_duration(t, sizeof t, r->seconds);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>srlab report</title>\n<style>\n",
@@ -1034,20 +1092,26 @@ int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
             r->quick ? "quick (<code>--quick</code>)" : "full");
     esc(fp, r->date);
     fprintf(fp, " &middot; wall time %s</p>\n", t);
+}
+
+/* The summary box: what ran, and every problem with a link to its section. */
+static void write_summary(FILE *fp, const rp_report *r, const problem_list *pl,
+                          const rp_estimate *est)
+{
     size_t nfig = 0, ndrawn = 0;
     for (size_t i = 0; i < r->nex; i++)
         for (size_t j = 0; j < r->ex[i].nfigs; j++) {
             nfig++;
             ndrawn += rp_step_ok(&r->ex[i].figs[j].step);
         }
-    fprintf(fp, "<div class=\"box%s\" id=\"summary\"><p>", pl.count ? " bad" : "");
+    fprintf(fp, "<div class=\"box%s\" id=\"summary\"><p>", pl->count ? " bad" : "");
     fprintf(fp, "%zu experiment%s run, %zu of %zu figures drawn, ", r->nex, r->nex == 1 ? "" : "s",
             ndrawn, nfig);
     if (r->check_skipped)
         fputs("checks skipped.", fp);
     else
         fputs("srlab check run.", fp);
-    if (!pl.count) {
+    if (!pl->count) {
         fputs(r->check_skipped
                   ? " <span class=\"ok\">Every experiment and figure was reproduced</span> (no "
                     "checks were run).</p>"
@@ -1055,24 +1119,31 @@ int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
                     "passed.</span></p>",
               fp);
     } else {
-        fprintf(fp, " <span class=\"bad\">%zu problem%s:</span></p>\n<ul>\n", pl.count,
-                pl.count == 1 ? "" : "s");
-        for (size_t i = 0; i < pl.n; i++) {
+        fprintf(fp, " <span class=\"bad\">%zu problem%s:</span></p>\n<ul>\n", pl->count,
+                pl->count == 1 ? "" : "s");
+        for (size_t i = 0; i < pl->n; i++) {
             fputs("<li><a href=\"#", fp);
-            esc(fp, pl.anchor[i]);
+            esc(fp, pl->anchor[i]);
             fputs("\">", fp);
-            esc(fp, pl.text[i]);
+            esc(fp, pl->text[i]);
             fputs("</a></li>\n", fp);
         }
         fputs("</ul>", fp);
     }
-    if (r->quick && est_total > 0) {
-        duration(t, sizeof t, est_total);
+    if (r->quick && est->total > 0) {
+        char t[32];
+        rp_duration(t, sizeof t, est->total);
         fprintf(fp, "<p>The full mode would take about %s%s on this machine (<a "
                     "href=\"#sizes\">sizes and time</a>).</p>",
-                t, est_all ? "" : " plus the experiments without an estimate");
+                t, est->all ? "" : " plus the experiments without an estimate");
     }
-    fputs("</div>\n<nav><ul>\n<li><a href=\"#checks-section\">Checks</a></li>\n", fp);
+    fputs("</div>\n", fp);
+}
+
+/* The table of contents. */
+static void write_nav(FILE *fp, const rp_report *r)
+{
+    fputs("<nav><ul>\n<li><a href=\"#checks-section\">Checks</a></li>\n", fp);
     for (size_t i = 0; i < r->nex; i++) {
         fputs("<li><a href=\"#x-", fp);
         esc(fp, r->ex[i].name);
@@ -1084,6 +1155,22 @@ int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
           "<li><a href=\"#commands\">Commands</a></li>\n"
           "<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n",
           fp);
+}
+
+int rp_report_write(FILE *fp, const rp_report *r, size_t *problems)
+{
+    problem_list pl;
+    memset(&pl, 0, sizeof pl);
+    rp_estimate est;
+    char *body = NULL;
+    size_t blen = 0;
+    if (write_body(r, &pl, &est, &body, &blen)) {
+        problems_free(&pl);
+        return -1;
+    }
+    write_head(fp, r);
+    write_summary(fp, r, &pl, &est);
+    write_nav(fp, r);
     fwrite(body, 1, blen, fp);
     free(body);
     fputs(img_script, fp);

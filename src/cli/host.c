@@ -1,0 +1,237 @@
+/* src/cli/host.c: data directories, files and child programs for the srlab command
+ * (src/cli/host.h). */
+#include "cli/host.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/sweep_cli.h" /* cli_read_file */
+#include "srl_experiments_paths.h"
+#include "srl_plots_paths.h"
+
+/* ---- data directories ---- */
+
+/* $env when set, else the source tree's folder when it is there, else the installed one. */
+static const char *data_dir(const char *env, const char *source, const char *installed)
+{
+    const char *v = getenv(env);
+    if (v && *v)
+        return v;
+    if (cli_host_is_dir(source))
+        return source;
+    return installed;
+}
+
+const char *cli_host_plots_dir(void)
+{
+    return data_dir("SRLAB_PLOTS", SRL_PLOTS_SOURCE_DIR, SRL_PLOTS_INSTALL_DIR);
+}
+
+const char *cli_host_experiments_dir(void)
+{
+    return data_dir("SRLAB_EXPERIMENTS", SRL_EXPERIMENTS_SOURCE_DIR, SRL_EXPERIMENTS_INSTALL_DIR);
+}
+
+/* ---- files ---- */
+
+bool cli_host_is_dir(const char *path)
+{
+    struct stat sb;
+    return path && *path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+char *cli_host_path(const char *dir, const char *name)
+{
+    return cli_alloc_printf("%s/%s", dir, name);
+}
+
+bool cli_host_access(const char *dir, const char *name, int mode)
+{
+    char *p = cli_host_path(dir, name);
+    bool ok = p && access(p, mode) == 0;
+    free(p);
+    return ok;
+}
+
+char *cli_host_read(const char *dir, const char *name, size_t *len)
+{
+    char *p = cli_host_path(dir, name), *data = NULL;
+    size_t n = 0;
+    if (p && cli_read_file(p, &data, &n) != 0)
+        data = NULL;
+    free(p);
+    if (len)
+        *len = data ? n : 0;
+    return data;
+}
+
+char *cli_host_read_head(const char *dir, const char *name, size_t max)
+{
+    char *p = cli_host_path(dir, name);
+    FILE *fp = p ? fopen(p, "rb") : NULL;
+    free(p);
+    if (!fp)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, fp) : 0;
+    fclose(fp);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is dir/name a regular file? */
+static bool regular_file(const char *dir, const char *name)
+{
+    char *p = cli_host_path(dir, name);
+    struct stat sb;
+    bool file = p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    free(p);
+    return file;
+}
+
+int cli_host_list(const char *dir, const char *suffix, char ***names, size_t *count)
+{
+    *names = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno ? errno : EIO;
+    const size_t sl = strlen(suffix);
+    char **v = NULL;
+    size_t n = 0;
+    int err = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const size_t l = strlen(de->d_name);
+        if (l <= sl || strcmp(de->d_name + l - sl, suffix) || de->d_name[0] == '.' ||
+            !regular_file(dir, de->d_name))
+            continue;
+        char **v2 = realloc(v, (n + 1) * sizeof *v);
+        if (!v2 || !(v2[n] = strndup(de->d_name, l - sl))) {
+            v = v2 ? v2 : v;
+            err = ENOMEM;
+            break;
+        }
+        v = v2;
+        n++;
+    }
+    closedir(d);
+    if (err) {
+        cli_host_names_free(v, n);
+        return err;
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_names);
+    *names = v;
+    *count = n;
+    return 0;
+}
+
+void cli_host_names_free(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+bool cli_host_has_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        const size_t n = strcspn(path, ":");
+        char *p = n ? cli_alloc_printf("%.*s/%s", (int)n, path, name) : NULL;
+        const bool ok = p && access(p, X_OK) == 0;
+        free(p);
+        if (ok)
+            return true;
+        path += n + (path[n] == ':');
+    }
+    return false;
+}
+
+double cli_host_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- child programs ---- */
+
+static void write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* In the child, after fork: only async-signal-safe calls until exec. */
+static void become_child(const cli_host_child *c)
+{
+    if (c->null_stdin) {
+        int in = open("/dev/null", O_RDONLY);
+        if (in >= 0)
+            dup2(in, 0);
+    }
+    if (c->out_fd >= 0) {
+        dup2(c->out_fd, 1);
+        dup2(c->out_fd, 2);
+    }
+    if (c->dir && chdir(c->dir) != 0) {
+        if (c->dir_error)
+            write_all(2, c->dir_error, strlen(c->dir_error));
+        _exit(127);
+    }
+    if (c->search)
+        execvp(c->program, c->argv);
+    else
+        execv(c->program, c->argv);
+    if (c->exec_error)
+        write_all(2, c->exec_error, strlen(c->exec_error));
+    _exit(127);
+}
+
+int cli_host_spawn(const cli_host_child *c, pid_t *pid)
+{
+    fflush(NULL);
+    *pid = fork();
+    if (*pid < 0)
+        return errno ? errno : EAGAIN;
+    if (*pid == 0)
+        become_child(c);
+    return 0;
+}
+
+int cli_host_wait(pid_t pid, cli_host_exit *e)
+{
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return errno;
+    e->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    e->status = WIFEXITED(status) ? WEXITSTATUS(status) : e->signal ? 128 + e->signal : 127;
+    return 0;
+}

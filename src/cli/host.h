@@ -1,0 +1,76 @@
+/* src/cli/host.h: what the srlab command needs of the machine it runs on (src/cli/host.c).
+ *
+ *   data directories  where plots/NAME.gp and experiments/NAME.ini are: $SRLAB_PLOTS and
+ *                     $SRLAB_EXPERIMENTS when set, else the source tree this srlab was built
+ *                     from when it is there, else the installed data directory (meson's
+ *                     datadir/srlab/...; SRL_*_INSTALL_DIR in src/cli/meson.build);
+ *   files             a file in a folder, read whole or its first bytes; whether it is there;
+ *                     the names in a folder with a suffix; programs on PATH; the clock;
+ *   child programs    started with fork and exec from an argument vector (no shell), waited
+ *                     for, their status as a shell reports it.
+ * Nothing here prints: the commands turn failures into their messages. */
+#ifndef SRL_CLI_HOST_H
+#define SRL_CLI_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* ---- data directories ---- */
+
+const char *cli_host_plots_dir(void);       /* srlab plot's scripts, plots/NAME.gp */
+const char *cli_host_experiments_dir(void); /* srlab reproduce's specs, experiments/NAME.ini */
+
+/* ---- files ---- */
+
+/* Is path an existing folder (following links)? */
+bool cli_host_is_dir(const char *path);
+/* "dir/name", malloc'd; NULL when out of memory. */
+char *cli_host_path(const char *dir, const char *name);
+/* Is dir/name accessible in `mode` (access(2): F_OK, R_OK, ...)? */
+bool cli_host_access(const char *dir, const char *name, int mode);
+/* The whole file dir/name, NUL-terminated, malloc'd (its length in *len when len is not NULL),
+ * or NULL when it cannot be read. */
+char *cli_host_read(const char *dir, const char *name, size_t *len);
+/* The first `max` bytes of dir/name (fewer when it is shorter), NUL-terminated, malloc'd, or
+ * NULL. */
+char *cli_host_read_head(const char *dir, const char *name, size_t max);
+/* The names of the regular files NAME`suffix` in dir that do not start with '.', without the
+ * suffix, sorted (strcmp); *names is malloc'd, each name too (cli_host_names_free).
+ * Returns 0, or an errno value (the folder cannot be read, ENOMEM). */
+int cli_host_list(const char *dir, const char *suffix, char ***names, size_t *count);
+void cli_host_names_free(char **names, size_t count);
+/* Is there an executable `name` in a folder of $PATH (/usr/bin:/bin when unset)? */
+bool cli_host_has_program(const char *name);
+
+/* Seconds on a monotonic clock (for wall times: differences only). */
+double cli_host_now(void);
+
+/* ---- child programs ---- */
+
+typedef struct cli_host_child {
+    const char *program;   /* a path; or, with search, a name looked up in $PATH */
+    bool search;
+    char *const *argv;     /* NULL-terminated; argv[0] the name the child sees */
+    const char *dir;       /* the child's working directory, or NULL for this one */
+    int out_fd;            /* the child's standard output and error, or -1 for these */
+    bool null_stdin;       /* the child's standard input from /dev/null */
+    const char *dir_error;  /* written on the child's standard error when it cannot enter dir */
+    const char *exec_error; /* ... when the program cannot start (NULL: nothing is written) */
+} cli_host_child;
+
+/* Start the child (standard output and error flushed first). Returns 0 with its id in *pid,
+ * or an errno value (fork failed). A child that cannot enter dir or start the program exits
+ * with status 127. */
+int cli_host_spawn(const cli_host_child *c, pid_t *pid);
+
+/* How a child ended. */
+typedef struct cli_host_exit {
+    int status; /* as a shell reports it: the exit status, 128 + N when killed by signal N */
+    int signal; /* the signal that killed it, or 0 */
+} cli_host_exit;
+
+/* Wait for the child pid to end (retrying after EINTR). Returns 0, or an errno value. */
+int cli_host_wait(pid_t pid, cli_host_exit *e);
+
+#endif

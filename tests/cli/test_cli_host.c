@@ -1,0 +1,163 @@
+/* tests/cli/test_cli_host.c: what the srlab command needs of the machine (src/cli/host.c)
+ * against its contract in src/cli/host.h: the data directories' lookup order, files in a folder
+ * (read whole and in part, access, the sorted list of names with a suffix), programs on PATH,
+ * and child programs (exit status, death by a signal, a program or folder that is not there,
+ * the working directory, standard input from /dev/null, output into a file). */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/host.h"
+#include "srl_experiments_paths.h"
+#include "srl_plots_paths.h"
+#include "testutil.h"
+
+static char dir[] = "/tmp/srlab-test-host.XXXXXX";
+
+static void write_file(const char *name, const char *text)
+{
+    char *p = cli_host_path(dir, name);
+    FILE *fp = p ? fopen(p, "w") : NULL;
+    CHECK(fp != NULL, "cannot create %s", name);
+    if (fp) {
+        fputs(text, fp);
+        fclose(fp);
+    }
+    free(p);
+}
+
+static void test_data_dirs(void)
+{
+    long before = srl_test_failures;
+    setenv("SRLAB_PLOTS", "/some/plots", 1);
+    setenv("SRLAB_EXPERIMENTS", "/some/specs", 1);
+    CHECK(!strcmp(cli_host_plots_dir(), "/some/plots"), "SRLAB_PLOTS: %s", cli_host_plots_dir());
+    CHECK(!strcmp(cli_host_experiments_dir(), "/some/specs"), "SRLAB_EXPERIMENTS: %s",
+          cli_host_experiments_dir());
+    setenv("SRLAB_PLOTS", "", 1); /* empty: as if unset */
+    unsetenv("SRLAB_EXPERIMENTS");
+    /* the tests run in the source tree this was built from: its folders come next */
+    CHECK(!strcmp(cli_host_plots_dir(), SRL_PLOTS_SOURCE_DIR), "plots: %s", cli_host_plots_dir());
+    CHECK(!strcmp(cli_host_experiments_dir(), SRL_EXPERIMENTS_SOURCE_DIR), "experiments: %s",
+          cli_host_experiments_dir());
+    unsetenv("SRLAB_PLOTS");
+    GROUP("data directories: $SRLAB_*, then the source tree", before);
+}
+
+static void test_files(void)
+{
+    long before = srl_test_failures;
+    write_file("b.gp", "# b\n");
+    write_file("a.gp", "first line\nsecond line\n");
+    write_file(".hidden.gp", "");
+    write_file("c.txt", "");
+    write_file("x.gpx", "");
+    char *sub = cli_host_path(dir, "folder.gp");
+    CHECK(sub && mkdir(sub, 0700) == 0, "mkdir folder.gp");
+    char *file = cli_host_path(dir, "c.txt");
+    CHECK(cli_host_is_dir(sub) && !cli_host_is_dir(file) && !cli_host_is_dir("") &&
+              !cli_host_is_dir(NULL),
+          "cli_host_is_dir");
+    free(file);
+    free(sub);
+
+    char **names;
+    size_t n;
+    CHECK(cli_host_list(dir, ".gp", &names, &n) == 0, "cli_host_list");
+    CHECK(n == 2 && !strcmp(names[0], "a") && !strcmp(names[1], "b"),
+          "only the regular, visible NAME.gp files, sorted: %zu names, first %s", n,
+          n ? names[0] : "-");
+    cli_host_names_free(names, n);
+    CHECK(cli_host_list("/nonexistent-srlab-folder", ".gp", &names, &n) != 0 && n == 0 && !names,
+          "a missing folder is an errno value");
+
+    size_t len = 99;
+    char *text = cli_host_read(dir, "a.gp", &len);
+    CHECK(text && len == 23 && !strcmp(text, "first line\nsecond line\n"), "read whole: %zu",
+          len);
+    free(text);
+    CHECK(!cli_host_read(dir, "none.gp", &len) && len == 0, "read a missing file: NULL, len 0");
+    text = cli_host_read_head(dir, "a.gp", 5);
+    CHECK(text && !strcmp(text, "first"), "the first 5 bytes: [%s]", text ? text : "NULL");
+    free(text);
+    text = cli_host_read_head(dir, "b.gp", 100);
+    CHECK(text && !strcmp(text, "# b\n"), "a head longer than the file: [%s]", text ? text : "");
+    free(text);
+    CHECK(cli_host_access(dir, "a.gp", R_OK) && !cli_host_access(dir, "none.gp", F_OK),
+          "cli_host_access");
+
+    CHECK(cli_host_has_program("sh"), "sh is on PATH");
+    CHECK(!cli_host_has_program("no-such-program-srlab"), "a program that is nowhere");
+    GROUP("files: read, head, access, list; programs on PATH", before);
+}
+
+/* Run sh -c SCRIPT (in folder `in`, output into the file out.txt of dir) and wait. */
+static cli_host_exit run_sh(const char *script, const char *in, char **out)
+{
+    char *log = cli_host_path(dir, "out.txt");
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    CHECK(fd >= 0, "cannot open %s", log);
+    char *argv[] = {"sh", "-c", (char *)script, NULL};
+    const cli_host_child c = {"sh", true, argv, in, fd, true, "no folder\n", "no program\n"};
+    cli_host_exit e = {-1, -1};
+    pid_t pid;
+    CHECK(cli_host_spawn(&c, &pid) == 0, "spawn %s", script);
+    close(fd);
+    CHECK(cli_host_wait(pid, &e) == 0, "wait %s", script);
+    *out = cli_host_read(dir, "out.txt", NULL);
+    free(log);
+    return e;
+}
+
+static void test_children(void)
+{
+    long before = srl_test_failures;
+    char *out;
+    cli_host_exit e = run_sh("echo hello; exit 3", NULL, &out);
+    CHECK(e.status == 3 && e.signal == 0 && out && !strcmp(out, "hello\n"),
+          "exit 3: status %d signal %d output [%s]", e.status, e.signal, out ? out : "");
+    free(out);
+    e = run_sh("echo to-stderr >&2; kill -TERM $$", NULL, &out);
+    CHECK(e.status == 128 + SIGTERM && e.signal == SIGTERM && out && !strcmp(out, "to-stderr\n"),
+          "killed: status %d signal %d output [%s]", e.status, e.signal, out ? out : "");
+    free(out);
+    e = run_sh("pwd; cat", dir, &out); /* cat: standard input is /dev/null, so it ends at once */
+    char want[sizeof dir + 2];
+    snprintf(want, sizeof want, "%s\n", dir);
+    CHECK(e.status == 0 && out && !strcmp(out, want), "working folder: status %d output [%s]",
+          e.status, out ? out : "");
+    free(out);
+    e = run_sh("exit 0", "/nonexistent-srlab-folder", &out);
+    CHECK(e.status == 127 && out && !strcmp(out, "no folder\n"),
+          "a missing folder: status %d output [%s]", e.status, out ? out : "");
+    free(out);
+
+    char *argv[] = {"srlab-none", NULL};
+    const cli_host_child none = {"/nonexistent-srlab-program", false, argv, NULL, -1, false,
+                                 NULL, NULL};
+    pid_t pid;
+    CHECK(cli_host_spawn(&none, &pid) == 0 && cli_host_wait(pid, &e) == 0 && e.status == 127 &&
+              e.signal == 0,
+          "a program that is not there: status %d", e.status);
+    GROUP("child programs: status, signal, folder, stdin, output, 127", before);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_data_dirs();
+    test_files();
+    test_children();
+    char cmd[sizeof dir + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    TEST_END();
+}
