@@ -13,7 +13,7 @@
 #      and task 1's srlab is killed with SIGKILL, each after at least 2 runs reached the journal;
 #      both tasks resume from their journals (their logs show a second attempt that starts
 #      with those runs) and the merged files are still byte-identical
-#   T  out of time: one task with --time 1 (a minute) and 40 s of work; SLURM warns it before
+#   T  out of time: one task with --time 1 (a minute) and 50 s of work; SLURM warns it before
 #      the limit (USR1), it requeues itself, resumes from its journal, and the merged files are
 #      byte-identical. Its runs sleep (the toy runner of tests/sweep/toy_runner.h driven by the
 #      very srlab sweep code, SWEEP_TESTCLI), so the minute costs no CPU.
@@ -77,7 +77,7 @@ waited() { # WHAT SECONDS JOBID...: wait for the jobs, and say so when they do n
 }
 
 # ---- T: submitted first (a minute or more of wall time, no CPU) ----
-toy=(--problem toy --lr 0.1,0.2 --seeds 10 --steps 20 --log-every 1 --sleep-ms 100)
+toy=(--problem toy --lr 0.1,0.2 --seeds 12 --steps 20 --log-every 1 --sleep-ms 100)
 mkdir t
 if "$TOY" sweep "${toy[@]}" --slurm 1 --time 1 -o t/t.csv >t.sub 2>t.err; then
     ok "T: submitted with --time 1"
@@ -189,7 +189,7 @@ if waited "T" 420 "$tj" "$tm"; then
     same t/t.summary.csv ref_t.summary.csv "T: after running out of time: merged summary == single-machine sweep"
     lt=t/t.slurm-${tj}_0.log
     grep -q 'task 0: near the time limit;.*requeueing the task' "$lt" &&
-        grep -Eq 'task 0: shard 0/1, attempt 2, [1-9][0-9]* of 20 runs in the journal' "$lt" &&
+        grep -Eq 'task 0: shard 0/1, attempt 2, [1-9][0-9]* of 24 runs in the journal' "$lt" &&
         ok "T: warned of the time limit, requeued itself, resumed from its journal" || bad "T: log: $(cat "$lt")"
 fi
 ls ./*/*.journal >/dev/null 2>&1 && bad "journals left: $(ls ./*/*.journal)" || ok "no journal left behind"
