@@ -157,7 +157,7 @@ _cluster_leftovers() {
         p=${p#/proc/}
         [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
         cwd=$(readlink "/proc/$p/cwd" 2>/dev/null) || continue
-        if [[ $cwd == "$CLUSTER_DIR"* ]] || tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$CLUSTER_DIR"; then
+        if [[ $cwd == "$CLUSTER_DIR"* ]] || { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF -- "$CLUSTER_DIR"; then
             echo "$p"
         fi
     done

@@ -52,7 +52,9 @@ cat >bin/scontrol <<'EOF'
 # SLURM stops a requeued job (TERM to every process of the job).
 echo "$*" >>"$FAKE_DIR/scontrol.log"
 if [ "$1" = requeue ]; then
-    pgid=$(ps -o pgid= -p "$PPID" | tr -d ' ')
+    stat=$(cat "/proc/$PPID/stat")
+    set -- ${stat##*) } # state, parent, process group, ...
+    pgid=$3
     (sleep 0.3; kill -TERM -- "-$pgid") >/dev/null 2>&1 &
 fi
 exit 0
@@ -79,6 +81,14 @@ expect() {
 task() { # SCRIPT I [RESTARTS]
     SLURM_ARRAY_TASK_ID=$2 SLURM_JOB_ID=$((2000 + $2)) SLURM_RESTART_COUNT=${3:-0} \
         SLURM_CPUS_PER_TASK=1 PATH=$FAKEPATH setsid bash "$1"
+}
+# The processes (ids) whose command line, its words joined by '|', is exactly LINE (from /proc:
+# no procps needed).
+procs_of() {
+    local p
+    for p in /proc/[0-9]*; do
+        [ "$({ tr '\0' '|' <"$p/cmdline"; } 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+    done
 }
 wait_journal() { # FILE N: at most 20 s
     local n
@@ -153,8 +163,8 @@ task "$ks" 0 >k0.log 2>&1 || bad "toy task 0: $(cat k0.log)"
 task "$ks" 1 >k1.log 2>&1 &
 tpid=$!
 if wait_journal k/t.shard.1.journal 1; then
-    for p in $(pgrep -f -- '--shard 1/2 '); do
-        [ "$(readlink "/proc/$p/cwd")" = "$dir" ] && kill -KILL "$p"
+    for p in $(procs_of "$TOY|sweep|--shard|1/2|--threads|1|--resume|--quiet|-o|k/t.shard.1.csv|$(IFS='|'; echo "${toy[*]}")|"); do
+        kill -KILL "$p"
     done
 fi
 wait "$tpid"
@@ -183,9 +193,7 @@ task "$us" 0 >u0.log 2>&1 &
 tpid=$!
 wait_journal u/t.shard.0.journal 1 && sleep 0.3
 # The batch shell is the bash running the script (SLURM's --signal=B: signals it alone).
-for p in $(pgrep -x bash); do
-    [ "$(tr '\0' '|' <"/proc/$p/cmdline" 2>/dev/null)" = "bash|$us|" ] && kill -USR1 "$p"
-done
+for p in $(procs_of "bash|$us|"); do kill -USR1 "$p"; done
 wait "$tpid"
 grep -q 'task 0: SLURM warns of the time limit' u0.log && grep -q 'task 0: near the time limit;.*requeueing' u0.log &&
     grep -qx 'requeue 2000' scontrol.log && ok "USR1: the task requeues itself" || bad "USR1: $(cat u0.log)"

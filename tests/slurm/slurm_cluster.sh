@@ -58,9 +58,10 @@ wait_journal() { # FILE N SECONDS
 # The srlab sweep process of a shard of heavy.ini, running in $work.
 shard_pid() {
     local p
-    for p in $(pgrep -f -- "--shard $1 "); do
-        [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$work" ] &&
-            tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF " heavy.ini" && echo "$p"
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/cwd" 2>/dev/null)" = "$work" ] &&
+            { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "^$SRLAB sweep --shard $1 .* heavy.ini $" &&
+            echo "${p#/proc/}"
     done
 }
 waited() { # WHAT SECONDS JOBID...: wait for the jobs, and say so when they do not end
