@@ -169,6 +169,10 @@ void srl_sweep_journal_free(srl_sweep_journal *j); /* NULL-safe */
 /* The length of the valid part: bytes beyond it are an entry torn by an interruption (cut the
  * file to this length before appending to it). */
 size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j);
+/* How many runs the journal holds, and its preamble (the '#' lines the sweep's outputs start
+ * with), for progress reports such as `srlab sweep --slurm-status`. */
+size_t srl_sweep_journal_count(const srl_sweep_journal *j);
+const char *srl_sweep_journal_preamble(const srl_sweep_journal *j);
 /* Whether run `run` is in the journal (a run to skip when resuming). */
 bool srl_sweep_journal_has(const srl_sweep_journal *j, size_t run);
 /* The date of the journal's preamble into buf (a resumed sweep keeps it); false when there is

@@ -39,6 +39,7 @@
 #include "cli/cli.h"
 #include "srlab/sweep.h"
 #include "cli/sweep_cli.h"
+#include "cli/sweep_slurm.h"
 
 #define CMD "sweep"
 
@@ -46,6 +47,9 @@ static const char help_text[] =
     "usage: srlab sweep [SPEC.ini] [--KEY VALUES]... [--seeds N] [--zip KEY,KEY]\n"
     "                   [--target T] [-o out.csv] [--threads N] [--shard I/N] [--resume]\n"
     "                   [--quick] [--dry-run] [--quiet]\n"
+    "       srlab sweep [SPEC.ini] [...] [-o out.csv] --slurm N [--partition P] [--time T]\n"
+    "                   [--cpus-per-task C]\n"
+    "       srlab sweep [SPEC.ini] [...] [-o out.csv] --slurm-status\n"
     "\n"
     "Run a grid of `srlab train` (or `srlab run`) runs in parallel and write tidy CSV.\n"
     "\n"
@@ -77,6 +81,19 @@ static const char help_text[] =
     "  --dry-run            check everything and list the runs, run nothing\n"
     "  --quiet              no progress line (shown only when standard error is a terminal)\n"
     "\n"
+    "on a SLURM cluster:\n"
+    "  --slurm N            submit the sweep as a job array of N tasks (task I runs --shard I/N,\n"
+    "                       resumable) plus a job that merges them, and return: the job script\n"
+    "                       is written beside the outputs (out.sbatch; -o, else the spec's\n"
+    "                       name in the current directory), the job ids and the commands to\n"
+    "                       watch them are printed. A requeued, preempted or killed task, or\n"
+    "                       one at its time limit, resumes from its journal\n"
+    "  --partition P        the partition (#SBATCH --partition)\n"
+    "  --time T             each task's time limit: minutes, HH:MM:SS or D-HH:MM:SS\n"
+    "  --cpus-per-task C    CPUs (threads) of each task (default 1)\n"
+    "  --slurm-status       runs done per shard of a submitted sweep (give the arguments it\n"
+    "                       was submitted with)\n"
+    "\n"
     "spec file: `key = value` lines with the same keys as the flags ([sweep] section or none),\n"
     "and a [quick] section applied by --quick; flags override the file. '#' and ';' start\n"
     "comments; an indented line continues a list. Example experiments/lr_sweep.ini:\n"
@@ -100,7 +117,9 @@ static const char help_text[] =
     "              --seeds 8 --steps 2000 -o lr.csv\n"
     "  srlab sweep experiments/lr_sweep.ini --quick -o lr.csv\n"
     "  srlab sweep experiments/lr_sweep.ini --shard 0/4 -o lr.0.csv && ... && \\\n"
-    "  srlab merge lr.0.csv lr.1.csv lr.2.csv lr.3.csv -o lr.csv\n";
+    "  srlab merge lr.0.csv lr.1.csv lr.2.csv lr.3.csv -o lr.csv\n"
+    "  srlab sweep experiments/noisy_sgd.ini --slurm 8 --time 1:00:00 -o results/noisy.csv\n"
+    "  srlab sweep experiments/noisy_sgd.ini --slurm-status -o results/noisy.csv\n";
 
 /* ---- settings ---- */
 
@@ -1181,6 +1200,9 @@ static int sweep_main(sweep_cmd *c, int argc, char **argv)
 
 int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners)
 {
+    int slurm_rc = cli_sweep_slurm(argc, argv, runners); /* --slurm, --slurm-status */
+    if (slurm_rc >= 0)
+        return slurm_rc;
     sweep_cmd c;
     memset(&c, 0, sizeof c);
     c.runners = runners;

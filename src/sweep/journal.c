@@ -241,6 +241,16 @@ static const srl__sw_journal_entry *find_entry(const srl_sweep_journal *j, size_
     return NULL;
 }
 
+size_t srl_sweep_journal_count(const srl_sweep_journal *j)
+{
+    return j->nentries;
+}
+
+const char *srl_sweep_journal_preamble(const srl_sweep_journal *j)
+{
+    return j->preamble;
+}
+
 bool srl_sweep_journal_has(const srl_sweep_journal *j, size_t run)
 {
     return find_entry(j, run) != NULL;
