@@ -183,3 +183,14 @@ def test_docstring_examples():
             runner.run(test)
     assert n >= 8
     assert runner.failures == 0
+
+
+def test_readme_numpy_example_runs(capsys):
+    from conftest import readme_python_blocks
+    (block,) = [b for b in readme_python_blocks() if "srlab.torch" not in b]
+    assert len(block.strip().splitlines()) <= 11
+    env = {}
+    exec(compile(block, "README.md", "exec"), env)
+    assert abs(float(capsys.readouterr().out)) < 0.01  # mean error / u, unbiased
+    assert env["p"] == 2.0 ** -177 and env["z"].dtype == np.float32
+    assert env["f"].xmax == 248.0 and env["C"].shape == (64, 64) and env["counter"] == 10 ** 6

@@ -430,3 +430,14 @@ def test_example_trains_every_strategy():
     assert out.returncode == 0, out.stderr
     for s in STRATEGIES + ["plain-torch-sr", "torch-adamw"]:
         assert any(ln.split()[0] == s for ln in out.stdout.splitlines() if ln.strip()), s
+
+
+def test_readme_training_loop_runs(capsys):
+    from conftest import readme_python_blocks
+    (block,) = [b for b in readme_python_blocks() if "srlab.torch" in b]
+    env = {}
+    exec(compile(block, "README.md", "exec"), env)
+    out = capsys.readouterr().out
+    assert out.startswith("loss ") and env["opt"].state[env["model"][0].weight]["step"] == 300
+    assert float(out.split()[1].rstrip(";")) < 0.5 * float(
+        ((env["y"].float() - env["y"].float().mean()) ** 2).mean())  # it learned something
