@@ -22,11 +22,12 @@ esac
 
 # ---- Debian packages ----
 pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev libpcg-cpp-dev
-      libinih-dev gnuplot-nox"
-# The test command also wants Debian's chromium: a test opens the report in it (headless). It
-# is not required: without it that test is skipped (meson's status 77), and says so.
+      libinih-dev gnuplot-nox python3-numpy python3-pytest python3-dev"
+# The test command also wants Debian's chromium (a test opens the report in it, headless) and
+# python3-torch (the srlab.torch tests). Neither is required: without one its tests are
+# skipped (meson's status 77), and say so.
 optional=""
-if [ "$what" = test ]; then optional="chromium"; fi
+if [ "$what" = test ]; then optional="chromium python3-torch"; fi
 missing_of() {
     for p in "$@"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -45,11 +46,11 @@ if [ -n "$missing" ]; then
     echo "quickstart: installing$missing"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 fi
-if [ -n "$missing_optional" ]; then
-    echo "quickstart: installing$missing_optional (optional)"
+for p in $missing_optional; do # one at a time: one that cannot be installed skips only its tests
+    echo "quickstart: installing $p (optional)"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-        $missing_optional || echo "quickstart: could not install$missing_optional; its tests will be skipped"
-fi
+        "$p" || echo "quickstart: could not install $p; its tests will be skipped"
+done
 
 # ---- build ----
 jobs=$(nproc 2>/dev/null || echo 2)
