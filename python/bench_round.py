@@ -16,8 +16,12 @@ and the binding's overhead: srlab.round(x) against "C, new buffer" and srlab.rou
 against "C, preallocated" (each pair does the same work, buffers allocated alike; the
 difference is what Python, the argument checks and the array object cost). Times are the
 minimum and the median over the repetitions; the overheads are computed from the minima,
-which other jobs on a shared machine disturb least. --check exits 1 when an overhead is 10%
-or more.
+which other jobs on a shared machine disturb least. Because those differences are small
+against the noise of a shared machine, the binding's fixed cost per call is also measured
+directly, on a 1-element array (srlab.round(x1, out=y1) against srl_round_array from C, best of
+7 x 1000 calls), and given as a fraction of the C call on n values: a bound on the overhead
+that does not depend on subtracting two noisy large times. --check exits 1 when an overhead is
+10% or more.
 
     PYTHONPATH=build/python /usr/bin/python3 python/bench_round.py [--n 10000000] [--reps 15]
 """
@@ -27,6 +31,7 @@ import os
 import statistics
 import sys
 import time
+import timeit
 
 # Python puts this script's folder first on sys.path, and it holds the srlab *sources* (no built
 # extension): drop it, so that srlab comes from PYTHONPATH (build/python) or the installation.
@@ -93,6 +98,12 @@ def main():
         worst = max(worst, o_new, o_out)
         print(f"{mode:<8} overhead of the binding: {100 * o_new:+.1f}% (new array), "
               f"{100 * o_out:+.1f}% (out=)")
+        x1, y1 = x[:1].copy(), np.empty(1)
+        py1 = min(timeit.repeat(lambda: srlab.round(x1, args.format, mode, seed=1, out=y1),
+                                number=1000, repeat=7)) / 1000
+        c1 = min(_core._c_round_timed(x1, args.format, mode, 7000))
+        print(f"{mode:<8} fixed cost per call: {1e6 * py1:.2f} us binding, {1e6 * c1:.2f} us C: "
+              f"{100 * (py1 - c1) / t['C preallocated']:.3f}% of the C call on {args.n} values")
     if args.check and worst >= 0.10:
         print(f"FAIL: the binding's overhead {100 * worst:.1f}% is 10% or more", file=sys.stderr)
         return 1

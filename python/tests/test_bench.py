@@ -22,3 +22,6 @@ def test_bench_round_reports_every_method():
                              rf"[0-9.]+ +[0-9.]+$", out, re.M), (mode, method, out)
         assert re.search(rf"^{re.escape(mode)} +overhead of the binding: [-+][0-9.]+% \(new "
                          rf"array\), [-+][0-9.]+% \(out=\)$", out, re.M), out
+        assert re.search(rf"^{re.escape(mode)} +fixed cost per call: [0-9.]+ us binding, "
+                         rf"[0-9.]+ us C: -?[0-9.]+% of the C call on 200000 values$", out,
+                         re.M), out
