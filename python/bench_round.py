@@ -15,8 +15,9 @@ alike), the median time of
 and the binding's overhead: srlab.round(x) against "C, new buffer" and srlab.round(x, out=y)
 against "C, preallocated" (each pair does the same work, buffers allocated alike; the
 difference is what Python, the argument checks and the array object cost). Times are the
-minimum and the median over the repetitions; the overheads are computed from the minima,
-which other jobs on a shared machine disturb least. Because those differences are small
+minimum and the median over the repetitions, and the overheads are given from both: on a quiet
+machine they agree; on a shared one the medians are the steadier (a minimum is one lucky
+repetition), and --check uses them. Because those differences are small
 against the noise of a shared machine, the binding's fixed cost per call is also measured
 directly, on a 1-element array (srlab.round(x1, out=y1) against srl_round_array from C, best of
 7 x 1000 calls), and given as a fraction of the C call on n values: a bound on the overhead
@@ -93,11 +94,13 @@ def main():
         for k, (lo, med) in tt.items():
             print(f"{mode:<8} {k:<17} {1e3 * lo:>9.2f} {1e3 * med:>10.2f} "
                   f"{args.n / lo / 1e6:>11.1f} {t['numpy.copy'] / lo:>13.2f}")
-        o_new = t["srlab.round"] / t["C new buffer"] - 1
-        o_out = t["srlab.round out="] / t["C preallocated"] - 1
-        worst = max(worst, o_new, o_out)
-        print(f"{mode:<8} overhead of the binding: {100 * o_new:+.1f}% (new array), "
-              f"{100 * o_out:+.1f}% (out=)")
+        for i, what in ((1, "medians"), (0, "minima")):
+            o_new = tt["srlab.round"][i] / tt["C new buffer"][i] - 1
+            o_out = tt["srlab.round out="][i] / tt["C preallocated"][i] - 1
+            if i == 1:
+                worst = max(worst, o_new, o_out)
+            print(f"{mode:<8} overhead of the binding ({what}): {100 * o_new:+.1f}% (new "
+                  f"array), {100 * o_out:+.1f}% (out=)")
         x1, y1 = x[:1].copy(), np.empty(1)
         py1 = min(timeit.repeat(lambda: srlab.round(x1, args.format, mode, seed=1, out=y1),
                                 number=1000, repeat=7)) / 1000
