@@ -151,13 +151,8 @@ static int known_strategy_key(const char *k)
     return 0;
 }
 
-int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg)
+int srlpy_strategy_config(PyObject *o, srl_config *cfg, const char *arg)
 {
-    srl_config *cfg = srl_config_new();
-    if (!cfg) {
-        PyErr_NoMemory();
-        return -1;
-    }
     int rc = -1;
     if (PyUnicode_Check(o)) {
         const char *name = PyUnicode_AsUTF8(o);
@@ -209,13 +204,22 @@ int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg)
                      arg, Py_TYPE(o)->tp_name);
         goto done;
     }
-    srl_err err = {""};
-    if (srl_strategy_from_config(s, cfg, &err) != SRL_OK) {
-        value_error(arg, err.msg);
-        goto done;
-    }
     rc = 0;
 done:
+    return rc;
+}
+
+int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg)
+{
+    srl_config *cfg = srl_config_new();
+    if (!cfg) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = srlpy_strategy_config(o, cfg, arg);
+    srl_err err = {""};
+    if (!rc && srl_strategy_from_config(s, cfg, &err) != SRL_OK)
+        rc = value_error(arg, err.msg);
     srl_config_free(cfg);
     return rc;
 }

@@ -57,6 +57,9 @@ int srlpy_accum_arg(PyObject *o, srl_accum *c, const char *arg);
 /* A strategy: a preset name (str), or a dict of `srlab train` keys ({"strategy": "bf16-sr",
  * "param-rounding": "rd"}), checked by the library. */
 int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg);
+/* The same keys set in cfg (srl_config_new'd by the caller), unchecked. */
+struct srl_config;
+int srlpy_strategy_config(PyObject *o, struct srl_config *cfg, const char *arg);
 
 /* The random stream of a call: kind, seed, stream id, positioned at counter. */
 typedef struct {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "srlab/optim.h"
+#include "srlab/run.h"
 #include "srlab/train.h"
 
 typedef struct {
@@ -26,7 +27,8 @@ typedef struct {
     srl_weights W;
     bool alloc;
     size_t n;
-    float *scratch; /* n floats: bf16 patterns widened */
+    float *scratch;        /* n floats: bf16 patterns widened */
+    srl_optim_config base; /* the optimizer srl_train_config_from read (kind, defaults) */
 } OptimState;
 
 static void OptimState_dealloc(PyObject *self)
@@ -36,6 +38,34 @@ static void OptimState_dealloc(PyObject *self)
         srl_weights_free(&o->W);
     free(o->scratch);
     Py_TYPE(self)->tp_free(self);
+}
+
+/* The run's settings as `srlab train` reads them: a config with the strategy's keys, opt, seed
+ * and rng, through srl_train_config_from (so the optimizer, the strategy and the write streams
+ * are exactly those of `srlab train --opt OPT --strategy ... --seed S --rng R`). */
+static int train_config(srl_train_config *tc, PyObject *so, const char *opt, const srlpy_stream *st)
+{
+    srl_config *cfg = srl_config_new();
+    if (!cfg) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = srlpy_strategy_config(so, cfg, "strategy");
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)st->seed);
+    if (!rc && (srl_config_set(cfg, "opt", opt) || srl_config_set(cfg, "seed", seed) ||
+                srl_config_set(cfg, "rng", st->kind == SRL_RNG_PCG64 ? "pcg64" : "pcg32"))) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    srl_err err = {""};
+    if (!rc && srl_train_config_from(tc, cfg, &err) != SRL_OK) {
+        PyErr_Format(PyExc_ValueError, "%s%s", strncmp(err.msg, "opt:", 4) ? "strategy: " : "",
+                     err.msg);
+        rc = -1;
+    }
+    srl_config_free(cfg);
+    return rc;
 }
 
 static PyObject *OptimState_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -49,29 +79,20 @@ static PyObject *OptimState_new(PyTypeObject *type, PyObject *args, PyObject *kw
         return NULL;
     if (n < 0)
         return PyErr_Format(PyExc_ValueError, "n: must be >= 0");
-    srl_strategy s;
     srlpy_stream st;
-    if (srlpy_strategy_arg(so, &s, "strategy") || srlpy_stream_args(&st, seed, NULL, NULL, rng))
+    srl_train_config tc;
+    if (srlpy_stream_args(&st, seed, NULL, NULL, rng) || train_config(&tc, so, opt, &st))
         return NULL;
-    int kind = -1;
-    for (int k = 0; srl_opt_names[k]; k++)
-        if (!strcmp(opt, srl_opt_names[k]))
-            kind = k;
-    if (kind < 0)
-        return PyErr_Format(PyExc_ValueError, "opt: unknown optimizer '%s'", opt);
     OptimState *o = (OptimState *)type->tp_alloc(type, 0);
     if (!o)
         return NULL;
     o->n = (size_t)n;
+    o->base = tc.opt;
     o->scratch = malloc((o->n ? o->n : 1) * sizeof(float));
     if (!o->scratch) {
         Py_DECREF(o);
         return PyErr_NoMemory();
     }
-    srl_train_config tc;
-    memset(&tc, 0, sizeof tc);
-    tc.seed = st.seed;
-    tc.rng = st.kind;
     srl_rng writes;
     srl_train_stream(&writes, &tc, "writes");
     srl_weight_spec spec;
@@ -80,7 +101,7 @@ static PyObject *OptimState_new(PyTypeObject *type, PyObject *args, PyObject *kw
     spec.ndim = 1;
     spec.shape[0] = o->n;
     srl_err err = {""};
-    if (srl_weights_alloc(&o->W, &spec, 1, &s, (srl_opt_kind)kind, &writes, &err) != SRL_OK) {
+    if (srl_weights_alloc(&o->W, &spec, 1, &tc.strat, tc.opt.kind, &writes, &err) != SRL_OK) {
         Py_DECREF(o);
         return PyErr_Format(PyExc_ValueError, "name: %s", err.msg);
     }
@@ -266,16 +287,15 @@ static PyObject *OptimState_step(PyObject *self, PyObject *args, PyObject *kw)
     if (!(lr >= 0) || !isfinite(lr))
         return PyErr_Format(PyExc_ValueError, "lr: %g is not a non-negative finite learning rate",
                             lr);
-    srl_optim_config c;
-    memset(&c, 0, sizeof c);
-    c.kind = o->W.opt;
+    srl_optim_config c = o->base;
     c.lr = lr > 0 ? lr : 1.0; /* the check wants a positive peak; the step takes lr itself */
     c.momentum = mu;
     c.beta1 = b1;
     c.beta2 = b2;
     c.eps = eps;
     c.wd = wd;
-    c.schedule = SRL_SCHED_CONSTANT;
+    c.warmup = 0;
+    c.lr_min = 0;
     c.steps = t;
     srl_err err = {""};
     if (srl_optim_config_check(&c, &err) != SRL_OK) {

@@ -1,17 +1,19 @@
 /* python/tests/optim_ref.c: the C optimizer called directly, as `srlab train` calls it, for
  * python/tests/test_torch.py to compare srlab.torch.AdamW with.
  *
- * Like src/train.c it allocates every weight in ONE srl_weights (srl_weights_alloc) with write
- * streams from srl_train_stream(seed, rng, "writes"), sets x0 with srl_weights_init, writes each
- * step's gradients with srl_weights_set_grad_d and takes srl_optim_step(t, lr). (The Python side
+ * Like src/train.c it reads the run's settings with srl_train_config_from (a config of
+ * `srlab train` keys: opt, seed, rng, the strategy keys, beta1, beta2, eps, wd, momentum),
+ * allocates every weight in ONE srl_weights (srl_weights_alloc) with write streams from
+ * srl_train_stream(.., "writes"), sets x0 with srl_weights_init, writes each step's gradients
+ * with srl_weights_set_grad_d and takes srl_optim_step(t, lr). (The Python side
  * keeps one srl_weights per parameter; equal results show that the split changes no draw.)
  *
  * Input on stdin, one directive per line, numbers as C99 hex floats (exact):
  *   seed S                    the run's seed (default 1)
  *   rng pcg32|pcg64
  *   opt adamw|adam|sgd|momentum (default adamw)
- *   cfg KEY VALUE             a strategy key of `srlab train` (strategy bf16-sr, param-rounding rd, ...)
- *   hyper B1 B2 EPS WD MU     hyper-parameters
+ *   cfg KEY VALUE             a key of `srlab train` (strategy bf16-sr, param-rounding rd, ...)
+ *   hyper B1 B2 EPS WD MU     hyper-parameters (beta1 beta2 eps wd momentum)
  *   weight NAME N X0_0 .. X0_{N-1}
  *   step T LR                 then one line per weight, in order:
  *   grad G_0 .. G_{N-1}       after the last grad line the step is taken and the state printed:
@@ -76,20 +78,19 @@ static void print_tensor(const char *name, const char *what, const srl_tensor *t
     free(v);
 }
 
+static void set(srl_config *cfg, const char *key, const char *value)
+{
+    if (!key || !value || srl_config_set(cfg, key, value))
+        die("bad directive", key);
+}
+
 int main(void)
 {
     srl_config *cfg = srl_config_new();
+    if (!cfg)
+        die("out of memory", NULL);
+    set(cfg, "opt", "adamw");
     srl_train_config tc;
-    memset(&tc, 0, sizeof tc);
-    tc.seed = 1;
-    tc.rng = SRL_RNG_PCG32;
-    srl_optim_config oc;
-    memset(&oc, 0, sizeof oc);
-    oc.kind = SRL_OPT_ADAMW;
-    oc.beta1 = 0.9;
-    oc.beta2 = 0.999;
-    oc.eps = 1e-8;
-    oc.schedule = SRL_SCHED_CONSTANT;
     srl_weight_spec specs[MAXW];
     char names[MAXW][64];
     double *x0[MAXW];
@@ -107,40 +108,25 @@ int main(void)
         char *key = strtok_r(line, " \t\n", &save);
         if (!key)
             continue;
-        if (!strcmp(key, "seed")) {
-            tc.seed = strtoull(next_tok(&save), NULL, 0);
-        } else if (!strcmp(key, "rng")) {
-            const char *k = strtok_r(NULL, " \t\n", &save);
-            tc.rng = (k && !strcmp(k, "pcg64")) ? SRL_RNG_PCG64 : SRL_RNG_PCG32;
-        } else if (!strcmp(key, "opt")) {
-            const char *k = strtok_r(NULL, " \t\n", &save);
-            int found = 0;
-            for (int j = 0; k && srl_opt_names[j]; j++)
-                if (!strcmp(k, srl_opt_names[j])) {
-                    oc.kind = (srl_opt_kind)j;
-                    found = 1;
-                }
-            if (!found)
-                die("unknown optimizer", k);
+        if (!strcmp(key, "seed") || !strcmp(key, "rng") || !strcmp(key, "opt")) {
+            set(cfg, key, next_tok(&save));
         } else if (!strcmp(key, "cfg")) {
-            const char *k = strtok_r(NULL, " \t\n", &save), *v = strtok_r(NULL, " \t\n", &save);
-            if (!k || !v || srl_config_set(cfg, k, v))
-                die("bad cfg line", NULL);
+            const char *k = next_tok(&save);
+            set(cfg, k, next_tok(&save));
         } else if (!strcmp(key, "hyper")) {
+            static const char *const keys[5] = {"beta1", "beta2", "eps", "wd", "momentum"};
             double *h = read_values(&save, 5);
-            oc.beta1 = h[0];
-            oc.beta2 = h[1];
-            oc.eps = h[2];
-            oc.wd = h[3];
-            oc.momentum = h[4];
+            for (int j = 0; j < 5; j++) {
+                char buf[64];
+                snprintf(buf, sizeof buf, "%.17g", h[j]);
+                set(cfg, keys[j], buf);
+            }
             free(h);
         } else if (!strcmp(key, "weight")) {
             if (nw == MAXW || have_w)
                 die("too many weights, or a weight after the first step", NULL);
-            const char *nm = strtok_r(NULL, " \t\n", &save);
-            const char *ns = strtok_r(NULL, " \t\n", &save);
-            if (!nm || !ns)
-                die("bad weight line", NULL);
+            const char *nm = next_tok(&save);
+            const char *ns = next_tok(&save);
             snprintf(names[nw], sizeof names[nw], "%s", nm);
             memset(&specs[nw], 0, sizeof specs[nw]);
             specs[nw].name = names[nw];
@@ -150,12 +136,11 @@ int main(void)
             nw++;
         } else if (!strcmp(key, "step")) {
             if (!have_w) {
-                srl_strategy s;
-                if (srl_strategy_from_config(&s, cfg, &err))
-                    die("strategy", err.msg);
+                if (srl_train_config_from(&tc, cfg, &err))
+                    die("config", err.msg);
                 srl_rng writes;
                 srl_train_stream(&writes, &tc, "writes");
-                if (srl_weights_alloc(&W, specs, nw, &s, oc.kind, &writes, &err))
+                if (srl_weights_alloc(&W, specs, nw, &tc.strat, tc.opt.kind, &writes, &err))
                     die("srl_weights_alloc", err.msg);
                 for (size_t j = 0; j < nw; j++)
                     if (srl_weights_init(&W, j, x0[j], &err))
@@ -175,10 +160,7 @@ int main(void)
                 die("srl_weights_set_grad_d failed", NULL);
             free(g);
             if (++grads == nw) {
-                oc.lr = lr > 0 ? lr : 1.0;
-                oc.steps = t;
-                if (srl_optim_config_check(&oc, &err))
-                    die("config", err.msg);
+                srl_optim_config oc = tc.opt;
                 srl_step_stats st;
                 if (srl_optim_step(&st, &W, &oc, t, lr))
                     die("srl_optim_step failed", NULL);
