@@ -527,6 +527,8 @@ class PlainSRAdamW(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
+        """One step on every parameter with a gradient (see the class); returns closure()'s
+        loss if a closure is given."""
         loss = None
         if closure is not None:
             with torch.enable_grad():

@@ -441,3 +441,15 @@ def test_readme_training_loop_runs(capsys):
     assert out.startswith("loss ") and env["opt"].state[env["model"][0].weight]["step"] == 300
     assert float(out.split()[1].rstrip(";")) < 0.5 * float(
         ((env["y"].float() - env["y"].float().mean()) ** 2).mean())  # it learned something
+
+
+def test_everything_public_is_documented():
+    import inspect
+    for name in st.__all__:
+        obj = getattr(st, name)
+        assert obj.__doc__ and len(obj.__doc__) > 80, name
+        if inspect.isclass(obj):
+            for m in ("step", "state_dict", "load_state_dict", "add_param_group"):
+                if m in vars(obj):
+                    assert vars(obj)[m].__doc__, (name, m)
+    assert "round_" in st.__doc__ and "AdamW" in st.__doc__
