@@ -22,13 +22,13 @@ esac
 
 # ---- Debian packages ----
 pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev libpcg-cpp-dev
-      libinih-dev gnuplot-nox"
-# The test command also wants Debian's chromium: a test opens the report in it (headless); and
-# slurm-wlm with munge: a test starts a single-node SLURM cluster on this machine (tests/slurm,
-# as root). They are not required: without them those tests are skipped (meson's status 77), and
-# say so.
+      libinih-dev gnuplot-nox python3-numpy python3-pytest python3-dev"
+# The test command also wants Debian's chromium (a test opens the report in it, headless),
+# python3-torch (the srlab.torch tests), and slurm-wlm with munge (a test starts a single-node
+# SLURM cluster on this machine, tests/slurm, as root). None is required: without one its
+# tests are skipped (meson's status 77), and say so.
 optional=""
-if [ "$what" = test ]; then optional="chromium slurm-wlm munge"; fi
+if [ "$what" = test ]; then optional="chromium python3-torch slurm-wlm munge"; fi
 missing_of() {
     for p in "$@"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -47,10 +47,10 @@ if [ -n "$missing" ]; then
     echo "quickstart: installing$missing"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 fi
-for p in $missing_optional; do
+for p in $missing_optional; do # one at a time: one that cannot be installed skips only its tests
     echo "quickstart: installing $p (optional)"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$p" ||
-        echo "quickstart: could not install $p; its tests will be skipped"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+        "$p" || echo "quickstart: could not install $p; its tests will be skipped"
 done
 
 # ---- build ----
