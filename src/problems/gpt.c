@@ -53,29 +53,47 @@
 
 /* ---- the three instances of the pass ---- */
 
-#define REAL float
-#define SFX(name) name##_emu
-#define GPT_MODE 0
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+/* Offsets in the flat arrays of block l's weights (parameters and gradients alike). */
+typedef struct block_off {
+    size_t ln1w, ln1b, qkvw, projw, ln2w, ln2b, fcw, fcprojw;
+} block_off;
 
-#define REAL float
-#define SFX(name) name##_plain
-#define GPT_MODE 1
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+static block_off block_at(const size_t *off, size_t l, size_t C)
+{
+    block_off w;
+    w.ln1w = off[GP_LN1W] + l * C;
+    w.ln1b = off[GP_LN1B] + l * C;
+    w.qkvw = off[GP_QKVW] + l * C * (3 * C);
+    w.projw = off[GP_ATTPROJW] + l * C * C;
+    w.ln2w = off[GP_LN2W] + l * C;
+    w.ln2b = off[GP_LN2B] + l * C;
+    w.fcw = off[GP_FCW] + l * C * (4 * C);
+    w.fcprojw = off[GP_FCPROJW] + l * (4 * C) * C;
+    return w;
+}
 
-#define REAL double
-#define SFX(name) name##_f64
-#define GPT_MODE 2
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+/* A copy of rng positioned `skip` draws ahead (for the items of a parallel loop). */
+static srl_rng rng_ahead(const srl_rng *rng, uint64_t skip)
+{
+    srl_rng r;
+    if (!rng) {
+        memset(&r, 0, sizeof r);
+        return r;
+    }
+    r = *rng;
+    if (skip)
+        srl_rng_seek(&r, r.counter + skip);
+    return r;
+}
+
+static void rng_advance(srl_rng *rng, uint64_t n)
+{
+    if (rng && n)
+        srl_rng_seek(rng, rng->counter + n);
+}
+
+#define SRL_MODEL_TEMPLATE "problems/gpt_tpl.h"
+#include "problems/model_instantiate.h"
 
 /* ---- shapes ---- */
 

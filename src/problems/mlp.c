@@ -33,29 +33,8 @@
 
 #include "problems/runners.h"
 
-#define REAL float
-#define MFX(name) name##_emu
-#define MLP_MODE 0
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
-
-#define REAL float
-#define MFX(name) name##_plain
-#define MLP_MODE 1
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
-
-#define REAL double
-#define MFX(name) name##_f64
-#define MLP_MODE 2
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
+#define SRL_MODEL_TEMPLATE "problems/mlp_tpl.h"
+#include "problems/model_instantiate.h"
 
 #define EVAL_CHUNK 1024
 #define FSTAR_SAMPLES (1u << 17)
@@ -230,7 +209,7 @@ static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, s
     ps.act = g->tc.strat.act;
     ps.grad = g->tc.strat.grad;
     ps.rng = compute;
-    int st = srl__round_slot(g->xb, g->B * g->din, &ps.act.fmt, ps.act.mode, compute);
+    int st = srl__round_slot(g->xb, g->B * g->din, &ps.act, compute);
     double l1, h1;
     if (!st)
         st = srl__mlp_pass_emu(&ps, p, gr, g->xb, g->tb, g->lb, g->acts_f, &l1, &h1);

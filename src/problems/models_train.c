@@ -200,15 +200,15 @@ static bool is_binary32(const srl_format *f)
     return p && srl_format_equal(f, p);
 }
 
-int srl__round_slot(float *x, size_t n, const srl_format *fmt, srl_rounding mode, srl_rng *rng)
+int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng)
 {
-    const bool sto = srl_rounding_is_stochastic(mode);
-    if (is_binary32(fmt)) { /* every float is a value: unchanged, the draws still consumed */
+    const bool sto = srl_rounding_is_stochastic(slot->mode);
+    if (is_binary32(&slot->fmt)) { /* every float is a value: unchanged, the draws still consumed */
         if (sto && n)
             srl_rng_seek(rng, rng->counter + n);
         return SRL_OK;
     }
-    return srl_round_array_float(x, x, n, fmt, mode, rng);
+    return srl_round_array_float(x, x, n, &slot->fmt, slot->mode, rng);
 }
 
 /* ---- the all-reduce ---- */
