@@ -1,6 +1,8 @@
 /* src/problems/model_impl.h: what the MLP and the GPT problems share (private): the training loop over
  * K emulated data-parallel replicas, their gradient all-reduce, the divergence metrics and the
- * random-walk prediction of theory/T12, the keys every model problem has, and the memory check.
+ * random-walk prediction of theory/T12, the keys every model problem has, the memory check, the
+ * slot rounding and the names of their passes' instances (the operations their passes share are
+ * src/problems/model_ops.h).
  *
  * A model is a list of weights (srl_weight_spec) laid out in one flat array (weight j at off[j],
  * offsets rounded up to 16 elements); the loop hands the model its parameters as float values
