@@ -93,7 +93,8 @@ static void TPL(row_nn)(REAL *restrict c, const REAL *a, size_t astep, const REA
             c[j] = c[j] + al * b[j];
     }
 }
-/* Rows of A step astep apart along l: 1 for A (m,k) row-major, m for A^T with A (k,m). */
+/* C (m,n), row i = sum_l a_il B[l,:] with a_il = A[i rowstep + l astep]: rowstep k and astep 1
+ * for A (m,k) row-major, rowstep 1 and astep m for A^T with A (k,m). */
 static int TPL(mm_rows)(REAL *C, const REAL *A, size_t astep, size_t rowstep, const REAL *B,
                         size_t m, size_t n, size_t k)
 {

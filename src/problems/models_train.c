@@ -373,9 +373,9 @@ static double grad_norm(const loopstate *L)
     return sqrt(s);
 }
 
-/* The replica columns (K > 1; L->x0 holds replica 0's values): m4[0] replica_div, m4[1]
- * replica_diff_frac, m4[2] replica_d2, m4[3] replica_d2_pred (the header says what they are). */
-static void replica_metrics(loopstate *L, double m4[4])
+/* The replica columns (K > 1; L->x0 holds replica 0's values): out[0] replica_div, out[1]
+ * replica_diff_frac, out[2] replica_d2, out[3] replica_d2_pred (the header says what they are). */
+static void replica_metrics(loopstate *L, double out[4])
 {
     const srl__model *m = L->m;
     double div = 0, d2 = 0, d2p = 0, n0 = 0;
@@ -411,10 +411,10 @@ static void replica_metrics(loopstate *L, double m4[4])
     else if (L->pred_on)
         for (size_t o = 0; o < m->flat; o++)
             d2p += L->pred[o];
-    m4[0] = div;
-    m4[1] = (double)cnt / (double)m->numel;
-    m4[2] = d2;
-    m4[3] = d2p;
+    out[0] = div;
+    out[1] = (double)cnt / (double)m->numel;
+    out[2] = d2;
+    out[3] = d2p;
 }
 
 static int emit(loopstate *L, const srl_sink *out, uint64_t t, double lr, double lost,
@@ -428,14 +428,14 @@ static int emit(loopstate *L, const srl_sink *out, uint64_t t, double lr, double
     int st = m->eval(m->ctx, L->x0, &loss, &val, extra, err);
     if (st)
         return st;
-    double rm[4] = {0, 0, 0, 0};
+    double replica[4] = {0, 0, 0, 0};
     if (L->K > 1)
-        replica_metrics(L, rm);
+        replica_metrics(L, replica);
     srl_value v[C_FIXED + SRL__MODEL_MAX_EXTRA];
     memset(v, 0, sizeof v);
     const double nums[] = {lr, loss, loss - m->fstar, NAN, gnorm, lost};
     srl__train_row_start(v, t, nums, status);
-    const double more[] = {val, m->fstar, rm[0], rm[1], rm[2], rm[3]};
+    const double more[] = {val, m->fstar, replica[0], replica[1], replica[2], replica[3]};
     for (int k = 0; k < 6; k++) {
         v[C_VAL + k].kind = SRL_COL_NUM;
         v[C_VAL + k].num = more[k];
