@@ -559,6 +559,118 @@ static int read_size(const srl_config *cfg, const srl_param *tab, const char *ke
     return SRL_OK;
 }
 
+/* quad1d's keys: a >= 0, xstar, x0. */
+static int build_quad1d(convex *c, const srl_config *cfg, srl_err *err)
+{
+    const srl_param *tab = quad1d_params;
+    c->kind = P_QUAD1D;
+    c->d = 1;
+    int st;
+    if (!(st = read_finite(cfg, tab, "a", &c->a, err)) &&
+        !(st = read_finite(cfg, tab, "xstar", &c->xstar1, err)))
+        st = read_finite(cfg, tab, "x0", &c->x0, err);
+    if (!st && !(c->a >= 0))
+        st = srl_err_set(err, SRL_EINVAL, "a: %g is negative (f would have no minimum)", c->a);
+    if (!st)
+        st = alloc_vectors(c, err);
+    if (!st)
+        c->xs[0] = c->xstar1;
+    return st;
+}
+
+/* quadratic's keys (d, kappa >= 1, basis, x0), then its spectrum, basis and optimum. */
+static int build_quadratic(convex *c, const srl_config *cfg, srl_rng *data, srl_err *err)
+{
+    const srl_param *tab = quadratic_params;
+    static const char *const bases[] = {"diag", "rotated", NULL};
+    c->kind = P_QUADRATIC;
+    double kappa = 0;
+    int basis = 0, st;
+    if (!(st = read_size(cfg, tab, "d", 1, 100000000, &c->d, err)) &&
+        !(st = read_finite(cfg, tab, "kappa", &kappa, err)) &&
+        !(st = srl_config_choice(cfg, "basis", "diag", bases, &basis, err)))
+        st = read_finite(cfg, tab, "x0", &c->x0, err);
+    if (!st && !(kappa >= 1))
+        st = srl_err_set(err, SRL_EINVAL, "kappa: %g is below 1 (a condition number is at least "
+                         "1)", kappa);
+    if (!st && basis == 1 && c->d > 4096)
+        st = srl_err_set(err, SRL_EINVAL, "d: %zu is too large for basis=rotated (at most 4096: "
+                         "the basis is a dense d x d matrix)", c->d);
+    if (!st)
+        st = alloc_vectors(c, err);
+    if (!st)
+        st = setup_quadratic(c, data, basis == 1, kappa, err);
+    return st;
+}
+
+/* lsq and logreg: at most 10^8 entries of A (samples x d), then the vectors. */
+static int alloc_samples(convex *c, srl_err *err)
+{
+    if (c->N * c->d > 100000000)
+        return srl_err_set(err, SRL_EINVAL, "samples x d = %zu x %zu exceeds 10^8 entries", c->N,
+                           c->d);
+    return alloc_vectors(c, err);
+}
+
+/* lsq's keys (d, samples >= d, noise >= 0, x0), then its data and optimum. */
+static int build_lsq(convex *c, const srl_config *cfg, srl_rng *data, srl_err *err)
+{
+    const srl_param *tab = lsq_params;
+    c->kind = P_LSQ;
+    double noise = 0;
+    int st;
+    if (!(st = read_size(cfg, tab, "d", 1, 100000, &c->d, err)) &&
+        !(st = read_size(cfg, tab, "samples", 1, 10000000, &c->N, err)) &&
+        !(st = read_finite(cfg, tab, "noise", &noise, err)))
+        st = read_finite(cfg, tab, "x0", &c->x0, err);
+    if (!st && c->N < c->d)
+        st = srl_err_set(err, SRL_EINVAL, "samples: %zu is below d = %zu (x* would not be "
+                         "unique)", c->N, c->d);
+    if (!st && !(noise >= 0))
+        st = srl_err_set(err, SRL_EINVAL, "noise: %g is negative", noise);
+    if (!st)
+        st = alloc_samples(c, err);
+    if (!st)
+        st = setup_lsq(c, data, noise, err);
+    return st;
+}
+
+/* logreg's keys (d, samples, l2 > 0, x0), then its data and optimum. */
+static int build_logreg(convex *c, const srl_config *cfg, srl_rng *data, srl_err *err)
+{
+    const srl_param *tab = logreg_params;
+    c->kind = P_LOGREG;
+    int st;
+    if (!(st = read_size(cfg, tab, "d", 1, 2000, &c->d, err)) &&
+        !(st = read_size(cfg, tab, "samples", 1, 1000000, &c->N, err)) &&
+        !(st = read_finite(cfg, tab, "l2", &c->l2, err)))
+        st = read_finite(cfg, tab, "x0", &c->x0, err);
+    if (!st && !(c->l2 > 0))
+        st = srl_err_set(err, SRL_EINVAL, "l2: %g must be positive (it makes the optimum "
+                         "exist)", c->l2);
+    if (!st)
+        st = alloc_samples(c, err);
+    if (!st)
+        st = setup_logreg(c, data, err);
+    return st;
+}
+
+/* grad-compute (lsq, logreg): kernels needs A transposed. */
+static int read_grad_compute(convex *c, const srl_config *cfg, srl_err *err)
+{
+    static const char *const modes[] = {"binary64", "kernels", NULL};
+    int mode = 0;
+    int st = srl_config_choice(cfg, "grad-compute", "binary64", modes, &mode, err);
+    if (st || mode == 0)
+        return st;
+    if (!(c->At = malloc(c->N * c->d * sizeof *c->At)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->N; i++)
+        for (size_t j = 0; j < c->d; j++)
+            c->At[j * c->N + i] = c->A[i * c->d + j];
+    return SRL_OK;
+}
+
 /* Read the keys of problem `name` and build it (data, optimum). */
 static int build(convex **out, const char *name, const srl_config *cfg, srl_err *err)
 {
@@ -569,94 +681,18 @@ static int build(convex **out, const char *name, const srl_config *cfg, srl_err 
     int st = srl_train_config_from(&c->tc, cfg, err);
     srl_rng data;
     srl_train_stream(&data, &c->tc, "data");
-    const srl_param *tab = NULL;
-    if (!st && !strcmp(name, "quad1d")) {
-        c->kind = P_QUAD1D;
-        tab = quad1d_params;
-        c->d = 1;
-        if (!(st = read_finite(cfg, tab, "a", &c->a, err)) &&
-            !(st = read_finite(cfg, tab, "xstar", &c->xstar1, err)))
-            st = read_finite(cfg, tab, "x0", &c->x0, err);
-        if (!st && !(c->a >= 0))
-            st = srl_err_set(err, SRL_EINVAL, "a: %g is negative (f would have no minimum)",
-                             c->a);
-        if (!st)
-            st = alloc_vectors(c, err);
-        if (!st)
-            c->xs[0] = c->xstar1;
-    } else if (!st && !strcmp(name, "quadratic")) {
-        c->kind = P_QUADRATIC;
-        tab = quadratic_params;
-        double kappa = 0;
-        static const char *const bases[] = {"diag", "rotated", NULL};
-        int basis = 0;
-        if (!(st = read_size(cfg, tab, "d", 1, 100000000, &c->d, err)) &&
-            !(st = read_finite(cfg, tab, "kappa", &kappa, err)) &&
-            !(st = srl_config_choice(cfg, "basis", "diag", bases, &basis, err)))
-            st = read_finite(cfg, tab, "x0", &c->x0, err);
-        if (!st && !(kappa >= 1))
-            st = srl_err_set(err, SRL_EINVAL, "kappa: %g is below 1 (a condition number is "
-                             "at least 1)", kappa);
-        if (!st && basis == 1 && c->d > 4096)
-            st = srl_err_set(err, SRL_EINVAL, "d: %zu is too large for basis=rotated (at most "
-                             "4096: the basis is a dense d x d matrix)", c->d);
-        if (!st)
-            st = alloc_vectors(c, err);
-        if (!st)
-            st = setup_quadratic(c, &data, basis == 1, kappa, err);
-    } else if (!st && !strcmp(name, "lsq")) {
-        c->kind = P_LSQ;
-        tab = lsq_params;
-        double noise = 0;
-        if (!(st = read_size(cfg, tab, "d", 1, 100000, &c->d, err)) &&
-            !(st = read_size(cfg, tab, "samples", 1, 10000000, &c->N, err)) &&
-            !(st = read_finite(cfg, tab, "noise", &noise, err)))
-            st = read_finite(cfg, tab, "x0", &c->x0, err);
-        if (!st && c->N < c->d)
-            st = srl_err_set(err, SRL_EINVAL, "samples: %zu is below d = %zu (x* would not be "
-                             "unique)", c->N, c->d);
-        if (!st && !(noise >= 0))
-            st = srl_err_set(err, SRL_EINVAL, "noise: %g is negative", noise);
-        if (!st && c->N * c->d > 100000000)
-            st = srl_err_set(err, SRL_EINVAL, "samples x d = %zu x %zu exceeds 10^8 entries",
-                             c->N, c->d);
-        if (!st)
-            st = alloc_vectors(c, err);
-        if (!st)
-            st = setup_lsq(c, &data, noise, err);
-    } else if (!st && !strcmp(name, "logreg")) {
-        c->kind = P_LOGREG;
-        tab = logreg_params;
-        if (!(st = read_size(cfg, tab, "d", 1, 2000, &c->d, err)) &&
-            !(st = read_size(cfg, tab, "samples", 1, 1000000, &c->N, err)) &&
-            !(st = read_finite(cfg, tab, "l2", &c->l2, err)))
-            st = read_finite(cfg, tab, "x0", &c->x0, err);
-        if (!st && !(c->l2 > 0))
-            st = srl_err_set(err, SRL_EINVAL, "l2: %g must be positive (it makes the optimum "
-                             "exist)", c->l2);
-        if (!st && c->N * c->d > 100000000)
-            st = srl_err_set(err, SRL_EINVAL, "samples x d = %zu x %zu exceeds 10^8 entries",
-                             c->N, c->d);
-        if (!st)
-            st = alloc_vectors(c, err);
-        if (!st)
-            st = setup_logreg(c, &data, err);
-    } else if (!st) {
+    if (!st && !strcmp(name, "quad1d"))
+        st = build_quad1d(c, cfg, err);
+    else if (!st && !strcmp(name, "quadratic"))
+        st = build_quadratic(c, cfg, &data, err);
+    else if (!st && !strcmp(name, "lsq"))
+        st = build_lsq(c, cfg, &data, err);
+    else if (!st && !strcmp(name, "logreg"))
+        st = build_logreg(c, cfg, &data, err);
+    else if (!st)
         st = srl_err_set(err, SRL_EINVAL, "unknown convex problem '%s'", name);
-    }
-    if (!st && (c->kind == P_LSQ || c->kind == P_LOGREG)) {
-        static const char *const modes[] = {"binary64", "kernels", NULL};
-        int mode = 0;
-        st = srl_config_choice(cfg, "grad-compute", "binary64", modes, &mode, err);
-        if (!st && mode == 1) {
-            c->At = malloc(c->N * c->d * sizeof *c->At);
-            if (!c->At)
-                st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-            for (size_t i = 0; !st && i < c->N; i++)
-                for (size_t j = 0; j < c->d; j++)
-                    c->At[j * c->N + i] = c->A[i * c->d + j];
-        }
-    }
+    if (!st && (c->kind == P_LSQ || c->kind == P_LOGREG))
+        st = read_grad_compute(c, cfg, err);
     if (st) {
         convex_free(c);
         return st;

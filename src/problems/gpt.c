@@ -53,29 +53,47 @@
 
 /* ---- the three instances of the pass ---- */
 
-#define REAL float
-#define SFX(name) name##_emu
-#define GPT_MODE 0
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+/* Offsets in the flat arrays of block l's weights (parameters and gradients alike). */
+typedef struct block_off {
+    size_t ln1w, ln1b, qkvw, projw, ln2w, ln2b, fcw, fcprojw;
+} block_off;
 
-#define REAL float
-#define SFX(name) name##_plain
-#define GPT_MODE 1
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+static block_off block_at(const size_t *off, size_t l, size_t C)
+{
+    block_off w;
+    w.ln1w = off[GP_LN1W] + l * C;
+    w.ln1b = off[GP_LN1B] + l * C;
+    w.qkvw = off[GP_QKVW] + l * C * (3 * C);
+    w.projw = off[GP_ATTPROJW] + l * C * C;
+    w.ln2w = off[GP_LN2W] + l * C;
+    w.ln2b = off[GP_LN2B] + l * C;
+    w.fcw = off[GP_FCW] + l * C * (4 * C);
+    w.fcprojw = off[GP_FCPROJW] + l * (4 * C) * C;
+    return w;
+}
 
-#define REAL double
-#define SFX(name) name##_f64
-#define GPT_MODE 2
-#include "problems/gpt_tpl.h"
-#undef REAL
-#undef SFX
-#undef GPT_MODE
+/* A copy of rng positioned `skip` draws ahead (for the items of a parallel loop). */
+static srl_rng rng_ahead(const srl_rng *rng, uint64_t skip)
+{
+    srl_rng r;
+    if (!rng) {
+        memset(&r, 0, sizeof r);
+        return r;
+    }
+    r = *rng;
+    if (skip)
+        srl_rng_seek(&r, r.counter + skip);
+    return r;
+}
+
+static void rng_advance(srl_rng *rng, uint64_t n)
+{
+    if (rng && n)
+        srl_rng_seek(rng, rng->counter + n);
+}
+
+#define SRL_MODEL_TEMPLATE "problems/gpt_tpl.h"
+#include "problems/model_instantiate.h"
 
 /* ---- shapes ---- */
 
@@ -383,9 +401,10 @@ static const srl_param gpt_params[] = {
 #define rd_size(cfg, key, lo, hi, out, err) \
     srl__model_read_size(cfg, gpt_params, key, lo, hi, out, err)
 
-/* Read a text file (character level) into g->text; vocabulary into map. */
-static int read_text(srl__gpt_problem *g, const char *path, double val_frac, const srl_config *cfg,
-                     srl_err *err)
+/* The bytes of the regular file `path` into *buf (malloc'ed, *len > 0 bytes), after the memory
+ * check. */
+static int read_file_bytes(const char *path, const srl_config *cfg, uint8_t **buf, size_t *len,
+                           srl_err *err)
 {
     struct stat sb;
     if (stat(path, &sb) != 0)
@@ -395,52 +414,63 @@ static int read_text(srl__gpt_problem *g, const char *path, double val_frac, con
     FILE *f = fopen(path, "rb");
     if (!f)
         return srl_err_set(err, SRL_EINVAL, "data: cannot read '%s': %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file", path);
+    int st = SRL_OK;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) != 0)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file", path);
+    else if ((size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file (%s)", path,
+                         strerror(errno));
+    else if (size == 0)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s' is empty", path);
+    else
+        st = srl__model_mem_check(cfg, 2.0 * (double)size, "text file", err);
+    if (!st && !(*buf = malloc((size_t)size)))
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory reading '%s'", path);
+    if (!st && fread(*buf, 1, (size_t)size, f) != (size_t)size) {
+        free(*buf);
+        *buf = NULL;
+        st = srl_err_set(err, SRL_EINVAL, "data: reading '%s' failed", path);
     }
-    const long len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return srl_err_set(err, SRL_EINVAL, "data: '%s' is not a regular file (%s)", path,
-                           strerror(errno));
-    }
-    if (len == 0) {
-        fclose(f);
-        return srl_err_set(err, SRL_EINVAL, "data: '%s' is empty", path);
-    }
-    int st = srl__model_mem_check(cfg, 2.0 * (double)len, "text file", err);
-    if (st) {
-        fclose(f);
-        return st;
-    }
-    uint8_t *buf = malloc((size_t)len);
-    if (!buf) {
-        fclose(f);
-        return srl_err_set(err, SRL_ENOMEM, "out of memory reading '%s'", path);
-    }
-    const size_t got = fread(buf, 1, (size_t)len, f);
     fclose(f);
-    if (got != (size_t)len) {
-        free(buf);
-        return srl_err_set(err, SRL_EINVAL, "data: reading '%s' failed", path);
-    }
-    size_t ctrl = 0, count[256] = {0};
-    for (size_t i = 0; i < got; i++) {
+    *len = (size_t)size;
+    return st;
+}
+
+/* Refuse text that looks binary (a NUL byte, or more than 1% control bytes other than tab,
+ * newline, vertical tab, form feed, carriage return and escape); count[c] = occurrences of c. */
+static int check_text(const char *path, const uint8_t *buf, size_t n, size_t count[256],
+                      srl_err *err)
+{
+    size_t ctrl = 0;
+    for (size_t i = 0; i < n; i++) {
         const uint8_t c = buf[i];
-        if (c == 0) {
-            free(buf);
+        if (c == 0)
             return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (a NUL byte at offset "
                                "%zu); give a text file", path, i);
-        }
         ctrl += (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' &&
                  c != 0x1b) || c == 0x7f;
         count[c]++;
     }
-    if ((double)ctrl > 0.01 * (double)got) {
-        free(buf);
+    if ((double)ctrl > 0.01 * (double)n)
         return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (%zu of its %zu bytes are "
-                           "control characters); give a text file", path, ctrl, got);
+                           "control characters); give a text file", path, ctrl, n);
+    return SRL_OK;
+}
+
+/* Read a text file (character level) into g->text, as symbols 0 .. V-1 (the distinct bytes in
+ * byte order), and split it. */
+static int read_text(srl__gpt_problem *g, const char *path, double val_frac, const srl_config *cfg,
+                     srl_err *err)
+{
+    uint8_t *buf = NULL;
+    size_t got = 0, count[256] = {0};
+    int st = read_file_bytes(path, cfg, &buf, &got, err);
+    if (st)
+        return st;
+    if ((st = check_text(path, buf, got, count, err))) {
+        free(buf);
+        return st;
     }
     uint8_t map[256];
     size_t V = 0;
@@ -471,17 +501,21 @@ static int read_text(srl__gpt_problem *g, const char *path, double val_frac, con
     return SRL_OK;
 }
 
-int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err *err)
+/* The data keys: data=markov with the source's vocab, order, sharpness and length, or a text
+ * file (file non-NULL); val-frac for both. */
+typedef struct data_keys {
+    const char *file;
+    size_t V, order, ntok;
+    double sharp, val_frac;
+} data_keys;
+
+/* The model's keys into g (training config, replicas, sizes, init-std), val-frac into dk. */
+static int read_model_keys(srl__gpt_problem *g, const srl_config *cfg, data_keys *dk,
+                           srl_err *err)
 {
-    *out = NULL;
-    srl__gpt_problem *g = calloc(1, sizeof *g);
-    if (!g)
-        return srl_err_set(err, SRL_ENOMEM, "out of memory");
     int st = srl_train_config_from(&g->tc, cfg, err);
     if (!st)
         st = srl__model_check_strategy(&g->tc.strat, err);
-    size_t markov_k = 2, ntok = 0;
-    double val_frac = 0, sharp = 0;
     if (!st)
         st = srl__model_read_replicas(cfg, &g->rp, err);
     if (!st && !(st = rd_size(cfg, "n-layer", 1, 1024, &g->d.L, err)) &&
@@ -490,88 +524,98 @@ int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err 
         !(st = rd_size(cfg, "block-size", 1, 1u << 24, &g->d.T, err)) &&
         !(st = rd_size(cfg, "batch-size", 1, 1u << 24, &g->d.B, err)) &&
         !(st = rd_size(cfg, "eval-windows", 1, 1u << 20, &g->nwin, err)) &&
-        !(st = srl_config_double(cfg, "val-frac", def_of("val-frac"), &val_frac, err)))
+        !(st = srl_config_double(cfg, "val-frac", def_of("val-frac"), &dk->val_frac, err)))
         st = srl_config_double(cfg, "init-std", def_of("init-std"), &g->init_std, err);
     if (!st && g->d.C % g->d.NH)
         st = srl_err_set(err, SRL_EINVAL, "n-embd: %zu is not divisible by n-head = %zu (every "
                          "head has n-embd / n-head channels)", g->d.C, g->d.NH);
-    if (!st && !(val_frac > 0 && val_frac < 1))
-        st = srl_err_set(err, SRL_EINVAL, "val-frac: %g is outside (0, 1)", val_frac);
+    if (!st && !(dk->val_frac > 0 && dk->val_frac < 1))
+        st = srl_err_set(err, SRL_EINVAL, "val-frac: %g is outside (0, 1)", dk->val_frac);
     if (!st && !(g->init_std > 0 && isfinite(g->init_std)))
         st = srl_err_set(err, SRL_EINVAL, "init-std: %g is not a positive finite number",
                          g->init_std);
+    return st;
+}
+
+/* data, and the keys of the Markov source (refused with a text file). */
+static int read_data_keys(const srl_config *cfg, data_keys *dk, srl_err *err)
+{
     const char *data = srl_config_get(cfg, "data");
-    const bool markov = !data || !strcmp(data, "markov");
-    size_t V = 16;
+    dk->file = !data || !strcmp(data, "markov") ? NULL : data;
+    dk->V = 16;
+    dk->order = 2;
+    dk->ntok = 0;
+    dk->sharp = 0;
     const char *vtext = srl_config_get(cfg, "vocab");
     const bool vauto = !vtext || !strcmp(vtext, "auto");
-    if (!st && markov) {
-        if (!(st = vauto ? SRL_OK : rd_size(cfg, "vocab", 2, 256, &V, err)) &&
-            !(st = rd_size(cfg, "markov-order", 1, 8, &markov_k, err)) &&
-            !(st = rd_size(cfg, "data-tokens", 2, (uint64_t)1 << 34, &ntok, err)))
-            st = srl_config_double(cfg, "markov-sharpness", def_of("markov-sharpness"), &sharp,
-                                   err);
-        g->d.V = V;
-    } else if (!st) {
-        static const char *const only[] = {"markov-order", "markov-sharpness", "data-tokens",
-                                           NULL};
-        if (!vauto)
-            st = srl_err_set(err, SRL_EINVAL, "vocab: applies only to data=markov (a text "
-                             "file's vocabulary is its distinct characters: leave it auto)");
-        for (int i = 0; only[i] && !st; i++)
-            if (srl_config_get(cfg, only[i]))
-                st = srl_err_set(err, SRL_EINVAL, "%s: applies only to data=markov", only[i]);
-    }
-    /* memory, before any allocation (a text file is read first: its size decides V) */
-    if (!st && !markov)
-        st = read_text(g, data, val_frac, cfg, err);
-    if (!st) {
-        srl__gpt_dims dd = g->d;
-        dd.V = markov ? V : g->d.V;
-        const double numel = srl__gpt_numel(&dd);
-        const double Be = (double)(g->nwin < dd.B ? g->nwin : dd.B);
-        srl__gpt_dims de = dd;
-        de.B = (size_t)Be;
-        double need = srl__model_train_bytes(&g->tc, numel, numel + 16.0 * GP_COUNT, g->rp.K);
-        need += 4 * srl__gpt_acts_elems(&dd, 1) + 8 * srl__gpt_acts_elems(&de, 0);
-        need += (8 + 4) * (double)(dd.B > Be ? dd.B : Be) * ((double)dd.T + 1);
-        if (markov) {
-            double S = pow((double)V, (double)markov_k);
-            need += (double)ntok + 8 * (2 * S * (double)V + 4 * S);
-        }
-        if (markov && pow((double)V, (double)markov_k) > (double)(1u << 22))
-            st = srl_err_set(err, SRL_EINVAL, "vocab^markov-order = %zu^%zu exceeds 2^22 "
-                             "contexts", V, markov_k);
-        else
-            st = srl__model_mem_check(cfg, need, "model", err);
-    }
-    if (!st && markov) {
-        srl_rng data_rng;
-        srl_train_stream(&data_rng, &g->tc, "data");
-        st = srl_markov_new(&g->mk, (int)V, (int)markov_k, sharp, &data_rng, err);
-        if (!st) {
-            const size_t nval = (size_t)floor(val_frac * (double)ntok);
-            g->ntrain = ntok - nval;
-            g->nval = nval;
-            if (g->ntrain < g->d.T + 1 || nval < g->d.T + 1)
-                st = srl_err_set(err, SRL_EINVAL,
-                                 "data-tokens: %zu symbols split into %zu for training and %zu "
-                                 "for validation (val-frac %g); each part must hold block-size "
-                                 "+ 1 = %zu", ntok, g->ntrain, nval, val_frac, g->d.T + 1);
-        }
-        if (!st) {
-            g->text = malloc(ntok);
-            if (!g->text)
-                st = srl_err_set(err, SRL_ENOMEM, "out of memory for %zu symbols", ntok);
-            else
-                srl_markov_sample(&g->mk, g->text, ntok, &data_rng);
-        }
-    }
-    if (st) {
-        problem_free(g);
+    int st;
+    if (!dk->file) {
+        if (!(st = vauto ? SRL_OK : rd_size(cfg, "vocab", 2, 256, &dk->V, err)) &&
+            !(st = rd_size(cfg, "markov-order", 1, 8, &dk->order, err)) &&
+            !(st = rd_size(cfg, "data-tokens", 2, (uint64_t)1 << 34, &dk->ntok, err)))
+            st = srl_config_double(cfg, "markov-sharpness", def_of("markov-sharpness"),
+                                   &dk->sharp, err);
         return st;
     }
-    /* the model */
+    static const char *const only[] = {"markov-order", "markov-sharpness", "data-tokens", NULL};
+    if (!vauto)
+        return srl_err_set(err, SRL_EINVAL, "vocab: applies only to data=markov (a text "
+                           "file's vocabulary is its distinct characters: leave it auto)");
+    for (int i = 0; only[i]; i++)
+        if (srl_config_get(cfg, only[i]))
+            return srl_err_set(err, SRL_EINVAL, "%s: applies only to data=markov", only[i]);
+    return SRL_OK;
+}
+
+/* Everything the run will allocate (weights and optimizer state of every replica, activations,
+ * evaluation buffers, data, the source's tables), estimated before anything is and compared
+ * with mem-limit; g->d.V is known (a text file has been read). */
+static int check_problem_memory(const srl__gpt_problem *g, const srl_config *cfg,
+                                const data_keys *dk, srl_err *err)
+{
+    const srl__gpt_dims dd = g->d;
+    const double numel = srl__gpt_numel(&dd);
+    const double Be = (double)(g->nwin < dd.B ? g->nwin : dd.B);
+    srl__gpt_dims de = dd;
+    de.B = (size_t)Be;
+    double need = srl__model_train_bytes(&g->tc, numel, numel + 16.0 * GP_COUNT, g->rp.K);
+    need += 4 * srl__gpt_acts_elems(&dd, 1) + 8 * srl__gpt_acts_elems(&de, 0);
+    need += (8 + 4) * (double)(dd.B > Be ? dd.B : Be) * ((double)dd.T + 1);
+    if (dk->file)
+        return srl__model_mem_check(cfg, need, "model", err);
+    const double S = pow((double)dk->V, (double)dk->order);
+    need += (double)dk->ntok + 8 * (2 * S * (double)dk->V + 4 * S);
+    if (S > (double)(1u << 22))
+        return srl_err_set(err, SRL_EINVAL, "vocab^markov-order = %zu^%zu exceeds 2^22 "
+                           "contexts", dk->V, dk->order);
+    return srl__model_mem_check(cfg, need, "model", err);
+}
+
+/* The Markov source (the run's "data" stream) and its text of data-tokens symbols, split. */
+static int make_markov_text(srl__gpt_problem *g, const data_keys *dk, srl_err *err)
+{
+    srl_rng data_rng;
+    srl_train_stream(&data_rng, &g->tc, "data");
+    int st = srl_markov_new(&g->mk, (int)dk->V, (int)dk->order, dk->sharp, &data_rng, err);
+    if (st)
+        return st;
+    const size_t nval = (size_t)floor(dk->val_frac * (double)dk->ntok);
+    g->ntrain = dk->ntok - nval;
+    g->nval = nval;
+    if (g->ntrain < g->d.T + 1 || nval < g->d.T + 1)
+        return srl_err_set(err, SRL_EINVAL,
+                           "data-tokens: %zu symbols split into %zu for training and %zu for "
+                           "validation (val-frac %g); each part must hold block-size + 1 = %zu",
+                           dk->ntok, g->ntrain, nval, dk->val_frac, g->d.T + 1);
+    if (!(g->text = malloc(dk->ntok)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory for %zu symbols", dk->ntok);
+    srl_markov_sample(&g->mk, g->text, dk->ntok, &data_rng);
+    return SRL_OK;
+}
+
+/* The model (weights, callbacks, f*) and the buffers of the training and evaluation passes. */
+static int setup_model(srl__gpt_problem *g, bool markov, srl_err *err)
+{
     srl__model *m = &g->model;
     m->ctx = g;
     m->nweights = GP_COUNT;
@@ -592,12 +636,37 @@ int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err 
     g->acts_d = aligned_alloc(64, al16(g->lay_d.total) * sizeof(double));
     g->row_loss = malloc(rows * g->d.T * sizeof(double));
     g->tok = malloc(rows * (g->d.T + 1) * sizeof(int32_t));
-    if (!g->acts_f || !g->acts_d || !g->row_loss || !g->tok) {
-        problem_free(g);
+    if (!g->acts_f || !g->acts_d || !g->row_loss || !g->tok)
         return srl_err_set(err, SRL_ENOMEM, "out of memory for the activations");
-    }
     memset(g->acts_f, 0, al16(g->lay_f.total) * sizeof(float));
     memset(g->acts_d, 0, al16(g->lay_d.total) * sizeof(double));
+    return SRL_OK;
+}
+
+int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err *err)
+{
+    *out = NULL;
+    srl__gpt_problem *g = calloc(1, sizeof *g);
+    if (!g)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    data_keys dk;
+    int st = read_model_keys(g, cfg, &dk, err);
+    if (!st)
+        st = read_data_keys(cfg, &dk, err);
+    if (!st && dk.file) /* a text file is read first: its size decides V */
+        st = read_text(g, dk.file, dk.val_frac, cfg, err);
+    else if (!st)
+        g->d.V = dk.V;
+    if (!st)
+        st = check_problem_memory(g, cfg, &dk, err);
+    if (!st && !dk.file)
+        st = make_markov_text(g, &dk, err);
+    if (!st)
+        st = setup_model(g, !dk.file, err);
+    if (st) {
+        problem_free(g);
+        return st;
+    }
     *out = g;
     return SRL_OK;
 }

@@ -9,7 +9,8 @@
  *   ln2w (L, C)  ln2b (L, C)  fcw (L, C, 4C)  fcprojw (L, 4C, C)  lnfw (C)  lnfb (C)
  * (no linear biases; the head is tied to wte: logits = lnf @ wte^T).
  *
- * The forward and backward pass is written once (src/problems/gpt_tpl.h) and compiled three times:
+ * The forward and backward pass is written once (src/problems/gpt_tpl.h) and compiled three times
+ * (src/problems/model_instantiate.h):
  *   _emu    float values; every matrix product is a kernel call (srl_gemm_f / _nt_f / _tn_f)
  *           with the strategy's accumulation config; every stored activation is rounded into
  *           the act slot and every stored gradient into the grad slot (srl__round_slot), with

@@ -1,7 +1,9 @@
-/* src/problems/gpt_tpl.h: the GPT's forward and backward pass, written once and compiled three times by
- * src/problems/gpt.c (see src/problems/gpt_impl.h): GPT_MODE 0 (_emu: float, kernels, rounding into the
- * strategy's slots), 1 (_plain: float, plain loops), 2 (_f64: double, plain loops); REAL is the
- * element type and SFX(name) names this instance's functions.
+/* src/problems/gpt_tpl.h: the GPT's forward and backward pass, written once and compiled three
+ * times by src/problems/gpt.c through src/problems/model_instantiate.h (_emu, _plain, _f64; see
+ * src/problems/gpt_impl.h): REAL is the element type, TPL(name) this instance's names, PASS_MODE
+ * the instance, and src/problems/model_ops.h the operations shared with the MLP (products,
+ * roundings, GELU, cross-entropy). From src/problems/gpt.c it uses block_at (layer l's weight
+ * offsets) and rng_ahead/rng_advance.
  *
  * Legend: B sequences, T positions, C width, L layers, NH heads, hs = C/NH, V vocabulary,
  * BT = B*T rows. Row-major everywhere; "(B,T,C)" is BT rows of C.
@@ -15,186 +17,16 @@
  * grad slot (no-ops in _plain and _f64). Per-row statistics of layer norm (mean, 1/std) stay in
  * the compute arithmetic (REAL), as frameworks keep them in fp32.
  * Nonlinearities use the C library's expf/logf/tanhf/sqrtf (exp/log/tanh/sqrt in _f64):
- * deterministic, not correctly rounded; sqrt is correctly rounded. */
-
-#ifndef SRL__PLAIN_CLONES
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define SRL__PLAIN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define SRL__PLAIN_CLONES
-#endif
-#endif
-
-#if GPT_MODE == 2
-#define R_EXP exp
-#define R_LOG log
-#define R_TANH tanh
-#define R_SQRT sqrt
-#else
-#define R_EXP expf
-#define R_LOG logf
-#define R_TANH tanhf
-#define R_SQRT sqrtf
-#endif
-
-/* Elements below which a loop stays on the calling thread: a parallel region costs tens of
- * microseconds (more on a loaded machine), so only loops of ~10^5 operations and more fork. */
-#ifndef GPT_OMP_MIN
-#define GPT_OMP_MIN srl__models_omp_min
-#endif
-
-/* ---- matrix products ---- */
-
-#if GPT_MODE == 0
-/* C (m,n) = A (m,k) @ B (k,n) through the kernels; draws from rng. */
-static int SFX(mm_nn)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    (void)scratch;
-    return srl_gemm_f(C, A, B, m, n, k, ps->accum, rng);
-}
-/* C (m,n) = A (m,k) @ B^T, B (n,k). */
-static int SFX(mm_nt)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    (void)scratch;
-    return srl_gemm_nt_f(C, A, B, m, n, k, ps->accum, rng);
-}
-/* C (m,n) = A^T @ B, A (k,m), B (k,n). */
-static int SFX(mm_tn)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    (void)scratch;
-    return srl_gemm_tn_f(C, A, B, m, n, k, ps->accum, rng);
-}
-static uint64_t SFX(mm_draws)(const srl__gpt_pass *ps, size_t m, size_t n, size_t k)
-{
-    return srl_gemm_draws(m, n, k, ps->accum);
-}
-static int SFX(round_act)(const srl__gpt_pass *ps, REAL *x, size_t n, srl_rng *rng)
-{
-    return srl__round_slot(x, n, &ps->act.fmt, ps->act.mode, rng);
-}
-static int SFX(round_grad)(const srl__gpt_pass *ps, REAL *x, size_t n, srl_rng *rng)
-{
-    return srl__round_slot(x, n, &ps->grad.fmt, ps->grad.mode, rng);
-}
-static uint64_t SFX(act_draws)(const srl__gpt_pass *ps, size_t n)
-{
-    return srl_rounding_is_stochastic(ps->act.mode) ? n : 0;
-}
-static uint64_t SFX(grad_draws)(const srl__gpt_pass *ps, size_t n)
-{
-    return srl_rounding_is_stochastic(ps->grad.mode) ? n : 0;
-}
-#else
-/* Row i of C: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 .. k-1 (the i-l-j loop keeps
- * every output's order l = 0, 1, ...; the compiler vectorises over j). Cloned for x86-64-v3 and
- * v4 and picked at run time, as the kernels' engines are: -ffp-contract=off and the fixed order
- * make every clone compute the same bits, only faster. */
-SRL__PLAIN_CLONES
-static void SFX(row_nn)(REAL *restrict c, const REAL *a, size_t astep, const REAL *restrict B,
-                        size_t n, size_t k)
-{
-    const REAL a0 = a[0];
-    for (size_t j = 0; j < n; j++)
-        c[j] = a0 * B[j];
-    for (size_t l = 1; l < k; l++) {
-        const REAL al = a[l * astep];
-        const REAL *restrict b = B + l * n;
-        for (size_t j = 0; j < n; j++)
-            c[j] = c[j] + al * b[j];
-    }
-}
-static int SFX(mm_nn)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    (void)ps, (void)rng, (void)scratch;
-    if (k == 0) {
-        memset(C, 0, m * n * sizeof *C);
-        return SRL_OK;
-    }
-#pragma omp parallel for schedule(static) if (m * n * k >= 4 * GPT_OMP_MIN && m > 1)
-    for (size_t i = 0; i < m; i++)
-        SFX(row_nn)(C + i * n, A + i * k, 1, B, n, k);
-    return SRL_OK;
-}
-static int SFX(mm_tn)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    (void)ps, (void)rng, (void)scratch;
-    if (k == 0) {
-        memset(C, 0, m * n * sizeof *C);
-        return SRL_OK;
-    }
-#pragma omp parallel for schedule(static) if (m * n * k >= 4 * GPT_OMP_MIN && m > 1)
-    for (size_t i = 0; i < m; i++)
-        SFX(row_nn)(C + i * n, A + i, m, B, n, k);
-    return SRL_OK;
-}
-/* B (n,k) transposed into scratch (k,n), then the i-l-j product. */
-static int SFX(mm_nt)(const srl__gpt_pass *ps, REAL *C, const REAL *A, const REAL *B, size_t m,
-                      size_t n, size_t k, srl_rng *rng, REAL *scratch)
-{
-    for (size_t j = 0; j < n; j++)
-        for (size_t l = 0; l < k; l++)
-            scratch[l * n + j] = B[j * k + l];
-    return SFX(mm_nn)(ps, C, A, scratch, m, n, k, rng, NULL);
-}
-static uint64_t SFX(mm_draws)(const srl__gpt_pass *ps, size_t m, size_t n, size_t k)
-{
-    (void)ps, (void)m, (void)n, (void)k;
-    return 0;
-}
-static int SFX(round_act)(const srl__gpt_pass *ps, REAL *x, size_t n, srl_rng *rng)
-{
-    (void)ps, (void)x, (void)n, (void)rng;
-    return SRL_OK;
-}
-static int SFX(round_grad)(const srl__gpt_pass *ps, REAL *x, size_t n, srl_rng *rng)
-{
-    (void)ps, (void)x, (void)n, (void)rng;
-    return SRL_OK;
-}
-static uint64_t SFX(act_draws)(const srl__gpt_pass *ps, size_t n)
-{
-    (void)ps, (void)n;
-    return 0;
-}
-static uint64_t SFX(grad_draws)(const srl__gpt_pass *ps, size_t n)
-{
-    (void)ps, (void)n;
-    return 0;
-}
-#endif
-
-/* A copy of rng positioned `skip` draws ahead (for the items of a parallel loop). */
-static srl_rng SFX(ahead)(const srl_rng *rng, uint64_t skip)
-{
-    srl_rng r;
-    if (!rng) {
-        memset(&r, 0, sizeof r);
-        return r;
-    }
-    r = *rng;
-    if (skip)
-        srl_rng_seek(&r, r.counter + skip);
-    return r;
-}
-
-static void SFX(advance)(srl_rng *rng, uint64_t n)
-{
-    if (rng && n)
-        srl_rng_seek(rng, rng->counter + n);
-}
+ * deterministic, not correctly rounded; sqrt is correctly rounded. Loops fork OpenMP threads only
+ * above srl__models_omp_min elements (src/problems/model_impl.h). */
 
 /* ---- layer norm: out = (x - mean) / sqrt(var + eps) * w + b, per row of C ---- */
 
-static void SFX(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const REAL *w,
+static void TPL(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const REAL *w,
                         const REAL *b, size_t rows, size_t C)
 {
     const REAL eps = (REAL)1e-5, Cr = (REAL)C;
-#pragma omp parallel for schedule(static) if (rows * C >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
     for (size_t i = 0; i < rows; i++) {
         const REAL *xi = x + i * C;
         REAL s = xi[0];
@@ -214,13 +46,13 @@ static void SFX(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const 
 }
 
 /* Backward of ln_fwd: dx (rows, C); dw, db (C) = the sums over rows (row order). */
-static void SFX(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const REAL *x,
+static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const REAL *x,
                         const REAL *mean, const REAL *rstd, const REAL *w, size_t rows, size_t C)
 {
     const REAL Cr = (REAL)C;
     /* dx = (dnorm - mean(dnorm) - xhat mean(dnorm xhat)) rstd, dnorm = w dout,
      * xhat = (x - mean) rstd (the forward line o = (x - m) r w + b) */
-#pragma omp parallel for schedule(static) if (rows * C >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
     for (size_t i = 0; i < rows; i++) {
         const REAL *xi = x + i * C, *di = dout + i * C;
         const REAL m = mean[i], r = rstd[i];
@@ -239,7 +71,7 @@ static void SFX(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
         }
     }
     /* dw[c] = sum_i dout[i,c] xhat[i,c], db[c] = sum_i dout[i,c] */
-#pragma omp parallel for schedule(static) if (rows * C >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
     for (size_t c = 0; c < C; c++) {
         REAL sw = dout[c] * ((x[c] - mean[0]) * rstd[0]), sb = dout[c];
         for (size_t i = 1; i < rows; i++) {
@@ -251,39 +83,26 @@ static void SFX(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
     }
 }
 
-/* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
+/* ---- GELU (model_ops.h), elementwise ---- */
 
-static void SFX(gelu_fwd)(REAL *out, const REAL *x, size_t n)
+static void TPL(gelu_fwd)(REAL *out, const REAL *x, size_t n)
 {
-    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
-#pragma omp parallel for schedule(static) if (n >= GPT_OMP_MIN)
-    for (size_t i = 0; i < n; i++) {
-        const REAL xi = x[i];
-        const REAL u = s2pi * (xi + c * ((xi * xi) * xi));
-        out[i] = (half * xi) * ((REAL)1 + R_TANH(u));
-    }
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+    for (size_t i = 0; i < n; i++)
+        out[i] = TPL(gelu)(x[i]);
 }
 
-static void SFX(gelu_bwd)(REAL *dx, const REAL *x, const REAL *dout, size_t n)
+static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *dout, size_t n)
 {
-    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
-    const REAL c3 = (REAL)(3 * 0.044715);
-#pragma omp parallel for schedule(static) if (n >= GPT_OMP_MIN)
-    for (size_t i = 0; i < n; i++) {
-        const REAL xi = x[i];
-        const REAL u = s2pi * (xi + c * ((xi * xi) * xi));
-        const REAL th = R_TANH(u);
-        const REAL sech2 = (REAL)1 - th * th;
-        const REAL du = s2pi * ((REAL)1 + c3 * (xi * xi));
-        const REAL local = half * ((REAL)1 + th) + ((half * xi) * sech2) * du;
-        dx[i] = local * dout[i];
-    }
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+    for (size_t i = 0; i < n; i++)
+        dx[i] = TPL(gelu_grad)(x[i]) * dout[i];
 }
 
 /* out = a + b, elementwise (the residual connections). */
-static void SFX(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
+static void TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
 {
-#pragma omp parallel for schedule(static) if (n >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
     for (size_t i = 0; i < n; i++)
         out[i] = a[i] + b[i];
 }
@@ -291,10 +110,10 @@ static void SFX(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
 /* ---- heads: (B,T,C) slices <-> (B,NH,T,hs) ---- */
 
 /* dst[b,h,t,i] = src[b,t, col0 + h hs + i], src rows of width w. */
-static void SFX(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+static void TPL(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
 {
     const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) if (B * T * d->C >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (B * T * d->C >= srl__models_omp_min)
     for (size_t bt = 0; bt < B * T; bt++) {
         const size_t b = bt / T, t = bt % T;
         for (size_t h = 0; h < NH; h++)
@@ -304,10 +123,10 @@ static void SFX(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const 
 }
 
 /* dst[b,t, col0 + h hs + i] = src[b,h,t,i]. */
-static void SFX(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+static void TPL(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
 {
     const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) if (B * T * d->C >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (B * T * d->C >= srl__models_omp_min)
     for (size_t bt = 0; bt < B * T; bt++) {
         const size_t b = bt / T, t = bt % T;
         for (size_t h = 0; h < NH; h++)
@@ -316,35 +135,30 @@ static void SFX(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const 
     }
 }
 
-/* ---- the pass ---- */
-
-#define SFX_TRY(call)                                                                             \
-    do {                                                                                          \
-        const int st_ = (call);                                                                   \
-        if (st_)                                                                                  \
-            return st_;                                                                           \
-    } while (0)
+/* ---- attention ---- */
 
 /* Causal self-attention of layer buffers Ly (forward): for every (b,h)
  *   att = softmax_causal(q k^T * scale)       (T,T)   ROUND_ACT
  *   y   = att v                               (T,hs)  ROUND_ACT
  * (b,h) pairs in parallel, each with its own block of draws. */
-static int SFX(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *rng)
+static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
     const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const srl_accum *acc = ps->accum;
+    const srl_slot *act = &ps->act;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
-    const uint64_t D1 = SFX(mm_draws)(ps, T, T, hs), R1 = SFX(act_draws)(ps, T * T);
-    const uint64_t D2 = SFX(mm_draws)(ps, T, hs, T), R2 = SFX(act_draws)(ps, T * hs);
+    const uint64_t D1 = TPL(mm_draws)(T, T, hs, acc), R1 = TPL(round_draws)(T * T, act);
+    const uint64_t D2 = TPL(mm_draws)(T, hs, T, acc), R2 = TPL(round_draws)(T * hs, act);
     const uint64_t per = D1 + R1 + D2 + R2;
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min)
     for (size_t bh = 0; bh < B * NH; bh++) {
-        srl_rng r = SFX(ahead)(rng, bh * per);
+        srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         const REAL *v = Ly + lay->vh + bh * T * hs;
         REAL *att = Ly + lay->att + bh * T * T, *y = Ly + lay->yh + bh * T * hs;
-        int st = SFX(mm_nt)(ps, att, q, k, T, T, hs, &r, tsc + bh * T * hs);
+        int st = TPL(mm_nt)(att, q, k, T, T, hs, acc, &r, tsc + bh * T * hs);
         for (size_t i = 0; i < T && !st; i++) {
             REAL *a = att + i * T;
             REAL mx = a[0] * scale;
@@ -359,15 +173,15 @@ static int SFX(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
                 a[j] = 0;
         }
         if (!st)
-            st = SFX(round_act)(ps, att, T * T, &r); /* ROUND_ACT */
+            st = TPL(round_slot)(att, T * T, act, &r); /* ROUND_ACT */
         if (!st)
-            st = SFX(mm_nn)(ps, y, att, v, T, hs, T, &r, NULL);
+            st = TPL(mm_nn)(y, att, v, T, hs, T, acc, &r, NULL);
         if (!st)
-            st = SFX(round_act)(ps, y, T * hs, &r); /* ROUND_ACT */
+            st = TPL(round_slot)(y, T * hs, act, &r); /* ROUND_ACT */
         if (st < status)
             status = st;
     }
-    SFX(advance)(rng, B * NH * per);
+    rng_advance(rng, B * NH * per);
     return status;
 }
 
@@ -377,31 +191,33 @@ static int SFX(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
  *   dpre = att (datt - rowsum(att datt)) scale    ROUND_GRAD   (att = softmax(pre scale))
  *   dq   = dpre k                                 ROUND_GRAD   (pre = q k^T)
  *   dk   = dpre^T q                               ROUND_GRAD */
-static int SFX(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, srl_rng *rng)
+static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
     const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const srl_accum *acc = ps->accum;
+    const srl_slot *gs = &ps->grad;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
-    const uint64_t Dtt = SFX(mm_draws)(ps, T, T, hs), Dth = SFX(mm_draws)(ps, T, hs, T);
-    const uint64_t Gtt = SFX(grad_draws)(ps, T * T), Gth = SFX(grad_draws)(ps, T * hs);
+    const uint64_t Dtt = TPL(mm_draws)(T, T, hs, acc), Dth = TPL(mm_draws)(T, hs, T, acc);
+    const uint64_t Gtt = TPL(round_draws)(T * T, gs), Gth = TPL(round_draws)(T * hs, gs);
     const uint64_t per = (Dtt + Gtt) + (Dth + Gth) + Gtt + 2 * (Dth + Gth);
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min)
     for (size_t bh = 0; bh < B * NH; bh++) {
-        srl_rng r = SFX(ahead)(rng, bh * per);
+        srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         const REAL *v = Ly + lay->vh + bh * T * hs, *att = Ly + lay->att + bh * T * T;
         const REAL *dy = A + lay->dyh + bh * T * hs;
         REAL *datt = A + lay->datt + bh * T * T;
         REAL *dq = A + lay->dqh + bh * T * hs, *dk = A + lay->dkh + bh * T * hs;
         REAL *dv = A + lay->dvh + bh * T * hs;
-        int st = SFX(mm_nt)(ps, datt, dy, v, T, T, hs, &r, tsc + bh * T * hs);
+        int st = TPL(mm_nt)(datt, dy, v, T, T, hs, acc, &r, tsc + bh * T * hs);
         if (!st)
-            st = SFX(round_grad)(ps, datt, T * T, &r); /* ROUND_GRAD */
+            st = TPL(round_slot)(datt, T * T, gs, &r); /* ROUND_GRAD */
         if (!st)
-            st = SFX(mm_tn)(ps, dv, att, dy, T, hs, T, &r, NULL);
+            st = TPL(mm_tn)(dv, att, dy, T, hs, T, acc, &r, NULL);
         if (!st)
-            st = SFX(round_grad)(ps, dv, T * hs, &r); /* ROUND_GRAD */
+            st = TPL(round_slot)(dv, T * hs, gs, &r); /* ROUND_GRAD */
         for (size_t i = 0; i < T && !st; i++) {
             const REAL *a = att + i * T;
             REAL *g = datt + i * T;
@@ -414,189 +230,204 @@ static int SFX(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
                 g[j] = 0;
         }
         if (!st)
-            st = SFX(round_grad)(ps, datt, T * T, &r); /* ROUND_GRAD */
+            st = TPL(round_slot)(datt, T * T, gs, &r); /* ROUND_GRAD */
         if (!st)
-            st = SFX(mm_nn)(ps, dq, datt, k, T, hs, T, &r, NULL);
+            st = TPL(mm_nn)(dq, datt, k, T, hs, T, acc, &r, NULL);
         if (!st)
-            st = SFX(round_grad)(ps, dq, T * hs, &r); /* ROUND_GRAD */
+            st = TPL(round_slot)(dq, T * hs, gs, &r); /* ROUND_GRAD */
         if (!st)
-            st = SFX(mm_tn)(ps, dk, datt, q, T, hs, T, &r, NULL);
+            st = TPL(mm_tn)(dk, datt, q, T, hs, T, acc, &r, NULL);
         if (!st)
-            st = SFX(round_grad)(ps, dk, T * hs, &r); /* ROUND_GRAD */
+            st = TPL(round_slot)(dk, T * hs, gs, &r); /* ROUND_GRAD */
         if (st < status)
             status = st;
     }
-    SFX(advance)(rng, B * NH * per);
+    rng_advance(rng, B * NH * per);
     return status;
 }
 
-int SFX(srl__gpt_pass)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, const int32_t *tok,
-                       REAL *A, double *loss_sum)
-{
-    const srl__gpt_dims *d = &ps->d;
-    const srl__gpt_layout *lay = ps->lay;
-    const size_t B = d->B, T = d->T, C = d->C, L = d->L, V = d->V, BT = B * T;
-    const size_t C3 = 3 * C, C4 = 4 * C;
-    const size_t *off = ps->off;
-    srl_rng *rng = ps->rng;
-    REAL *tsc = A + lay->tsc;
-    const REAL *wte = par + off[GP_WTE], *wpe = par + off[GP_WPE];
+/* ---- the pass, phase by phase; every phase draws from ps->rng in the order written ---- */
 
-    /* ---- forward ---- */
-    /* x = wte[token] + wpe[position]                                          ROUND_ACT */
-    REAL *enc = A + lay->enc;
-#pragma omp parallel for schedule(static) if (BT * C >= GPT_OMP_MIN)
+/* x = wte[token] + wpe[position], into enc                                          ROUND_ACT */
+static int TPL(embed_fwd)(const srl__gpt_pass *ps, const REAL *par, const int32_t *tok, REAL *A)
+{
+    const size_t T = ps->d.T, C = ps->d.C, BT = ps->d.B * T;
+    const REAL *wte = par + ps->off[GP_WTE], *wpe = par + ps->off[GP_WPE];
+    REAL *enc = A + ps->lay->enc;
+#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min)
     for (size_t bt = 0; bt < BT; bt++) {
         const size_t b = bt / T, t = bt % T;
         const REAL *e = wte + (size_t)tok[b * (T + 1) + t] * C, *p = wpe + t * C;
         for (size_t c = 0; c < C; c++)
             enc[bt * C + c] = e[c] + p[c];
     }
-    SFX_TRY(SFX(round_act)(ps, enc, BT * C, rng));
-    const REAL *res = enc;
-    for (size_t l = 0; l < L; l++) {
-        REAL *Ly = A + lay->l0 + l * lay->per_layer;
-        const REAL *ln1w = par + off[GP_LN1W] + l * C, *ln1b = par + off[GP_LN1B] + l * C;
-        const REAL *ln2w = par + off[GP_LN2W] + l * C, *ln2b = par + off[GP_LN2B] + l * C;
-        const REAL *qkvw = par + off[GP_QKVW] + l * C * C3;
-        const REAL *projw = par + off[GP_ATTPROJW] + l * C * C;
-        const REAL *fcw = par + off[GP_FCW] + l * C * C4;
-        const REAL *fcprojw = par + off[GP_FCPROJW] + l * C4 * C;
-        REAL *tmpc = A + lay->tmpc;
-        /* ln1 = layernorm(res)                                                ROUND_ACT */
-        SFX(ln_fwd)(Ly + lay->ln1, Ly + lay->ln1_mean, Ly + lay->ln1_rstd, res, ln1w, ln1b, BT, C);
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->ln1, BT * C, rng));
-        /* qkv = ln1 @ qkvw                                                    ROUND_ACT */
-        SFX_TRY(SFX(mm_nn)(ps, Ly + lay->qkv, Ly + lay->ln1, qkvw, BT, C3, C, rng, tsc));
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->qkv, BT * C3, rng));
-        SFX(split)(Ly + lay->qh, Ly + lay->qkv, C3, 0, d);
-        SFX(split)(Ly + lay->kh, Ly + lay->qkv, C3, C, d);
-        SFX(split)(Ly + lay->vh, Ly + lay->qkv, C3, 2 * C, d);
-        SFX_TRY(SFX(attn_fwd)(ps, Ly, tsc, rng));
-        SFX(merge)(Ly + lay->atty, Ly + lay->yh, C, 0, d);
-        /* res2 = res + atty @ projw                                 ROUND_ACT (both lines) */
-        SFX_TRY(SFX(mm_nn)(ps, tmpc, Ly + lay->atty, projw, BT, C, C, rng, tsc));
-        SFX_TRY(SFX(round_act)(ps, tmpc, BT * C, rng));
-        SFX(add)(Ly + lay->res2, res, tmpc, BT * C);
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->res2, BT * C, rng));
-        /* ln2 = layernorm(res2)                                               ROUND_ACT */
-        SFX(ln_fwd)(Ly + lay->ln2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, Ly + lay->res2, ln2w,
-                    ln2b, BT, C);
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->ln2, BT * C, rng));
-        /* fch = ln2 @ fcw; fchg = gelu(fch)                         ROUND_ACT (both lines) */
-        SFX_TRY(SFX(mm_nn)(ps, Ly + lay->fch, Ly + lay->ln2, fcw, BT, C4, C, rng, tsc));
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->fch, BT * C4, rng));
-        SFX(gelu_fwd)(Ly + lay->fchg, Ly + lay->fch, BT * C4);
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->fchg, BT * C4, rng));
-        /* res3 = res2 + fchg @ fcprojw                              ROUND_ACT (both lines) */
-        SFX_TRY(SFX(mm_nn)(ps, tmpc, Ly + lay->fchg, fcprojw, BT, C, C4, rng, tsc));
-        SFX_TRY(SFX(round_act)(ps, tmpc, BT * C, rng));
-        SFX(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C);
-        SFX_TRY(SFX(round_act)(ps, Ly + lay->res3, BT * C, rng));
-        res = Ly + lay->res3;
-    }
-    /* lnf = layernorm(res); logits = lnf @ wte^T                    ROUND_ACT (both lines) */
+    return TPL(round_slot)(enc, BT * C, &ps->act, ps->rng);
+}
+
+/* Block l, forward: from the residual stream res (enc, or block l-1's res3) to its res3. */
+static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, const REAL *res,
+                          REAL *A)
+{
+    const srl__gpt_layout *lay = ps->lay;
+    const srl__gpt_dims *d = &ps->d;
+    const size_t BT = d->B * d->T, C = d->C, C3 = 3 * C, C4 = 4 * C;
+    const srl_accum *acc = ps->accum;
+    const srl_slot *act = &ps->act;
+    srl_rng *rng = ps->rng;
+    const block_off w = block_at(ps->off, l, C);
+    REAL *Ly = A + lay->l0 + l * lay->per_layer, *tmpc = A + lay->tmpc, *tsc = A + lay->tsc;
+    /* ln1 = layernorm(res)                                                        ROUND_ACT */
+    TPL(ln_fwd)(Ly + lay->ln1, Ly + lay->ln1_mean, Ly + lay->ln1_rstd, res, par + w.ln1w,
+                par + w.ln1b, BT, C);
+    SRL__TRY(TPL(round_slot)(Ly + lay->ln1, BT * C, act, rng));
+    /* qkv = ln1 @ qkvw                                                            ROUND_ACT */
+    SRL__TRY(TPL(mm_nn)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(Ly + lay->qkv, BT * C3, act, rng));
+    TPL(split)(Ly + lay->qh, Ly + lay->qkv, C3, 0, d);
+    TPL(split)(Ly + lay->kh, Ly + lay->qkv, C3, C, d);
+    TPL(split)(Ly + lay->vh, Ly + lay->qkv, C3, 2 * C, d);
+    SRL__TRY(TPL(attn_fwd)(ps, Ly, tsc, rng));
+    TPL(merge)(Ly + lay->atty, Ly + lay->yh, C, 0, d);
+    /* res2 = res + atty @ projw                                         ROUND_ACT (both lines) */
+    SRL__TRY(TPL(mm_nn)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
+    TPL(add)(Ly + lay->res2, res, tmpc, BT * C);
+    SRL__TRY(TPL(round_slot)(Ly + lay->res2, BT * C, act, rng));
+    /* ln2 = layernorm(res2)                                                       ROUND_ACT */
+    TPL(ln_fwd)(Ly + lay->ln2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, Ly + lay->res2,
+                par + w.ln2w, par + w.ln2b, BT, C);
+    SRL__TRY(TPL(round_slot)(Ly + lay->ln2, BT * C, act, rng));
+    /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
+    SRL__TRY(TPL(mm_nn)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
+    TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fch, BT * C4);
+    SRL__TRY(TPL(round_slot)(Ly + lay->fchg, BT * C4, act, rng));
+    /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
+    SRL__TRY(TPL(mm_nn)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
+    TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C);
+    return TPL(round_slot)(Ly + lay->res3, BT * C, act, rng);
+}
+
+/* lnf = layernorm(res); logits = lnf @ wte^T                            ROUND_ACT (both lines) */
+static int TPL(head_fwd)(const srl__gpt_pass *ps, const REAL *par, const REAL *res, REAL *A)
+{
+    const srl__gpt_layout *lay = ps->lay;
+    const size_t BT = ps->d.B * ps->d.T, C = ps->d.C, V = ps->d.V;
+    const size_t *off = ps->off;
     REAL *lnf = A + lay->lnf, *logits = A + lay->logits;
-    SFX(ln_fwd)(lnf, A + lay->lnf_mean, A + lay->lnf_rstd, res, par + off[GP_LNFW],
+    TPL(ln_fwd)(lnf, A + lay->lnf_mean, A + lay->lnf_rstd, res, par + off[GP_LNFW],
                 par + off[GP_LNFB], BT, C);
-    SFX_TRY(SFX(round_act)(ps, lnf, BT * C, rng));
-    SFX_TRY(SFX(mm_nt)(ps, logits, lnf, wte, BT, V, C, rng, tsc));
-    SFX_TRY(SFX(round_act)(ps, logits, BT * V, rng));
-    /* loss_i = log sum_v exp(z_v - max) - (z_y - max); with a gradient,
-     * dlogits = (softmax(z) - onehot(y)) / (B T)                               ROUND_GRAD */
-    REAL *dlogits = grad ? A + lay->dlogits : NULL;
+    SRL__TRY(TPL(round_slot)(lnf, BT * C, &ps->act, ps->rng));
+    SRL__TRY(TPL(mm_nt)(logits, lnf, par + off[GP_WTE], BT, V, C, ps->accum, ps->rng,
+                        A + lay->tsc));
+    return TPL(round_slot)(logits, BT * V, &ps->act, ps->rng);
+}
+
+/* The sum of the B*T per-position losses (model_ops.h's xent_row; ps->row_loss holds them, the
+ * sum is binary64 in position order); with dlogits, the gradient of their mean,
+ * (softmax(z) - onehot(y)) / (B T). */
+static double TPL(loss)(const srl__gpt_pass *ps, const int32_t *tok, const REAL *logits,
+                        REAL *dlogits)
+{
+    const size_t T = ps->d.T, V = ps->d.V, BT = ps->d.B * T;
     const REAL inv = (REAL)1 / (REAL)BT;
-#pragma omp parallel for schedule(static) if (BT * V >= GPT_OMP_MIN)
+#pragma omp parallel for schedule(static) if (BT * V >= srl__models_omp_min)
     for (size_t bt = 0; bt < BT; bt++) {
         const size_t b = bt / T, t = bt % T;
         const size_t y = (size_t)tok[b * (T + 1) + t + 1];
-        const REAL *z = logits + bt * V;
-        REAL mx = z[0];
-        for (size_t v = 1; v < V; v++)
-            mx = z[v] > mx ? z[v] : mx;
-        REAL s = R_EXP(z[0] - mx);
-        for (size_t v = 1; v < V; v++)
-            s = s + R_EXP(z[v] - mx);
-        ps->row_loss[bt] = (double)(R_LOG(s) - (z[y] - mx));
-        if (dlogits)
-            for (size_t v = 0; v < V; v++)
-                dlogits[bt * V + v] = (R_EXP(z[v] - mx) / s - (v == y ? (REAL)1 : (REAL)0)) * inv;
+        ps->row_loss[bt] = TPL(xent_row)(logits + bt * V, V, y, inv,
+                                         dlogits ? dlogits + bt * V : NULL, NULL);
     }
     double ls = 0;
     for (size_t bt = 0; bt < BT; bt++)
         ls += ps->row_loss[bt];
-    *loss_sum = ls;
-    if (!grad)
-        return SRL_OK;
-    SFX_TRY(SFX(round_grad)(ps, dlogits, BT * V, rng));
+    return ls;
+}
 
-    /* ---- backward ---- */
-    REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
-    /* logits = lnf @ wte^T: dwte = dlogits^T lnf; dlnf = dlogits wte            ROUND_GRAD */
-    REAL *dwte = grad + off[GP_WTE];
-    SFX_TRY(SFX(mm_tn)(ps, dwte, dlogits, lnf, V, C, BT, rng, tsc));
-    SFX_TRY(SFX(mm_nn)(ps, dln, dlogits, wte, BT, C, V, rng, tsc));
-    SFX_TRY(SFX(round_grad)(ps, dln, BT * C, rng));
-    /* lnf = layernorm(res)                                                       ROUND_GRAD */
-    SFX(ln_bwd)(dres, grad + off[GP_LNFW], grad + off[GP_LNFB], dln, res, A + lay->lnf_mean,
+/* Backward of head_fwd, from dlogits to dres = d res (the input of the final layer norm). */
+static int TPL(head_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, const REAL *res,
+                         REAL *A)
+{
+    const srl__gpt_layout *lay = ps->lay;
+    const size_t BT = ps->d.B * ps->d.T, C = ps->d.C, V = ps->d.V;
+    const size_t *off = ps->off;
+    const REAL *dlogits = A + lay->dlogits;
+    REAL *dln = A + lay->dln, *dres = A + lay->dres, *tsc = A + lay->tsc;
+    /* logits = lnf @ wte^T: dwte = dlogits^T lnf; dlnf = dlogits wte                ROUND_GRAD */
+    SRL__TRY(TPL(mm_tn)(grad + off[GP_WTE], dlogits, A + lay->lnf, V, C, BT, ps->accum, ps->rng,
+                        tsc));
+    SRL__TRY(TPL(mm_nn)(dln, dlogits, par + off[GP_WTE], BT, C, V, ps->accum, ps->rng, tsc));
+    SRL__TRY(TPL(round_slot)(dln, BT * C, &ps->grad, ps->rng));
+    /* lnf = layernorm(res)                                                           ROUND_GRAD */
+    TPL(ln_bwd)(dres, grad + off[GP_LNFW], grad + off[GP_LNFB], dln, res, A + lay->lnf_mean,
                 A + lay->lnf_rstd, par + off[GP_LNFW], BT, C);
-    SFX_TRY(SFX(round_grad)(ps, dres, BT * C, rng));
-    for (size_t l = L; l-- > 0;) {
-        REAL *Ly = A + lay->l0 + l * lay->per_layer;
-        const REAL *resin = l ? A + lay->l0 + (l - 1) * lay->per_layer + lay->res3 : enc;
-        const REAL *ln1w = par + off[GP_LN1W] + l * C, *ln2w = par + off[GP_LN2W] + l * C;
-        const REAL *qkvw = par + off[GP_QKVW] + l * C * C3;
-        const REAL *projw = par + off[GP_ATTPROJW] + l * C * C;
-        const REAL *fcw = par + off[GP_FCW] + l * C * C4;
-        const REAL *fcprojw = par + off[GP_FCPROJW] + l * C4 * C;
-        REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
-        /* dres = d res3. res3 = res2 + fchg @ fcprojw:
-         * dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
-        SFX_TRY(SFX(mm_nt)(ps, dfchg, dres, fcprojw, BT, C4, C, rng, tsc));
-        SFX_TRY(SFX(round_grad)(ps, dfchg, BT * C4, rng));
-        SFX_TRY(SFX(mm_tn)(ps, grad + off[GP_FCPROJW] + l * C4 * C, Ly + lay->fchg, dres, C4, C,
-                           BT, rng, tsc));
-        /* fchg = gelu(fch)                                                       ROUND_GRAD */
-        SFX(gelu_bwd)(dfch, Ly + lay->fch, dfchg, BT * C4);
-        SFX_TRY(SFX(round_grad)(ps, dfch, BT * C4, rng));
-        /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-        SFX_TRY(SFX(mm_nt)(ps, dln, dfch, fcw, BT, C, C4, rng, tsc));
-        SFX_TRY(SFX(round_grad)(ps, dln, BT * C, rng));
-        SFX_TRY(SFX(mm_tn)(ps, grad + off[GP_FCW] + l * C * C4, Ly + lay->ln2, dfch, C, C4, BT,
-                           rng, tsc));
-        /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp          ROUND_GRAD (both) */
-        SFX(ln_bwd)(dtmp, grad + off[GP_LN2W] + l * C, grad + off[GP_LN2B] + l * C, dln,
-                    Ly + lay->res2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, ln2w, BT, C);
-        SFX_TRY(SFX(round_grad)(ps, dtmp, BT * C, rng));
-        SFX(add)(dres, dres, dtmp, BT * C);
-        SFX_TRY(SFX(round_grad)(ps, dres, BT * C, rng));
-        /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-        SFX_TRY(SFX(mm_nt)(ps, A + lay->datty, dres, projw, BT, C, C, rng, tsc));
-        SFX_TRY(SFX(round_grad)(ps, A + lay->datty, BT * C, rng));
-        SFX_TRY(SFX(mm_tn)(ps, grad + off[GP_ATTPROJW] + l * C * C, Ly + lay->atty, dres, C, C,
-                           BT, rng, tsc));
-        /* attention */
-        SFX(split)(A + lay->dyh, A + lay->datty, C, 0, d);
-        SFX_TRY(SFX(attn_bwd)(ps, Ly, A, tsc, rng));
-        SFX(merge)(dqkv, A + lay->dqh, C3, 0, d);
-        SFX(merge)(dqkv, A + lay->dkh, C3, C, d);
-        SFX(merge)(dqkv, A + lay->dvh, C3, 2 * C, d);
-        /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-        SFX_TRY(SFX(mm_nt)(ps, dln, dqkv, qkvw, BT, C, C3, rng, tsc));
-        SFX_TRY(SFX(round_grad)(ps, dln, BT * C, rng));
-        SFX_TRY(SFX(mm_tn)(ps, grad + off[GP_QKVW] + l * C * C3, Ly + lay->ln1, dqkv, C, C3, BT,
-                           rng, tsc));
-        /* ln1 = layernorm(res); dres = d res = dres + dtmp            ROUND_GRAD (both) */
-        SFX(ln_bwd)(dtmp, grad + off[GP_LN1W] + l * C, grad + off[GP_LN1B] + l * C, dln, resin,
-                    Ly + lay->ln1_mean, Ly + lay->ln1_rstd, ln1w, BT, C);
-        SFX_TRY(SFX(round_grad)(ps, dtmp, BT * C, rng));
-        SFX(add)(dres, dres, dtmp, BT * C);
-        SFX_TRY(SFX(round_grad)(ps, dres, BT * C, rng));
-    }
-    /* x = wte[token] + wpe[position]: dwte[token] += dx (after the head's part, rows in order);
-     * dwpe[t] = sum_b dx[b,t] (b in order) */
-    REAL *dwpe = grad + off[GP_WPE];
-#pragma omp parallel for schedule(static) if (BT * C >= GPT_OMP_MIN)
+    return TPL(round_slot)(dres, BT * C, &ps->grad, ps->rng);
+}
+
+/* Block l, backward: dres = d res3 in, d res (the block's input) out; the block's weight
+ * gradients into grad. */
+static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, size_t l,
+                          REAL *A)
+{
+    const srl__gpt_layout *lay = ps->lay;
+    const srl__gpt_dims *d = &ps->d;
+    const size_t BT = d->B * d->T, C = d->C, C3 = 3 * C, C4 = 4 * C;
+    const srl_accum *acc = ps->accum;
+    const srl_slot *gs = &ps->grad;
+    srl_rng *rng = ps->rng;
+    const block_off w = block_at(ps->off, l, C);
+    REAL *Ly = A + lay->l0 + l * lay->per_layer, *tsc = A + lay->tsc;
+    const REAL *resin = l ? A + lay->l0 + (l - 1) * lay->per_layer + lay->res3 : A + lay->enc;
+    REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
+    REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
+    /* res3 = res2 + fchg @ fcprojw: dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
+    SRL__TRY(TPL(mm_nt)(dfchg, dres, par + w.fcprojw, BT, C4, C, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
+    SRL__TRY(TPL(mm_tn)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT, acc, rng, tsc));
+    /* fchg = gelu(fch)                                                               ROUND_GRAD */
+    TPL(gelu_bwd)(dfch, Ly + lay->fch, dfchg, BT * C4);
+    SRL__TRY(TPL(round_slot)(dfch, BT * C4, gs, rng));
+    /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
+    SRL__TRY(TPL(mm_nt)(dln, dfch, par + w.fcw, BT, C, C4, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_tn)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT, acc, rng, tsc));
+    /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
+    TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2, Ly + lay->ln2_mean,
+                Ly + lay->ln2_rstd, par + w.ln2w, BT, C);
+    SRL__TRY(TPL(round_slot)(dtmp, BT * C, gs, rng));
+    TPL(add)(dres, dres, dtmp, BT * C);
+    SRL__TRY(TPL(round_slot)(dres, BT * C, gs, rng));
+    /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
+    SRL__TRY(TPL(mm_nt)(A + lay->datty, dres, par + w.projw, BT, C, C, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(A + lay->datty, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_tn)(grad + w.projw, Ly + lay->atty, dres, C, C, BT, acc, rng, tsc));
+    /* attention */
+    TPL(split)(A + lay->dyh, A + lay->datty, C, 0, d);
+    SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
+    TPL(merge)(dqkv, A + lay->dqh, C3, 0, d);
+    TPL(merge)(dqkv, A + lay->dkh, C3, C, d);
+    TPL(merge)(dqkv, A + lay->dvh, C3, 2 * C, d);
+    /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
+    SRL__TRY(TPL(mm_nt)(dln, dqkv, par + w.qkvw, BT, C, C3, acc, rng, tsc));
+    SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_tn)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT, acc, rng, tsc));
+    /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */
+    TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
+                Ly + lay->ln1_rstd, par + w.ln1w, BT, C);
+    SRL__TRY(TPL(round_slot)(dtmp, BT * C, gs, rng));
+    TPL(add)(dres, dres, dtmp, BT * C);
+    return TPL(round_slot)(dres, BT * C, gs, rng);
+}
+
+/* x = wte[token] + wpe[position]: dwte[token] += dx (after the head's part, rows in order);
+ * dwpe[t] = sum_b dx[b,t] (b in order). */
+static void TPL(embed_bwd)(const srl__gpt_pass *ps, REAL *grad, const int32_t *tok,
+                           const REAL *dres)
+{
+    const size_t B = ps->d.B, T = ps->d.T, C = ps->d.C, BT = B * T;
+    REAL *dwte = grad + ps->off[GP_WTE], *dwpe = grad + ps->off[GP_WPE];
+#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min)
     for (size_t c = 0; c < C; c++) {
         for (size_t bt = 0; bt < BT; bt++) {
             const size_t b = bt / T, t = bt % T;
@@ -610,11 +441,29 @@ int SFX(srl__gpt_pass)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, con
             dwpe[t * C + c] = s;
         }
     }
-    return SRL_OK;
 }
 
-#undef SFX_TRY
-#undef R_EXP
-#undef R_LOG
-#undef R_TANH
-#undef R_SQRT
+int TPL(srl__gpt_pass)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, const int32_t *tok,
+                       REAL *A, double *loss_sum)
+{
+    const srl__gpt_layout *lay = ps->lay;
+    /* ---- forward ---- */
+    SRL__TRY(TPL(embed_fwd)(ps, par, tok, A));
+    const REAL *res = A + lay->enc;
+    for (size_t l = 0; l < ps->d.L; l++) {
+        SRL__TRY(TPL(block_fwd)(ps, par, l, res, A));
+        res = A + lay->l0 + l * lay->per_layer + lay->res3;
+    }
+    SRL__TRY(TPL(head_fwd)(ps, par, res, A));
+    REAL *dlogits = grad ? A + lay->dlogits : NULL;
+    *loss_sum = TPL(loss)(ps, tok, A + lay->logits, dlogits);
+    if (!grad)
+        return SRL_OK;
+    /* ---- backward ---- */
+    SRL__TRY(TPL(round_slot)(dlogits, ps->d.B * ps->d.T * ps->d.V, &ps->grad, ps->rng));
+    SRL__TRY(TPL(head_bwd)(ps, par, grad, res, A));
+    for (size_t l = ps->d.L; l-- > 0;)
+        SRL__TRY(TPL(block_bwd)(ps, par, grad, l, A));
+    TPL(embed_bwd)(ps, grad, tok, A + lay->dres);
+    return SRL_OK;
+}

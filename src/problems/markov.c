@@ -45,6 +45,89 @@ static double entropy_of(const double *p, size_t n)
     return h;
 }
 
+/* Transition rows: a softmax of beta times standard normals, row s from draws in order; cum the
+ * running sums (the last one exactly 1). */
+static void markov_rows(srl_markov *m, srl_rng *rng)
+{
+    const int V = m->V;
+    for (size_t s = 0; s < m->S; s++) {
+        double *row = m->P + s * (size_t)V, mx = -INFINITY;
+        for (int j = 0; j < V; j++) {
+            row[j] = m->beta * srl_rng_normal(rng);
+            mx = row[j] > mx ? row[j] : mx;
+        }
+        double z = 0;
+        for (int j = 0; j < V; j++) {
+            row[j] = exp(row[j] - mx);
+            z += row[j];
+        }
+        double c = 0;
+        for (int j = 0; j < V; j++) {
+            row[j] /= z;
+            c += row[j];
+            m->cum[s * (size_t)V + (size_t)j] = c;
+        }
+        m->cum[s * (size_t)V + (size_t)V - 1] = 1.0;
+    }
+}
+
+/* The stationary distribution pi of the context chain s -> (s mod V^(k-1)) V + j, by power
+ * iteration from the uniform distribution (next: S doubles of scratch). */
+static int markov_stationary(srl_markov *m, double *next, srl_err *err)
+{
+    const size_t S = m->S, V = (size_t)m->V, Sk1 = S / V;
+    for (size_t s = 0; s < S; s++)
+        m->pi[s] = 1.0 / (double)S;
+    double dprev = INFINITY;
+    for (m->iters = 1;; m->iters++) {
+        memset(next, 0, S * sizeof *next);
+        for (size_t s = 0; s < S; s++) {
+            const double ps = m->pi[s];
+            const double *row = m->P + s * V;
+            const size_t base = (s % Sk1) * V;
+            for (size_t j = 0; j < V; j++)
+                next[base + j] += ps * row[j];
+        }
+        double tot = 0;
+        for (size_t s = 0; s < S; s++)
+            tot += next[s];
+        double d = 0;
+        for (size_t s = 0; s < S; s++) {
+            next[s] /= tot;
+            d += fabs(next[s] - m->pi[s]);
+        }
+        memcpy(m->pi, next, S * sizeof *next);
+        m->resid = d;
+        if (d <= TOL || (d <= FLOOR && d >= dprev))
+            return SRL_OK;
+        dprev = d;
+        if (m->iters >= MAX_ITERS)
+            return srl_err_set(err, SRL_ERANGE, "the Markov source's stationary distribution did "
+                               "not converge in %d iterations (L1 change %g)", MAX_ITERS, d);
+    }
+}
+
+/* The marginals of the len most recent symbols (pi summed over the older k - len digits), their
+ * entropies Hm[len], and the entropy rate H. */
+static void markov_entropies(srl_markov *m)
+{
+    const size_t S = m->S, V = (size_t)m->V;
+    for (int len = 1; len <= m->k; len++) {
+        double *mg = m->marg + marg_off(m, (size_t)len);
+        size_t n = 1;
+        for (int i = 0; i < len; i++)
+            n *= V;
+        memset(mg, 0, n * sizeof *mg);
+        for (size_t s = 0; s < S; s++)
+            mg[s % n] += m->pi[s];
+        m->Hm[len] = entropy_of(mg, n);
+    }
+    double H = 0;
+    for (size_t s = 0; s < S; s++)
+        H += m->pi[s] * entropy_of(m->P + s * V, V);
+    m->H = H;
+}
+
 int srl_markov_new(srl_markov *m, int V, int k, double beta, srl_rng *rng, srl_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -79,80 +162,14 @@ int srl_markov_new(srl_markov *m, int V, int k, double beta, srl_rng *rng, srl_e
         return srl_err_set(err, SRL_ENOMEM, "out of memory for a Markov source of %zu contexts",
                            S);
     }
-    /* transition rows: a softmax of beta times standard normals */
-    for (size_t s = 0; s < S; s++) {
-        double *row = m->P + s * (size_t)V, mx = -INFINITY;
-        for (int j = 0; j < V; j++) {
-            row[j] = beta * srl_rng_normal(rng);
-            mx = row[j] > mx ? row[j] : mx;
-        }
-        double z = 0;
-        for (int j = 0; j < V; j++) {
-            row[j] = exp(row[j] - mx);
-            z += row[j];
-        }
-        double c = 0;
-        for (int j = 0; j < V; j++) {
-            row[j] /= z;
-            c += row[j];
-            m->cum[s * (size_t)V + (size_t)j] = c;
-        }
-        m->cum[s * (size_t)V + (size_t)V - 1] = 1.0;
-    }
-    /* stationary distribution of the context chain: s -> (s mod V^(k-1)) V + j */
-    const size_t Sk1 = S / (size_t)V;
-    for (size_t s = 0; s < S; s++)
-        m->pi[s] = 1.0 / (double)S;
-    int st = SRL_OK;
-    double dprev = INFINITY;
-    for (m->iters = 1;; m->iters++) {
-        memset(next, 0, S * sizeof *next);
-        for (size_t s = 0; s < S; s++) {
-            const double ps = m->pi[s];
-            const double *row = m->P + s * (size_t)V;
-            const size_t base = (s % Sk1) * (size_t)V;
-            for (int j = 0; j < V; j++)
-                next[base + (size_t)j] += ps * row[j];
-        }
-        double tot = 0;
-        for (size_t s = 0; s < S; s++)
-            tot += next[s];
-        double d = 0;
-        for (size_t s = 0; s < S; s++) {
-            next[s] /= tot;
-            d += fabs(next[s] - m->pi[s]);
-        }
-        memcpy(m->pi, next, S * sizeof *next);
-        m->resid = d;
-        if (d <= TOL || (d <= FLOOR && d >= dprev))
-            break;
-        dprev = d;
-        if (m->iters >= MAX_ITERS) {
-            st = srl_err_set(err, SRL_ERANGE, "the Markov source's stationary distribution did "
-                             "not converge in %d iterations (L1 change %g)", MAX_ITERS, d);
-            break;
-        }
-    }
+    markov_rows(m, rng);
+    const int st = markov_stationary(m, next, err);
     free(next);
     if (st) {
         srl_markov_free(m);
         return st;
     }
-    /* marginals of the m most recent symbols: sum pi over the older k - m digits */
-    for (int len = 1; len <= k; len++) {
-        double *mg = m->marg + marg_off(m, (size_t)len);
-        size_t n = 1;
-        for (int i = 0; i < len; i++)
-            n *= (size_t)V;
-        memset(mg, 0, n * sizeof *mg);
-        for (size_t s = 0; s < S; s++)
-            mg[s % n] += m->pi[s];
-        m->Hm[len] = entropy_of(mg, n);
-    }
-    double H = 0;
-    for (size_t s = 0; s < S; s++)
-        H += m->pi[s] * entropy_of(m->P + s * (size_t)V, (size_t)V);
-    m->H = H;
+    markov_entropies(m);
     return SRL_OK;
 }
 

@@ -33,29 +33,8 @@
 
 #include "problems/runners.h"
 
-#define REAL float
-#define MFX(name) name##_emu
-#define MLP_MODE 0
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
-
-#define REAL float
-#define MFX(name) name##_plain
-#define MLP_MODE 1
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
-
-#define REAL double
-#define MFX(name) name##_f64
-#define MLP_MODE 2
-#include "problems/mlp_tpl.h"
-#undef REAL
-#undef MFX
-#undef MLP_MODE
+#define SRL_MODEL_TEMPLATE "problems/mlp_tpl.h"
+#include "problems/model_instantiate.h"
 
 #define EVAL_CHUNK 1024
 #define FSTAR_SAMPLES (1u << 17)
@@ -230,7 +209,7 @@ static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, s
     ps.act = g->tc.strat.act;
     ps.grad = g->tc.strat.grad;
     ps.rng = compute;
-    int st = srl__round_slot(g->xb, g->B * g->din, &ps.act.fmt, ps.act.mode, compute);
+    int st = srl__round_slot(g->xb, g->B * g->din, &ps.act, compute);
     double l1, h1;
     if (!st)
         st = srl__mlp_pass_emu(&ps, p, gr, g->xb, g->tb, g->lb, g->acts_f, &l1, &h1);
@@ -378,12 +357,9 @@ static const char *const wnames[] = {"w0",  "b0",  "w1",  "b1",  "w2",  "b2",  "
                                      "w8",  "b8",  "w9",  "b9",  "w10", "b10", "w11", "b11",
                                      "w12", "b12", "w13", "b13", "w14", "b14", "w15", "b15"};
 
-static int build(mlp **out, const srl_config *cfg, srl_err *err)
+/* The MLP's keys into g (training config, replicas, task, shape, data sizes, noise, separation). */
+static int read_mlp_keys(mlp *g, const srl_config *cfg, srl_err *err)
 {
-    *out = NULL;
-    mlp *g = calloc(1, sizeof *g);
-    if (!g)
-        return srl_err_set(err, SRL_ENOMEM, "out of memory");
     static const char *const tasks[] = {"teacher", "mixture", NULL};
     static const char *const acts[] = {"relu", "gelu", "tanh", NULL};
     int st = srl_train_config_from(&g->tc, cfg, err);
@@ -409,21 +385,26 @@ static int build(mlp **out, const srl_config *cfg, srl_err *err)
         st = srl_err_set(err, SRL_EINVAL, "separation: %g is not a finite number >= 0", g->sep);
     if (!st && g->task == MLP_MIXTURE && g->dout < 2)
         st = srl_err_set(err, SRL_EINVAL, "out-dim: a mixture needs at least 2 classes");
-    if (!st) {
-        const double din = (double)g->din, H = (double)g->H, D = (double)g->D;
-        const double dout = (double)g->dout, B = (double)g->B;
-        const double rows = (double)g->N + (double)g->Nval;
-        const double numel = D ? din * H + H + (D - 1) * (H * H + H) + H * dout + dout
-                               : din * dout + dout;
-        double need = srl__model_train_bytes(&g->tc, numel, numel + 16 * (2 * D + 2), g->rp.K);
-        need += 4 * layout_elems(B, din, H, D, dout) + 8 * layout_elems(EVAL_CHUNK, din, H, D, dout);
-        need += rows * (4 * din + 4 * dout + 4) + (B + EVAL_CHUNK) * 8 * (din + dout + 2);
-        st = srl__model_mem_check(cfg, need, "model", err);
-    }
-    if (st) {
-        mlp_free(g);
-        return st;
-    }
+    return st;
+}
+
+/* What the run will allocate, estimated before anything is and compared with mem-limit. */
+static int check_mlp_memory(const mlp *g, const srl_config *cfg, srl_err *err)
+{
+    const double din = (double)g->din, H = (double)g->H, D = (double)g->D;
+    const double dout = (double)g->dout, B = (double)g->B;
+    const double rows = (double)g->N + (double)g->Nval;
+    const double numel = D ? din * H + H + (D - 1) * (H * H + H) + H * dout + dout
+                           : din * dout + dout;
+    double need = srl__model_train_bytes(&g->tc, numel, numel + 16 * (2 * D + 2), g->rp.K);
+    need += 4 * layout_elems(B, din, H, D, dout) + 8 * layout_elems(EVAL_CHUNK, din, H, D, dout);
+    need += rows * (4 * din + 4 * dout + 4) + (B + EVAL_CHUNK) * 8 * (din + dout + 2);
+    return srl__model_mem_check(cfg, need, "model", err);
+}
+
+/* The model: weights w_l (n_l, n_{l+1}) and b_l (n_{l+1}), callbacks, extra columns. */
+static void mlp_model(mlp *g)
+{
     srl__model *m = &g->model;
     m->ctx = g;
     m->nweights = 2 * (g->D + 1);
@@ -448,6 +429,11 @@ static int build(mlp **out, const srl_config *cfg, srl_err *err)
         m->nextra = 1;
         m->extra_names[0] = "val_acc";
     }
+}
+
+/* The buffers of the training pass (B rows) and of evaluation (EVAL_CHUNK rows). */
+static int mlp_buffers(mlp *g, srl_err *err)
+{
     srl__mlp_layout_make(&g->lay_f, g->B, g->din, g->H, g->D, g->dout);
     srl__mlp_layout_make(&g->lay_d, EVAL_CHUNK, g->din, g->H, g->D, g->dout);
     const size_t rmax = g->B > EVAL_CHUNK ? g->B : EVAL_CHUNK;
@@ -461,12 +447,28 @@ static int build(mlp **out, const srl_config *cfg, srl_err *err)
     g->row_loss = calloc(rmax, sizeof(double));
     g->row_hit = calloc(rmax, sizeof(double));
     if (!g->acts_f || !g->acts_d || !g->xb || !g->tb || !g->lb || !g->xd || !g->td ||
-        !g->row_loss || !g->row_hit) {
-        mlp_free(g);
+        !g->row_loss || !g->row_hit)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
-    }
     set_ones(g->acts_d, g->acts_f, &g->lay_d, &g->lay_f, EVAL_CHUNK, g->B);
-    if ((st = make_data(g, err))) {
+    return SRL_OK;
+}
+
+static int build(mlp **out, const srl_config *cfg, srl_err *err)
+{
+    *out = NULL;
+    mlp *g = calloc(1, sizeof *g);
+    if (!g)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    int st = read_mlp_keys(g, cfg, err);
+    if (!st)
+        st = check_mlp_memory(g, cfg, err);
+    if (!st) {
+        mlp_model(g);
+        st = mlp_buffers(g, err);
+    }
+    if (!st)
+        st = make_data(g, err);
+    if (st) {
         mlp_free(g);
         return st;
     }

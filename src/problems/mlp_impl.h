@@ -2,9 +2,10 @@
  *
  * Weights, in order: W0 (din, H), b0 (H), W1 (H, H), b1 (H), ..., W_D (H, dout), b_D (dout)
  * (D = depth hidden layers; depth 0 is a linear model din -> dout), named w0, b0, w1, ...
- * The pass (src/problems/mlp_tpl.h) exists as _emu (float, kernels, roundings into the strategy's act
- * and grad slots), _plain (float, plain loops: equal to _emu with the fp32 strategy, bit for bit)
- * and _f64 (binary64: evaluation and gradient checks). */
+ * The pass (src/problems/mlp_tpl.h, compiled by src/problems/model_instantiate.h) exists as
+ * _emu (float, kernels, roundings into the strategy's act and grad slots), _plain (float, plain
+ * loops: equal to _emu with the fp32 strategy, bit for bit) and _f64 (binary64: evaluation and
+ * gradient checks). */
 #ifndef SRL_MLP_IMPL_H
 #define SRL_MLP_IMPL_H
 

@@ -1,6 +1,8 @@
 /* src/problems/model_impl.h: what the MLP and the GPT problems share (private): the training loop over
  * K emulated data-parallel replicas, their gradient all-reduce, the divergence metrics and the
- * random-walk prediction of theory/T12, the keys every model problem has, and the memory check.
+ * random-walk prediction of theory/T12, the keys every model problem has, the memory check, the
+ * slot rounding and the names of their passes' instances (the operations their passes share are
+ * src/problems/model_ops.h).
  *
  * A model is a list of weights (srl_weight_spec) laid out in one flat array (weight j at off[j],
  * offsets rounded up to 16 elements); the loop hands the model its parameters as float values
@@ -114,9 +116,22 @@ const char *srl__model_param_def(const srl_param *tab, const char *key);
 int srl__model_read_size(const srl_config *cfg, const srl_param *tab, const char *key, uint64_t lo,
                          uint64_t hi, size_t *out, srl_err *err) SRL_WUR;
 
-/* Round x[0..n) in place into slot (fmt, mode), drawing from rng (n draws when stochastic, none
- * otherwise; a binary32 format leaves x unchanged but still consumes the draws). */
-int srl__round_slot(float *x, size_t n, const srl_format *fmt, srl_rounding mode,
-                    srl_rng *rng) SRL_WUR;
+/* Round x[0..n) in place into slot (its format and mode), drawing from rng (n draws when
+ * stochastic, none otherwise; a binary32 format leaves x unchanged but still consumes the
+ * draws). */
+int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng) SRL_WUR;
+
+/* The instances of a model's pass (src/problems/model_instantiate.h, PASS_MODE). */
+#define SRL__PASS_EMU 0   /* float, kernels, roundings into the strategy's slots */
+#define SRL__PASS_PLAIN 1 /* float, plain loops */
+#define SRL__PASS_F64 2   /* double, plain loops */
+
+/* Return the status of `call` if it is not SRL_OK (the passes' phases). */
+#define SRL__TRY(call)                                                                            \
+    do {                                                                                          \
+        const int st_ = (call);                                                                   \
+        if (st_)                                                                                  \
+            return st_;                                                                           \
+    } while (0)
 
 #endif

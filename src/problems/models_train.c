@@ -48,6 +48,7 @@
 #include "srlab/ops.h"
 #include "srlab/tensor.h"
 #include "srlab/theory.h"
+#include "train/train_impl.h"
 
 size_t srl__models_omp_min = (size_t)1 << 18;
 
@@ -200,15 +201,15 @@ static bool is_binary32(const srl_format *f)
     return p && srl_format_equal(f, p);
 }
 
-int srl__round_slot(float *x, size_t n, const srl_format *fmt, srl_rounding mode, srl_rng *rng)
+int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng)
 {
-    const bool sto = srl_rounding_is_stochastic(mode);
-    if (is_binary32(fmt)) { /* every float is a value: unchanged, the draws still consumed */
+    const bool sto = srl_rounding_is_stochastic(slot->mode);
+    if (is_binary32(&slot->fmt)) { /* every float is a value: unchanged, the draws still consumed */
         if (sto && n)
             srl_rng_seek(rng, rng->counter + n);
         return SRL_OK;
     }
-    return srl_round_array_float(x, x, n, fmt, mode, rng);
+    return srl_round_array_float(x, x, n, &slot->fmt, slot->mode, rng);
 }
 
 /* ---- the all-reduce ---- */
@@ -346,14 +347,10 @@ static void predict(loopstate *L, uint64_t t, double lr)
 
 /* ---- rows ---- */
 
-enum {
-    C_STEP, C_LR, C_LOSS, C_GAP, C_DIST, C_GNORM, C_LOST, C_STATUS, C_VAL, C_FSTAR, C_DIV,
-    C_DIFF, C_D2, C_D2P, C_FIXED
-};
-static const char *const fixed_names[C_FIXED] = {
-    "step", "lr_used", "loss", "loss_gap", "dist_to_opt", "grad_norm", "lost_update_frac",
-    "status", "val_loss", "fstar", "replica_div", "replica_diff_frac", "replica_d2",
-    "replica_d2_pred",
+/* The columns after train.h's (src/train/train_impl.h), then the model's extra ones. */
+enum { C_VAL = SRL__TRAIN_COLUMNS, C_FSTAR, C_DIV, C_DIFF, C_D2, C_D2P, C_FIXED };
+static const char *const model_names[C_FIXED - C_VAL] = {
+    "val_loss", "fstar", "replica_div", "replica_diff_frac", "replica_d2", "replica_d2_pred",
 };
 
 static void values_flat(double *x, const loopstate *L, size_t r)
@@ -376,6 +373,50 @@ static double grad_norm(const loopstate *L)
     return sqrt(s);
 }
 
+/* The replica columns (K > 1; L->x0 holds replica 0's values): out[0] replica_div, out[1]
+ * replica_diff_frac, out[2] replica_d2, out[3] replica_d2_pred (the header says what they are). */
+static void replica_metrics(loopstate *L, double out[4])
+{
+    const srl__model *m = L->m;
+    double div = 0, d2 = 0, d2p = 0, n0 = 0;
+    for (size_t j = 0; j < m->nweights; j++)
+        for (size_t i = 0; i < L->W[0].p[j].n; i++)
+            n0 += L->x0[m->off[j] + i] * L->x0[m->off[j] + i];
+    n0 = sqrt(n0);
+    unsigned char *differs = (unsigned char *)L->pbuf; /* scratch: flat bytes */
+    memset(differs, 0, m->flat);
+    for (size_t r = 1; r < L->K; r++) {
+        values_flat(L->xr, L, r);
+        double s = 0;
+        for (size_t j = 0; j < m->nweights; j++)
+            for (size_t i = 0; i < L->W[0].p[j].n; i++) {
+                const size_t o = m->off[j] + i;
+                const double d = L->xr[o] - L->x0[o];
+                if (memcmp(&L->xr[o], &L->x0[o], sizeof(double)))
+                    differs[o] = 1;
+                if (isfinite(d))
+                    s += d * d;
+                else if (!(L->xr[o] != L->xr[o] && L->x0[o] != L->x0[o]))
+                    s = INFINITY;
+            }
+        div = fmax(div, sqrt(s) / n0);
+        d2 += s;
+    }
+    d2 /= (double)(L->K - 1);
+    size_t cnt = 0;
+    for (size_t o = 0; o < m->flat; o++)
+        cnt += differs[o];
+    if (L->pred_nan)
+        d2p = NAN;
+    else if (L->pred_on)
+        for (size_t o = 0; o < m->flat; o++)
+            d2p += L->pred[o];
+    out[0] = div;
+    out[1] = (double)cnt / (double)m->numel;
+    out[2] = d2;
+    out[3] = d2p;
+}
+
 static int emit(loopstate *L, const srl_sink *out, uint64_t t, double lr, double lost,
                 double gnorm, const char *status, srl_err *err)
 {
@@ -387,55 +428,14 @@ static int emit(loopstate *L, const srl_sink *out, uint64_t t, double lr, double
     int st = m->eval(m->ctx, L->x0, &loss, &val, extra, err);
     if (st)
         return st;
-    double div = 0, diff = 0, d2 = 0, d2p = 0;
-    if (L->K > 1) {
-        double n0 = 0;
-        for (size_t j = 0; j < m->nweights; j++)
-            for (size_t i = 0; i < L->W[0].p[j].n; i++)
-                n0 += L->x0[m->off[j] + i] * L->x0[m->off[j] + i];
-        n0 = sqrt(n0);
-        unsigned char *differs = (unsigned char *)L->pbuf; /* scratch: flat bytes */
-        memset(differs, 0, m->flat);
-        for (size_t r = 1; r < L->K; r++) {
-            values_flat(L->xr, L, r);
-            double s = 0;
-            for (size_t j = 0; j < m->nweights; j++)
-                for (size_t i = 0; i < L->W[0].p[j].n; i++) {
-                    const size_t o = m->off[j] + i;
-                    const double d = L->xr[o] - L->x0[o];
-                    if (memcmp(&L->xr[o], &L->x0[o], sizeof(double)))
-                        differs[o] = 1;
-                    if (isfinite(d))
-                        s += d * d;
-                    else if (!(L->xr[o] != L->xr[o] && L->x0[o] != L->x0[o]))
-                        s = INFINITY;
-                }
-            div = fmax(div, sqrt(s) / n0);
-            d2 += s;
-        }
-        d2 /= (double)(L->K - 1);
-        size_t cnt = 0;
-        for (size_t o = 0; o < m->flat; o++)
-            cnt += differs[o];
-        diff = (double)cnt / (double)m->numel;
-        if (L->pred_nan)
-            d2p = NAN;
-        else if (L->pred_on)
-            for (size_t o = 0; o < m->flat; o++)
-                d2p += L->pred[o];
-    }
+    double replica[4] = {0, 0, 0, 0};
+    if (L->K > 1)
+        replica_metrics(L, replica);
     srl_value v[C_FIXED + SRL__MODEL_MAX_EXTRA];
     memset(v, 0, sizeof v);
-    v[C_STEP].kind = SRL_COL_INT;
-    v[C_STEP].i = (int64_t)t;
     const double nums[] = {lr, loss, loss - m->fstar, NAN, gnorm, lost};
-    for (int k = 0; k < 6; k++) {
-        v[C_LR + k].kind = SRL_COL_NUM;
-        v[C_LR + k].num = nums[k];
-    }
-    v[C_STATUS].kind = SRL_COL_STR;
-    v[C_STATUS].str = status;
-    const double more[] = {val, m->fstar, div, diff, d2, d2p};
+    srl__train_row_start(v, t, nums, status);
+    const double more[] = {val, m->fstar, replica[0], replica[1], replica[2], replica[3]};
     for (int k = 0; k < 6; k++) {
         v[C_VAL + k].kind = SRL_COL_NUM;
         v[C_VAL + k].num = more[k];
@@ -502,6 +502,78 @@ static int one_step(loopstate *L, uint64_t t, double lr, srl_step_stats *ss0, do
     return SRL_OK;
 }
 
+/* The loop's state: the buffers, the K replicas' weights allocated (write streams as the header
+ * says) and initialised from m->init, the all-reduce stream. On failure the caller frees L. */
+static int loop_init(loopstate *L, const srl__model *m, const srl_train_config *tc,
+                     const srl__replicas *rp, srl_err *err)
+{
+    memset(L, 0, sizeof *L);
+    L->m = m;
+    L->tc = tc;
+    L->K = rp->K;
+    L->shared = rp->shared;
+    const srl_strategy *s = &tc->strat;
+    const srl_slot *wslot = s->has_master ? &s->master : &s->param;
+    L->pred_on = L->K > 1 && !L->shared && srl_rounding_is_stochastic(wslot->mode) && !s->kahan;
+    L->pred_nan = L->K > 1 && !L->shared && s->kahan;
+    srl_train_stream(&L->allreduce, tc, "allreduce");
+    L->W = calloc(L->K, sizeof *L->W);
+    L->pbuf = aligned_alloc(64, m->flat * sizeof(float));
+    L->gbuf = aligned_alloc(64, m->flat * sizeof(float));
+    L->x0 = calloc(m->flat, sizeof(double));
+    L->xr = calloc(m->flat, sizeof(double));
+    if (L->pred_on)
+        L->pred = calloc(m->flat, sizeof(double));
+    if (!L->W || !L->pbuf || !L->gbuf || !L->x0 || !L->xr || (L->pred_on && !L->pred))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    memset(L->pbuf, 0, m->flat * sizeof(float));
+    memset(L->gbuf, 0, m->flat * sizeof(float));
+    int st = SRL_OK;
+    for (size_t r = 0; r < L->K && !st; r++) {
+        srl_rng root;
+        srl__model_writes_root(&root, tc, r, L->shared);
+        st = srl_weights_alloc(&L->W[r], m->specs, m->nweights, s, tc->opt.kind, &root, err);
+    }
+    if (!st)
+        st = m->init(m->ctx, L->x0, err);
+    for (size_t r = 0; r < L->K && !st; r++)
+        for (size_t j = 0; j < m->nweights && !st; j++)
+            st = srl_weights_init(&L->W[r], j, L->x0 + m->off[j], err);
+    return st;
+}
+
+/* Start the rows: the fixed columns, then the model's extra ones. */
+static int begin_rows(const srl__model *m, const srl_sink *out, srl_err *err)
+{
+    const size_t ncol = C_FIXED + m->nextra;
+    const char *names[C_FIXED + SRL__MODEL_MAX_EXTRA];
+    srl_col_kind kinds[C_FIXED + SRL__MODEL_MAX_EXTRA];
+    srl__train_columns_start(names, kinds);
+    for (size_t k = C_VAL; k < ncol; k++) {
+        names[k] = k < C_FIXED ? model_names[k - C_VAL] : m->extra_names[k - C_FIXED];
+        kinds[k] = SRL_COL_NUM;
+    }
+    const int st = out->begin(out->ctx, ncol, names, kinds);
+    if (st)
+        return srl_err_set(err, st, "starting the rows failed: %s", srl_strerror(st));
+    return SRL_OK;
+}
+
+/* The report's note for a step whose gradient or new weights are not all finite. */
+static void note_divergence(srl_run_report *rep, uint64_t t, const srl_step_stats *tot,
+                            const srl_format *grad_fmt)
+{
+    if (tot->nonfinite_grad)
+        snprintf(rep->note, sizeof rep->note,
+                 "diverged at step %llu: %llu gradient elements are not finite (overflow or NaN "
+                 "in grad-format %s)", (unsigned long long)t,
+                 (unsigned long long)tot->nonfinite_grad, grad_fmt->name);
+    else
+        snprintf(rep->note, sizeof rep->note,
+                 "diverged at step %llu: %llu parameters are not finite", (unsigned long long)t,
+                 (unsigned long long)tot->nonfinite);
+}
+
 int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl__replicas *rp,
                      const srl_sink *out, srl_run_report *rep, srl__model_hook hook, void *arg,
                      srl_err *err)
@@ -516,59 +588,11 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
         return srl_err_set(err, SRL_EINVAL, "a model has at most %d extra columns",
                            SRL__MODEL_MAX_EXTRA);
     loopstate L;
-    memset(&L, 0, sizeof L);
-    L.m = m;
-    L.tc = tc;
-    L.K = rp->K;
-    L.shared = rp->shared;
-    const srl_strategy *s = &tc->strat;
-    const srl_slot *wslot = s->has_master ? &s->master : &s->param;
-    L.pred_on = L.K > 1 && !L.shared && srl_rounding_is_stochastic(wslot->mode) && !s->kahan;
-    L.pred_nan = L.K > 1 && !L.shared && s->kahan;
-    srl_train_stream(&L.allreduce, tc, "allreduce");
-    int st = SRL_OK;
-    L.W = calloc(L.K, sizeof *L.W);
-    L.pbuf = aligned_alloc(64, m->flat * sizeof(float));
-    L.gbuf = aligned_alloc(64, m->flat * sizeof(float));
-    L.x0 = calloc(m->flat, sizeof(double));
-    L.xr = calloc(m->flat, sizeof(double));
-    if (L.pred_on)
-        L.pred = calloc(m->flat, sizeof(double));
-    if (!L.W || !L.pbuf || !L.gbuf || !L.x0 || !L.xr || (L.pred_on && !L.pred)) {
-        free_state(&L);
-        return srl_err_set(err, SRL_ENOMEM, "out of memory");
-    }
-    memset(L.pbuf, 0, m->flat * sizeof(float));
-    memset(L.gbuf, 0, m->flat * sizeof(float));
-    for (size_t r = 0; r < L.K && !st; r++) {
-        srl_rng root;
-        srl__model_writes_root(&root, tc, r, L.shared);
-        st = srl_weights_alloc(&L.W[r], m->specs, m->nweights, s, tc->opt.kind, &root, err);
-    }
+    int st = loop_init(&L, m, tc, rp, err);
     if (!st)
-        st = m->init(m->ctx, L.x0, err);
-    for (size_t r = 0; r < L.K && !st; r++)
-        for (size_t j = 0; j < m->nweights && !st; j++)
-            st = srl_weights_init(&L.W[r], j, L.x0 + m->off[j], err);
-    if (st) {
-        free_state(&L);
-        return st;
-    }
-    const size_t ncol = C_FIXED + m->nextra;
-    const char *names[C_FIXED + SRL__MODEL_MAX_EXTRA];
-    srl_col_kind kinds[C_FIXED + SRL__MODEL_MAX_EXTRA];
-    for (size_t k = 0; k < ncol; k++) {
-        names[k] = k < C_FIXED ? fixed_names[k] : m->extra_names[k - C_FIXED];
-        kinds[k] = k == C_STEP ? SRL_COL_INT : k == C_STATUS ? SRL_COL_STR : SRL_COL_NUM;
-    }
-    if ((st = out->begin(out->ctx, ncol, names, kinds))) {
-        free_state(&L);
-        return srl_err_set(err, st, "starting the rows failed: %s", srl_strerror(st));
-    }
-    if ((st = emit(&L, out, 0, srl_optim_lr(&tc->opt, 1), 0.0, NAN, "ok", err))) {
-        free_state(&L);
-        return st;
-    }
+        st = begin_rows(m, out, err);
+    if (!st)
+        st = emit(&L, out, 0, srl_optim_lr(&tc->opt, 1), 0.0, NAN, "ok", err);
     for (uint64_t t = 1; t <= tc->steps && !st; t++) {
         const double lr = srl_optim_lr(&tc->opt, t);
         srl_step_stats ss0 = {0, 0, 0}, tot = {0, 0, 0};
@@ -580,15 +604,7 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
         const double lost = m->numel ? (double)ss0.lost / (double)m->numel : 0.0;
         if (tot.nonfinite || tot.nonfinite_grad) {
             rep->diverged = true;
-            if (tot.nonfinite_grad)
-                snprintf(rep->note, sizeof rep->note,
-                         "diverged at step %llu: %llu gradient elements are not finite "
-                         "(overflow or NaN in grad-format %s)", (unsigned long long)t,
-                         (unsigned long long)tot.nonfinite_grad, s->grad.fmt.name);
-            else
-                snprintf(rep->note, sizeof rep->note,
-                         "diverged at step %llu: %llu parameters are not finite",
-                         (unsigned long long)t, (unsigned long long)tot.nonfinite);
+            note_divergence(rep, t, &tot, &tc->strat.grad.fmt);
             st = emit(&L, out, t, lr, lost, gnorm, "diverged", err);
             break;
         }

@@ -195,6 +195,66 @@ static const srl_param harmonic_params[] = {
     {NULL, NULL, NULL},
 };
 
+/* The exact references of a harmonic run: H_k (256 bits; q holds 1/k), T the exact sum of the
+ * rounded terms, tmp for differences. */
+typedef struct harmonic_ref {
+    mpfr_t H, T, tmp, q;
+} harmonic_ref;
+
+static void harmonic_ref_init(harmonic_ref *x, const srl_format *f, uint64_t n)
+{
+    /* Bits for the exact sum of the rounded terms: sums below 2^(emax+2), spacing of the
+     * smallest term 2^(max(-ceil(log2 n), emin) - p + 1). */
+    int cl = 0;
+    while ((UINT64_C(1) << cl) < n)
+        cl++;
+    const int lowest = (-cl > f->emin ? -cl : f->emin) - f->p + 1;
+    mpfr_init2(x->H, 256);
+    mpfr_init2(x->q, 256);
+    mpfr_init2(x->T, (mpfr_prec_t)(f->emax + 2 - lowest + 8));
+    mpfr_init2(x->tmp, (mpfr_prec_t)(f->emax + 2 - lowest + 80));
+    mpfr_set_zero(x->H, 1);
+    mpfr_set_zero(x->T, 1);
+}
+
+/* Term k, rounded to t, into the references; false if the exact sum had to round (a bug). */
+static bool harmonic_ref_add(harmonic_ref *x, uint64_t k, double t)
+{
+    mpfr_set_ui(x->q, (unsigned long)k, MPFR_RNDN); /* exact: k <= 2^40 */
+    mpfr_ui_div(x->q, 1, x->q, MPFR_RNDN);
+    mpfr_add(x->H, x->H, x->q, MPFR_RNDN);
+    return add_exact(x->T, t);
+}
+
+/* Whether the sum prev = s_{k-1} (k > 1), which term k left unchanged iff `same`, can never move
+ * again. Under a deterministic (monotone) mode, the first addition that leaves the sum unchanged
+ * starts a permanent stagnation (T03): the terms never grow. Under sr:r=R the sum can no longer
+ * move once even the largest possible term, RU(1/k), is below 2^-R ulp(s): the fraction truncated
+ * to R bits is 0 (T02, T03). sr and sr-eq move with positive probability at every term: no
+ * certain stagnation. */
+static bool harmonic_stagnates(uint64_t k, double prev, bool same, const srl_format *f,
+                               srl_rounding m)
+{
+    if (!srl_rounding_is_stochastic(m))
+        return same;
+    if (m.mode != SRL_SR_BITS)
+        return false;
+    const srl_rounding up = {SRL_RU, 0};
+    return srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, f, up, NULL) <
+           ldexp(srl_format_ulp(f, prev), -m.r);
+}
+
+static int harmonic_row(const srl_sink *out, uint64_t k, double t, double s, harmonic_ref *x,
+                        uint64_t stagnation, uint64_t unchanged)
+{
+    const double Hk = mpfr_get_d(x->H, MPFR_RNDN);
+    const srl_value v[8] = {integer((int64_t)k), num(t), num(s), num(Hk),
+                            num(isfinite(s) ? rel_diff(x->H, s, Hk, x->tmp) : INFINITY),
+                            num(mpfr_get_d(x->T, MPFR_RNDN)), integer((int64_t)stagnation),
+                            integer((int64_t)unchanged)};
+    return out->row(out->ctx, v);
+}
+
 static int run_harmonic(const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
                         srl_err *err)
 {
@@ -220,61 +280,27 @@ static int run_harmonic(const srl_config *cfg, const srl_sink *out, srl_run_repo
 
     srl_rng r;
     purpose_stream(&r, seed, "harmonic");
-    const bool stoch = srl_rounding_is_stochastic(m);
-    const srl_rounding up = {SRL_RU, 0};
-    /* Bits for the exact sum of the rounded terms: sums below 2^(emax+2), spacing of the
-     * smallest term 2^(max(-ceil(log2 n), emin) - p + 1). */
-    int cl = 0;
-    while ((UINT64_C(1) << cl) < n)
-        cl++;
-    const int lowest = (-cl > f.emin ? -cl : f.emin) - f.p + 1;
-    mpfr_t H, T, tmp, q;
-    mpfr_init2(H, 256);
-    mpfr_init2(q, 256);
-    mpfr_init2(T, (mpfr_prec_t)(f.emax + 2 - lowest + 8));
-    mpfr_init2(tmp, (mpfr_prec_t)(f.emax + 2 - lowest + 80));
-    mpfr_set_zero(H, 1);
-    mpfr_set_zero(T, 1);
-
+    harmonic_ref x;
+    harmonic_ref_init(&x, &f, n);
     double s = 0, t = 0;
     uint64_t stagnation = 0, unchanged = 0, j = 0, next = 1;
     for (uint64_t k = 1; k <= n && !st; k++) {
         t = srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, &f, m, &r);
         const double prev = s;
         s = k == 1 ? t : srl_op_apply(SRL_ADD, s, t, 0.0, &f, m, &r);
-        mpfr_set_ui(q, (unsigned long)k, MPFR_RNDN); /* exact: k <= 2^40 */
-        mpfr_ui_div(q, 1, q, MPFR_RNDN);
-        mpfr_add(H, H, q, MPFR_RNDN);
-        if (!add_exact(T, t)) {
+        if (!harmonic_ref_add(&x, k, t)) {
             st = internal(err, "the exact sum of the terms rounded");
             break;
         }
         const bool same = k > 1 && s == prev;
         unchanged = same ? unchanged + 1 : 0;
-        /* Under a deterministic (monotone) mode, the first addition that leaves the sum
-         * unchanged starts a permanent stagnation (T03): the terms never grow. Under sr:r=R
-         * the sum can no longer move once even the largest possible term, RU(1/k), is below
-         * 2^-R ulp(s): the fraction truncated to R bits is 0 (T02, T03). sr and sr-eq move
-         * with positive probability at every term: no certain stagnation. */
-        bool first_stag = false;
-        if (stagnation == 0 && k > 1) {
-            if (!stoch)
-                first_stag = same;
-            else if (m.mode == SRL_SR_BITS)
-                first_stag = srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, &f, up, NULL) <
-                             ldexp(srl_format_ulp(&f, prev), -m.r);
-        }
+        const bool first_stag = stagnation == 0 && k > 1 &&
+                                harmonic_stagnates(k, prev, same, &f, m);
         if (first_stag)
             stagnation = k;
         const bool diverged = !isfinite(s);
         if (k == next || first_stag || k == n || diverged) {
-            const double Hk = mpfr_get_d(H, MPFR_RNDN);
-            const srl_value v[8] = {
-                integer((int64_t)k), num(t), num(s), num(Hk),
-                num(isfinite(s) ? rel_diff(H, s, Hk, tmp) : INFINITY),
-                num(mpfr_get_d(T, MPFR_RNDN)), integer((int64_t)stagnation),
-                integer((int64_t)unchanged)};
-            st = out->row(out->ctx, v);
+            st = harmonic_row(out, k, t, s, &x, stagnation, unchanged);
             if (k == next)
                 next = grid_next(k, n, points, &j);
         }
@@ -286,7 +312,7 @@ static int run_harmonic(const srl_config *cfg, const srl_sink *out, srl_run_repo
             break;
         }
     }
-    mpfr_clears(H, T, tmp, q, (mpfr_ptr)0);
+    mpfr_clears(x.H, x.T, x.tmp, x.q, (mpfr_ptr)0);
     return st;
 }
 
@@ -366,6 +392,24 @@ static int top_exponent(double v)
     return e + 1;
 }
 
+/* The keys `sum` and `matvec` share: the size n and distribution dist (read by each runner, in
+ * its order), then the accumulation, lambda, points and seed (read_kernel_keys). */
+typedef struct kernel_keys {
+    uint64_t n, points, seed;
+    int dist;
+    double lambda;
+    srl_accum c;
+} kernel_keys;
+
+static int read_kernel_keys(const srl_config *cfg, kernel_keys *kk, srl_err *err)
+{
+    int st;
+    if ((st = read_accum(cfg, &kk->c, err)) || (st = read_lambda(cfg, &kk->lambda, err)) ||
+        (st = read_count(cfg, "points", "10", 1, POINTS_MAX, &kk->points, err)))
+        return st;
+    return srl_config_u64(cfg, "seed", "1", &kk->seed, err);
+}
+
 /* ---- sum ---- */
 
 static const srl_param sum_params[] = {
@@ -386,59 +430,33 @@ static const srl_param sum_params[] = {
     {NULL, NULL, NULL},
 };
 
-static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *rep, srl_err *err)
+/* The rows of `sum`: at every grid point k, srl_sum of the first k terms of x (roundings from
+ * the "sum rounding" stream's child k) against the exact prefix sums S_k and A_k = sum |x_i|. */
+static int sum_rows(const kernel_keys *kk, const double *x, const srl_sink *out,
+                    srl_run_report *rep, srl_err *err)
 {
-    uint64_t n, points, seed;
-    int dist, st;
-    double lambda;
-    srl_accum c;
-    srl_format data_fmt;
-    if ((st = read_count(cfg, "n", "1000", 1, SUM_N_MAX, &n, err)) ||
-        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &dist, err)) ||
-        (st = read_accum(cfg, &c, err)) || (st = read_lambda(cfg, &lambda, err)) ||
-        (st = read_count(cfg, "points", "10", 1, POINTS_MAX, &points, err)) ||
-        (st = srl_config_u64(cfg, "seed", "1", &seed, err)))
-        return st;
-    data_fmt = c.acc_fmt; /* the terms are values of the accumulator: n - 1 roundings in all */
-    char what[64];
-    snprintf(what, sizeof what, "%llu terms", (unsigned long long)n);
-    if ((st = check_memory(8.0 * (double)n, "n", what, err)))
-        return st;
-    double *x = malloc((size_t)n * sizeof *x);
-    if (!x)
-        return srl_err_set(err, SRL_ENOMEM, "n: cannot allocate %llu terms",
-                           (unsigned long long)n);
-
-    static const char *const names[] = {"k", "sum", "exact", "sum_abs", "rel_err", "gamma",
-                                        "sr_rule", "sr_bound", "sr_prob", "accum_used"};
-    static const srl_col_kind kinds[] = {SRL_COL_INT, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
-                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
-                                         SRL_COL_NUM, SRL_COL_STR};
+    const srl_accum *c = &kk->c;
+    const uint64_t n = kk->n;
     char used[512];
-    srl_accum_name(used, sizeof used, &c);
-    srl_rng data, rounding;
-    purpose_stream(&data, seed, "sum data");
-    purpose_stream(&rounding, seed, "sum rounding");
-    if ((st = out->begin(out->ctx, 10, names, kinds)) ||
-        (st = gen_values(x, (size_t)n, dist, &data_fmt, &data))) {
-        free(x);
-        return st;
-    }
+    srl_accum_name(used, sizeof used, c);
+    srl_rng rounding;
+    purpose_stream(&rounding, kk->seed, "sum rounding");
     double maxabs = 0;
     for (size_t i = 0; i < n; i++)
         maxabs = fmax(maxabs, fabs(x[i]));
     const int top = top_exponent((double)n * maxabs);
     mpfr_t S, A, tmp;
-    mpfr_inits2(exact_prec(&data_fmt, top, 1), S, A, (mpfr_ptr)0);
-    mpfr_init2(tmp, exact_prec(&data_fmt, top, 1) + 64);
+    mpfr_inits2(exact_prec(&c->acc_fmt, top, 1), S, A, (mpfr_ptr)0);
+    mpfr_init2(tmp, exact_prec(&c->acc_fmt, top, 1) + 64);
     mpfr_set_zero(S, 1);
     mpfr_set_zero(A, 1);
-    const double P = srl_t03_sr_prob(lambda);
+    const double P = srl_t03_sr_prob(kk->lambda);
     /* T03's SR bound is proved for the recursive order (a reference line for any mode there). */
-    const bool sr_bound_applies = c.order == SRL_ORDER_RECURSIVE && !c.kahan;
+    const bool sr_bound_applies = c->order == SRL_ORDER_RECURSIVE && !c->kahan;
     uint64_t done = 0, j = 0, overflow_k = 0;
-    for (uint64_t k = 1; k && !st; k = grid_next(k, n, points, &j)) {
-        for (; done < k; done++) /* the exact prefix sums S_k and A_k = sum |x_i| */
+    int st = SRL_OK;
+    for (uint64_t k = 1; k && !st; k = grid_next(k, n, kk->points, &j)) {
+        for (; done < k; done++) /* the exact prefix sums S_k and A_k */
             if (!add_exact(S, x[done]) || !add_exact(A, fabs(x[done]))) {
                 st = internal(err, "an exact prefix sum rounded");
                 break;
@@ -448,7 +466,7 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
         srl_rng r;
         srl_rng_derive(&r, &rounding, k);
         double s;
-        if ((st = srl_sum(&s, x, (size_t)k, &c, &r))) {
+        if ((st = srl_sum(&s, x, (size_t)k, c, &r))) {
             srl_err_set(err, st, "srl_sum failed: %s", srl_strerror(st));
             break;
         }
@@ -461,10 +479,10 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
                                 num(mpfr_get_d(S, MPFR_RNDN)),
                                 num(Ad),
                                 num(rel),
-                                num(srl_t03_sum_bound((size_t)k, &c)),
-                                num(srl_t03_sr_rule((size_t)k, &c.acc_fmt, lambda)),
+                                num(srl_t03_sum_bound((size_t)k, c)),
+                                num(srl_t03_sr_rule((size_t)k, &c->acc_fmt, kk->lambda)),
                                 num(sr_bound_applies
-                                        ? srl_t03_sum_sr_bound((size_t)k, &c.acc_fmt, lambda)
+                                        ? srl_t03_sum_sr_bound((size_t)k, &c->acc_fmt, kk->lambda)
                                         : NAN),
                                 num(P),
                                 text(used)};
@@ -472,8 +490,40 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
     }
     if (overflow_k && !st)
         snprintf(rep->note, sizeof rep->note, "the sum overflowed %s from k = %llu on",
-                 c.acc_fmt.name, (unsigned long long)overflow_k);
+                 c->acc_fmt.name, (unsigned long long)overflow_k);
     mpfr_clears(S, A, tmp, (mpfr_ptr)0);
+    return st;
+}
+
+static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *rep, srl_err *err)
+{
+    kernel_keys kk;
+    int st;
+    if ((st = read_count(cfg, "n", "1000", 1, SUM_N_MAX, &kk.n, err)) ||
+        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &kk.dist, err)) ||
+        (st = read_kernel_keys(cfg, &kk, err)))
+        return st;
+    const srl_format data_fmt = kk.c.acc_fmt; /* the terms are values of the accumulator: n - 1
+                                                 roundings in all */
+    char what[64];
+    snprintf(what, sizeof what, "%llu terms", (unsigned long long)kk.n);
+    if ((st = check_memory(8.0 * (double)kk.n, "n", what, err)))
+        return st;
+    double *x = malloc((size_t)kk.n * sizeof *x);
+    if (!x)
+        return srl_err_set(err, SRL_ENOMEM, "n: cannot allocate %llu terms",
+                           (unsigned long long)kk.n);
+
+    static const char *const names[] = {"k", "sum", "exact", "sum_abs", "rel_err", "gamma",
+                                        "sr_rule", "sr_bound", "sr_prob", "accum_used"};
+    static const srl_col_kind kinds[] = {SRL_COL_INT, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
+                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
+                                         SRL_COL_NUM, SRL_COL_STR};
+    srl_rng data;
+    purpose_stream(&data, kk.seed, "sum data");
+    if (!(st = out->begin(out->ctx, 10, names, kinds)) &&
+        !(st = gen_values(x, (size_t)kk.n, kk.dist, &data_fmt, &data)))
+        st = sum_rows(&kk, x, out, rep, err);
     free(x);
     return st;
 }
@@ -498,21 +548,27 @@ static const srl_param matvec_params[] = {
     {NULL, NULL, NULL},
 };
 
+/* The workspace of a matvec run: A (rows x n, column-major), its leading block row-major for
+ * form=dot (B), x, y, and per row the exact sums Y = sum_j A_ij x_j, AX = sum_j |A_ij x_j| and
+ * RA = sum_j |A_ij| over the columns added so far; prod and tmp are MPFR scratch. */
 typedef struct matvec_ws {
     double *A, *B, *x, *y;
-    mpfr_t *Y, *AX, *RA; /* per row: sum_j A_ij x_j, sum_j |A_ij x_j|, sum_j |A_ij| (exact) */
+    mpfr_t *Y, *AX, *RA;
+    mpfr_t prod, tmp;
     size_t rows;
     bool mpfr_ready;
 } matvec_ws;
 
 static void matvec_free(matvec_ws *w)
 {
-    if (w->mpfr_ready)
+    if (w->mpfr_ready) {
         for (size_t i = 0; i < w->rows; i++) {
             mpfr_clear(w->Y[i]);
             mpfr_clear(w->AX[i]);
             mpfr_clear(w->RA[i]);
         }
+        mpfr_clears(w->prod, w->tmp, (mpfr_ptr)0);
+    }
     free(w->A);
     free(w->B);
     free(w->x);
@@ -522,160 +578,202 @@ static void matvec_free(matvec_ws *w)
     free(w->RA);
 }
 
-static int run_matvec(const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
-                      srl_err *err)
+/* The arrays for rows x n (B only for form=dot); false when out of memory (w then freed). */
+static bool matvec_alloc(matvec_ws *w, size_t rows, size_t n, bool dot)
 {
-    uint64_t n, m, points, seed;
-    int dist, form, st;
-    double lambda;
-    srl_accum c;
-    srl_format data_fmt;
-    static const char *const forms[] = {"axpy", "dot", NULL};
-    if ((st = read_count(cfg, "n", "256", 1, MATVEC_N_MAX, &n, err)) ||
-        (st = read_count(cfg, "m", "0", 0, MATVEC_N_MAX, &m, err)) ||
-        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &dist, err)) ||
-        (st = srl_config_format(cfg, "format", "bf16", &data_fmt, err)) ||
-        (st = srl_config_choice(cfg, "form", "axpy", forms, &form, err)) ||
-        (st = read_accum(cfg, &c, err)) || (st = read_lambda(cfg, &lambda, err)) ||
-        (st = read_count(cfg, "points", "10", 1, POINTS_MAX, &points, err)) ||
-        (st = srl_config_u64(cfg, "seed", "1", &seed, err)))
-        return st;
-    if (form == 0 && (c.order != SRL_ORDER_RECURSIVE || c.kahan))
-        return srl_err_set(err, SRL_EINVAL, "form: axpy adds the columns one after the other "
-                                            "(recursive order, no compensation); use form=dot "
-                                            "for order=pairwise/blocked or kahan=on");
-    const size_t mm = (size_t)(m ? m : n); /* rows of the generated matrix */
-    /* Memory: A (and its row-major copy for dot), x, y, three exact sums per row. */
-    const mpfr_prec_t guess = exact_prec(&data_fmt, 64, 2);
-    const double bytes = 8.0 * (double)mm * (double)n * (form ? 2 : 1) + 8.0 * (double)(n + mm) +
-                         3.0 * (double)mm * ((double)guess / 8 + 32);
-    char what[96];
-    snprintf(what, sizeof what, "a %zu-by-%llu matrix", mm, (unsigned long long)n);
-    if ((st = check_memory(bytes, m ? "m" : "n", what, err)))
-        return st;
-    matvec_ws w;
-    memset(&w, 0, sizeof w);
-    w.rows = mm;
-    w.A = malloc(mm * (size_t)n * sizeof *w.A);
-    w.B = form ? malloc(mm * (size_t)n * sizeof *w.B) : NULL;
-    w.x = malloc((size_t)n * sizeof *w.x);
-    w.y = malloc(mm * sizeof *w.y);
-    w.Y = malloc(mm * sizeof *w.Y);
-    w.AX = malloc(mm * sizeof *w.AX);
-    w.RA = malloc(mm * sizeof *w.RA);
-    if (!w.A || (form && !w.B) || !w.x || !w.y || !w.Y || !w.AX || !w.RA) {
-        matvec_free(&w);
-        return srl_err_set(err, SRL_ENOMEM, "n: cannot allocate %s", what);
-    }
-    static const char *const names[] = {"k", "rows", "bwd_norm", "bwd_comp", "nu", "sqrt_nu",
-                                        "gamma", "sr_bound", "sr_prob", "accum_used"};
-    static const srl_col_kind kinds[] = {SRL_COL_INT, SRL_COL_INT, SRL_COL_NUM,
-                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
-                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_STR};
-    char used[512];
-    srl_accum_name(used, sizeof used, &c);
-    srl_rng ra, rx, rounding;
-    purpose_stream(&ra, seed, "matvec A");
-    purpose_stream(&rx, seed, "matvec x");
-    purpose_stream(&rounding, seed, "matvec rounding");
-    if ((st = out->begin(out->ctx, 10, names, kinds)) ||
-        (st = gen_values(w.A, mm * (size_t)n, dist, &data_fmt, &ra)) ||
-        (st = gen_values(w.x, (size_t)n, dist, &data_fmt, &rx))) {
-        matvec_free(&w);
-        return st;
-    }
+    memset(w, 0, sizeof *w);
+    w->rows = rows;
+    w->A = malloc(rows * n * sizeof *w->A);
+    w->B = dot ? malloc(rows * n * sizeof *w->B) : NULL;
+    w->x = malloc(n * sizeof *w->x);
+    w->y = malloc(rows * sizeof *w->y);
+    w->Y = malloc(rows * sizeof *w->Y);
+    w->AX = malloc(rows * sizeof *w->AX);
+    w->RA = malloc(rows * sizeof *w->RA);
+    if (w->A && (!dot || w->B) && w->x && w->y && w->Y && w->AX && w->RA)
+        return true;
+    matvec_free(w);
+    return false;
+}
+
+/* The exact sums at zero, with enough bits for every product of the data (A and x filled). */
+static void matvec_exact_init(matvec_ws *w, size_t n, const srl_format *data_fmt)
+{
+    const size_t rows = w->rows;
     double maxa = 0, maxx = 0;
-    for (size_t i = 0; i < mm * (size_t)n; i++)
-        maxa = fmax(maxa, fabs(w.A[i]));
+    for (size_t i = 0; i < rows * n; i++)
+        maxa = fmax(maxa, fabs(w->A[i]));
     for (size_t i = 0; i < n; i++)
-        maxx = fmax(maxx, fabs(w.x[i]));
+        maxx = fmax(maxx, fabs(w->x[i]));
     const int top = top_exponent((double)n * fmax(maxa * maxx, maxa));
-    const mpfr_prec_t prec = exact_prec(&data_fmt, top, 2);
-    for (size_t i = 0; i < mm; i++) {
-        mpfr_inits2(prec, w.Y[i], w.AX[i], w.RA[i], (mpfr_ptr)0);
-        mpfr_set_zero(w.Y[i], 1);
-        mpfr_set_zero(w.AX[i], 1);
-        mpfr_set_zero(w.RA[i], 1);
+    const mpfr_prec_t prec = exact_prec(data_fmt, top, 2);
+    for (size_t i = 0; i < rows; i++) {
+        mpfr_inits2(prec, w->Y[i], w->AX[i], w->RA[i], (mpfr_ptr)0);
+        mpfr_set_zero(w->Y[i], 1);
+        mpfr_set_zero(w->AX[i], 1);
+        mpfr_set_zero(w->RA[i], 1);
     }
-    w.mpfr_ready = true;
-    mpfr_t prod, tmp;
-    mpfr_init2(prod, 128); /* a product of two binary64 numbers is exact in 106 bits */
-    mpfr_init2(tmp, prec + 64);
-    const double P = srl_t03_sr_prob(lambda);
-    const double u = c.acc_fmt.u;
+    mpfr_init2(w->prod, 128); /* a product of two binary64 numbers is exact in 106 bits */
+    mpfr_init2(w->tmp, prec + 64);
+    w->mpfr_ready = true;
+}
+
+/* Column j into the exact row sums; false if one of them had to round (a bug). */
+static bool matvec_add_column(matvec_ws *w, size_t j)
+{
+    const double xj = w->x[j];
+    for (size_t i = 0; i < w->rows; i++) {
+        const double aij = w->A[j * w->rows + i];
+        mpfr_set_d(w->prod, aij, MPFR_RNDN);
+        mpfr_mul_d(w->prod, w->prod, xj, MPFR_RNDN); /* exact */
+        int inexact = mpfr_add(w->Y[i], w->Y[i], w->prod, MPFR_RNDN);
+        mpfr_abs(w->prod, w->prod, MPFR_RNDN);
+        inexact |= mpfr_add(w->AX[i], w->AX[i], w->prod, MPFR_RNDN);
+        if (inexact || !add_exact(w->RA[i], fabs(aij)))
+            return false;
+    }
+    return true;
+}
+
+/* y = A[0:mk, 0:k] x[0:k]: column by column (axpy, y = 0; y += x_j A[0:mk, j], j = 0 .. k-1) or
+ * row by row (dot: the leading mk-by-k block, row-major, through srl_gemv). */
+static int matvec_product(matvec_ws *w, size_t mk, size_t k, bool dot, const srl_accum *c,
+                          srl_rng *r)
+{
+    if (!dot) {
+        int st = SRL_OK;
+        for (size_t i = 0; i < mk; i++)
+            w->y[i] = 0.0;
+        for (size_t j = 0; j < k && !st; j++)
+            st = srl_axpy(w->y, w->x[j], w->A + j * w->rows, mk, c, r);
+        return st;
+    }
+    for (size_t i = 0; i < mk; i++)
+        for (size_t j = 0; j < k; j++)
+            w->B[i * k + j] = w->A[j * w->rows + i];
+    return srl_gemv(w->y, w->B, w->x, mk, k, c, r);
+}
+
+/* The backward errors of y's first mk rows: *norm = max_i |y_i - Y_i| / (||A||_inf ||x||_inf)
+ * (normx = ||x||_inf) and *comp = max_i |y_i - Y_i| / AX_i; *dmax = max_i |y_i - Y_i|. */
+static void matvec_errors(matvec_ws *w, size_t mk, double normx, double *norm, double *comp,
+                          double *dmax)
+{
+    double dm = 0, cm = 0, normA = 0;
+    for (size_t i = 0; i < mk; i++) {
+        const double rowabs = mpfr_get_d(w->RA[i], MPFR_RNDN);
+        const double ax = mpfr_get_d(w->AX[i], MPFR_RNDN);
+        normA = fmax(normA, rowabs);
+        double d;
+        if (!isfinite(w->y[i])) {
+            d = INFINITY;
+        } else {
+            mpfr_sub_d(w->tmp, w->Y[i], w->y[i], MPFR_RNDN);
+            d = fabs(mpfr_get_d(w->tmp, MPFR_RNDN));
+        }
+        dm = fmax(dm, d);
+        if (d > 0)
+            cm = fmax(cm, d / ax); /* ax = 0 forces y_i = 0 exactly: d = 0 */
+    }
+    *norm = dm == 0 ? 0.0 : dm / (normA * normx);
+    *comp = cm;
+    *dmax = dm;
+}
+
+/* The rows of `matvec`: at every grid point k, y = A x over the first k columns (all m rows, or
+ * the leading k when m = 0) with the roundings of the "matvec rounding" stream's child k, against
+ * the exact row sums. */
+static int matvec_rows(matvec_ws *w, const kernel_keys *kk, uint64_t m, bool dot,
+                       const srl_sink *out, srl_run_report *rep, srl_err *err)
+{
+    const srl_accum *c = &kk->c;
+    char used[512];
+    srl_accum_name(used, sizeof used, c);
+    srl_rng rounding;
+    purpose_stream(&rounding, kk->seed, "matvec rounding");
+    const double P = srl_t03_sr_prob(kk->lambda);
+    const double u = c->acc_fmt.u;
     uint64_t done = 0, j = 0;
     double normx = 0;
-    for (uint64_t k = 1; k && !st; k = grid_next(k, n, points, &j)) {
-        for (; done < k && !st; done++) { /* column `done` into the exact row sums */
-            const double xj = w.x[done];
-            normx = fmax(normx, fabs(xj));
-            for (size_t i = 0; i < mm; i++) {
-                const double aij = w.A[done * mm + i];
-                mpfr_set_d(prod, aij, MPFR_RNDN);
-                mpfr_mul_d(prod, prod, xj, MPFR_RNDN); /* exact */
-                int inexact = mpfr_add(w.Y[i], w.Y[i], prod, MPFR_RNDN);
-                mpfr_abs(prod, prod, MPFR_RNDN);
-                inexact |= mpfr_add(w.AX[i], w.AX[i], prod, MPFR_RNDN);
-                if (inexact || !add_exact(w.RA[i], fabs(aij))) {
-                    st = internal(err, "an exact row sum rounded");
-                    break;
-                }
-            }
+    int st = SRL_OK;
+    for (uint64_t k = 1; k && !st; k = grid_next(k, kk->n, kk->points, &j)) {
+        for (; done < k; done++) { /* column `done` into the exact row sums */
+            normx = fmax(normx, fabs(w->x[done]));
+            if (!matvec_add_column(w, (size_t)done))
+                return internal(err, "an exact row sum rounded");
         }
-        if (st)
-            break;
-        const size_t mk = m ? mm : (size_t)k;
+        const size_t mk = m ? w->rows : (size_t)k;
         srl_rng r;
         srl_rng_derive(&r, &rounding, k);
-        if (form == 0) { /* column by column: y = 0; y += x_j A[0:mk, j], j = 0..k-1 */
-            for (size_t i = 0; i < mk; i++)
-                w.y[i] = 0.0;
-            for (size_t jj = 0; jj < k && !st; jj++)
-                st = srl_axpy(w.y, w.x[jj], w.A + jj * mm, mk, &c, &r);
-        } else { /* row by row: the leading mk-by-k block, row-major */
-            for (size_t i = 0; i < mk; i++)
-                for (size_t jj = 0; jj < k; jj++)
-                    w.B[i * k + jj] = w.A[jj * mm + i];
-            st = srl_gemv(w.y, w.B, w.x, mk, (size_t)k, &c, &r);
-        }
-        if (st) {
-            srl_err_set(err, st, "%s failed: %s", form ? "srl_gemv" : "srl_axpy",
-                        srl_strerror(st));
-            break;
-        }
-        double dmax = 0, comp = 0, normA = 0;
-        for (size_t i = 0; i < mk; i++) {
-            const double rowabs = mpfr_get_d(w.RA[i], MPFR_RNDN);
-            const double ax = mpfr_get_d(w.AX[i], MPFR_RNDN);
-            normA = fmax(normA, rowabs);
-            double d;
-            if (!isfinite(w.y[i])) {
-                d = INFINITY;
-            } else {
-                mpfr_sub_d(tmp, w.Y[i], w.y[i], MPFR_RNDN);
-                d = fabs(mpfr_get_d(tmp, MPFR_RNDN));
-            }
-            dmax = fmax(dmax, d);
-            if (d > 0)
-                comp = fmax(comp, d / ax); /* ax = 0 forces y_i = 0 exactly: d = 0 */
-        }
-        const double norm = dmax == 0 ? 0.0 : dmax / (normA * normx);
+        if ((st = matvec_product(w, mk, (size_t)k, dot, c, &r)))
+            return srl_err_set(err, st, "%s failed: %s", dot ? "srl_gemv" : "srl_axpy",
+                               srl_strerror(st));
+        double norm, comp, dmax;
+        matvec_errors(w, mk, normx, &norm, &comp, &dmax);
         const srl_value v[10] = {integer((int64_t)k),
                                 integer((int64_t)mk),
                                 num(norm),
                                 num(comp),
                                 num((double)k * u),
                                 num(sqrt((double)k) * u),
-                                num(srl_t04_matvec_bound((size_t)k, &c)),
-                                num(srl_t04_matvec_sr_bound((size_t)k, mk, &c, lambda)),
+                                num(srl_t04_matvec_bound((size_t)k, c)),
+                                num(srl_t04_matvec_sr_bound((size_t)k, mk, c, kk->lambda)),
                                 num(P),
                                 text(used)};
         st = out->row(out->ctx, v);
         if (!st && !isfinite(dmax) && !rep->note[0])
             snprintf(rep->note, sizeof rep->note, "y overflowed %s at k = %llu",
-                     c.acc_fmt.name, (unsigned long long)k);
+                     c->acc_fmt.name, (unsigned long long)k);
     }
-    mpfr_clears(prod, tmp, (mpfr_ptr)0);
+    return st;
+}
+
+static int run_matvec(const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
+                      srl_err *err)
+{
+    kernel_keys kk;
+    uint64_t m;
+    int form, st;
+    srl_format data_fmt;
+    static const char *const forms[] = {"axpy", "dot", NULL};
+    if ((st = read_count(cfg, "n", "256", 1, MATVEC_N_MAX, &kk.n, err)) ||
+        (st = read_count(cfg, "m", "0", 0, MATVEC_N_MAX, &m, err)) ||
+        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &kk.dist, err)) ||
+        (st = srl_config_format(cfg, "format", "bf16", &data_fmt, err)) ||
+        (st = srl_config_choice(cfg, "form", "axpy", forms, &form, err)) ||
+        (st = read_kernel_keys(cfg, &kk, err)))
+        return st;
+    const bool dot = form == 1;
+    if (!dot && (kk.c.order != SRL_ORDER_RECURSIVE || kk.c.kahan))
+        return srl_err_set(err, SRL_EINVAL, "form: axpy adds the columns one after the other "
+                                            "(recursive order, no compensation); use form=dot "
+                                            "for order=pairwise/blocked or kahan=on");
+    const size_t n = (size_t)kk.n, rows = (size_t)(m ? m : kk.n); /* of the generated matrix */
+    /* Memory: A (and its row-major copy for dot), x, y, three exact sums per row. */
+    const mpfr_prec_t guess = exact_prec(&data_fmt, 64, 2);
+    const double bytes = 8.0 * (double)rows * (double)n * (dot ? 2 : 1) +
+                         8.0 * (double)(n + rows) + 3.0 * (double)rows * ((double)guess / 8 + 32);
+    char what[96];
+    snprintf(what, sizeof what, "a %zu-by-%llu matrix", rows, (unsigned long long)kk.n);
+    if ((st = check_memory(bytes, m ? "m" : "n", what, err)))
+        return st;
+    matvec_ws w;
+    if (!matvec_alloc(&w, rows, n, dot))
+        return srl_err_set(err, SRL_ENOMEM, "n: cannot allocate %s", what);
+    static const char *const names[] = {"k", "rows", "bwd_norm", "bwd_comp", "nu", "sqrt_nu",
+                                        "gamma", "sr_bound", "sr_prob", "accum_used"};
+    static const srl_col_kind kinds[] = {SRL_COL_INT, SRL_COL_INT, SRL_COL_NUM,
+                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
+                                         SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_STR};
+    srl_rng ra, rx;
+    purpose_stream(&ra, kk.seed, "matvec A");
+    purpose_stream(&rx, kk.seed, "matvec x");
+    if (!(st = out->begin(out->ctx, 10, names, kinds)) &&
+        !(st = gen_values(w.A, rows * n, kk.dist, &data_fmt, &ra)) &&
+        !(st = gen_values(w.x, n, kk.dist, &data_fmt, &rx))) {
+        matvec_exact_init(&w, n, &data_fmt);
+        st = matvec_rows(&w, &kk, m, dot, out, rep, err);
+    }
     matvec_free(&w);
     return st;
 }

@@ -302,16 +302,16 @@ static int put_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_round
 }
 
 #define REAL float
-#define SFX(name) name##_f
+#define TPL(name) name##_f
 #include "train/optim_tpl.h"
 #undef REAL
-#undef SFX
+#undef TPL
 
 #define REAL double
-#define SFX(name) name##_d
+#define TPL(name) name##_d
 #include "train/optim_tpl.h"
 #undef REAL
-#undef SFX
+#undef TPL
 
 /* ---- the fused bf16 kernel (src/train/optim_fast_isa.h), once per instruction set ---- */
 

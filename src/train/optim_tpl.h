@@ -1,17 +1,17 @@
 /* src/train/optim_tpl.h: one optimizer step on a tile, in the update arithmetic REAL (private).
  *
- * Included twice by src/train/optim.c: REAL float with SFX(name) = name_f, and REAL double with
+ * Included twice by src/train/optim.c: REAL float with TPL(name) = name_f, and REAL double with
  * name_d. The operations are exactly those listed in include/srlab/optim.h, one C operation per
  * rounding (-ffp-contract=off): tests/train/test_optim.c re-derives them in binary64. The tile
  * is processed in short passes over arrays of OPT_TILE elements (loads, moments, square roots,
  * step, writes) so that every pass vectorises; the writes are the tensors' own tile writers. */
 
-typedef struct SFX(coef) {
+typedef struct TPL(coef) {
     REAL lr, wd, mu, b1, c1, b2, c2, bc1, bc2, eps;
     bool decay; /* wd != 0 */
-} SFX(coef);
+} TPL(coef);
 
-static void SFX(coef_init)(SFX(coef) *k, const srl_optim_config *c, uint64_t t, double lr)
+static void TPL(coef_init)(TPL(coef) *k, const srl_optim_config *c, uint64_t t, double lr)
 {
     k->lr = (REAL)lr;
     k->wd = (REAL)c->wd;
@@ -26,105 +26,130 @@ static void SFX(coef_init)(SFX(coef) *k, const srl_optim_config *c, uint64_t t, 
     k->eps = (REAL)c->eps;
 }
 
-static int SFX(put)(srl_tensor *t, size_t off, const REAL *x, size_t k, srl_rounding m,
+static int TPL(put)(srl_tensor *t, size_t off, const REAL *x, size_t k, srl_rounding m,
                     uint64_t idx);
-static void SFX(get)(REAL *y, const srl_tensor *t, size_t off, size_t k);
-static void SFX(sqrt_tile)(REAL *y, const REAL *x, size_t k);
+static void TPL(get)(REAL *y, const srl_tensor *t, size_t off, size_t k);
+static void TPL(sqrt_tile)(REAL *y, const REAL *x, size_t k);
 
-/* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t). */
-static int SFX(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
-                          srl_optim_kind kind, const SFX(coef) *c, size_t off, size_t k,
-                          uint64_t idx)
+/* The step of each element, sv, from x and the gradient g (the L2 term already added for sgd,
+ * momentum and adam), through the moments: their new values are written (momentum, adam,
+ * adamw). */
+static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *p,
+                            const srl_strategy *s, srl_optim_kind kind, const TPL(coef) *c,
+                            size_t off, size_t k, uint64_t idx)
 {
-    REAL x[OPT_TILE], g[OPT_TILE], sv[OPT_TILE], xe[OPT_TILE], nx[OPT_TILE];
     REAL mm[OPT_TILE], vv[OPT_TILE], q[OPT_TILE];
-    srl_tensor *xt = p->master ? p->master : p->w;
-    int rc = SRL_OK;
-    SFX(get)(x, xt, off, k);
-    SFX(get)(g, p->g, off, k);
-    uint32_t nfg = 0; /* per tile: 32-bit counters vectorise */
-    for (size_t i = 0; i < k; i++)
-        nfg += !isfinite(g[i]);
-    st->nonfinite_grad += nfg;
-
-    /* d: the gradient, plus the L2 term for sgd, momentum and adam */
-    if (c->decay && kind != SRL_OPTIM_ADAMW)
-        for (size_t i = 0; i < k; i++)
-            g[i] = g[i] + c->wd * x[i];
-
+    int rc;
     switch (kind) {
     case SRL_OPTIM_SGD:
         for (size_t i = 0; i < k; i++)
             sv[i] = c->lr * g[i];
-        break;
+        return SRL_OK;
     case SRL_OPTIM_MOMENTUM:
-        SFX(get)(mm, p->m, off, k);
+        TPL(get)(mm, p->m, off, k);
         for (size_t i = 0; i < k; i++) {
             mm[i] = c->mu * mm[i] + g[i];
             sv[i] = c->lr * mm[i];
         }
-        rc = SFX(put)(p->m, off, mm, k, s->m.mode, idx);
-        break;
+        return TPL(put)(p->m, off, mm, k, s->m.mode, idx);
     default: /* adam, adamw */
-        SFX(get)(mm, p->m, off, k);
-        SFX(get)(vv, p->v, off, k);
+        TPL(get)(mm, p->m, off, k);
+        TPL(get)(vv, p->v, off, k);
         for (size_t i = 0; i < k; i++) {
             const REAL gi = g[i];
             mm[i] = c->b1 * mm[i] + c->c1 * gi;
             vv[i] = c->b2 * vv[i] + (c->c2 * gi) * gi;
             q[i] = vv[i] / c->bc2;
         }
-        SFX(sqrt_tile)(q, q, k);
+        TPL(sqrt_tile)(q, q, k);
         if (kind == SRL_OPTIM_ADAMW && c->decay)
             for (size_t i = 0; i < k; i++)
                 sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps) + c->wd * x[i]);
         else
             for (size_t i = 0; i < k; i++)
                 sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps));
-        rc = SFX(put)(p->m, off, mm, k, s->m.mode, idx);
+        rc = TPL(put)(p->m, off, mm, k, s->m.mode, idx);
         if (!rc)
-            rc = SFX(put)(p->v, off, vv, k, s->v.mode, idx);
-        break;
-    }
-    if (rc)
+            rc = TPL(put)(p->v, off, vv, k, s->v.mode, idx);
         return rc;
+    }
+}
 
-    uint32_t lost = 0, nf = 0;
-    if (p->comp) {
-        /* Kahan: y = e + c with e = -s (computed as c - s, the same rounding), x + y rounded
-         * into the weight, t = new - x, comp <- round(y - t). */
-        REAL cc[OPT_TILE];
-        SFX(get)(cc, p->comp, off, k);
-        for (size_t i = 0; i < k; i++) {
-            q[i] = cc[i] - sv[i];  /* y */
-            xe[i] = x[i] + q[i];
-        }
-        if ((rc = SFX(put)(p->w, off, xe, k, s->param.mode, idx)))
-            return rc;
-        SFX(get)(nx, p->w, off, k);
-        for (size_t i = 0; i < k; i++)
-            mm[i] = q[i] - (nx[i] - x[i]);
-        if ((rc = SFX(put)(p->comp, off, mm, k, s->comp.mode, idx)))
-            return rc;
-        SFX(get)(vv, p->comp, off, k);
-        for (size_t i = 0; i < k; i++) {
-            lost += (sv[i] != 0) & (nx[i] == x[i]) & (vv[i] == cc[i]);
-            nf += !isfinite(nx[i]);
-        }
-    } else {
-        for (size_t i = 0; i < k; i++)
-            xe[i] = x[i] - sv[i];
-        if ((rc = SFX(put)(xt, off, xe, k, p->master ? s->master.mode : s->param.mode, idx)))
-            return rc;
-        SFX(get)(nx, xt, off, k);
-        if (p->master && (rc = SFX(put)(p->w, off, nx, k, s->param.mode, idx)))
-            return rc;
-        for (size_t i = 0; i < k; i++) {
-            lost += (sv[i] != 0) & (nx[i] == x[i]);
-            nf += !isfinite(nx[i]);
-        }
+/* The Kahan-compensated write of x - sv: y = e + c with e = -s (computed as c - s, the same
+ * rounding), x + y rounded into the weight, t = new - x, comp <- round(y - t). Counts the lost
+ * updates (weight and compensation both unchanged) and non-finite new weights. */
+static int TPL(write_kahan)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
+                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx)
+{
+    REAL cc[OPT_TILE], y[OPT_TILE], xe[OPT_TILE], nx[OPT_TILE], nc[OPT_TILE];
+    int rc;
+    TPL(get)(cc, p->comp, off, k);
+    for (size_t i = 0; i < k; i++) {
+        y[i] = cc[i] - sv[i];
+        xe[i] = x[i] + y[i];
+    }
+    if ((rc = TPL(put)(p->w, off, xe, k, s->param.mode, idx)))
+        return rc;
+    TPL(get)(nx, p->w, off, k);
+    for (size_t i = 0; i < k; i++)
+        nc[i] = y[i] - (nx[i] - x[i]);
+    if ((rc = TPL(put)(p->comp, off, nc, k, s->comp.mode, idx)))
+        return rc;
+    TPL(get)(nc, p->comp, off, k);
+    uint32_t lost = 0, nf = 0; /* per tile: 32-bit counters vectorise */
+    for (size_t i = 0; i < k; i++) {
+        lost += (sv[i] != 0) & (nx[i] == x[i]) & (nc[i] == cc[i]);
+        nf += !isfinite(nx[i]);
     }
     st->lost += lost;
     st->nonfinite += nf;
     return SRL_OK;
+}
+
+/* The write of x - sv into the master (then its cast into the weight) or the weight; counts the
+ * lost updates (stored value unchanged) and non-finite new values. */
+static int TPL(write_plain)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
+                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx)
+{
+    REAL xe[OPT_TILE], nx[OPT_TILE];
+    srl_tensor *xt = p->master ? p->master : p->w;
+    int rc;
+    for (size_t i = 0; i < k; i++)
+        xe[i] = x[i] - sv[i];
+    if ((rc = TPL(put)(xt, off, xe, k, p->master ? s->master.mode : s->param.mode, idx)))
+        return rc;
+    TPL(get)(nx, xt, off, k);
+    if (p->master && (rc = TPL(put)(p->w, off, nx, k, s->param.mode, idx)))
+        return rc;
+    uint32_t lost = 0, nf = 0;
+    for (size_t i = 0; i < k; i++) {
+        lost += (sv[i] != 0) & (nx[i] == x[i]);
+        nf += !isfinite(nx[i]);
+    }
+    st->lost += lost;
+    st->nonfinite += nf;
+    return SRL_OK;
+}
+
+/* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t). */
+static int TPL(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
+                          srl_optim_kind kind, const TPL(coef) *c, size_t off, size_t k,
+                          uint64_t idx)
+{
+    REAL x[OPT_TILE], g[OPT_TILE], sv[OPT_TILE];
+    TPL(get)(x, p->master ? p->master : p->w, off, k);
+    TPL(get)(g, p->g, off, k);
+    uint32_t nfg = 0; /* per tile: 32-bit counters vectorise */
+    for (size_t i = 0; i < k; i++)
+        nfg += !isfinite(g[i]);
+    st->nonfinite_grad += nfg;
+    /* d: the gradient, plus the L2 term for sgd, momentum and adam */
+    if (c->decay && kind != SRL_OPTIM_ADAMW)
+        for (size_t i = 0; i < k; i++)
+            g[i] = g[i] + c->wd * x[i];
+    int rc = TPL(step_values)(sv, x, g, p, s, kind, c, off, k, idx);
+    if (rc)
+        return rc;
+    return p->comp ? TPL(write_kahan)(st, p, s, x, sv, off, k, idx)
+                   : TPL(write_plain)(st, p, s, x, sv, off, k, idx);
 }

@@ -148,11 +148,31 @@ enum { C_STEP, C_LR, C_LOSS, C_GAP, C_DIST, C_GNORM, C_LOST, C_STATUS, C_FIXED }
 static const char *const fixed_names[C_FIXED] = {
     "step", "lr_used", "loss", "loss_gap", "dist_to_opt", "grad_norm", "lost_update_frac", "status",
 };
+_Static_assert(C_FIXED == SRL__TRAIN_COLUMNS, "train_impl.h counts the columns");
+
+void srl__train_columns_start(const char **names, srl_col_kind *kinds)
+{
+    for (int k = 0; k < C_FIXED; k++) {
+        names[k] = fixed_names[k];
+        kinds[k] = k == C_STEP ? SRL_COL_INT : k == C_STATUS ? SRL_COL_STR : SRL_COL_NUM;
+    }
+}
+
+void srl__train_row_start(srl_value *v, uint64_t t, const double num[6], const char *status)
+{
+    v[C_STEP].kind = SRL_COL_INT;
+    v[C_STEP].i = (int64_t)t;
+    for (int k = 0; k < 6; k++) {
+        v[C_LR + k].kind = SRL_COL_NUM;
+        v[C_LR + k].num = num[k];
+    }
+    v[C_STATUS].kind = SRL_COL_STR;
+    v[C_STATUS].str = status;
+}
 
 typedef struct logger {
     const srl_train_problem *p;
     const srl_sink *out;
-    size_t ncol;
 } logger;
 
 static int emit(const logger *L, const srl_weights *W, uint64_t t, double lr, double lost_frac,
@@ -167,15 +187,8 @@ static int emit(const logger *L, const srl_weights *W, uint64_t t, double lr, do
         return st;
     srl_value v[C_FIXED + 8];
     memset(v, 0, sizeof v);
-    v[C_STEP].kind = SRL_COL_INT;
-    v[C_STEP].i = (int64_t)t;
     const double nums[] = {lr, m.loss, m.loss_gap, m.dist_to_opt, m.grad_norm, lost_frac};
-    for (int k = 0; k < 6; k++) {
-        v[C_LR + k].kind = SRL_COL_NUM;
-        v[C_LR + k].num = nums[k];
-    }
-    v[C_STATUS].kind = SRL_COL_STR;
-    v[C_STATUS].str = status;
+    srl__train_row_start(v, t, nums, status);
     for (size_t k = 0; k < L->p->nextra; k++) {
         v[C_FIXED + k].kind = SRL_COL_NUM;
         v[C_FIXED + k].num = m.extra[k];
@@ -184,6 +197,66 @@ static int emit(const logger *L, const srl_weights *W, uint64_t t, double lr, do
     if (st)
         return srl_err_set(err, st, "writing a row failed: %s", srl_strerror(st));
     return SRL_OK;
+}
+
+/* The problem's weights under tc's strategy and optimizer (write streams from the run's "writes"
+ * stream), initialised by p->init. */
+static int weights_setup(srl_weights *W, const srl_train_problem *p, const srl_train_config *tc,
+                         srl_err *err)
+{
+    srl_rng writes;
+    srl_train_stream(&writes, tc, "writes");
+    int st = srl_weights_alloc(W, p->weights, p->nweights, &tc->strat, tc->opt.kind, &writes,
+                               err);
+    if (st)
+        return st;
+    size_t maxn = 1;
+    for (size_t j = 0; j < W->count; j++)
+        if (W->p[j].n > maxn)
+            maxn = W->p[j].n;
+    double *x0 = malloc(maxn * sizeof *x0);
+    if (!x0)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t j = 0; j < W->count && !st; j++) {
+        st = p->init(p->ctx, j, x0, err);
+        if (!st)
+            st = srl_weights_init(W, j, x0, err);
+    }
+    free(x0);
+    if (st)
+        srl_weights_free(W);
+    return st;
+}
+
+/* Start the rows: the fixed columns, then the problem's extra ones. */
+static int begin_rows(const srl_train_problem *p, const srl_sink *out, srl_err *err)
+{
+    const char *names[C_FIXED + 8];
+    srl_col_kind kinds[C_FIXED + 8];
+    srl__train_columns_start(names, kinds);
+    for (size_t k = 0; k < p->nextra; k++) {
+        names[C_FIXED + k] = p->extra_names[k];
+        kinds[C_FIXED + k] = SRL_COL_NUM;
+    }
+    const int st = out->begin(out->ctx, C_FIXED + p->nextra, names, kinds);
+    if (st)
+        return srl_err_set(err, st, "starting the rows failed: %s", srl_strerror(st));
+    return SRL_OK;
+}
+
+/* The report's note for a step whose gradient or new weights are not all finite. */
+static void note_divergence(srl_run_report *rep, uint64_t t, const srl_step_stats *ss,
+                            size_t numel, const srl_format *grad_fmt)
+{
+    if (ss->nonfinite_grad)
+        snprintf(rep->note, sizeof rep->note,
+                 "diverged at step %llu: %llu of %zu gradient elements are not finite "
+                 "(overflow or NaN in grad-format %s)", (unsigned long long)t,
+                 (unsigned long long)ss->nonfinite_grad, numel, grad_fmt->name);
+    else
+        snprintf(rep->note, sizeof rep->note,
+                 "diverged at step %llu: %llu of %zu parameters are not finite",
+                 (unsigned long long)t, (unsigned long long)ss->nonfinite, numel);
 }
 
 int srl_train_run_inspect(const srl_train_problem *p, const srl_train_config *tc,
@@ -198,55 +271,13 @@ int srl_train_run_inspect(const srl_train_problem *p, const srl_train_config *tc
     if (!rep)
         rep = &scratch;
     memset(rep, 0, sizeof *rep);
-    srl_rng writes;
-    srl_train_stream(&writes, tc, "writes");
     srl_weights W;
-    int st = srl_weights_alloc(&W, p->weights, p->nweights, &tc->strat, tc->opt.kind, &writes,
-                               err);
+    int st = weights_setup(&W, p, tc, err);
     if (st)
         return st;
-    size_t maxn = 1;
-    for (size_t j = 0; j < W.count; j++)
-        if (W.p[j].n > maxn)
-            maxn = W.p[j].n;
-    double *x0 = malloc(maxn * sizeof *x0);
-    if (!x0) {
-        srl_weights_free(&W);
-        return srl_err_set(err, SRL_ENOMEM, "out of memory");
-    }
-    for (size_t j = 0; j < W.count && !st; j++) {
-        st = p->init(p->ctx, j, x0, err);
-        if (!st)
-            st = srl_weights_init(&W, j, x0, err);
-    }
-    free(x0);
-    if (st) {
-        srl_weights_free(&W);
-        return st;
-    }
-
-    /* the columns */
-    const char *names[C_FIXED + 8];
-    srl_col_kind kinds[C_FIXED + 8];
-    for (int k = 0; k < C_FIXED; k++) {
-        names[k] = fixed_names[k];
-        kinds[k] = k == C_STEP ? SRL_COL_INT : k == C_STATUS ? SRL_COL_STR : SRL_COL_NUM;
-    }
-    for (size_t k = 0; k < p->nextra; k++) {
-        names[C_FIXED + k] = p->extra_names[k];
-        kinds[C_FIXED + k] = SRL_COL_NUM;
-    }
-    logger L = {p, out, C_FIXED + p->nextra};
-    st = out->begin(out->ctx, L.ncol, names, kinds);
-    if (st) {
-        srl_weights_free(&W);
-        return srl_err_set(err, st, "starting the rows failed: %s", srl_strerror(st));
-    }
-    const double lr1 = srl_optim_lr(&tc->opt, 1);
-    if ((st = emit(&L, &W, 0, lr1, 0.0, "ok", err))) {
-        srl_weights_free(&W);
-        return st;
-    }
+    const logger L = {p, out};
+    if (!(st = begin_rows(p, out, err)))
+        st = emit(&L, &W, 0, srl_optim_lr(&tc->opt, 1), 0.0, "ok", err);
     for (uint64_t t = 1; t <= tc->steps && !st; t++) {
         const double lr = srl_optim_lr(&tc->opt, t);
         if ((st = p->gradient(p->ctx, &W, t, err)))
@@ -262,16 +293,7 @@ int srl_train_run_inspect(const srl_train_problem *p, const srl_train_config *tc
         const double lost = W.numel ? (double)ss.lost / (double)W.numel : 0.0;
         if (ss.nonfinite || ss.nonfinite_grad) {
             rep->diverged = true;
-            if (ss.nonfinite_grad)
-                snprintf(rep->note, sizeof rep->note,
-                         "diverged at step %llu: %llu of %zu gradient elements are not finite "
-                         "(overflow or NaN in grad-format %s)", (unsigned long long)t,
-                         (unsigned long long)ss.nonfinite_grad, W.numel,
-                         tc->strat.grad.fmt.name);
-            else
-                snprintf(rep->note, sizeof rep->note,
-                         "diverged at step %llu: %llu of %zu parameters are not finite",
-                         (unsigned long long)t, (unsigned long long)ss.nonfinite, W.numel);
+            note_divergence(rep, t, &ss, W.numel, &tc->strat.grad.fmt);
             st = emit(&L, &W, t, lr, lost, "diverged", err);
             break;
         }

@@ -1,0 +1,189 @@
+/* src/problems/model_ops.h: the operations the MLP's and the GPT's passes share, in one
+ * instance's arithmetic (private). Included by src/problems/model_instantiate.h before each
+ * instance of a model's template, with REAL, TPL(name) and PASS_MODE set; no include guard.
+ *
+ *   R_EXP R_LOG R_TANH R_SQRT   the C library's functions of REAL (deterministic, not correctly
+ *                               rounded; sqrt is)
+ *   mm_nn mm_nt mm_tn           C (m,n) = A (m,k) @ B (k,n), A @ B^T with B (n,k), A^T @ B with
+ *                               A (k,m): _emu a kernel call (srl_gemm_f, _nt_f, _tn_f) with the
+ *                               accumulation config and draws from rng; otherwise plain loops
+ *                               summing each output in the order l = 0, 1, ..., k-1, one rounding
+ *                               per product and per addition (the kernels' recursive order, so
+ *                               that _emu with the fp32 strategy equals _plain bit for bit).
+ *                               mm_nt's plain loop transposes B into scratch (k*n elements).
+ *   mm_draws                    the draws one product takes from rng (0 outside _emu)
+ *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
+ *                               slot, srl__round_slot) and its draws; no-ops outside _emu
+ *   gelu, gelu_grad             GELU in its tanh form and its derivative
+ *   xent_row                    one row of softmax cross-entropy and its gradient */
+
+#undef R_EXP
+#undef R_LOG
+#undef R_TANH
+#undef R_SQRT
+#if PASS_MODE == SRL__PASS_F64
+#define R_EXP exp
+#define R_LOG log
+#define R_TANH tanh
+#define R_SQRT sqrt
+#else
+#define R_EXP expf
+#define R_LOG logf
+#define R_TANH tanhf
+#define R_SQRT sqrtf
+#endif
+
+#ifndef SRL__PLAIN_CLONES
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define SRL__PLAIN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define SRL__PLAIN_CLONES
+#endif
+#endif
+
+/* ---- matrix products ---- */
+
+#if PASS_MODE == SRL__PASS_EMU
+static int TPL(mm_nn)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)scratch;
+    return srl_gemm_f(C, A, B, m, n, k, accum, rng);
+}
+static int TPL(mm_nt)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)scratch;
+    return srl_gemm_nt_f(C, A, B, m, n, k, accum, rng);
+}
+static int TPL(mm_tn)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)scratch;
+    return srl_gemm_tn_f(C, A, B, m, n, k, accum, rng);
+}
+static inline uint64_t TPL(mm_draws)(size_t m, size_t n, size_t k, const srl_accum *accum)
+{
+    return srl_gemm_draws(m, n, k, accum);
+}
+static int TPL(round_slot)(REAL *x, size_t n, const srl_slot *slot, srl_rng *rng)
+{
+    return srl__round_slot(x, n, slot, rng);
+}
+static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
+{
+    return srl_rounding_is_stochastic(slot->mode) ? n : 0;
+}
+#else
+/* Row i of C: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 .. k-1 (the i-l-j loop keeps
+ * every output's order l = 0, 1, ...; the compiler vectorises over j). Cloned for x86-64-v3 and
+ * v4 and picked at run time, as the kernels' engines are: -ffp-contract=off and the fixed order
+ * make every clone compute the same bits, only faster. */
+SRL__PLAIN_CLONES
+static void TPL(row_nn)(REAL *restrict c, const REAL *a, size_t astep, const REAL *restrict B,
+                        size_t n, size_t k)
+{
+    const REAL a0 = a[0];
+    for (size_t j = 0; j < n; j++)
+        c[j] = a0 * B[j];
+    for (size_t l = 1; l < k; l++) {
+        const REAL al = a[l * astep];
+        const REAL *restrict b = B + l * n;
+        for (size_t j = 0; j < n; j++)
+            c[j] = c[j] + al * b[j];
+    }
+}
+/* C (m,n), row i = sum_l a_il B[l,:] with a_il = A[i rowstep + l astep]: rowstep k and astep 1
+ * for A (m,k) row-major, rowstep 1 and astep m for A^T with A (k,m). */
+static int TPL(mm_rows)(REAL *C, const REAL *A, size_t astep, size_t rowstep, const REAL *B,
+                        size_t m, size_t n, size_t k)
+{
+    if (k == 0) {
+        memset(C, 0, m * n * sizeof *C);
+        return SRL_OK;
+    }
+#pragma omp parallel for schedule(static) if (m * n * k >= 4 * srl__models_omp_min && m > 1)
+    for (size_t i = 0; i < m; i++)
+        TPL(row_nn)(C + i * n, A + i * rowstep, astep, B, n, k);
+    return SRL_OK;
+}
+static int TPL(mm_nn)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)accum, (void)rng, (void)scratch;
+    return TPL(mm_rows)(C, A, 1, k, B, m, n, k);
+}
+static int TPL(mm_tn)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)accum, (void)rng, (void)scratch;
+    return TPL(mm_rows)(C, A, m, 1, B, m, n, k);
+}
+/* B (n,k) transposed into scratch (k,n), then the i-l-j product. */
+static int TPL(mm_nt)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
+                      const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+    (void)accum, (void)rng;
+    for (size_t j = 0; j < n; j++)
+        for (size_t l = 0; l < k; l++)
+            scratch[l * n + j] = B[j * k + l];
+    return TPL(mm_rows)(C, A, 1, k, scratch, m, n, k);
+}
+static inline uint64_t TPL(mm_draws)(size_t m, size_t n, size_t k, const srl_accum *accum)
+{
+    (void)m, (void)n, (void)k, (void)accum;
+    return 0;
+}
+static int TPL(round_slot)(REAL *x, size_t n, const srl_slot *slot, srl_rng *rng)
+{
+    (void)x, (void)n, (void)slot, (void)rng;
+    return SRL_OK;
+}
+static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
+{
+    (void)n, (void)slot;
+    return 0;
+}
+#endif
+
+/* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
+
+static inline REAL TPL(gelu)(REAL x)
+{
+    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
+    const REAL u = s2pi * (x + c * ((x * x) * x));
+    return (half * x) * ((REAL)1 + R_TANH(u));
+}
+
+static inline REAL TPL(gelu_grad)(REAL x)
+{
+    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
+    const REAL c3 = (REAL)(3 * 0.044715);
+    const REAL th = R_TANH(s2pi * (x + c * ((x * x) * x)));
+    const REAL du = s2pi * ((REAL)1 + c3 * (x * x));
+    return half * ((REAL)1 + th) + ((half * x) * ((REAL)1 - th * th)) * du;
+}
+
+/* ---- softmax cross-entropy of one row ---- */
+
+/* The loss log sum_v exp(z_v - max) - (z_y - max) of the logits z[0 .. V) with target y, in the
+ * arithmetic REAL (returned as binary64); dz (NULL: none) = (softmax(z) - onehot(y)) * scale;
+ * *argmax (NULL: none) = the first v with the largest z_v. */
+static double TPL(xent_row)(const REAL *z, size_t V, size_t y, REAL scale, REAL *dz,
+                            size_t *argmax)
+{
+    REAL mx = z[0];
+    size_t arg = 0;
+    for (size_t v = 1; v < V; v++)
+        if (z[v] > mx)
+            mx = z[v], arg = v;
+    REAL s = R_EXP(z[0] - mx);
+    for (size_t v = 1; v < V; v++)
+        s = s + R_EXP(z[v] - mx);
+    if (dz)
+        for (size_t v = 0; v < V; v++)
+            dz[v] = (R_EXP(z[v] - mx) / s - (v == y ? (REAL)1 : (REAL)0)) * scale;
+    if (argmax)
+        *argmax = arg;
+    return (double)(R_LOG(s) - (z[y] - mx));
+}
