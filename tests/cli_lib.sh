@@ -1,5 +1,5 @@
 # tests/cli_lib.sh: sourced by the shell tests that drive srlab from the outside
-# (tests/train/cli_train.sh, tests/models/cli_models.sh, tests/check/cli_check.sh).
+# (tests/train/cli_train.sh, tests/problems/cli_models.sh, tests/check/cli_check.sh).
 #   cli_setup NAME SRLAB   srlab's absolute path in $srlab; a scratch folder (removed on exit)
 #                          as the working directory; fail=0
 #   ok TEXT / bad TEXT     a PASS line / a FAIL line (and fail=1)

@@ -1,4 +1,4 @@
-/* src/problems/gpt_impl.h: the GPT of src/problems/gpt.c (private; tests/models and the benchmark use it).
+/* src/problems/gpt_impl.h: the GPT of src/problems/gpt.c (private; tests/problems and the benchmark use it).
  *
  * Dimensions (the legend of src/problems/gpt_tpl.h):
  *   B  sequences per micro-batch      T  block size (positions)      C  width (n_embd)
@@ -18,7 +18,7 @@
  *   _plain  float values, the same operations in the same order with plain loops and no extra
  *           rounding: the same model in ordinary float arithmetic. With the fp32 strategy
  *           (binary32 rn products and recursive accumulation, fp32 slots) _emu equals it bit for
- *           bit (tests/models/test_gpt.c), and the benchmark times both.
+ *           bit (tests/problems/test_gpt.c), and the benchmark times both.
  *   _f64    binary64 values and plain loops: evaluation and gradient checks.
  * All three are deterministic and thread-invariant (OpenMP over rows, over (b, h) pairs and over
  * channels only; every reduction serial in a fixed order). */

@@ -1,4 +1,4 @@
-/* src/problems/mlp_impl.h: the MLP of src/problems/mlp.c (private; tests/models uses it).
+/* src/problems/mlp_impl.h: the MLP of src/problems/mlp.c (private; tests/problems uses it).
  *
  * Weights, in order: W0 (din, H), b0 (H), W1 (H, H), b1 (H), ..., W_D (H, dout), b_D (dout)
  * (D = depth hidden layers; depth 0 is a linear model din -> dout), named w0, b0, w1, ...

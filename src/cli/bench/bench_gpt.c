@@ -10,7 +10,7 @@
  *                pass (ordinary float loops in the kernels' order, cloned for x86-64-v3/v4 and
  *                picked at run time like srlab's own kernels) and AdamW in float, no rounding
  *                beyond float's own. With the fp32 strategy srlab computes the same bits
- *                (tests/models/test_gpt.c), so the ratio fp32 / plain-float is the cost of
+ *                (tests/problems/test_gpt.c), so the ratio fp32 / plain-float is the cost of
  *                srlab's bookkeeping alone.
  *   fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan   `srlab train` under that strategy.
  * One thread (the same for every case; runs are the parallel unit of a sweep), timed in CPU

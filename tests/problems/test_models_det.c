@@ -1,4 +1,4 @@
-/* tests/models/test_models_det.c: the MLP and GPT runs give the same bits for any thread count
+/* tests/problems/test_models_det.c: the MLP and GPT runs give the same bits for any thread count
  * and without OpenMP (suite determinism; src/problems/gpt_impl.h, src/problems/mlp_impl.h: "thread-invariant").
  *
  * The workload, with every parallel loop of the passes forced to fork (srl__models_omp_min = 1)

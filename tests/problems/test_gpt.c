@@ -1,4 +1,4 @@
-/* tests/models/test_gpt.c: the GPT of src/problems/gpt.c.
+/* tests/problems/test_gpt.c: the GPT of src/problems/gpt.c.
  *
  *   grad     every analytic gradient of the binary64 pass (every element of every parameter
  *            tensor of a small model) against central differences D(h) = (f(x+h) - f(x-h)) / 2h,
@@ -488,7 +488,7 @@ static void test_formats(void)
 
 /* ---- fp32 against binary64: the probabilistic first-order error model ---- */
 
-/* A worst-case running bound (|J| E propagated with absolute values, as tests/models/test_mlp.c
+/* A worst-case running bound (|J| E propagated with absolute values, as tests/problems/test_mlp.c
  * does for the MLP) is sound here too but grows by orders of magnitude per block (every error
  * assumed aligned with every other); for two blocks it exceeds the measured differences by a
  * factor 10^6 and could not detect anything. So the GPT's check uses the probabilistic model of
@@ -863,7 +863,7 @@ int main(int argc, char **argv)
     const int all = !strcmp(w, "all");
 #ifdef _OPENMP
     /* One thread: these tests are about values, and results do not depend on the thread count
-     * (tests/models/test_models_det.c); on a loaded machine many small parallel regions only
+     * (tests/problems/test_models_det.c); on a loaded machine many small parallel regions only
      * wait for descheduled threads. */
     omp_set_num_threads(1);
 #endif

@@ -1,4 +1,4 @@
-/* tests/models/test_markov.c: the Markov source of the GPT problem (include/srlab/markov.h).
+/* tests/problems/test_markov.c: the Markov source of the GPT problem (include/srlab/markov.h).
  *
  *   unit  pi is stationary and sums to 1; beta = 0 gives H = f* = log V; an order-1 source on
  *         two symbols against its closed form; f*(T) against the position entropies; the

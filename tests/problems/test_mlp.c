@@ -1,8 +1,8 @@
-/* tests/models/test_mlp.c: the MLP of src/problems/mlp.c.
+/* tests/problems/test_mlp.c: the MLP of src/problems/mlp.c.
  *
  *   grad   every analytic gradient of the binary64 pass (every element of every weight and
  *          bias) against central differences, for both tasks and the three activations, with
- *          the tolerance of tests/models/test_gpt.c: 2 |D(2h) - D(h)| / 3 + 2 delta / h,
+ *          the tolerance of tests/problems/test_gpt.c: 2 |D(2h) - D(h)| / 3 + 2 delta / h,
  *          h = 2^-16, delta = N u64 (|f| + 1), N the operation count of the pass. ReLU is not
  *          differentiable at 0: when a hidden pre-activation changes sign between the five
  *          points x, x +- h, x +- 2h the difference straddles a kink, so the check skips that

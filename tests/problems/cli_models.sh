@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/models/cli_models.sh SRLAB: `srlab train --problem gpt|mlp` from the outside (suite cli).
+# tests/problems/cli_models.sh SRLAB: `srlab train --problem gpt|mlp` from the outside (suite cli).
 #   Bad input: exit status 2, exactly one line on standard error naming the argument, standard
 #   output empty, an existing -o FILE untouched. A data file that is missing, empty, binary or
 #   too short for the block size; n-embd not divisible by n-head; zero replicas; a model too
