@@ -10,7 +10,7 @@
 #include "cli/teach.h"
 #include "srlab/common.h"
 
-#define DEFAULT_SEED 42
+#define DEFAULT_SEED 1
 #define CONFIDENCE 0.95
 
 /* ---- options ---- */

@@ -28,7 +28,7 @@ typedef struct cli_batch {
     srl_rounding m;      /* -r (default rn) */
     char mode[32];       /* canonical name of m */
     bool stoch;          /* m is stochastic */
-    uint64_t seed;       /* --seed (default 42) */
+    uint64_t seed;       /* --seed (default 1) */
     srl_rng_kind kind;   /* --rng (default pcg32) */
     uint64_t samples;    /* --samples N; 0: none */
     bool batch, comments, quiet;

@@ -58,8 +58,8 @@ static void print_help(FILE *fp)
     fprintf(fp, "  %-9s %s\n", "help", "this list; 'srlab help COMMAND' is 'srlab COMMAND --help'");
     fputs("\n"
           "options:\n"
-          "  -h, --help   this list\n"
-          "  --version    print 'srlab VERSION'\n"
+          "  -h, --help     this list\n"
+          "  -V, --version  print 'srlab VERSION'\n"
           "\n"
           "exit status: 0 success, 1 a check failed (srlab check), 2 bad input or usage,\n"
           "3 a system error (writing output, out of memory)\n"
@@ -107,9 +107,9 @@ int main(int argc, char **argv)
         char *hargv[] = {argv[2], help, NULL};
         return run_command(c, 2, hargv);
     }
-    if (strcmp(name, "--version") == 0) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         if (argc > 2)
-            return cli_error(NULL, "--version takes no arguments");
+            return cli_error(NULL, "%s takes no arguments", name);
         printf("srlab %s\n", srl_version());
         return cli_help("");
     }
