@@ -34,6 +34,7 @@ static const char *const cmd = "round";
 
 static const char help[] =
     "usage: srlab round X... [-f FMT] [-r MODE] [--samples N] [--seed S] [--rng pcg32|pcg64]\n"
+    "                   [--compact]\n"
     "       srlab round --batch [-f FMT] [-r MODE] [--seed S] [--rng KIND] [-o FILE]\n"
     "                   [--comments] [--quiet]\n"
     "\n"
@@ -57,6 +58,8 @@ static const char help[] =
     "                       stream derived from the seed with key \"round --samples\" (X number i\n"
     "                       uses draws i*N .. i*N+N-1) and compare the frequency of rounding up\n"
     "                       and the sample mean with p_up and x (95% Clopper-Pearson intervals)\n"
+    "  --compact            the same view in 80 columns, numbers to 6 significant digits\n"
+    "                       (probabilities and errors to 4): for a projector\n"
     "  --batch              read one number per line from standard input (spaces around it and\n"
     "                       a trailing CR allowed, empty lines rejected) and write the CSV\n"
     "                         input,format,rounding,rd,ru,p_up,result\n"
@@ -72,6 +75,7 @@ static const char help[] =
     "Negative numbers may follow the options directly (-0.5); '--' ends the options.\n"
     "\n"
     "examples:\n"
+    "  srlab round 0.1 1e-3 -f bf16 -r sr --compact\n"
     "  srlab round 0.1\n"
     "  srlab round 1.00390625 -f bf16 -r sr --samples 10000\n"
     "  srlab round 460 470 -f e4m3\n"
@@ -184,6 +188,17 @@ static int explain_one(FILE *o, const cli_batch *c, const char *text, double x, 
         return cli_sys_error(cmd, "internal error: srl_round_explain failed");
     const uint64_t u = c->stoch ? srl_rng_draw_at(&r, i) : 0;
 
+    if (c->compact) {
+        char label[CLI_QUOTE_LEN];
+        cli_quote(label, sizeof label, text, strlen(text), CLI_QUOTE_MAX);
+        mpfr_t xv;
+        mpfr_init2(xv, 53);
+        mpfr_set_d(xv, x, MPFR_RNDN);
+        fputs("\nx ", o);
+        teach_compact_rows(o, label, &in, xv, 2200, srl_format_ulp(f, x), c->stoch, u);
+        mpfr_clear(xv);
+        return 0;
+    }
     char *exact = malloc(CLI_EXACT_LEN), why[1024], hx[CLI_NUM_LEN];
     if (!exact)
         return cli_sys_error(cmd, "out of memory");

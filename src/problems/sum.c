@@ -45,6 +45,7 @@
 
 #include "problems/runners.h"
 #include "srlab/kernels.h"
+#include "srlab/number.h"
 #include "srlab/ops.h"
 #include "srlab/rng.h"
 #include "srlab/theory.h"
@@ -341,8 +342,28 @@ static int read_accum(const srl_config *cfg, srl_accum *c, srl_err *err)
     return SRL_OK;
 }
 
-enum { DIST_UNIFORM = 0, DIST_SIGNED, DIST_NORMAL };
+enum { DIST_UNIFORM = 0, DIST_SIGNED, DIST_NORMAL, DIST_CONST };
 static const char *const dist_names[] = {"uniform", "signed", "normal", NULL};
+
+/* sum's dist: a distribution of dist_names, or const:T, every term the constant T (a finite
+ * number; rounded to nearest into the format like the random terms). */
+static int sum_dist(const srl_config *cfg, int *dist, double *c, srl_err *err)
+{
+    const char *v = srl_config_get(cfg, "dist");
+    if (v && !strncmp(v, "const:", 6)) {
+        char why[SRL_NUMBER_WHY_LEN];
+        if (srl_number_double(c, v + 6, SRL_NUMBER_FINITE, why) != SRL_OK)
+            return srl_err_set(err, SRL_EPARSE, "dist: const:T needs a finite number T: '%s' %s",
+                               v + 6, why);
+        *dist = DIST_CONST;
+        return SRL_OK;
+    }
+    int st = srl_config_choice(cfg, "dist", "uniform", dist_names, dist, err);
+    if (st && v)
+        srl_err_set(err, st, "dist: unknown value '%s' (known: uniform, signed, normal, const:T)",
+                    v);
+    return st;
+}
 
 /* n values of distribution `dist` from r (one draw each, two for normal), rounded to nearest
  * into f. */
@@ -371,8 +392,9 @@ static int top_exponent(double v)
 static const srl_param sum_params[] = {
     {"n", "1000", "largest number of terms, 1 <= n <= 2^32; rows at log-spaced k <= n, each the "
                   "sum of the first k terms"},
-    {"dist", "uniform", "terms: uniform U[0,1), signed U[-1,1) or normal N(0,1), rounded to "
-                        "nearest into the format"},
+    {"dist", "uniform", "terms: uniform U[0,1), signed U[-1,1), normal N(0,1), or const:T (every "
+                        "term the constant T, e.g. const:0.001), rounded to nearest into the "
+                        "format"},
     {"format", "bf16", "format of the terms, the products and the accumulator"},
     {"rounding", "rn", "mode of every addition (and product)"},
     {"order", "recursive", "summation order: recursive, pairwise or blocked:K"},
@@ -390,11 +412,11 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
 {
     uint64_t n, points, seed;
     int dist, st;
-    double lambda;
+    double lambda, constant = 0;
     srl_accum c;
     srl_format data_fmt;
     if ((st = read_count(cfg, "n", "1000", 1, SUM_N_MAX, &n, err)) ||
-        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &dist, err)) ||
+        (st = sum_dist(cfg, &dist, &constant, err)) ||
         (st = read_accum(cfg, &c, err)) || (st = read_lambda(cfg, &lambda, err)) ||
         (st = read_count(cfg, "points", "10", 1, POINTS_MAX, &points, err)) ||
         (st = srl_config_u64(cfg, "seed", "1", &seed, err)))
@@ -419,8 +441,12 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
     srl_rng data, rounding;
     purpose_stream(&data, seed, "sum data");
     purpose_stream(&rounding, seed, "sum rounding");
+    if (dist == DIST_CONST) /* the constant term: no draws */
+        for (size_t i = 0; i < n; i++)
+            x[i] = constant;
     if ((st = out->begin(out->ctx, 10, names, kinds)) ||
-        (st = gen_values(x, (size_t)n, dist, &data_fmt, &data))) {
+        (st = dist == DIST_CONST ? srl_round_array(x, x, (size_t)n, &data_fmt, SRL_ROUND_RN, NULL)
+                                 : gen_values(x, (size_t)n, dist, &data_fmt, &data))) {
         free(x);
         return st;
     }
