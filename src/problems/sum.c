@@ -27,7 +27,8 @@
  * keys, so grid points and runs that share a seed share their data:
  *   harmonic  key "harmonic": the roundings in order, term k's then the k-th addition's (the
  *             first term's rounding uses draw 0; the sum starts from it, no addition).
- *   sum       data: key "sum data", one draw per term (uniform, signed) or two (normal);
+ *   sum       data: key "sum data", one draw per term (uniform, signed), two (normal), none
+ *             (const:T);
  *             roundings of grid point k: key "sum rounding", then child key k; srl_sum's own
  *             layout from draw 0.
  *   matvec    A: key "matvec A", column-major entry (i, j) of the m_max-by-n matrix in order;
