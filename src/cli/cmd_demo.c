@@ -93,21 +93,23 @@ static void accumulate_first_step(FILE *o, const demo_args *a, double t)
 {
     const srl_format *f = &a->f;
     char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN];
-    const double lo = srl_round(1.0 + t, f, mode_of(SRL_RD), NULL);
-    const double hi = srl_round(1.0 + t, f, mode_of(SRL_RU), NULL);
-    const double rn = srl_round(1.0 + t, f, mode_of(SRL_RN), NULL);
+    /* 1 + t exactly, rounded once (it need not be a binary64 number: t may be tiny) */
+    const double lo = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RD), NULL);
+    const double hi = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RU), NULL);
+    const double rn = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RN), NULL);
+    const char *eq = (1.0 + t) - 1.0 == t ? "=" : "~"; /* is 1 + t a binary64 number? */
     if (lo == hi) {
-        fprintf(o, "2. The first addition. The exact sum 1 + t = %s is a %s number: nothing\n"
+        fprintf(o, "2. The first addition. The exact sum 1 + t %s %s is a %s number: nothing\n"
                    "   to round, rn and sr agree while the sums stay exact.\n\n",
-                num(b1, 1.0 + t), f->name);
+                eq, num(b1, 1.0 + t), f->name);
         return;
     }
-    const double frac = (1.0 + t - lo) / (hi - lo);
-    fprintf(o, "2. The first addition. The exact sum 1 + t = %s lies between the\n"
-               "   %s neighbours %s and %s, %s apart; it covers %.4f of that gap.\n",
-            num(b1, 1.0 + t), f->name, num(b2, lo), num(b3, hi), num(b4, hi - lo), frac);
+    const double frac = ((1.0 - lo) + t) / (hi - lo); /* 1 - lo exact: 1 <= lo <= 2 */
+    fprintf(o, "2. The first addition. The exact sum 1 + t %s %s lies between the\n"
+               "   %s neighbours %s and %s, %s apart; it covers %.4g of that gap.\n",
+            eq, num(b1, 1.0 + t), f->name, num(b2, lo), num(b3, hi), num(b4, hi - lo), frac);
     if (rn == 1.0)
-        fprintf(o, "   rn: %.4f < 1/2, so 1 + t rounds back to 1. The next addition is the same\n"
+        fprintf(o, "   rn: %.4g < 1/2, so 1 + t rounds back to 1. The next addition is the same\n"
                    "       computation, and so is every one after it: the sum is stuck at 1 for\n"
                    "       ever. This is stagnation: every update below half an ulp is lost.\n",
                 frac);
@@ -115,7 +117,7 @@ static void accumulate_first_step(FILE *o, const demo_args *a, double t)
         fprintf(o, "   rn: rounds 1 + t to %s, %s %s than the exact sum: rn's error is the same\n"
                    "       at every addition while the ulp stays the same, so it adds up.\n",
                 num(b1, rn), num(b2, fabs(rn - (1.0 + t))), rn > 1.0 + t ? "more" : "less");
-    fprintf(o, "   sr: rounds up with probability %.4f (the fraction of the gap the exact sum\n"
+    fprintf(o, "   sr: rounds up with probability %.4g (the fraction of the gap the exact sum\n"
                "       covers), down otherwise, so on average the sum moves by exactly t.\n\n",
             frac);
 }
@@ -126,6 +128,9 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
     char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
     const uint64_t n = a->n;
     const double t = srl_round(a->term, f, mode_of(SRL_RN), NULL);
+    if (!isfinite(t) || !isfinite(srl_round(1.0 + (double)n * t, f, mode_of(SRL_RU), NULL)))
+        return cli_error("demo", "--term: %s times %s overflows %s (largest %s)",
+                         num(b1, a->term), num(b2, (double)n), f->name, num(b3, f->xmax));
     fprintf(o, "Adding %s to 1.0 %" PRIu64 " times in %s (p = %d significant bits, u = 2^-%d).\n"
                "seed %" PRIu64 " (pcg32)\n\n",
             num(b1, a->term), n, f->name, f->p, f->p, a->seed);

@@ -53,6 +53,13 @@ usage_error "accumulate has no --lr" "--lr: accumulate has no such knob" demo ac
 usage_error "--n 0 refused" "--n: '0'" demo accumulate --n 0
 usage_error "--n beyond its maximum" "--n: '100001'" demo accumulate --n 100001
 usage_error "--term -1 refused" "--term: '-1' is not positive" demo accumulate --term -1
+usage_error "--term that overflows the format" "--term: 1e+300 times 5 overflows fp16 (largest 65504)" \
+    demo accumulate --term 1e300 -f fp16 --n 5
+# 1 + 1e-30 is not a binary64 number: the demo must not call the rounded double the exact sum
+# (it lies in (1, 1.0078125) in bf16, a fraction 1.278e-28 of the gap, computed exactly).
+"$srlab" demo accumulate --term 1e-30 --n 10 >tiny.txt 2>err.txt || bad "tiny term: $(cat err.txt)"
+has tiny.txt "1 + t ~ 1 lies between the" "a tiny term: 1 + t is between 1 and the next bf16"
+has tiny.txt "covers 1.278e-28 of that gap" "a tiny term: its fraction of the gap"
 usage_error "-f unknown" "-f" demo gd -f nope
 usage_error "--plot without a figure suffix" "--plot: 'x.txt'" demo harmonic --plot x.txt
 usage_error "--plot in a missing folder" "--plot" demo harmonic --plot /nonexistent-srlab/x.png
