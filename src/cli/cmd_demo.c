@@ -224,7 +224,7 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
         }
     }
     free(mean_k), free(m2_k), free(finals);
-    fprintf(o, "\nThe picture of this demo: srlab demo accumulate --plot accumulate.png\n"
+    fprintf(o, "\nThe picture of this demo: the same command with --plot accumulate.png\n"
                "The figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
                "  srlab sweep experiments/summation.ini --quick -o sum.csv\n"
                "  srlab plot sum_error --in sum.csv -o sum.png\n");
@@ -308,7 +308,7 @@ static int demo_harmonic(FILE *o, const demo_args *a, FILE *dat)
     }
     fprintf(o, "\nUnder sr no term is ever lost for good: a term t moves the sum up with\n"
                "probability t/ulp, so the expected sum is the exact one (theory/T03).\n");
-    fprintf(o, "\nThe picture of this demo: srlab demo harmonic --plot harmonic.png\n"
+    fprintf(o, "\nThe picture of this demo: the same command with --plot harmonic.png\n"
                "The figure (relative error of the partial sums, rn against sr):\n"
                "  srlab sweep experiments/harmonic.ini --quick -o harmonic.csv\n"
                "  srlab plot sum_error --in harmonic.csv --set where=format=bf16 -o harmonic.png\n");
@@ -377,7 +377,7 @@ static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
     fprintf(o, "sr keeps moving: an update of a fraction of an ulp moves x one ulp with that\n"
                "probability, so E[x] follows the exact iterate (a random walk at small lr,\n"
                "theory/T07), and x ends within a few ulps of x*.\n");
-    fprintf(o, "\nThe picture of this demo: srlab demo gd --plot gd.png\n");
+    fprintf(o, "\nThe picture of this demo: the same command with --plot gd.png\n");
     fprintf(o, "The figure (stall distance against the learning rate, with the theory line):\n"
                "  srlab sweep experiments/stall.ini --quick -o stall.csv\n"
                "  srlab plot stall --in stall.summary.csv -o stall.png\n");
@@ -451,7 +451,7 @@ static int demo_replicas(FILE *o, const demo_args *a, FILE *dat)
                "bit-identical for ever. With independent draws a weight whose update is a\n"
                "fraction p of an ulp goes different ways with probability 2p(1-p) per step, and\n"
                "the replicas drift apart like a random walk (theory/T12).\n");
-    fprintf(o, "\nThe picture of this demo: srlab demo replicas --plot replicas.png\n");
+    fprintf(o, "\nThe picture of this demo: the same command with --plot replicas.png\n");
     fprintf(o, "The figure (replica distance against step, shared against independent):\n"
                "  srlab sweep experiments/gpt_replicas.ini --quick -o replicas.csv\n"
                "  srlab plot gpt_replicas --in replicas.csv -o replicas.png\n");
