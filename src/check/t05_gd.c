@@ -48,6 +48,13 @@ static void sr_gd_kv(srl__chk_kv *kv, const srl_check_opts *o, double lr, uint64
     gd_kv(kv, lr, steps, every);
 }
 
+/* What the weights of sr_gd_kv's runs are, as the row says it. */
+static const char *sr_weights(const srl_check_opts *o)
+{
+    return o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "bf16 weights written with rn (mutation)"
+                                                   : "bf16-sr weights (sr:r=16 of fp32)";
+}
+
 /* The RN run of T05a-b (or SR for the mutation): final x after the stall step + 100. */
 static int rn_run(double *x, srl_t05_stall *pred, const srl_check_opts *o, srl_err *err)
 {
@@ -91,9 +98,11 @@ int srl__chk_gd_stall_band(srl_check_result *out, const srl__chk_row *row,
     const double w = 4 * SRL__CHK_U32 * D, d = fabs(x - T05_XS);
     srl__chk_result_begin(
         out, row->check.id,
-        "RN stall distance |x_T - x*| of GD on a/2 (x - x*)^2 (bf16 "
-        "rn weights, fp32 gradient and update, a 1, x* 0.3, x0 1, lr 0.01, %llu "
+        "%s stall distance |x_T - x*| of GD on a/2 (x - x*)^2 (bf16 "
+        "%s weights, fp32 gradient and update, a 1, x* 0.3, x0 1, lr 0.01, %llu "
         "steps, deterministic); predicted band [D - ulp, D], D = ulp(x*)/(2 lr a)",
+        o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "SR (mutation)" : "RN",
+        o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "sr" : "rn",
         (unsigned long long)(pred.step + 100));
     srl__chk_result_set(out, SRL_CHECK_BAND, d, D - q - w, D + w, D);
     return SRL_OK;
@@ -163,9 +172,9 @@ int srl__chk_gd_sr_mean(srl_check_result *out, const srl__chk_row *row, const sr
         srl__chk_result_begin(
             &r, row->check.id,
             "mean over seeds 1-%llu of x_t, GD on a/2 (x - x*)^2 with "
-            "bf16-sr weights (sr:r=16 of fp32), a 1, x* 0.3, x0 1, lr 0.01, at t = "
+            "%s, a 1, x* 0.3, x0 1, lr 0.01, at t = "
             "%zu (worst of %d logged steps); predicted the exact GD iterate",
-            (unsigned long long)N, k * T05C_EVERY, T05C_K);
+            (unsigned long long)N, sr_weights(o), k * T05C_EVERY, T05C_K);
         srl__chk_result_set(&r, SRL_CHECK_INTERVAL, mean, mean - half, mean + half, gd);
         srl__chk_keep_worst(out, &r, &have);
     }
@@ -212,9 +221,10 @@ int srl__chk_gd_sr_floor(srl_check_result *out, const srl__chk_row *row,
     }
     srl__chk_result_begin(out, row->check.id,
                           "mean over seeds 1-%llu of the time-averaged loss_gap after %.0f "
-                          "burn-in steps, GD with bf16-sr weights on a/2 (x - x*)^2, a 1, x* 0.3, "
+                          "burn-in steps, GD with %s on a/2 (x - x*)^2, a 1, x* 0.3, "
                           "lr %g, %llu steps; predicted the SR floor (a/2)(x* - g0)(g1 - x*)",
-                          (unsigned long long)N, burn, lr, (unsigned long long)steps);
+                          (unsigned long long)N, burn, sr_weights(o), lr,
+                          (unsigned long long)steps);
     srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean, mean - half, mean + half, pred);
     return SRL_OK;
 }

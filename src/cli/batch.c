@@ -10,20 +10,22 @@
 #include "cli/teach.h"
 #include "srlab/common.h"
 
-#define DEFAULT_SEED 42
+#define DEFAULT_SEED 1
 #define CONFIDENCE 0.95
 
 /* ---- options ---- */
 
 int cli_batch_parse(cli_batch *b, const char *cmd, uint64_t max_samples, int argc, char **argv)
 {
-    enum { O_FORMAT, O_ROUNDING, O_SAMPLES, O_SEED, O_RNG, O_BATCH, O_OUTPUT, O_COMMENTS, O_QUIET };
+    enum { O_FORMAT, O_ROUNDING, O_SAMPLES, O_SEED, O_RNG, O_BATCH, O_OUTPUT, O_COMMENTS, O_QUIET,
+           O_COMPACT };
     static const cli_opt opts[] = {
         [O_FORMAT] = {"format", 'f', "FMT"},   [O_ROUNDING] = {"rounding", 'r', "MODE"},
         [O_SAMPLES] = {"samples", 0, "N"},     [O_SEED] = {"seed", 0, "S"},
         [O_RNG] = {"rng", 0, "pcg32|pcg64"},   [O_BATCH] = {"batch", 0, NULL},
         [O_OUTPUT] = {"output", 'o', "FILE"},  [O_COMMENTS] = {"comments", 0, NULL},
-        [O_QUIET] = {"quiet", 0, NULL},        {NULL, 0, NULL},
+        [O_QUIET] = {"quiet", 0, NULL},        [O_COMPACT] = {"compact", 0, NULL},
+        {NULL, 0, NULL},
     };
     memset(b, 0, sizeof *b);
     b->cmd = cmd;
@@ -56,6 +58,7 @@ int cli_batch_parse(cli_batch *b, const char *cmd, uint64_t max_samples, int arg
             b->comments = true;
             snprintf(b->only_batch, sizeof b->only_batch, "%s", a.opt);
             break;
+        case O_COMPACT: b->compact = true; break;
         case O_QUIET:
             b->quiet = true;
             snprintf(b->only_batch, sizeof b->only_batch, "%s", a.opt);
@@ -80,6 +83,8 @@ int cli_batch_check(const cli_batch *b, const char *inputs, int ninputs)
         return cli_error(b->cmd, "%s on the command line and --batch exclude each other", inputs);
     if (b->batch && b->samples)
         return cli_error(b->cmd, "--samples does not apply to --batch");
+    if (b->batch && b->compact)
+        return cli_error(b->cmd, "--compact is a form of the teaching view: not with --batch");
     if (!b->batch && b->only_batch[0])
         return cli_error(b->cmd, "%s applies only to --batch", b->only_batch);
     return 0;
@@ -102,6 +107,14 @@ int cli_batch_view(const cli_batch *b, cli_batch_view_fn write, void *ctx)
 
 void cli_batch_print_mode(FILE *o, const cli_batch *b)
 {
+    if (b->compact) {
+        char u[CLI_NUM_LEN];
+        fprintf(o, "%s (p=%d, u=%s), %s", b->f.name, b->f.p, teach_pow2_name(u, b->f.u), b->mode);
+        if (b->stoch || b->samples)
+            fprintf(o, ", seed %" PRIu64 " (%s)", b->seed, cli_rng_kind_name(b->kind));
+        fputc('\n', o);
+        return;
+    }
     teach_describe_format(o, &b->f);
     fprintf(o, "rounding  %s: %s\n", b->mode, teach_mode_description(b->m));
 }
@@ -115,6 +128,8 @@ static void seed_text(FILE *o, const cli_batch *b, const char *uses)
 
 void cli_batch_print_seed(FILE *o, const cli_batch *b, const char *uses)
 {
+    if (b->compact) /* in the mode line */
+        return;
     if (!b->stoch && !b->samples)
         return;
     fputs("seed      ", o);
@@ -165,10 +180,33 @@ static void print_mean(FILE *o, const cli_batch_tally *t, double freq, double lo
             m_in ? "consistent" : "INCONSISTENT");
 }
 
+/* --samples in two short lines: the count of ru, its 95% Clopper-Pearson interval and whether
+ * it holds p_up. */
+static void print_samples_compact(FILE *o, const cli_batch *b, const cli_batch_tally *t)
+{
+    const uint64_t N = b->samples;
+    if (teach_same_value(t->rd, t->ru)) {
+        fprintf(o, "  %" PRIu64 " samples: nothing random (rd = ru)\n", N);
+        return;
+    }
+    double lo, hi;
+    teach_clopper_pearson(t->nup, N, CONFIDENCE, &lo, &hi);
+    fprintf(o, "  %" PRIu64 " samples: up %" PRIu64 " (frequency %.4g)\n"
+               "  95%% CI [%.4g, %.4g] against p_up: %s\n",
+            N, t->nup, (double)t->nup / (double)N, lo, hi,
+            t->nother ? "a result neither rd nor ru (a library bug)"
+            : lo <= t->p_up && t->p_up <= hi ? "consistent"
+                                             : "INCONSISTENT");
+}
+
 void cli_batch_print_samples(FILE *o, const cli_batch *b, const cli_batch_tally *t)
 {
     const uint64_t N = b->samples;
     char a[CLI_NUM_LEN];
+    if (b->compact) {
+        print_samples_compact(o, b, t);
+        return;
+    }
     fprintf(o, "  samples   %" PRIu64 " %s with draws %" PRIu64 "..%" PRIu64 " of the stream "
                "derived from seed %" PRIu64 " with key \"%s --samples\" (%s)\n",
             N, t->what, t->first, t->first + N - 1, b->seed, b->cmd, cli_rng_kind_name(b->kind));

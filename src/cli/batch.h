@@ -1,6 +1,6 @@
 /* src/cli/batch.h: what `srlab round` and `srlab op` share (src/cli/batch.c).
  *
- * Both commands take the same options (-f, -r, --seed, --rng, --samples, --batch, -o,
+ * Both commands take the same options (-f, -r, --seed, --rng, --samples, --compact, --batch, -o,
  * --comments, --quiet), refuse the same combinations, echo their seed the same way, and have the
  * same two faces:
  *   the teaching view  arguments on the command line, explained on standard output (buffered,
@@ -28,10 +28,11 @@ typedef struct cli_batch {
     srl_rounding m;      /* -r (default rn) */
     char mode[32];       /* canonical name of m */
     bool stoch;          /* m is stochastic */
-    uint64_t seed;       /* --seed (default 42) */
+    uint64_t seed;       /* --seed (default 1) */
     srl_rng_kind kind;   /* --rng (default pcg32) */
     uint64_t samples;    /* --samples N; 0: none */
     bool batch, comments, quiet;
+    bool compact;        /* --compact: the teaching view in 80 columns with short numbers */
     const char *path;    /* -o FILE, or NULL */
     char out_opt[48];    /* -o as the user spelled it */
     char only_batch[48]; /* the last option given that applies only to --batch, or "" */
@@ -58,7 +59,8 @@ int cli_batch_check(const cli_batch *b, const char *inputs, int ninputs);
  * exit status after a message (nothing is printed). */
 typedef int (*cli_batch_view_fn)(FILE *o, const cli_batch *b, void *ctx);
 int cli_batch_view(const cli_batch *b, cli_batch_view_fn write, void *ctx);
-/* The "format" and "rounding" lines at the top of the view. */
+/* The "format" and "rounding" lines at the top of the view; with --compact one line: format,
+ * mode and, when stochastic, the seed. */
 void cli_batch_print_mode(FILE *o, const cli_batch *b);
 /* The "seed" line, when the mode is stochastic or --samples is given: `uses` says which draw
  * the view uses ("the operation uses draw 0 of stream 0"). */
@@ -82,7 +84,8 @@ typedef struct cli_batch_tally {
 /* Count one result y of a sample. */
 void cli_batch_tally_add(cli_batch_tally *t, double y);
 /* The "samples", "up" and "mean" lines: the frequency of ru and the sample mean against p_up
- * and the mode's E[result], with 95% Clopper-Pearson intervals. */
+ * and the mode's E[result], with 95% Clopper-Pearson intervals; with --compact two short lines,
+ * the frequency only. */
 void cli_batch_print_samples(FILE *o, const cli_batch *b, const cli_batch_tally *t);
 
 /* ---- --batch ---- */

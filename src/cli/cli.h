@@ -171,6 +171,9 @@ const char *cli_fmt_exact(char *buf, double x);
  * double quotes doubled. */
 void cli_csv_field(FILE *fp, const char *s);
 
+/* s as a gnuplot single-quoted string ('' inside), for scripts srlab writes (src/cli/cmd_plot.c). */
+void cli_gp_quote(FILE *fp, const char *s);
+
 /* printf into a malloc'd string; NULL when out of memory. */
 char *cli_alloc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -48,15 +48,27 @@ static const char *const help_text =
     "               constant perturbed); checks without one are skipped. Every mutated check\n"
     "               must FAIL: this shows that each check can fail (tests/check asserts it)\n"
     "\n"
-    "How to read a row. interval: for a statistical check, the confidence interval of the\n"
-    "measured value at level 1 - 1e-6 (Bonferroni over the comparisons inside the check),\n"
-    "widened by the deterministic tolerance the theory file derives; PASS when the prediction\n"
-    "lies inside. For a bound, PASS when the measured value (or the lower end of its interval)\n"
-    "does not exceed the bound. For an exact check, PASS when the values are equal. margin:\n"
-    "the fraction of the tolerance left (1: right on the prediction, 0: on the edge, negative:\n"
-    "FAIL). Seeds are fixed, so a verdict is repeatable bit for bit on any machine and thread\n"
-    "count; a correct implementation fails a statistical check for a random choice of seeds\n"
-    "with probability at most 1e-6.\n"
+    "How to read a row. Four kinds of check; what each number means in each:\n"
+    "  interval  (a statistical check) measured: the estimate; interval: its confidence\n"
+    "            interval at level 1 - 1e-6 (Bonferroni over the comparisons inside the check),\n"
+    "            widened by the deterministic tolerance the theory file derives; predicted: the\n"
+    "            theory's value. PASS when predicted lies inside the interval. margin: the\n"
+    "            fraction of the interval's half on the prediction's side that is left (1:\n"
+    "            predicted = measured, 0: on the edge of the interval, negative: FAIL).\n"
+    "  band      measured: a deterministic value; interval: the band the theory predicts;\n"
+    "            predicted: the formula's value. PASS when measured lies in the band; margin as\n"
+    "            for interval, with the band in place of the confidence interval.\n"
+    "  bound     measured (and, when estimated, its interval); predicted: the bound. PASS when\n"
+    "            measured, or the lower end of its interval, does not exceed it. margin:\n"
+    "            1 - (lower end) / bound: 0 on the bound, 1 far below it.\n"
+    "  exact     measured and predicted are equal numbers (counts, grid values, exact\n"
+    "            computations); interval is [measured, measured]. There is no tolerance, so\n"
+    "            no margin: the table says 'exact' (PASS) or 'differ' (FAIL); the CSV's\n"
+    "            margin is 0 when equal and minus the relative difference otherwise.\n"
+    "With --mutate each row's 'what' starts with MUTATED (WHAT RAN INSTEAD): the description\n"
+    "after it is the unmutated check's. Seeds are fixed, so a verdict is repeatable bit for bit\n"
+    "on any machine and thread count; a correct implementation fails a statistical check for a\n"
+    "random choice of seeds with probability at most 1e-6.\n"
     "\n"
     "exit status: 0 every check PASSed, 1 some check FAILed, 2 bad input, 3 a check could not\n"
     "run (out of memory, or a bug: the message says which)\n"
@@ -75,11 +87,11 @@ static void csv_num(FILE *fp, double x)
     fputs(cli_fmt_g17(b, x), fp);
 }
 
-static void csv_row(FILE *fp, const srl_check_result *r)
+static void csv_row(FILE *fp, const srl_check_result *r, const char *what)
 {
     cli_csv_field(fp, r->id);
     fputc(',', fp);
-    cli_csv_field(fp, r->what);
+    cli_csv_field(fp, what);
     const double v[5] = {r->measured, r->ci_lo, r->ci_hi, r->predicted, r->margin};
     for (int i = 0; i < 5; i++) {
         fputc(',', fp);
@@ -88,18 +100,21 @@ static void csv_row(FILE *fp, const srl_check_result *r)
     fputs(r->pass ? ",PASS\n" : ",FAIL\n", fp);
 }
 
-static void table_row(FILE *fp, const srl_check_result *r)
+static void table_row(FILE *fp, const srl_check_result *r, const char *what)
 {
     char m[64], lo[64], hi[64], p[64], g[64];
     snprintf(m, sizeof m, "%.6g", r->measured);
     snprintf(lo, sizeof lo, "%.6g", r->ci_lo);
     snprintf(hi, sizeof hi, "%.6g", r->ci_hi);
     snprintf(p, sizeof p, "%.6g", r->predicted);
-    snprintf(g, sizeof g, "%.3g", r->margin);
+    if (r->kind == SRL_CHECK_EXACT) /* no tolerance: equal, or off by a relative difference */
+        snprintf(g, sizeof g, "%s", r->pass ? "exact" : "differ");
+    else
+        snprintf(g, sizeof g, "%.3g", r->margin);
     char iv[140];
     snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
     fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", r->id, r->pass ? "PASS" : "FAIL", m, iv, p,
-            g, r->what);
+            g, what);
 }
 
 static void list_checks(FILE *fp)
@@ -272,12 +287,20 @@ static int run_checks(const check_args *a, size_t n)
                                  e.msg[0] ? e.msg : srl_strerror(st));
         }
         failed += !r.pass;
+        char *what = NULL; /* say what ran: the mutation of the check */
+        if (a->o.mutation != SRL_CHECK_MUT_NONE &&
+            !(what = cli_alloc_printf("MUTATED (%s) %s", c->mutation[a->o.mutation], r.what))) {
+            if (csv)
+                cli_out_abort(&out);
+            return cli_sys_error(cmd, "out of memory");
+        }
         if (tab) {
-            table_row(tab, &r);
+            table_row(tab, &r, what ? what : r.what);
             fflush(tab);
         }
         if (csv)
-            csv_row(out.fp, &r);
+            csv_row(out.fp, &r, what ? what : r.what);
+        free(what);
     }
     if (tab) {
         fprintf(tab, "%zu check%s: %zu PASS, %zu FAIL (%.1f s)\n", n, n == 1 ? "" : "s",

@@ -2,30 +2,63 @@
  *
  * Each demo prints, step by step, what happens to the numbers and why, using only the library's
  * exact operations and rounding (srl_op_apply, srl_round), and ends with the srlab command that
- * makes its figure. Randomness: seed 1 unless --seed is given, echoed. */
+ * makes its figure. Randomness: seed 1 unless --seed is given, echoed. Knobs: the format (-f),
+ * the size (--n), the term (accumulate) and the learning rate (gd, replicas); a knob a demo does
+ * not have is refused. --plot draws the demo's picture: the demo writes its points into a data
+ * block, and gnuplot (started without a shell, src/cli/host.h) runs a script holding that block
+ * and the demo's plot commands, beside the figure; --table writes the same points as gnuplot
+ * plots them ('set table'), which is what the tests read. */
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/host.h"
 #include "srlab/ops.h"
 #include "srlab/rounding.h"
 
 static const char help_text[] =
-    "usage: srlab demo [NAME] [--seed S]\n"
+    "usage: srlab demo [NAME] [-f FMT] [--n N] [--term T] [--lr LR] [--seed S]\n"
+    "                         [--plot FILE] [--table FILE]\n"
     "\n"
-    "Short demonstrations of rounding, printed step by step (seed 1 by default):\n"
-    "  accumulate  1.0 + 0.001 added a thousand times in bf16 under rn and sr\n"
+    "Short demonstrations of rounding, printed step by step:\n"
+    "  accumulate  1.0 + 0.001 added a thousand times in bf16 under rn and sr, and where\n"
+    "              one sr run lies among 200 (knobs -f, --term, --n)\n"
     "  harmonic    the harmonic series stagnating in bf16 under rn, growing under sr\n"
+    "              (knobs -f, --n)\n"
     "  gd          gradient descent freezing under rn and creeping under sr at a small\n"
-    "              learning rate (bf16 weights)\n"
+    "              learning rate (bf16 weights; knobs -f, --lr, --n)\n"
     "  replicas    two data-parallel replicas drifting apart with independent SR draws,\n"
-    "              staying identical with shared draws\n"
+    "              staying identical with shared draws (knobs -f, --lr, --n)\n"
     "'srlab demo' alone lists them.\n"
+    "\n"
+    "options (a knob a demo does not have is refused):\n"
+    "  -f, --format FMT  the low-precision format (default bf16; any srlab format)\n"
+    "  --n N             accumulate: additions (default 1000, at most 100000); harmonic: terms\n"
+    "                    (default 10000, at most 10^7); gd, replicas: steps (default 2000 and\n"
+    "                    1000, at most 10^6 and 10^5)\n"
+    "  --term T          accumulate: the term added, rounded once into FMT (default 0.001)\n"
+    "  --lr LR           gd, replicas: the learning rate (default 0.01)\n"
+    "  --seed S          seed of the sr draws (default 1, as in every srlab command), echoed\n"
+    "  --plot FILE       also draw the demo's picture with gnuplot into FILE (.png, .svg or .pdf)\n"
+    "  --table FILE      also write the points of that picture as gnuplot plots them (its\n"
+    "                    'set table' output: one block per curve, x y columns)\n"
     "\n"
     "examples:\n"
     "  srlab demo accumulate\n"
-    "  srlab demo gd --seed 7\n";
+    "  srlab demo accumulate --term 1e-4 -f fp16 --n 5000\n"
+    "  srlab demo harmonic --plot harmonic.png\n"
+    "  srlab demo gd --lr 0.003 --seed 7\n";
+
+/* What a demo is run with: the options, defaults filled in. */
+typedef struct demo_args {
+    srl_format f;
+    double term, lr;
+    uint64_t n, seed;
+} demo_args;
 
 /* ---- small helpers ---- */
 
@@ -48,140 +81,280 @@ static double add(double s, double t, const srl_format *f, srl_mode m, srl_rng *
 
 /* ---- accumulate ---- */
 
-static int demo_accumulate(FILE *o, uint64_t seed)
+/* Is k one of the table rows of a run of n steps: 1, n/100, n/10, n/4, n/2, n? */
+static bool table_row(uint64_t k, uint64_t n)
 {
-    const srl_format *bf = srl_format_find("bf16");
-    char a[CLI_NUM_LEN], b[CLI_NUM_LEN], c[CLI_NUM_LEN], d[CLI_NUM_LEN];
-    const int n = 1000;
-    const double t = srl_round(0.001, bf, mode_of(SRL_RN), NULL);
-    fprintf(o, "Adding 0.001 to 1.0 a thousand times in bf16 (p = 8 significant bits, u = 2^-8).\n"
-               "seed %llu (pcg32)\n\n", (unsigned long long)seed);
-    fprintf(o, "1. The term. 0.001 is not a bf16 number; the nearest one is %s (%s).\n",
-            num(a, t), cli_fmt_hexn(b, t));
-    const double ulp1 = srl_format_ulp(bf, 1.0);
-    fprintf(o, "2. The first addition. The exact sum 1 + t = %s lies between the\n"
-               "   bf16 neighbours 1 and %s: the spacing there is ulp(1) = 2^-7 = %s, and\n"
-               "   the term t = %s covers %.4f of it.\n",
-            num(b, 1.0 + t), num(c, 1.0 + ulp1), num(d, ulp1), num(a, t), t / ulp1);
-    fprintf(o, "   rn: %.4f < 1/2, so 1 + t rounds back to 1. The next addition is the same\n"
-               "       computation, and so is every one after it: the sum is stuck at 1 for\n"
-               "       ever. This is stagnation: every update below half an ulp is lost.\n",
-            t / ulp1);
-    fprintf(o, "   sr: rounds up with probability %.4f (the fraction of the gap the exact sum\n"
+    return k == 1 || k == n || (n >= 100 && k == n / 100) || (n >= 10 && k == n / 10) ||
+           (n >= 4 && k == n / 4) || (n >= 2 && k == n / 2);
+}
+
+/* 1 + t: where it lies between its neighbours in f, and what rn does with it. */
+static void accumulate_first_step(FILE *o, const demo_args *a, double t)
+{
+    const srl_format *f = &a->f;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN];
+    /* 1 + t exactly, rounded once (it need not be a binary64 number: t may be tiny) */
+    const double lo = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RD), NULL);
+    const double hi = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RU), NULL);
+    const double rn = srl_op_apply(SRL_ADD, 1.0, t, 0.0, f, mode_of(SRL_RN), NULL);
+    const char *eq = (1.0 + t) - 1.0 == t ? "=" : "~"; /* is 1 + t a binary64 number? */
+    if (lo == hi) {
+        fprintf(o, "2. The first addition. The exact sum 1 + t %s %s is a %s number: nothing\n"
+                   "   to round, rn and sr agree while the sums stay exact.\n\n",
+                eq, num(b1, 1.0 + t), f->name);
+        return;
+    }
+    const double frac = ((1.0 - lo) + t) / (hi - lo); /* 1 - lo exact: 1 <= lo <= 2 */
+    fprintf(o, "2. The first addition. The exact sum 1 + t %s %s lies between the\n"
+               "   %s neighbours %s and %s, %s apart; it covers %.4g of that gap.\n",
+            eq, num(b1, 1.0 + t), f->name, num(b2, lo), num(b3, hi), num(b4, hi - lo), frac);
+    if (rn == 1.0)
+        fprintf(o, "   rn: %.4g < 1/2, so 1 + t rounds back to 1. The next addition is the same\n"
+                   "       computation, and so is every one after it: the sum is stuck at 1 for\n"
+                   "       ever. This is stagnation: every update below half an ulp is lost.\n",
+                frac);
+    else
+        fprintf(o, "   rn: rounds 1 + t to %s, %s %s than the exact sum: rn's error is the same\n"
+                   "       at every addition while the ulp stays the same, so it adds up.\n",
+                num(b1, rn), num(b2, fabs(rn - (1.0 + t))), rn > 1.0 + t ? "more" : "less");
+    fprintf(o, "   sr: rounds up with probability %.4g (the fraction of the gap the exact sum\n"
                "       covers), down otherwise, so on average the sum moves by exactly t.\n\n",
-            t / ulp1);
-    fprintf(o, "3. The run (one seed for sr; exact = 1 + k t):\n"
-               "       k  %-10s  %-10s  %s\n", "rn", "sr", "exact");
+            frac);
+}
+
+static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
+{
+    const srl_format *f = &a->f;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
+    const uint64_t n = a->n;
+    const double t = srl_round(a->term, f, mode_of(SRL_RN), NULL);
+    if (!isfinite(t) || !isfinite(srl_round(1.0 + (double)n * t, f, mode_of(SRL_RU), NULL)))
+        return cli_error("demo", "--term: %s times %s overflows %s (largest %s)",
+                         num(b1, a->term), num(b2, (double)n), f->name, num(b3, f->xmax));
+    fprintf(o, "Adding %s to 1.0 %" PRIu64 " times in %s (p = %d significant bits, u = 2^-%d).\n"
+               "seed %" PRIu64 " (pcg32)\n\n",
+            num(b1, a->term), n, f->name, f->p, f->p, a->seed);
+    if (t == a->term)
+        fprintf(o, "1. The term. %s is a %s number: t = %s.\n", num(b1, a->term), f->name,
+                cli_fmt_hexn(b2, t));
+    else
+        fprintf(o, "1. The term. %s is not a %s number; the nearest one is t = %s (%s).\n",
+                num(b1, a->term), f->name, num(b2, t), cli_fmt_hexn(b3, t));
+    accumulate_first_step(o, a, t);
+    /* Step 3: one run; step 4: many. The figure: the exact sum, rn, the run, and the runs'
+     * mean and mean +- 2 sd at up to 200 points. */
+    enum { RUNS = 200, POINTS = 200 };
+    const uint64_t every = n > POINTS ? n / POINTS : 1;
+    const size_t npts = (size_t)(n / every) + 1;
+    double *mean_k = calloc(npts, sizeof *mean_k), *m2_k = calloc(npts, sizeof *m2_k);
+    double *finals = malloc(RUNS * sizeof *finals);
+    if (!mean_k || !m2_k || !finals) {
+        free(mean_k), free(m2_k), free(finals);
+        return cli_sys_error("demo", "out of memory");
+    }
+    fprintf(o, "3. One sr run (stream 0 of the seed; exact = 1 + k t):\n"
+               "  %8s  %-12s  %-12s  %s\n", "k", "rn", "sr", "exact");
     srl_rng rng;
-    srl_rng_init(&rng, SRL_RNG_DEFAULT, seed, 0);
+    srl_rng_init(&rng, SRL_RNG_DEFAULT, a->seed, 0);
     double s_rn = 1.0, s_sr = 1.0;
-    for (int k = 1; k <= n; k++) {
-        s_rn = add(s_rn, t, bf, SRL_RN, NULL);
-        s_sr = add(s_sr, t, bf, SRL_SR, &rng);
-        if (k == 1 || k == 10 || k == 100 || k == 250 || k == 500 || k == 1000)
-            fprintf(o, "    %4d  %-10s  %-10s  %s\n", k, num(a, s_rn), num(b, s_sr),
-                    num(c, 1.0 + k * t));
+    if (dat)
+        fprintf(dat, "# k exact rn sr mean lo hi\n");
+    for (uint64_t k = 1; k <= n; k++) {
+        s_rn = add(s_rn, t, f, SRL_RN, NULL);
+        s_sr = add(s_sr, t, f, SRL_SR, &rng);
+        if (table_row(k, n))
+            fprintf(o, "  %8" PRIu64 "  %-12s  %-12s  %s\n", k, num(b1, s_rn), num(b2, s_sr),
+                    num(b3, 1.0 + (double)k * t));
+        if (dat && k % every == 0)
+            fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", k, 1.0 + (double)k * t, s_rn, s_sr);
     }
-    /* the mean over many independent runs */
-    const int runs = 200;
-    double mean = 0, m2 = 0;
-    for (int r = 0; r < runs; r++) {
+    /* Many independent runs (streams 1000, 1001, ...): their mean, spread and where run 3 lies. */
+    for (int r = 0; r < RUNS; r++) {
         srl_rng g;
-        srl_rng_init(&g, SRL_RNG_DEFAULT, seed, 1000 + (uint64_t)r);
+        srl_rng_init(&g, SRL_RNG_DEFAULT, a->seed, 1000 + (uint64_t)r);
         double s = 1.0;
-        for (int k = 1; k <= n; k++)
-            s = add(s, t, bf, SRL_SR, &g);
-        double dlt = s - mean;
-        mean += dlt / (r + 1);
-        m2 += dlt * (s - mean);
+        for (uint64_t k = 1; k <= n; k++) {
+            s = add(s, t, f, SRL_SR, &g);
+            if (k % every == 0 && k / every < npts) {
+                const size_t i = (size_t)(k / every);
+                const double d = s - mean_k[i];
+                mean_k[i] += d / (r + 1);
+                m2_k[i] += d * (s - mean_k[i]);
+            }
+        }
+        finals[r] = s;
     }
-    const double sd = sqrt(m2 / (runs - 1));
-    const double exact = 1.0 + n * t;
-    fprintf(o, "\n4. Over %d independent sr runs the final sum averages %.5f (standard\n"
-               "   deviation %.4f, standard error %.4f) against the exact %.5f: the mean is\n"
-               "   off by %.1f standard errors, which is chance. One run's error is noise of a\n"
-               "   few ulps, not a bias (theory/T01: E[sr(x)] = x). rn is off by %.5f, all of it\n"
-               "   bias.\n",
-            runs, mean, sd, sd / sqrt(runs), exact, fabs(mean - exact) / (sd / sqrt(runs)),
-            exact - s_rn);
-    fprintf(o, "\nThe figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
+    double mean = 0, m2 = 0;
+    for (int r = 0; r < RUNS; r++) {
+        const double d = finals[r] - mean;
+        mean += d / (r + 1);
+        m2 += d * (finals[r] - mean);
+    }
+    const double sd = sqrt(m2 / (RUNS - 1)), se = sd / sqrt((double)RUNS);
+    const double exact = 1.0 + (double)n * t;
+    int further = 0; /* runs whose final sum is further from the exact one than run 3's */
+    double lo = finals[0], hi = finals[0];
+    for (int r = 0; r < RUNS; r++) {
+        further += fabs(finals[r] - exact) > fabs(s_sr - exact);
+        lo = finals[r] < lo ? finals[r] : lo;
+        hi = finals[r] > hi ? finals[r] : hi;
+    }
+    const double ulp_end = srl_format_ulp(f, exact);
+    fprintf(o, "\n4. %d more sr runs (streams 1000 to %d of the seed) end between %s and %s.\n"
+               "   Their mean is %.6g (standard deviation %.4g = %.3g ulp at the exact sum,\n"
+               "   standard error %.3g) against the exact %.6g: the mean is off by %.2f\n"
+               "   standard errors. sr is unbiased (theory/T01: E[sr(x)] = x); one run is not\n"
+               "   the mean: it scatters around it by about one standard deviation.\n",
+            RUNS, 1000 + RUNS - 1, num(b1, lo), num(b2, hi), mean, sd, sd / ulp_end, se, exact,
+            se > 0 ? fabs(mean - exact) / se : 0.0);
+    const double z = sd > 0 ? (s_sr - mean) / sd : 0.0;
+    fprintf(o, "   The run of step 3 ends at %s, %+.2f standard deviations from that mean;\n"
+               "   %d of the %d runs end further from the exact sum than it: %s.\n",
+            num(b1, s_sr), z, further, RUNS,
+            fabs(z) > 2 ? "an unusual run\n   (about 1 run in 20 lies beyond 2 standard deviations)"
+                        : "an ordinary run");
+    fprintf(o, "   rn ends at %s, off by %s: all of it bias, the same in every run.\n",
+            num(b1, s_rn), num(b2, exact - s_rn));
+    if (dat) {
+        fputs("\n\n# k mean lo hi (the runs of step 4: mean, mean - 2 sd, mean + 2 sd)\n", dat);
+        for (size_t i = 1; i < npts; i++) {
+            const double sdk = sqrt(m2_k[i] / (RUNS - 1));
+            fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", (uint64_t)i * every, mean_k[i],
+                    mean_k[i] - 2 * sdk, mean_k[i] + 2 * sdk);
+        }
+    }
+    free(mean_k), free(m2_k), free(finals);
+    fprintf(o, "\nThe picture of this demo: the same command with --plot accumulate.png\n"
+               "The figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
                "  srlab sweep experiments/summation.ini --quick -o sum.csv\n"
                "  srlab plot sum_error --in sum.csv -o sum.png\n");
     return 0;
 }
 
+static const char accumulate_gp[] =
+    "set title sprintf('1 + t added k times in %s', fmt_name)\n"
+    "set xlabel 'k (additions)'\n"
+    "set ylabel 'sum'\n"
+    "set key top left\n"
+    "plot $data index 1 using 1:3:4 with filledcurves lc rgb '#c6dbef' title 'sr: mean +- 2 sd of 200 runs', \\\n"
+    "     $data index 0 using 1:2 with lines lw 2 lc rgb 'black' title 'exact', \\\n"
+    "     $data index 0 using 1:3 with lines lw 2 lc rgb '#d62728' title 'rn', \\\n"
+    "     $data index 0 using 1:4 with lines lw 1 lc rgb '#1f77b4' title 'sr: one run (seed)'\n";
+
 /* ---- harmonic ---- */
 
-static int demo_harmonic(FILE *o, uint64_t seed)
+/* The curves of columns 2 (exact), 3 (rn) and 4 (one sr run) of $data, for a plot command. */
+#define EXACT_RN_SR                                                                            \
+    "$data using 1:2 with lines lw 2 lc rgb 'black' title 'exact', \\\n"                       \
+    "     $data using 1:3 with lines lw 2 lc rgb '#d62728' title 'rn', \\\n"                   \
+    "     $data using 1:4 with lines lw 1 lc rgb '#1f77b4' title 'sr (one run)'\n"
+
+/* Is k a power of 10 (10, 100, ...)? */
+static bool decade(uint64_t k)
 {
-    const srl_format *bf = srl_format_find("bf16");
-    char a[CLI_NUM_LEN], b[CLI_NUM_LEN], c[CLI_NUM_LEN], d[CLI_NUM_LEN];
-    fprintf(o, "The harmonic series 1 + 1/2 + 1/3 + ... summed in bf16 (each 1/k rounded once,\n"
-               "each partial sum rounded once). The exact series diverges like ln n.\n"
-               "seed %llu (pcg32)\n\n", (unsigned long long)seed);
+    while (k >= 10 && k % 10 == 0)
+        k /= 10;
+    return k == 1;
+}
+
+static int demo_harmonic(FILE *o, const demo_args *a, FILE *dat)
+{
+    const srl_format *f = &a->f;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN];
+    const uint64_t n = a->n;
+    fprintf(o, "The harmonic series 1 + 1/2 + 1/3 + ... (%" PRIu64 " terms) summed in %s (each\n"
+               "1/k rounded once, each partial sum rounded once). The exact series diverges like\n"
+               "ln n.\nseed %" PRIu64 " (pcg32)\n\n", n, f->name, a->seed);
+    uint64_t stuck = 0;
     double s = 1.0;
-    int stuck = 0;
-    for (int k = 2; k <= 200 && !stuck; k++) {
-        const double t = srl_op_apply(SRL_DIV, 1.0, k, 0.0, bf, mode_of(SRL_RN), NULL);
-        const double s2 = add(s, t, bf, SRL_RN, NULL);
+    for (uint64_t k = 2; k <= n && !stuck; k++) {
+        const double t = srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, f, mode_of(SRL_RN), NULL);
+        const double s2 = add(s, t, f, SRL_RN, NULL);
         if (s2 == s) {
-            const double u = srl_format_ulp(bf, s);
-            fprintf(o, "rn: at k = %d the sum is %s, whose ulp is %s. The term 1/%d = %s is\n"
-                       "    less than half of it (%s), so s + 1/%d rounds back to s. Every later\n"
-                       "    term is smaller still: the sum stays %s for ever.\n",
-                    k, num(a, s), num(b, u), k, num(c, t), num(d, u / 2), k, num(a, s));
+            const double u = srl_format_ulp(f, s);
+            fprintf(o, "rn: at k = %" PRIu64 " the sum is %s, whose ulp is %s. The term 1/%" PRIu64
+                       " = %s is\n    at most half of it (%s), so s + 1/%" PRIu64 " rounds back"
+                       " to s. Every later\n    term is smaller still: the sum stays %s for"
+                       " ever.\n",
+                    k, num(b1, s), num(b2, u), k, num(b3, t), num(b4, u / 2), k, num(b1, s));
             stuck = k;
         }
         s = s2;
     }
+    if (!stuck)
+        fprintf(o, "rn: within %" PRIu64 " terms no term is lost yet (--n larger shows where the"
+                   " sum stops).\n", n);
     fprintf(o, "\nsr: the same sum with stochastic rounding, against the exact partial sums:\n"
-               "       k  %-10s  %-10s  %s\n", "rn", "sr", "exact H_k");
+               "  %8s  %-12s  %-12s  %s\n", "k", "rn", "sr", "exact H_k");
     srl_rng rng;
-    srl_rng_init(&rng, SRL_RNG_DEFAULT, seed, 0);
+    srl_rng_init(&rng, SRL_RNG_DEFAULT, a->seed, 0);
     double s_rn = 1.0, s_sr = 1.0, h = 1.0;
-    for (int k = 2; k <= 10000; k++) {
-        s_rn = add(s_rn, srl_op_apply(SRL_DIV, 1.0, k, 0.0, bf, mode_of(SRL_RN), NULL), bf,
-                   SRL_RN, NULL);
-        s_sr = add(s_sr, srl_op_apply(SRL_DIV, 1.0, k, 0.0, bf, mode_of(SRL_SR), &rng), bf,
-                   SRL_SR, &rng);
-        h += 1.0 / k;
-        if (k == 10 || k == 65 || k == 100 || k == 1000 || k == 10000)
-            fprintf(o, "   %5d  %-10s  %-10s  %s\n", k, num(a, s_rn), num(b, s_sr), num(c, h));
+    double next_pt = 1.0; /* the figure: about 40 points a decade */
+    if (dat)
+        fprintf(dat, "# k exact rn sr\n1 1 1 1\n");
+    for (uint64_t k = 2; k <= n; k++) {
+        s_rn = add(s_rn, srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, f, mode_of(SRL_RN), NULL),
+                   f, SRL_RN, NULL);
+        s_sr = add(s_sr, srl_op_apply(SRL_DIV, 1.0, (double)k, 0.0, f, mode_of(SRL_SR), &rng),
+                   f, SRL_SR, &rng);
+        h += 1.0 / (double)k;
+        if (decade(k) || k == stuck || k == n)
+            fprintf(o, "  %8" PRIu64 "  %-12s  %-12s  %s\n", k, num(b1, s_rn), num(b2, s_sr),
+                    num(b3, h));
+        if (dat && ((double)k >= next_pt || k == n)) {
+            fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", k, h, s_rn, s_sr);
+            next_pt = (double)k * 1.06;
+        }
     }
     fprintf(o, "\nUnder sr no term is ever lost for good: a term t moves the sum up with\n"
                "probability t/ulp, so the expected sum is the exact one (theory/T03).\n");
-    fprintf(o, "\nThe figure (relative error of the partial sums, rn against sr):\n"
+    fprintf(o, "\nThe picture of this demo: the same command with --plot harmonic.png\n"
+               "The figure (relative error of the partial sums, rn against sr):\n"
                "  srlab sweep experiments/harmonic.ini --quick -o harmonic.csv\n"
                "  srlab plot sum_error --in harmonic.csv --set where=format=bf16 -o harmonic.png\n");
-    (void)stuck;
     return 0;
 }
 
+static const char harmonic_gp[] =
+    "set title sprintf('The harmonic series summed in %s', fmt_name)\n"
+    "set logscale x\n"
+    "set format x '10^{%T}'\n"
+    "set xlabel 'k (terms)'\n"
+    "set ylabel 'partial sum'\n"
+    "set key top left\n"
+    "plot " EXACT_RN_SR;
+
 /* ---- gradient descent ---- */
 
-static int demo_gd(FILE *o, uint64_t seed)
+static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
 {
-    const srl_format *bf = srl_format_find("bf16");
-    char a[CLI_NUM_LEN], b[CLI_NUM_LEN], c[CLI_NUM_LEN], d[CLI_NUM_LEN];
-    const double A = 1.0, xstar = 1.3, x0 = 0.0, lr = 0.01;
+    const srl_format *bf = &a->f;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN];
+    const double A = 1.0, xstar = 1.3, x0 = 0.0, lr = a->lr;
+    const long n = (long)a->n;
     fprintf(o, "Gradient descent on f(x) = a/2 (x - x*)^2 with a = %s, x* = %s, from x0 = %s,\n"
-               "learning rate %s; the weight x is stored in bf16, the update computed exactly\n"
+               "learning rate %s; the weight x is stored in %s, the update computed exactly\n"
                "and written with rn or sr: x <- round(x - lr a (x - x*)).\n"
                "seed %llu (pcg32)\n\n",
-            num(a, A), num(b, xstar), num(c, x0), num(d, lr), (unsigned long long)seed);
+            num(b1, A), num(b2, xstar), num(b3, x0), num(b4, lr), bf->name,
+            (unsigned long long)a->seed);
     srl_rng rng;
-    srl_rng_init(&rng, SRL_RNG_DEFAULT, seed, 0);
+    srl_rng_init(&rng, SRL_RNG_DEFAULT, a->seed, 0);
     const double xs = srl_round(xstar, bf, mode_of(SRL_RN), NULL);
     double x_rn = x0, x_sr = x0, x_ex = x0;
     long frozen = -1;
     fprintf(o, "  step  %-12s %-12s %-12s  update (rn)  ulp(x)/2 (rn)\n", "rn", "sr", "exact");
-    for (long k = 0; k <= 2000; k++) {
+    const long every = n > 400 ? n / 400 : 1;
+    if (dat)
+        fprintf(dat, "# step x: exact rn sr; x* rounded into the format\n");
+    for (long k = 0; k <= n; k++) {
         const double upd = -lr * A * (x_rn - xs);
         const double hu = srl_format_ulp(bf, x_rn) / 2;
-        if (k == 0 || k == 10 || k == 50 || k == 100 || k == 200 || k == 500 || k == 1000 ||
-            k == 2000)
-            fprintf(o, "  %4ld  %-12s %-12s %-12.7g  %-11.4g  %.4g\n", k, num(a, x_rn),
-                    num(b, x_sr), x_ex, upd, hu);
+        if (k == 0 || table_row((uint64_t)k, (uint64_t)n))
+            fprintf(o, "  %4ld  %-12s %-12s %-12.7g  %-11.4g  %.4g\n", k, num(b1, x_rn),
+                    num(b2, x_sr), x_ex, upd, hu);
+        if (dat && (k % every == 0 || k == n))
+            fprintf(dat, "%ld %.17g %.17g %.17g %.17g\n", k, x_ex, x_rn, x_sr, xs);
         double nx = srl_round(x_rn + upd, bf, mode_of(SRL_RN), NULL);
         if (frozen < 0 && nx == x_rn && upd != 0)
             frozen = k;
@@ -190,34 +363,51 @@ static int demo_gd(FILE *o, uint64_t seed)
         x_ex = x_ex - lr * A * (x_ex - xs);
     }
     const double ulp = srl_format_ulp(bf, x_rn);
-    fprintf(o, "\nrn froze at step %ld: from then on |lr a (x - x*)| < ulp(x)/2, so every update\n"
-               "rounds away. It stalls at distance %s from x*; the prediction ulp/(2 lr a) =\n"
-               "%s (theory/T05) is the largest distance at which that can happen.\n",
-            frozen, num(a, fabs(x_rn - xs)), num(b, ulp / (2 * lr * A)));
+    if (frozen >= 0)
+        fprintf(o, "\nrn froze at step %ld: from then on |lr a (x - x*)| <= ulp(x)/2, so every\n"
+                   "update rounds away. It stalls at distance %s from x*; the prediction\n"
+                   "ulp/(2 lr a) = %s (theory/T05) is the largest distance at which that can\n"
+                   "happen.\n",
+                frozen, num(b1, fabs(x_rn - xs)), num(b2, ulp / (2 * lr * A)));
+    else
+        fprintf(o, "\nrn has not frozen within %ld steps: it is at distance %s from x*; it\n"
+                   "freezes within ulp/(2 lr a) = %s of x* (theory/T05); more steps (--n)\n"
+                   "show it.\n",
+                n, num(b1, fabs(x_rn - xs)), num(b2, ulp / (2 * lr * A)));
     fprintf(o, "sr keeps moving: an update of a fraction of an ulp moves x one ulp with that\n"
                "probability, so E[x] follows the exact iterate (a random walk at small lr,\n"
                "theory/T07), and x ends within a few ulps of x*.\n");
-    fprintf(o, "\nThe figure (stall distance against the learning rate, with the theory line):\n"
+    fprintf(o, "\nThe picture of this demo: the same command with --plot gd.png\n");
+    fprintf(o, "The figure (stall distance against the learning rate, with the theory line):\n"
                "  srlab sweep experiments/stall.ini --quick -o stall.csv\n"
                "  srlab plot stall --in stall.summary.csv -o stall.png\n");
     return 0;
 }
 
+static const char gd_gp[] =
+    "set title sprintf('Gradient descent with %s weights', fmt_name)\n"
+    "set xlabel 'step'\n"
+    "set ylabel 'x'\n"
+    "set key bottom right\n"
+    "plot $data using 1:5 with lines dt 2 lw 2 lc rgb 'gray40' title 'x*', " EXACT_RN_SR;
+
 /* ---- replicas ---- */
 
-static int demo_replicas(FILE *o, uint64_t seed)
+static int demo_replicas(FILE *o, const demo_args *a, FILE *dat)
 {
-    const srl_format *bf = srl_format_find("bf16");
+    const srl_format *bf = &a->f;
+    const uint64_t seed = a->seed;
+    const int n = (int)a->n;
     enum { D = 1000 };
     static double x[3][D], xs[D];
-    char a[CLI_NUM_LEN];
-    const double lr = 0.01;
-    fprintf(o, "Three replicas of a %d-weight model (bf16 weights) train data-parallel on\n"
+    char b1[CLI_NUM_LEN];
+    const double lr = a->lr;
+    fprintf(o, "Three replicas of a %d-weight model (%s weights) train data-parallel on\n"
                "f(x) = 1/2 |x - x*|^2: every step all replicas hold the same weights and apply\n"
                "the same averaged gradient, lr %s, and write their weights with sr.\n"
                "Replicas 0 and 1 draw from the SAME stream (shared randomness, as the seed paper\n"
                "prescribes); replica 2 draws from its own stream.\n"
-               "seed %llu (pcg32)\n\n", D, num(a, lr), (unsigned long long)seed);
+               "seed %llu (pcg32)\n\n", D, bf->name, num(b1, lr), (unsigned long long)seed);
     srl_rng data;
     srl_rng_init(&data, SRL_RNG_DEFAULT, seed, 7);
     for (int i = 0; i < D; i++) {
@@ -228,7 +418,10 @@ static int demo_replicas(FILE *o, uint64_t seed)
     srl_rng_init(&shared, SRL_RNG_DEFAULT, seed, 100);
     srl_rng_init(&own, SRL_RNG_DEFAULT, seed, 200);
     fprintf(o, "  step  differing weights (0 vs 1)  (0 vs 2)   |x0 - x2| / |x0|\n");
-    for (int k = 1; k <= 1000; k++) {
+    const int every = n > 400 ? n / 400 : 1;
+    if (dat)
+        fprintf(dat, "# step differing(0 vs 1) differing(0 vs 2)\n0 0 0\n");
+    for (int k = 1; k <= n; k++) {
         srl_rng s1 = shared; /* replicas 0 and 1 consume the same draws */
         for (int i = 0; i < D; i++) {
             /* the averaged gradient, from replica 0's weights (all replicas see the same one) */
@@ -237,7 +430,8 @@ static int demo_replicas(FILE *o, uint64_t seed)
             x[1][i] = srl_round(x[1][i] - lr * g, bf, mode_of(SRL_SR), &s1);
             x[2][i] = srl_round(x[2][i] - lr * g, bf, mode_of(SRL_SR), &own);
         }
-        if (k == 1 || k == 10 || k == 100 || k == 1000) {
+        const bool row = k == 1 || decade((uint64_t)k) || k == n;
+        if (row || (dat && k % every == 0)) {
             int d01 = 0, d02 = 0;
             double dist = 0, nrm = 0;
             for (int i = 0; i < D; i++) {
@@ -246,74 +440,269 @@ static int demo_replicas(FILE *o, uint64_t seed)
                 dist += (x[0][i] - x[2][i]) * (x[0][i] - x[2][i]);
                 nrm += x[0][i] * x[0][i];
             }
-            fprintf(o, "  %4d  %-27d %-10d %.3g\n", k, d01, d02, nrm > 0 ? sqrt(dist / nrm) : 0.0);
+            if (row)
+                fprintf(o, "  %4d  %-27d %-10d %.3g\n", k, d01, d02,
+                        nrm > 0 ? sqrt(dist / nrm) : 0.0);
+            if (dat && k % every == 0)
+                fprintf(dat, "%d %d %d\n", k, d01, d02);
         }
     }
     fprintf(o, "\nWith shared draws the replicas make the same choice for every weight: they stay\n"
                "bit-identical for ever. With independent draws a weight whose update is a\n"
                "fraction p of an ulp goes different ways with probability 2p(1-p) per step, and\n"
                "the replicas drift apart like a random walk (theory/T12).\n");
-    fprintf(o, "\nThe figure (replica distance against step, shared against independent):\n"
+    fprintf(o, "\nThe picture of this demo: the same command with --plot replicas.png\n");
+    fprintf(o, "The figure (replica distance against step, shared against independent):\n"
                "  srlab sweep experiments/gpt_replicas.ini --quick -o replicas.csv\n"
                "  srlab plot gpt_replicas --in replicas.csv -o replicas.png\n");
     return 0;
 }
 
-static const struct {
+static const char replicas_gp[] =
+    "set title sprintf('Replicas with %s weights: weights that differ from replica 0', fmt_name)\n"
+    "set xlabel 'step'\n"
+    "set ylabel 'differing weights (of 1000)'\n"
+    "set yrange [0:*]\n"
+    "set key bottom right\n"
+    "plot $data using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'independent draws (0 vs 2)', \\\n"
+    "     $data using 1:2 with lines lw 2 lc rgb '#d62728' title 'shared draws (0 vs 1)'\n";
+
+/* Knobs a demo has (bits of demo_spec.knobs). */
+enum { K_TERM = 1, K_LR = 2 };
+
+static const struct demo_spec {
     const char *name;
-    int (*fn)(FILE *, uint64_t);
+    int (*fn)(FILE *, const demo_args *, FILE *);
     const char *what;
+    const char *gp; /* gnuplot commands drawing $data (fmt_name: the format) */
+    unsigned knobs; /* besides -f, --n, --seed, --plot, --table */
+    uint64_t n, nmax;
+    const char *knob_list;
 } demos[] = {
-    {"accumulate", demo_accumulate, "1.0 + 0.001 a thousand times in bf16, rn against sr"},
-    {"harmonic", demo_harmonic, "the harmonic series stagnating in bf16 under rn"},
-    {"gd", demo_gd, "gradient descent freezing under rn, creeping under sr"},
-    {"replicas", demo_replicas, "replicas drifting apart with independent SR draws"},
+    {"accumulate", demo_accumulate, "1.0 + 0.001 a thousand times in bf16, rn against sr",
+     accumulate_gp, K_TERM, 1000, 100000, "-f, --n, --term, --seed, --plot, --table"},
+    {"harmonic", demo_harmonic, "the harmonic series stagnating in bf16 under rn", harmonic_gp,
+     0, 10000, 10000000, "-f, --n, --seed, --plot, --table"},
+    {"gd", demo_gd, "gradient descent freezing under rn, creeping under sr", gd_gp, K_LR, 2000,
+     1000000, "-f, --n, --lr, --seed, --plot, --table"},
+    {"replicas", demo_replicas, "replicas drifting apart with independent SR draws",
+     replicas_gp, K_LR, 1000, 100000, "-f, --n, --lr, --seed, --plot, --table"},
 };
+#define NDEMOS (sizeof demos / sizeof *demos)
+
+/* ---- the picture ---- */
+
+/* The figure's file format from its name: "png", "svg", "pdf", or NULL. */
+static const char *figure_kind(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcmp(dot, ".png") || !strcmp(dot, ".svg") || !strcmp(dot, ".pdf")))
+        return dot + 1;
+    return NULL;
+}
+
+/* Run gnuplot on the script file `script`; 0 when it succeeded. */
+static int run_gnuplot(const char *script)
+{
+    char *args[] = {"gnuplot", (char *)script, NULL};
+    const cli_host_child child = {"gnuplot", true, args, NULL, -1, true, NULL, NULL};
+    pid_t pid;
+    cli_host_exit e;
+    int err = cli_host_spawn(&child, &pid);
+    if (err)
+        return cli_sys_error("demo", "cannot start gnuplot: %s", strerror(err));
+    if ((err = cli_host_wait(pid, &e)))
+        return cli_sys_error("demo", "waiting for gnuplot: %s", strerror(err));
+    if (e.signal)
+        return cli_sys_error("demo", "gnuplot was killed by signal %d", e.signal);
+    if (e.status)
+        return cli_error("demo", "gnuplot could not draw the picture (its message is above)");
+    return 0;
+}
+
+/* Write the gnuplot script: the data as an inline block, then the output (a figure, or the
+ * 'set table' file) and the demo's plot commands. */
+static void write_script(FILE *m, const struct demo_spec *d, const demo_args *a,
+                         const char *data, size_t datalen, const char *kind, const char *out,
+                         bool table)
+{
+    fputs("$data << EOD\n", m);
+    fwrite(data, 1, datalen, m);
+    fputs("EOD\nfmt_name = ", m);
+    cli_gp_quote(m, a->f.name);
+    fputc('\n', m);
+    if (table) {
+        fputs("set table ", m);
+        cli_gp_quote(m, out);
+        fputc('\n', m);
+    } else {
+        if (!strcmp(kind, "png"))
+            fputs("set terminal pngcairo size 900,600 enhanced font 'DejaVu Sans,12'\n", m);
+        else if (!strcmp(kind, "svg"))
+            fputs("set terminal svg size 900,600 enhanced font 'DejaVu Sans,12' dynamic\n", m);
+        else
+            fputs("set terminal pdfcairo size 6in,4in enhanced font 'DejaVu Sans,10'\n", m);
+        fputs("set output ", m);
+        cli_gp_quote(m, out);
+        fputs("\nset grid lc rgb '#dddddd'\n", m);
+    }
+    /* the demo's settings, then (for the table) numbers in full whatever the axes' formats */
+    const char *plot = strstr(d->gp, "\nplot ");
+    const size_t head = plot ? (size_t)(plot - d->gp) + 1 : 0;
+    fwrite(d->gp, 1, head, m);
+    if (table)
+        fputs("set format x '%.12g'\nset format y '%.12g'\n", m);
+    fputs(d->gp + head, m);
+    fputs(table ? "unset table\n" : "set output\n", m);
+}
+
+/* Draw (table false) or tabulate (table true) the data into the output o, through a script
+ * file beside it. */
+static int draw(const struct demo_spec *d, const demo_args *a, const char *data, size_t datalen,
+                cli_out *o, bool table)
+{
+    char *spath = cli_alloc_printf("%s.gp", o->path);
+    if (!spath)
+        return cli_sys_error("demo", "out of memory");
+    cli_out sc;
+    int rc = cli_out_open(&sc, "demo", table ? "--table" : "--plot", spath);
+    free(spath);
+    if (rc)
+        return rc;
+    write_script(sc.fp, d, a, data, datalen, figure_kind(o->path), o->tmp, table);
+    if (fflush(sc.fp) != 0 || ferror(sc.fp))
+        rc = cli_sys_error("demo", "cannot write the gnuplot script: %s", strerror(errno));
+    else
+        rc = run_gnuplot(sc.tmp);
+    cli_out_abort(&sc);
+    struct stat st;
+    if (!rc && (stat(o->tmp, &st) != 0 || st.st_size == 0))
+        rc = cli_error("demo", "gnuplot drew nothing into %s", o->path);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static int list_demos(void)
+{
+    printf("srlab demo NAME: short demonstrations, printed step by step\n\n");
+    for (size_t i = 0; i < NDEMOS; i++)
+        printf("  %-11s %s\n", demos[i].name, demos[i].what);
+    printf("\nexample: srlab demo accumulate (srlab demo --help: the knobs)\n");
+    return 0;
+}
+
+enum { O_SEED, O_FORMAT, O_N, O_TERM, O_LR, O_PLOT, O_TABLE };
 
 int cmd_demo(int argc, char **argv)
 {
-    static const cli_opt opts[] = {{"seed", 0, "S"}, {NULL, 0, NULL}};
-    cli_args a;
-    cli_args_init(&a, "demo", opts, argc, argv);
-    const char *name = NULL;
-    uint64_t seed = 1;
-    int rc;
-    for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
-        if (k == CLI_ARGS_HELP)
-            return cli_help(help_text);
-        if (k == CLI_ARGS_BAD)
-            return CLI_EXIT_USAGE;
-        if (k == CLI_ARGS_POSITIONAL) {
+    static const cli_opt opts[] = {[O_SEED] = {"seed", 0, "S"},   [O_FORMAT] = {"format", 'f', "FMT"},
+                                   [O_N] = {"n", 0, "N"},         [O_TERM] = {"term", 0, "T"},
+                                   [O_LR] = {"lr", 0, "LR"},      [O_PLOT] = {"plot", 0, "FILE"},
+                                   [O_TABLE] = {"table", 0, "FILE"}, {NULL, 0, NULL}};
+    cli_args ar;
+    cli_args_init(&ar, "demo", opts, argc, argv);
+    const char *name = NULL, *plot = NULL, *table = NULL, *n_text = NULL;
+    const char *term_opt = NULL, *lr_opt = NULL;
+    demo_args a = {*srl_format_find("bf16"), 0.001, 0.01, 0, 1};
+    int rc = 0;
+    for (int k; !rc && (k = cli_args_next(&ar)) != CLI_ARGS_DONE;) {
+        switch (k) {
+        case CLI_ARGS_HELP: return cli_help(help_text);
+        case CLI_ARGS_BAD: return CLI_EXIT_USAGE;
+        case CLI_ARGS_POSITIONAL:
             if (name)
-                return cli_error("demo", "one demo at a time: '%s' after '%s'", a.val, name);
-            name = a.val;
-        } else if ((rc = cli_parse_seed("demo", a.opt, a.val, &seed))) {
-            return rc;
+                return cli_error("demo", "one demo at a time: '%s' after '%s'", ar.val, name);
+            name = ar.val;
+            break;
+        case O_SEED: rc = cli_parse_seed("demo", ar.opt, ar.val, &a.seed); break;
+        case O_FORMAT: rc = cli_parse_format("demo", ar.opt, ar.val, &a.f); break;
+        case O_N: n_text = ar.val; break; /* its range depends on the demo */
+        case O_TERM:
+            term_opt = "--term";
+            rc = cli_parse_real("demo", ar.opt, ar.val, &a.term);
+            if (!rc && !(a.term > 0))
+                rc = cli_error("demo", "%s: '%s' is not positive", ar.opt, ar.val);
+            break;
+        case O_LR:
+            lr_opt = "--lr";
+            rc = cli_parse_real("demo", ar.opt, ar.val, &a.lr);
+            if (!rc && !(a.lr > 0 && a.lr < 1))
+                rc = cli_error("demo", "%s: '%s' is not in (0, 1)", ar.opt, ar.val);
+            break;
+        case O_PLOT: plot = ar.val; break;
+        case O_TABLE: table = ar.val; break;
         }
     }
-    const size_t nd = sizeof demos / sizeof *demos;
+    if (rc)
+        return rc;
     if (!name) {
-        printf("srlab demo NAME: short demonstrations, printed step by step\n\n");
-        for (size_t i = 0; i < nd; i++)
-            printf("  %-11s %s\n", demos[i].name, demos[i].what);
-        printf("\nexample: srlab demo accumulate\n");
-        return 0;
+        if (plot || table || n_text || term_opt || lr_opt)
+            return cli_error("demo", "name a demo for these options (srlab demo lists them)");
+        return list_demos();
     }
-    for (size_t i = 0; i < nd; i++) {
-        if (strcmp(name, demos[i].name))
-            continue;
-        cli_out o;
-        if ((rc = cli_out_open(&o, "demo", NULL, NULL)))
-            return rc;
-        if ((rc = demos[i].fn(o.fp, seed))) {
-            cli_out_abort(&o);
-            return rc;
-        }
-        return cli_out_commit(&o);
+    const struct demo_spec *d = NULL;
+    for (size_t i = 0; i < NDEMOS; i++)
+        if (!strcmp(name, demos[i].name))
+            d = &demos[i];
+    if (!d) {
+        char list[256] = "";
+        for (size_t i = 0; i < NDEMOS; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     demos[i].name);
+        return cli_error("demo", "unknown demo '%s' (known: %s)", name, list);
     }
-    char list[256] = "";
-    for (size_t i = 0; i < nd; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                 demos[i].name);
-    return cli_error("demo", "unknown demo '%s' (known: %s)", name, list);
+    if ((term_opt && !(d->knobs & K_TERM)) || (lr_opt && !(d->knobs & K_LR)))
+        return cli_error("demo", "%s: %s has no such knob (its knobs: %s)",
+                         term_opt && !(d->knobs & K_TERM) ? term_opt : lr_opt, d->name,
+                         d->knob_list);
+    a.n = d->n;
+    if (n_text && (rc = cli_parse_count("demo", "--n", n_text, 1, d->nmax, &a.n)))
+        return rc;
+    char q[CLI_QUOTE_LEN];
+    if (plot && !figure_kind(plot))
+        return cli_error("demo", "--plot: %s: the picture must end in .png, .svg or .pdf",
+                         cli_quote(q, sizeof q, plot, strlen(plot), 200));
+    if ((plot || table) && !cli_host_has_program("gnuplot"))
+        return cli_error("demo", "%s: gnuplot is not installed: install Debian's gnuplot-nox "
+                         "(apt-get install gnuplot-nox)", plot ? "--plot" : "--table");
+    /* Open every output before any work, so a bad path fails fast. */
+    cli_out o, fig, tab;
+    memset(&fig, 0, sizeof fig), memset(&tab, 0, sizeof tab);
+    fig.slot = tab.slot = -1;
+    if ((rc = cli_out_open(&o, "demo", NULL, NULL)))
+        return rc;
+    if (plot && (rc = cli_out_open(&fig, "demo", "--plot", plot))) {
+        cli_out_abort(&o);
+        return rc;
+    }
+    if (table && (rc = cli_out_open(&tab, "demo", "--table", table))) {
+        cli_out_abort(&o), cli_out_abort(&fig);
+        return rc;
+    }
+    char *data = NULL;
+    size_t datalen = 0;
+    FILE *dat = plot || table ? open_memstream(&data, &datalen) : NULL;
+    if ((plot || table) && !dat)
+        rc = cli_sys_error("demo", "out of memory");
+    if (!rc)
+        rc = d->fn(o.fp, &a, dat);
+    if (dat && fclose(dat) != 0 && !rc)
+        rc = cli_sys_error("demo", "out of memory");
+    if (!rc && plot)
+        rc = draw(d, &a, data, datalen, &fig, false);
+    if (!rc && table)
+        rc = draw(d, &a, data, datalen, &tab, true);
+    if (!rc && plot)
+        rc = cli_out_commit(&fig);
+    if (!rc && table)
+        rc = cli_out_commit(&tab);
+    if (!rc) {
+        if (plot)
+            fprintf(o.fp, "\nThe picture: %s\n", plot);
+        rc = cli_out_commit(&o);
+    }
+    cli_out_abort(&o), cli_out_abort(&fig), cli_out_abort(&tab);
+    free(data);
+    return rc;
 }

@@ -41,6 +41,7 @@ static const char *const cmd = "op";
 
 static const char help[] =
     "usage: srlab op OP A B [C] [-f FMT] [-r MODE] [--samples N] [--seed S] [--rng KIND]\n"
+    "                   [--compact]\n"
     "       srlab op OP --batch [-f FMT] [-r MODE] [--seed S] [--rng KIND] [-o FILE]\n"
     "                   [--comments] [--quiet]\n"
     "\n"
@@ -62,13 +63,15 @@ static const char help[] =
     "  -f, --format FMT     bf16 (default), fp16, fp32, tf32, e4m3, e5m2, fp64, or a custom\n"
     "                       p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]\n"
     "  -r, --rounding MODE  rn (default), rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R (1 <= R <= 64)\n"
-    "  --seed S             seed of the random stream, decimal or 0x hex (default 42); the\n"
-    "                       teaching view uses draw 0 of stream 0\n"
+    "  --seed S             seed of the random stream, decimal or 0x hex (default 1, as in every\n"
+    "                       srlab command); the teaching view uses draw 0 of stream 0\n"
     "  --rng KIND           pcg32 (default) or pcg64\n"
     "  --samples N          also perform the operation N times (1 <= N <= 10^9) with draws\n"
     "                       0..N-1 of the stream derived from the seed with key \"op --samples\",\n"
     "                       and compare the frequency of rounding up and the mean with p_up and r\n"
     "                       (95% Clopper-Pearson intervals)\n"
+    "  --compact            the same view in 80 columns, numbers to 6 significant digits\n"
+    "                       (probabilities and errors to 4): for a projector\n"
     "  --batch              read operand lines from standard input: a,b (a,b,c for fma; a for\n"
     "                       sqrt), spaces around fields allowed, and write the CSV\n"
     "                         a,b,c,op,format,rounding,rd,ru,p_up,result\n"
@@ -82,6 +85,7 @@ static const char help[] =
     "  -h, --help           this help\n"
     "\n"
     "examples:\n"
+    "  srlab op add 1 0.0001 -f bf16 -r sr --compact\n"
     "  srlab op add 1 0x1p-8 -f bf16                 (a tie: rn keeps the even neighbour 1)\n"
     "  srlab op add 1 0x1p-200 -f fp32 -r sr         (p_up = 2^-177 exactly)\n"
     "  srlab op div 1 3 -f fp16 -r sr --samples 100000\n"
@@ -511,7 +515,20 @@ static int write_view(FILE *o, const cli_batch *b, void *ctx)
             expression(c->op));
     cli_batch_print_seed(o, b, "the operation uses draw 0 of stream 0");
     fputc('\n', o);
-    write_rows(o, c, &res);
+    if (b->compact) {
+        char label[3 * CLI_NUM_LEN + 16];
+        size_t k = 0;
+        for (int i = 0; i < srl_op_arity(c->op); i++)
+            k += (size_t)snprintf(label + k, sizeof label - k, "%s%c %.6g", i ? ", " : "",
+                                  "abc"[i], c->v[i]);
+        const srl_round_info *in = &res.in;
+        const bool pair = isfinite(in->rd) && isfinite(in->ru) && in->rd != in->ru;
+        teach_compact_rows(o, label, in, res.r, mpfr_get_prec(res.r) + 128,
+                           pair ? in->ru - in->rd : srl_format_ulp(&b->f, in->x), b->stoch,
+                           res.u);
+    } else {
+        write_rows(o, c, &res);
+    }
     if (b->samples)
         op_samples(o, c, &res);
     mpfr_clear(res.r);

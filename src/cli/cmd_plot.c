@@ -225,8 +225,7 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
 
 /* ---- gnuplot ---- */
 
-/* s as a gnuplot single-quoted string ('' inside). */
-static void gp_quote(FILE *m, const char *s)
+void cli_gp_quote(FILE *m, const char *s)
 {
     fputc('\'', m);
     for (; *s; s++) {
@@ -247,11 +246,11 @@ static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
     if (!m)
         return NULL;
     fputs("in=", m);
-    gp_quote(m, p->in);
+    cli_gp_quote(m, p->in);
     fputs("; out=", m);
-    gp_quote(m, tmp);
+    cli_gp_quote(m, tmp);
     fputs("; fmt=", m);
-    gp_quote(m, fmt);
+    cli_gp_quote(m, fmt);
     for (size_t i = 0; i < p->nsets; i++) {
         const char *eq = strchr(p->sets[i], '=');
         fprintf(m, "; %.*s=", (int)(eq - p->sets[i]), p->sets[i]);
@@ -261,7 +260,7 @@ static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
         if (eq[1] && !*end && !errno && !isspace((unsigned char)eq[1]))
             fputs(eq + 1, m);
         else
-            gp_quote(m, eq + 1);
+            cli_gp_quote(m, eq + 1);
     }
     if (fclose(m) != 0) {
         free(expr);

@@ -34,6 +34,7 @@ static const char *const cmd = "round";
 
 static const char help[] =
     "usage: srlab round X... [-f FMT] [-r MODE] [--samples N] [--seed S] [--rng pcg32|pcg64]\n"
+    "                   [--compact]\n"
     "       srlab round --batch [-f FMT] [-r MODE] [--seed S] [--rng KIND] [-o FILE]\n"
     "                   [--comments] [--quiet]\n"
     "\n"
@@ -49,13 +50,16 @@ static const char help[] =
     "  -f, --format FMT     bf16 (default), fp16, fp32, tf32, e4m3, e5m2, fp64, or a custom\n"
     "                       p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]\n"
     "  -r, --rounding MODE  rn (default), rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R (1 <= R <= 64)\n"
-    "  --seed S             seed of the random stream, decimal or 0x hex (default 42); in\n"
-    "                       stochastic modes the i-th X (from 0) uses draw i of stream 0\n"
+    "  --seed S             seed of the random stream, decimal or 0x hex (default 1, as in every\n"
+    "                       srlab command); in stochastic modes the i-th X (from 0) uses draw i\n"
+    "                       of stream 0\n"
     "  --rng KIND           pcg32 (default) or pcg64\n"
     "  --samples N          also round each X N times (1 <= N <= 10^10) with draws from the\n"
     "                       stream derived from the seed with key \"round --samples\" (X number i\n"
     "                       uses draws i*N .. i*N+N-1) and compare the frequency of rounding up\n"
     "                       and the sample mean with p_up and x (95% Clopper-Pearson intervals)\n"
+    "  --compact            the same view in 80 columns, numbers to 6 significant digits\n"
+    "                       (probabilities and errors to 4): for a projector\n"
     "  --batch              read one number per line from standard input (spaces around it and\n"
     "                       a trailing CR allowed, empty lines rejected) and write the CSV\n"
     "                         input,format,rounding,rd,ru,p_up,result\n"
@@ -71,6 +75,7 @@ static const char help[] =
     "Negative numbers may follow the options directly (-0.5); '--' ends the options.\n"
     "\n"
     "examples:\n"
+    "  srlab round 0.1 1e-3 -f bf16 -r sr --compact\n"
     "  srlab round 0.1\n"
     "  srlab round 1.00390625 -f bf16 -r sr --samples 10000\n"
     "  srlab round 460 470 -f e4m3\n"
@@ -183,6 +188,17 @@ static int explain_one(FILE *o, const cli_batch *c, const char *text, double x, 
         return cli_sys_error(cmd, "internal error: srl_round_explain failed");
     const uint64_t u = c->stoch ? srl_rng_draw_at(&r, i) : 0;
 
+    if (c->compact) {
+        char label[CLI_QUOTE_LEN];
+        cli_quote(label, sizeof label, text, strlen(text), CLI_QUOTE_MAX);
+        mpfr_t xv;
+        mpfr_init2(xv, 53);
+        mpfr_set_d(xv, x, MPFR_RNDN);
+        fputs("\nx ", o);
+        teach_compact_rows(o, label, &in, xv, 2200, srl_format_ulp(f, x), c->stoch, u);
+        mpfr_clear(xv);
+        return 0;
+    }
     char *exact = malloc(CLI_EXACT_LEN), why[1024], hx[CLI_NUM_LEN];
     if (!exact)
         return cli_sys_error(cmd, "out of memory");

@@ -21,7 +21,7 @@
 static const char *const cmd = "run";
 
 static const char help_head[] =
-    "usage: srlab run --problem NAME [--KEY VALUE]... [--seed S] [--seeds N] [-o FILE]\n"
+    "usage: srlab run --problem NAME [--KEY VALUE]... [--seed S] [--seeds N] [--threads N] [-o FILE]\n"
     "       srlab run --problem NAME --help     (the problem's keys, defaults and columns)\n"
     "\n"
     "Run one experiment and write its rows as tidy CSV: leading '#' lines (srlab version, the\n"
@@ -35,6 +35,8 @@ static const char help_head[] =
     "  --seed S            the first seed (default 1), decimal or 0x hex\n"
     "  --seeds N           run the seeds S, S+1, ..., S+N-1 (1 <= N <= 100000, default 1), one\n"
     "                      block of rows each\n"
+    "  --threads N         threads of each run's kernels (1 to 4096; default: all cores, or\n"
+    "                      OMP_NUM_THREADS); the rows are bit-identical for any N\n"
     "  -o, --output FILE   write the CSV to FILE, atomically (default standard output)\n"
     "  -h, --help          this help\n"
     "\n";
@@ -105,7 +107,8 @@ static void problem_help(FILE *fp, const srl_runner *r)
             r->name, r->name, r->summary);
     cli_runcmd_print_params(fp, r->params, 13);
     cli_runcmd_print_params(fp, srl_runner_common_params(r->kind), 13);
-    fputs("  --seed S      the first seed (default 1); --seeds N runs S..S+N-1\n", fp);
+    fputs("  --seed S      the first seed (default 1); --seeds N runs S..S+N-1\n"
+          "  --threads N   threads of each run's kernels (the rows do not depend on it)\n", fp);
     const char *cols = columns_of(r->name);
     if (cols)
         fprintf(fp, "\ncolumns after the axis columns (problem, the keys above, seed):\n%s",

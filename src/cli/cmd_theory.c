@@ -10,6 +10,7 @@
  * train` and `srlab check` commands that test it. This file parses the key=value arguments by
  * the key table, lays the lines out and prints the commands; no prediction is computed here.
  * Covered: every statement of theory/, T01-T13 (docs/design.md §9 items 1-13). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,8 @@ static void list(FILE *o)
           "Print the predictions of a theory/ statement for given parameters, each with its\n"
           "formula and meaning, and the srlab round, run, train and check commands that test\n"
           "it. NAME is an id (T05) or a slug (gd-quadratic); keys not given take the defaults\n"
-          "shown.\n"
+          "shown. A key is written key=value, or --key value and --key=value as in srlab\n"
+          "train and run (lr=0.01, --lr 0.01 and --lr=0.01 are the same).\n"
           "\n"
           "statements:\n",
           o);
@@ -255,7 +257,7 @@ static void list(FILE *o)
           "  srlab theory summation format=fp16 rounding=sr n=100000\n"
           "  srlab theory T05 format=bf16 lr=0.01 xstar=0.3\n"
           "  srlab theory noisy-sgd lr=0.003 sigma=0.1\n"
-          "  srlab theory T08 lr=1e-3 wd=0.1\n"
+          "  srlab theory T08 --lr 1e-3 --wd 0.1\n"
           "  srlab theory T12 lr=0.001 steps=200 params=100\n"
           "  srlab theory T13 opt=adamw\n",
           o);
@@ -263,7 +265,7 @@ static void list(FILE *o)
 
 static void statement_help(FILE *o, const th_statement *s)
 {
-    fprintf(o, "usage: srlab theory %s [key=value...]\n\n%s %s: %s (see %s)\n\nkeys:\n", s->id,
+    fprintf(o, "usage: srlab theory %s [key=value...]   (or --key value)\n\n%s %s: %s (see %s)\n\nkeys:\n", s->id,
             s->id, s->slug, s->title, s->file);
     for (int k = 0; s->keys[k].key; k++)
         fprintf(o, "  %-14s %s (default %s)\n", s->keys[k].key, s->keys[k].help, s->keys[k].def);
@@ -271,10 +273,11 @@ static void statement_help(FILE *o, const th_statement *s)
 }
 
 /* A positional argument: the statement's name first, then its key=value pairs. */
-static int take_positional(const th_statement **s, const char **given, const char *arg)
+static int take_positional(const th_statement **s, const char **given, const char *arg,
+                           const char *spelled)
 {
     char q[CLI_QUOTE_LEN];
-    cli_quote(q, sizeof q, arg, strlen(arg), CLI_QUOTE_MAX);
+    cli_quote(q, sizeof q, spelled, strlen(spelled), CLI_QUOTE_MAX);
     if (!*s) {
         *s = find_statement(arg);
         if (*s)
@@ -297,9 +300,47 @@ static int take_positional(const th_statement **s, const char **given, const cha
     return 0;
 }
 
-int cmd_theory(int argc, char **argv)
+/* `--KEY VALUE` and `--KEY=VALUE` are the same as `KEY=VALUE` (the spelling of srlab train and
+ * run): rewritten into key=value words before the arguments are parsed, in the memory `buf`
+ * (argc strings at most); spelled[i] is word i as the user wrote it, for messages. A `--KEY`
+ * without a value is refused, naming it. Returns the new argc, or -1 after a message. */
+static int keys_as_words(int argc, char **argv, char **out, char **buf, char **spelled)
+{
+    int n = 0;
+    bool positional = false;
+    for (int i = 0; i < argc; i++) {
+        const char *w = argv[i];
+        if (i == 0 || positional || strncmp(w, "--", 2) || !strcmp(w, "--help") || !w[2] ||
+            !(isalpha((unsigned char)w[2]))) {
+            positional = positional || (i > 0 && !strcmp(w, "--"));
+            spelled[n] = argv[i];
+            out[n++] = argv[i];
+            continue;
+        }
+        const char *eq = strchr(w, '=');
+        if (!eq && i + 1 >= argc) {
+            char q[CLI_QUOTE_LEN];
+            cli_quote(q, sizeof q, w, strlen(w), CLI_QUOTE_MAX);
+            cli_error(th_cmd, "%s: missing value (write %s VALUE or %s=VALUE)", q, q, w + 2);
+            return -1;
+        }
+        spelled[n] = argv[i];
+        buf[n] = eq ? cli_alloc_printf("%s", w + 2) : cli_alloc_printf("%s=%s", w + 2, argv[++i]);
+        if (!buf[n]) {
+            cli_sys_error(th_cmd, "out of memory");
+            return -1;
+        }
+        out[n] = buf[n];
+        n++;
+    }
+    return n;
+}
+
+static int theory_words(int argc, char **argv, char **spelled)
 {
     static const cli_opt opts[] = {{NULL, 0, NULL}};
+    if (argc < 0)
+        return CLI_EXIT_USAGE;
     cli_args a;
     cli_args_init(&a, th_cmd, opts, argc, argv);
     const th_statement *s = NULL;
@@ -312,7 +353,7 @@ int cmd_theory(int argc, char **argv)
         else if (k == CLI_ARGS_BAD)
             rc = CLI_EXIT_USAGE;
         else if (k == CLI_ARGS_POSITIONAL)
-            rc = take_positional(&s, given, a.val);
+            rc = take_positional(&s, given, a.val, spelled[a.i - 1]);
     }
     if (rc)
         return rc;
@@ -330,4 +371,24 @@ int cmd_theory(int argc, char **argv)
         return rc;
     }
     return cli_out_commit(&o);
+}
+
+int cmd_theory(int argc, char **argv)
+{
+    char **words = calloc((size_t)argc + 1, sizeof *words);
+    char **owned = calloc((size_t)argc + 1, sizeof *owned);
+    char **spelled = calloc((size_t)argc + 1, sizeof *spelled);
+    if (!words || !owned || !spelled) {
+        free(words);
+        free(owned);
+        free(spelled);
+        return cli_sys_error(th_cmd, "out of memory");
+    }
+    int rc = theory_words(keys_as_words(argc, argv, words, owned, spelled), words, spelled);
+    for (int i = 0; i < argc; i++)
+        free(owned[i]);
+    free(words);
+    free(owned);
+    free(spelled);
+    return rc;
 }

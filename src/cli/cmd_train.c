@@ -32,7 +32,7 @@ static const char *const cmd = "train";
 static const char help_head[] =
     "usage: srlab train --problem NAME [--opt OPT] [--strategy S | --format F --rounding M]\n"
     "                   [--lr LR] [--steps N] [--log-every K] [--KEY VALUE]... [--seed S]\n"
-    "                   [--seeds N] [-o FILE]\n"
+    "                   [--seeds N] [--threads N] [-o FILE]\n"
     "       srlab train --problem NAME --help   (that problem's keys only)\n"
     "\n"
     "Train a problem with an optimizer under a precision strategy and write one row per logged\n"
@@ -48,6 +48,8 @@ static const char help_head[] =
     "  --KEY VALUE         any key below; -f is --format, -r is --rounding\n"
     "  --seed S            the first seed (default 1), decimal or 0x hex\n"
     "  --seeds N           run seeds S, S+1, ..., S+N-1 (1 <= N <= 100000), a block of rows each\n"
+    "  --threads N         threads of each run's kernels (1 to 4096; default: all cores, or\n"
+    "                      OMP_NUM_THREADS); the rows are bit-identical for any N\n"
     "  -o, --output FILE   write the CSV to FILE, atomically (default standard output)\n"
     "  -h, --help          this help\n"
     "\n"
@@ -128,7 +130,8 @@ static void problem_help(FILE *fp, const srl_runner *r)
     cli_runcmd_print_params(fp, r->params, 18);
     fputs("\nkeys of every problem:\n", fp);
     cli_runcmd_print_params(fp, srl_runner_common_params(r->kind), 18);
-    fputs("  --seed S           the first seed (default 1); --seeds N runs S..S+N-1\n", fp);
+    fputs("  --seed S           the first seed (default 1); --seeds N runs S..S+N-1\n"
+          "  --threads N        threads of each run's kernels (the rows do not depend on it)\n", fp);
     fputs(help_columns, fp);
     fprintf(fp, "\nexample:\n  srlab train --problem %s --opt adamw --strategy bf16-sr --lr 0.01 "
                 "-o %s.csv\n", r->name, r->name);

@@ -4,13 +4,17 @@
  * is "NAME"; the conventions are in src/cli/cli.h), declare it in cli.h, add a row below and the
  * file to src/cli/meson.build. This file owns the process: it switches GSL's abort-on-error
  * handler off (the commands check GSL's return values) and frees MPFR's caches at the end. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <mpfr.h>
 
 #include "cli/cli.h"
+#include "cli/help_gen.h"
 #include "srlab/common.h"
 
 typedef struct cli_command {
@@ -58,8 +62,8 @@ static void print_help(FILE *fp)
     fprintf(fp, "  %-9s %s\n", "help", "this list; 'srlab help COMMAND' is 'srlab COMMAND --help'");
     fputs("\n"
           "options:\n"
-          "  -h, --help   this list\n"
-          "  --version    print 'srlab VERSION'\n"
+          "  -h, --help     this list\n"
+          "  -V, --version  print 'srlab VERSION'\n"
           "\n"
           "exit status: 0 success, 1 a check failed (srlab check), 2 bad input or usage,\n"
           "3 a system error (writing output, out of memory)\n"
@@ -69,6 +73,64 @@ static void print_help(FILE *fp)
           "  srlab round 0.1 -f bf16\n"
           "  srlab round 1.00390625 -f bf16 -r sr --samples 10000\n",
           fp);
+}
+
+/* srlab's own help, as a command (for capturing it). */
+static int top_help(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    print_help(stdout);
+    return cli_help("");
+}
+
+/* The hidden generators (src/cli/help_gen.h): `srlab help --man [CMD]` writes the man page of
+ * srlab or of CMD from its --help text; `srlab help --complete WHAT [CMD]` the completion words
+ * of WHAT (the options of CMD, or of srlab itself). */
+static int help_generate(int argc, char **argv)
+{
+    const bool man = !strcmp(argv[2], "--man");
+    const char *what = man ? NULL : argc > 3 ? argv[3] : NULL;
+    const char *name = man ? (argc > 3 ? argv[3] : NULL) : (argc > 4 ? argv[4] : NULL);
+    char q[CLI_QUOTE_LEN];
+    if (argc > (man ? 4 : 5) || (!man && !what))
+        return cli_error("help", "usage: srlab help --man [COMMAND] | --complete WHAT [COMMAND]");
+    const cli_command *c = name ? find_command(name) : NULL;
+    if (name && !c) {
+        cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX);
+        return cli_error("help", "unknown command %s (see 'srlab --help')", q);
+    }
+    char *text = NULL;
+    int rc = 0;
+    if (man || !strcmp(what, "options")) {
+        char help[] = "--help";
+        char *hargv[] = {c ? (char *)c->name : "srlab", help, NULL};
+        text = cli_help_capture(c ? c->run : top_help, 2, hargv, &rc);
+        if (!text)
+            return cli_sys_error("help", "cannot capture the help text: %s", strerror(errno));
+        if (rc) {
+            free(text);
+            return rc;
+        }
+    }
+    if (!man && !strcmp(what, "commands")) {
+        for (size_t k = 0; k < NCOMMANDS; k++)
+            printf("%s\n", commands[k].name);
+        printf("help\n");
+    } else if (man) {
+        char title[64];
+        snprintf(title, sizeof title, c ? "srlab-%s" : "srlab", c ? c->name : "");
+        cli_help_man(stdout, title,
+                     c ? c->summary : "exact emulation of low-precision formats and rounding modes",
+                     srl_version(), text);
+    } else if (cli_help_complete(stdout, what, text)) {
+        free(text);
+        cli_quote(q, sizeof q, what, strlen(what), CLI_QUOTE_MAX);
+        return cli_error("help", "--complete: unknown word list %s (commands, options, formats, "
+                         "modes, problems, experiments, trainings, strategies, optimizers, "
+                         "figures, specs)", q);
+    }
+    free(text);
+    return fflush(stdout) ? cli_sys_error("help", "cannot write standard output") : 0;
 }
 
 static int run_command(const cli_command *c, int argc, char **argv)
@@ -95,6 +157,8 @@ int main(int argc, char **argv)
         print_help(stdout);
         return cli_help("");
     }
+    if (strcmp(name, "help") == 0 && (!strcmp(argv[2], "--man") || !strcmp(argv[2], "--complete")))
+        return help_generate(argc, argv);
     if (strcmp(name, "help") == 0) {
         const cli_command *c = find_command(argv[2]);
         if (!c) {
@@ -107,9 +171,9 @@ int main(int argc, char **argv)
         char *hargv[] = {argv[2], help, NULL};
         return run_command(c, 2, hargv);
     }
-    if (strcmp(name, "--version") == 0) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         if (argc > 2)
-            return cli_error(NULL, "--version takes no arguments");
+            return cli_error(NULL, "%s takes no arguments", name);
         printf("srlab %s\n", srl_version());
         return cli_help("");
     }

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "cli/cli.h"
 #include "cli/rows.h"
 
@@ -113,7 +117,7 @@ int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err
 
 /* ---- options ---- */
 
-enum { O_PROBLEM, O_OUTPUT, O_SEED, O_SEEDS, O_FIXED };
+enum { O_PROBLEM, O_OUTPUT, O_SEED, O_SEEDS, O_THREADS, O_FIXED };
 
 int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, int argc,
                      char **argv)
@@ -122,6 +126,7 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
     a->path = NULL;
     a->seed = 1;
     a->nseeds = 1;
+    a->threads = 0;
     const srl_param *tables[2] = {r->params, srl_runner_common_params(r->kind)};
     size_t n = O_FIXED;
     for (int k = 0; k < 2; k++)
@@ -138,10 +143,12 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
     opts[O_OUTPUT] = (cli_opt){"output", 'o', "FILE"};
     opts[O_SEED] = (cli_opt){"seed", 0, "S"};
     opts[O_SEEDS] = (cli_opt){"seeds", 0, "N"};
+    opts[O_THREADS] = (cli_opt){"threads", 0, "N"};
     n = O_FIXED;
     for (int k = 0; k < 2; k++)
         for (const srl_param *p = tables[k]; p && p->key; p++) {
-            if (!strcmp(p->key, "seed") || !strcmp(p->key, "problem"))
+            if (!strcmp(p->key, "seed") || !strcmp(p->key, "problem") ||
+                !strcmp(p->key, "threads"))
                 continue;
             char letter = !strcmp(p->key, "format") ? 'f' : !strcmp(p->key, "rounding") ? 'r' : 0;
             opts[n] = (cli_opt){p->key, letter, "VALUE"};
@@ -167,6 +174,12 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
         case O_SEEDS:
             rc = cli_parse_count(cmd, ar.opt, ar.val, 1, CLI_RUNCMD_MAX_SEEDS, &a->nseeds);
             break;
+        case O_THREADS: {
+            long long t;
+            if (!(rc = cli_parse_int(cmd, ar.opt, ar.val, 1, 4096, &t)))
+                a->threads = (int)t;
+            break;
+        }
         default:
             if (srl_config_get(a->cfg, param[k]->key))
                 rc = cli_error(cmd, "%s: given twice", ar.opt);
@@ -275,6 +288,10 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
         rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
         goto done;
     }
+#ifdef _OPENMP
+    if (a->threads > 0) /* the kernels' threads; the results do not depend on them */
+        omp_set_num_threads(a->threads);
+#endif
     if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
         goto done;
     const int c1 = fclose(body), c2 = fclose(notes);

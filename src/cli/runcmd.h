@@ -37,11 +37,13 @@ int cli_runcmd_runner(const char *cmd, srl_run_kind kind, cli_runcmd_help_fn gen
  * message and returns the exit status. */
 int cli_runcmd_error(const char *cmd, const srl_runner *r, int st, const srl_err *err);
 
-/* Parsed options: the config (every --KEY VALUE, a key at most once), -o, the seeds. */
+/* Parsed options: the config (every --KEY VALUE, a key at most once), -o, the seeds, --threads
+ * (0: not given; the OpenMP threads of the runs' kernels, which the results do not depend on). */
 typedef struct cli_runcmd_args {
     srl_config *cfg;
     const char *path;
     uint64_t seed, nseeds;
+    int threads;
 } cli_runcmd_args;
 
 /* Parse argv for runner r into *a (a->cfg allocated here; free it with srl_config_free even on

@@ -197,6 +197,35 @@ void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const ch
     mpfr_clear(d);
 }
 
+void teach_compact_rows(FILE *o, const char *label, const srl_round_info *in, mpfr_srcptr v,
+                        mpfr_prec_t prec, double ulp, bool stoch, uint64_t u)
+{
+    const double res = in->result;
+    fprintf(o, "%.76s\n  rd %.6g  ru %.6g  p_up %.4g\n  -> %.6g (%s)  ", label, in->rd, in->ru,
+            in->p_up, res,
+            teach_same_value(in->rd, in->ru) ? "rd = ru" : teach_same_value(res, in->ru) ? "ru" : "rd");
+    if (mpfr_nan_p(v) || isnan(res)) {
+        fputs("error none (NaN)", o);
+    } else if (mpfr_inf_p(v) || isinf(res)) {
+        fputs(mpfr_inf_p(v) && isinf(res) && (res > 0) == (mpfr_sgn(v) > 0) ? "error 0"
+                                                                              : "overflow",
+              o);
+    } else {
+        mpfr_t d;
+        mpfr_init2(d, prec);
+        mpfr_set_d(d, res, MPFR_RNDN);
+        mpfr_sub(d, d, v, MPFR_RNDN);
+        if (mpfr_zero_p(d))
+            fputs("error 0 (exact)", o);
+        else
+            fprintf(o, "error %+.4g ulp", mpfr_get_d(d, MPFR_RNDN) / ulp);
+        mpfr_clear(d);
+    }
+    if (stoch)
+        fprintf(o, "  draw U %.4g", ldexp((double)u, -64));
+    fputc('\n', o);
+}
+
 double teach_overflow_threshold(const srl_format *f)
 {
     return f->xmax + srl_format_ulp(f, f->xmax);

@@ -67,6 +67,16 @@ void teach_draw_line(FILE *o, uint64_t i, uint64_t u);
 void teach_error_line(FILE *o, const srl_round_info *in, mpfr_srcptr v, const char *sym,
                       mpfr_prec_t prec, double ulp);
 
+/* The compact view of one rounding, in 80 columns with short numbers (6 significant digits, 4
+ * for probabilities and errors):
+ *   LABEL                                  (the input, cut to 76 characters)
+ *     rd A  ru B  p_up P
+ *     -> R (ru)  error E ulp[  draw U]
+ * v is the exact value (prec bits for result - v, as for teach_error_line); with stoch, U is
+ * the draw u as a fraction of 2^64. */
+void teach_compact_rows(FILE *o, const char *label, const srl_round_info *in, mpfr_srcptr v,
+                        mpfr_prec_t prec, double ulp, bool stoch, uint64_t u);
+
 /* The grid point above the largest finite of f: where overflow begins. */
 double teach_overflow_threshold(const srl_format *f);
 /* The reason for an exact value `sym` ("x", "r") that is a value of f: every mode returns it

@@ -27,7 +27,8 @@
  * keys, so grid points and runs that share a seed share their data:
  *   harmonic  key "harmonic": the roundings in order, term k's then the k-th addition's (the
  *             first term's rounding uses draw 0; the sum starts from it, no addition).
- *   sum       data: key "sum data", one draw per term (uniform, signed) or two (normal);
+ *   sum       data: key "sum data", one draw per term (uniform, signed), two (normal), none
+ *             (const:T);
  *             roundings of grid point k: key "sum rounding", then child key k; srl_sum's own
  *             layout from draw 0.
  *   matvec    A: key "matvec A", column-major entry (i, j) of the m_max-by-n matrix in order;
@@ -45,6 +46,7 @@
 
 #include "problems/runners.h"
 #include "srlab/kernels.h"
+#include "srlab/number.h"
 #include "srlab/ops.h"
 #include "srlab/rng.h"
 #include "srlab/theory.h"
@@ -367,8 +369,28 @@ static int read_accum(const srl_config *cfg, srl_accum *c, srl_err *err)
     return SRL_OK;
 }
 
-enum { DIST_UNIFORM = 0, DIST_SIGNED, DIST_NORMAL };
+enum { DIST_UNIFORM = 0, DIST_SIGNED, DIST_NORMAL, DIST_CONST };
 static const char *const dist_names[] = {"uniform", "signed", "normal", NULL};
+
+/* sum's dist: a distribution of dist_names, or const:T, every term the constant T (a finite
+ * number; rounded to nearest into the format like the random terms). */
+static int sum_dist(const srl_config *cfg, int *dist, double *c, srl_err *err)
+{
+    const char *v = srl_config_get(cfg, "dist");
+    if (v && !strncmp(v, "const:", 6)) {
+        char why[SRL_NUMBER_WHY_LEN];
+        if (srl_number_double(c, v + 6, SRL_NUMBER_FINITE, why) != SRL_OK)
+            return srl_err_set(err, SRL_EPARSE, "dist: const:T needs a finite number T: '%s' %s",
+                               v + 6, why);
+        *dist = DIST_CONST;
+        return SRL_OK;
+    }
+    int st = srl_config_choice(cfg, "dist", "uniform", dist_names, dist, err);
+    if (st && v)
+        srl_err_set(err, st, "dist: unknown value '%s' (known: uniform, signed, normal, const:T)",
+                    v);
+    return st;
+}
 
 /* n values of distribution `dist` from r (one draw each, two for normal), rounded to nearest
  * into f. */
@@ -415,8 +437,9 @@ static int read_kernel_keys(const srl_config *cfg, kernel_keys *kk, srl_err *err
 static const srl_param sum_params[] = {
     {"n", "1000", "largest number of terms, 1 <= n <= 2^32; rows at log-spaced k <= n, each the "
                   "sum of the first k terms"},
-    {"dist", "uniform", "terms: uniform U[0,1), signed U[-1,1) or normal N(0,1), rounded to "
-                        "nearest into the format"},
+    {"dist", "uniform", "terms: uniform U[0,1), signed U[-1,1), normal N(0,1), or const:T (every "
+                        "term the constant T, e.g. const:0.001), rounded to nearest into the "
+                        "format"},
     {"format", "bf16", "format of the terms, the products and the accumulator"},
     {"rounding", "rn", "mode of every addition (and product)"},
     {"order", "recursive", "summation order: recursive, pairwise or blocked:K"},
@@ -499,9 +522,9 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
 {
     kernel_keys kk;
     int st;
+    double constant = 0;
     if ((st = read_count(cfg, "n", "1000", 1, SUM_N_MAX, &kk.n, err)) ||
-        (st = srl_config_choice(cfg, "dist", "uniform", dist_names, &kk.dist, err)) ||
-        (st = read_kernel_keys(cfg, &kk, err)))
+        (st = sum_dist(cfg, &kk.dist, &constant, err)) || (st = read_kernel_keys(cfg, &kk, err)))
         return st;
     const srl_format data_fmt = kk.c.acc_fmt; /* the terms are values of the accumulator: n - 1
                                                  roundings in all */
@@ -521,8 +544,13 @@ static int run_sum(const srl_config *cfg, const srl_sink *out, srl_run_report *r
                                          SRL_COL_NUM, SRL_COL_STR};
     srl_rng data;
     purpose_stream(&data, kk.seed, "sum data");
+    if (kk.dist == DIST_CONST) /* the constant term: no draws */
+        for (size_t i = 0; i < kk.n; i++)
+            x[i] = constant;
     if (!(st = out->begin(out->ctx, 10, names, kinds)) &&
-        !(st = gen_values(x, (size_t)kk.n, kk.dist, &data_fmt, &data)))
+        !(st = kk.dist == DIST_CONST
+                   ? srl_round_array(x, x, (size_t)kk.n, &data_fmt, SRL_ROUND_RN, NULL)
+                   : gen_values(x, (size_t)kk.n, kk.dist, &data_fmt, &data)))
         st = sum_rows(&kk, x, out, rep, err);
     free(x);
     return st;

@@ -24,6 +24,7 @@ typedef struct rp_step {
     bool ran;
     int status;    /* exit status; 128 + N when killed by signal N; 127 when it could not start */
     double seconds;
+    double cpu;    /* CPU time, user + system of every thread (measured, not stretched by load) */
     char *last;    /* the last line of its log, when it failed */
 } rp_step;
 
@@ -63,9 +64,17 @@ typedef struct rp_report {
     rp_step check;
     char date[32];            /* UTC, ISO 8601 */
     double seconds;           /* wall time of the whole reproduction */
+    double cpu;               /* CPU time of all its steps */
     int argc;                 /* reproduce's own command line */
     char **argv;
 } rp_report;
+
+/* The times srlab reproduce states, in its help, its report and README.md: CPU time (user +
+ * system over all threads, which other work on the machine does not stretch), measured with
+ * srlab 0.1.0 on the 2-core machine of README.md; the wall time on C free cores is about the CPU
+ * time divided by C. */
+#define RP_QUICK_TIME "about 1 CPU-minute (about 30 s on 2 free cores)"
+#define RP_FULL_TIME "about 54 CPU-minutes (about 27 min on 2 free cores)"
 
 /* ---- helpers (reproduce.c) ---- */
 

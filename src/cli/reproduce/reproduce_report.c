@@ -9,10 +9,12 @@
  * A small inline script marks every image's load state on the page (data-state="loaded" or
  * "broken", and the counts on <body>), for the reader and for tests/reproduce's browser check.
  *
- * The full mode's time is extrapolated from the quick run: the sweep's wall time times the ratio
- * of runs, and of the sizes that set the cost of a run (steps, terms n, batch, samples,
- * replicas, layers: cost_ratio) between the full and the quick command lines. It is an estimate
- * (the cost of a run is not exactly proportional to these), labelled as such. */
+ * The report records the measured wall and CPU time of every step. The full mode's time is
+ * extrapolated from the quick run's CPU time (not its wall time, which other work on the machine
+ * stretches): the sweep's CPU time times the ratio of runs, and of the sizes that set the cost
+ * of a run (steps, terms n, batch, samples, replicas, layers: cost_ratio) between the full and
+ * the quick command lines. It is an estimate, labelled as such, beside the measured figure
+ * srlab states everywhere (RP_FULL_TIME). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -823,7 +825,7 @@ static void size_full_cells(FILE *fp, const rp_report *r, const rp_experiment *e
     fputs("</td><td class=\"num\">", fp);
     double nq = runs ? strtod(runs, NULL) : 0, nf = fruns ? strtod(fruns, NULL) : 0;
     if (rp_step_ok(&e->sweep) && fcmd && cmd && nq > 0 && nf > 0) {
-        double seconds = e->sweep.seconds * (nf / nq) * cost_ratio(fcmd, cmd);
+        double seconds = e->sweep.cpu * (nf / nq) * cost_ratio(fcmd, cmd);
         est->total += seconds;
         rp_duration(t, sizeof t, seconds);
         fprintf(fp, "&asymp; %s", t);
@@ -861,8 +863,10 @@ static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_es
     esc(fp, seeds ? seeds : "-");
     fputs("</td><td class=\"num\">", fp);
     if (e->sweep.ran) {
+        char c[32];
         rp_duration(t, sizeof t, e->sweep.seconds);
-        fputs(t, fp);
+        rp_duration(c, sizeof c, e->sweep.cpu);
+        fprintf(fp, "%s (%s)", t, c);
     } else {
         fputs("-", fp);
     }
@@ -883,23 +887,26 @@ static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_es
 /* The heading, what the mode ran, and the table's header. */
 static void sizes_intro(FILE *fp, const rp_report *r)
 {
-    fprintf(fp, "<h2 id=\"sizes\">Sizes and wall time</h2>\n<p>This report ran the %s mode: %s",
+    fprintf(fp, "<h2 id=\"sizes\">Sizes and times</h2>\n<p>This report ran the %s mode: %s",
             r->quick ? "quick" : "full",
             r->quick ? "each spec's <code>[quick]</code> section (smaller grids, fewer seeds and "
                        "steps, smaller models)."
                      : "every spec at the sizes it defines.");
     if (r->quick)
         fputs(" The full mode (<code>srlab reproduce</code> without <code>--quick</code>) runs "
-              "the sizes below; its time is extrapolated from this run's wall time times the "
-              "ratio of runs and of the run sizes (steps, terms, batch, samples, replicas, "
-              "layers) between the full and the quick command lines: an estimate, good to a "
-              "factor of about two, not counting srlab check.",
+              "the sizes below; its CPU time is extrapolated from this run's CPU time (user + "
+              "system over all threads, which other work on the machine does not stretch) "
+              "times the ratio of runs and of the run sizes (steps, terms, batch, samples, "
+              "replicas, layers) between the full and the quick command lines: an estimate, "
+              "good to a factor of about two, not counting srlab check. Measured: quick "
+              RP_QUICK_TIME ", full " RP_FULL_TIME ".",
               fp);
+    fputs(" Times in this table are measured: wall time (CPU time).", fp);
     fputs("</p>\n<table id=\"size-table\">\n<tr><th>experiment</th><th>runs (this report)</th>"
           "<th>seeds</th><th>sweep</th><th>figures</th>",
           fp);
     if (r->quick)
-        fputs("<th>runs (full mode)</th><th>estimated full sweep</th>", fp);
+        fputs("<th>runs (full mode)</th><th>estimated full sweep (CPU)</th>", fp);
     fputs("</tr>\n", fp);
 }
 
@@ -918,8 +925,11 @@ static void sizes_totals(FILE *fp, const rp_report *r, const rp_estimate *est)
             fputs("<td></td><td>not estimated</td>", fp);
         fputs("</tr>\n", fp);
     }
+    char c[32];
     rp_duration(t, sizeof t, r->seconds);
-    fprintf(fp, "<tr><th>total</th><th></th><th></th><th class=\"num\" colspan=\"2\">%s</th>", t);
+    rp_duration(c, sizeof c, r->cpu);
+    fprintf(fp, "<tr><th>total</th><th></th><th></th><th class=\"num\" colspan=\"2\">%s (%s)</th>",
+            t, c);
     if (r->quick) {
         rp_duration(t, sizeof t, est->total);
         fprintf(fp, "<th></th><th class=\"num\">&asymp; %s%s</th>", t,
@@ -1091,7 +1101,9 @@ static void write_head(FILE *fp, const rp_report *r)
     fprintf(fp, "<p>srlab %s &middot; %s mode &middot; ", srl_version(),
             r->quick ? "quick (<code>--quick</code>)" : "full");
     esc(fp, r->date);
-    fprintf(fp, " &middot; wall time %s</p>\n", t);
+    char c[32];
+    rp_duration(c, sizeof c, r->cpu);
+    fprintf(fp, " &middot; wall time %s &middot; CPU time %s (measured)</p>\n", t, c);
 }
 
 /* The summary box: what ran, and every problem with a link to its section. */
@@ -1133,7 +1145,8 @@ static void write_summary(FILE *fp, const rp_report *r, const problem_list *pl,
     if (r->quick && est->total > 0) {
         char t[32];
         rp_duration(t, sizeof t, est->total);
-        fprintf(fp, "<p>The full mode would take about %s%s on this machine (<a "
+        fprintf(fp, "<p>The full mode would take about %s of CPU time%s, estimated from this "
+                    "run's (measured with srlab 0.1.0: " RP_FULL_TIME "; <a "
                     "href=\"#sizes\">sizes and time</a>).</p>",
                 t, est->all ? "" : " plus the experiments without an estimate");
     }

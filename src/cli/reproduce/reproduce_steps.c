@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,16 @@
 #define CMD "reproduce"
 
 /* ---- the folder ---- */
+
+/* CPU time (user + system) of the waited-for children so far, in seconds. */
+static double children_cpu(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_CHILDREN, &u) != 0)
+        return 0;
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
+           (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
+}
 
 static int make_dir(const char *dir, const char *sub)
 {
@@ -163,7 +174,7 @@ static int run_step(const rp_report *r, rp_step *s)
         goto done;
     }
     dprintf(fd, "$ %s\n", line);
-    const double t0 = cli_host_now();
+    const double t0 = cli_host_now(), c0 = children_cpu();
     const cli_host_child child = {r->exe, false, argv, r->dir, fd, true,
                                   "srlab reproduce: cannot enter the report folder\n",
                                   "srlab reproduce: cannot start srlab\n"};
@@ -183,6 +194,7 @@ static int run_step(const rp_report *r, rp_step *s)
         goto done;
     }
     s->seconds = cli_host_now() - t0;
+    s->cpu = children_cpu() - c0;
     s->ran = true;
     s->status = e.status;
     if (s->status != 0)
@@ -294,7 +306,7 @@ static int run_experiment(const rp_report *r, rp_experiment *e, rp_progress *pr)
 int rp_steps_run(rp_report *r)
 {
     install_signal_forwarding();
-    const double t0 = cli_host_now();
+    const double t0 = cli_host_now(), c0 = children_cpu();
     rp_progress pr = {0, r->check_skipped ? 0 : 1};
     for (size_t i = 0; i < r->nex; i++)
         pr.n += 1 + (int)r->ex[i].nfigs;
@@ -306,5 +318,6 @@ int rp_steps_run(rp_report *r)
         ((rc = remove_stale(r->dir, "check.csv")) || (rc = run_shown(r, &r->check, &pr))))
         return rc;
     r->seconds = cli_host_now() - t0;
+    r->cpu = children_cpu() - c0;
     return 0;
 }
