@@ -15,8 +15,9 @@
  *           for fmaf / fma (one rounding of a*b + c). -ffp-contract=off keeps s + a*b two
  *           roundings.
  *   exact   the operation's exact result is a binary64 (or binary32) number d, which is then
- *           rounded by srl_round's rule: srl__round_one (src/round/round_core.h), or the same rule as
- *           bit logic on lanes (src/linalg/kernels_isa.h, as src/round/round_bulk.c does). srl_op_apply_draw
+ *           rounded by srl_round's rule: srl__round_one (src/round/round_core.h), or the same
+ *           decision (src/round/decide.h) on lanes (src/linalg/kernels_isa.h, as
+ *           src/round/round_bulk.c does). srl_op_apply_draw
  *           rounds the exact result once with that rule too, so the same draw gives the same
  *           bits. d is known exact when
  *             - products: a and b are binary32 numbers (24 + 24 <= 53 bits, exponents within
@@ -64,6 +65,7 @@
 #endif
 
 #include "core/pcg_impl.h"
+#include "round/lanes.h"
 #include "round/round_bulk.h"
 #include "round/round_core.h"
 #include "core/isa.h"
@@ -689,15 +691,6 @@ static double seq_eval(const kcfg *k, const kterms *tm, size_t n, const srl_rng 
  * The vector engines (src/linalg/kernels_isa.h) and their fix-ups
  * ============================================================================================== */
 
-#define SRL_INLINE static inline __attribute__((always_inline))
-
-typedef double srl__kd8 __attribute__((vector_size(64)));
-typedef uint64_t srl__ku8 __attribute__((vector_size(64)));
-typedef float srl__kf8 __attribute__((vector_size(32)));
-typedef uint32_t srl__kw8 __attribute__((vector_size(32)));
-typedef float srl__kf16 __attribute__((vector_size(64)));
-typedef uint32_t srl__kw16 __attribute__((vector_size(64)));
-
 #define MK_W 64            /* output columns (lanes) per tile */
 #define MK_NV (MK_W / 8)   /* vectors of eight lanes per tile */
 
@@ -754,12 +747,7 @@ static void mk_round32_init(mk_round32 *r, const srl_format *f, srl_rounding m)
     r->hi = bits32((float)f->xmax); /* exact: f is a subset of binary32 */
     r->span = r->hi - r->lo;
     r->mode = m.mode;
-    r->r = m.r;
-}
-
-static inline bool mk_stochastic(srl_mode m)
-{
-    return m == SRL_SR || m == SRL_SR_EQ || m == SRL_SR_BITS;
+    r->r = m.r < 32 ? m.r : 32; /* sr:r=R, R > 32, decides at bit 32 here (kernels_isa.h) */
 }
 
 /* One tile: row i, columns j0 .. j0+w of C (see src/linalg/kernels_isa.h for the shapes). */
@@ -785,7 +773,7 @@ typedef struct mk_job {
 } mk_job;
 
 /* The full draw of the lane whose state (before the draw's first output) is st. */
-static uint64_t lane_draw(uint64_t st, uint64_t inc)
+static uint64_t scalar_draw(uint64_t st, uint64_t inc)
 {
     return ((uint64_t)srl__pcg32_out(st) << 32) | srl__pcg32_out(st * SRL_PCG32_MULT + inc);
 }
@@ -802,12 +790,12 @@ static void mk_fix_term(const mk_job *jb, size_t l, int v, int first, double av,
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t base = jb->idx0 + lane * jb->D, ia = base + jb->P + l;
-        const uint64_t ua = jb->asto ? lane_draw(ga[q], jb->inc) : 0;
+        const uint64_t ua = jb->asto ? scalar_draw(ga[q], jb->inc) : 0;
         if (k->fma) {
             r[q] = first ? k_mul(k, av, b[q], k->af, k->am, ua, jb->rng, ia)
                          : k_fma(k, av, b[q], s[q], ua, jb->rng, ia);
         } else {
-            const uint64_t up = jb->psto ? lane_draw(gp[q], jb->inc) : 0;
+            const uint64_t up = jb->psto ? scalar_draw(gp[q], jb->inc) : 0;
             const double t = k_mul(k, av, b[q], k->pf, k->pm, up, jb->rng, base + l);
             r[q] = first ? srl__round_one(t, k->af, k->am, ua, jb->rng, ia)
                          : k_add(k, s[q], t, ua, jb->rng, ia);
@@ -825,7 +813,7 @@ static void mk_fix_join(const mk_job *jb, size_t blk, int v, const double *t, co
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t idx = jb->idx0 + lane * jb->D + jb->P + jb->k + blk - 1;
-        const uint64_t u = jb->asto ? lane_draw(gj[q], jb->inc) : 0;
+        const uint64_t u = jb->asto ? scalar_draw(gj[q], jb->inc) : 0;
         r[q] = k_add(k, t[q], s[q], u, jb->rng, idx);
     }
 }
@@ -1003,7 +991,7 @@ static int mf_plan(mk_job *jb, const kcfg *k, int pbits)
     const srl_mode pm = k->pm.mode, am = k->am.mode;
     int pk;
     if (k->fma || (is_binary32(k->pf) && pm == SRL_RN) ||
-        (holds_float_products(k->pf) && !mk_stochastic(pm)))
+        (holds_float_products(k->pf) && !srl__mode_stochastic(pm)))
         pk = MF_PK_P; /* the term is the (exact) product */
     else if (srl_format_fits_float(k->pf))
         pk = MF_PK_ROUND;
@@ -1017,8 +1005,8 @@ static int mf_plan(mk_job *jb, const kcfg *k, int pbits)
         return -1;
     jb->pk = pk;
     jb->ak = ak;
-    jb->psto = pk == MF_PK_ROUND && mk_stochastic(pm);
-    jb->asto = ak == MK_AK_BITS && mk_stochastic(am);
+    jb->psto = pk == MF_PK_ROUND && srl__mode_stochastic(pm);
+    jb->asto = ak == MK_AK_BITS && srl__mode_stochastic(am);
     if (pk == MF_PK_ROUND)
         mk_round32_init(&jb->pr32, k->pf, k->pm);
     mk_round32_init(&jb->ar32, k->af, k->am);
@@ -1048,7 +1036,7 @@ static int mk_plan(mk_job *jb, const kcfg *k, bool isf, bool f32exact)
         pk = f32exact ? MK_PK_EXACT : MK_PK_F32MUL;
     else if (!isf && is_binary64(k->pf) && pm == SRL_RN)
         pk = MK_PK_F64MUL;
-    else if (isf && holds_float_products(k->pf) && !mk_stochastic(pm))
+    else if (isf && holds_float_products(k->pf) && !srl__mode_stochastic(pm))
         pk = MK_PK_EXACT;
     else
         pk = MK_PK_ROUND;
@@ -1062,8 +1050,8 @@ static int mk_plan(mk_job *jb, const kcfg *k, bool isf, bool f32exact)
         ak = MK_AK_BITS;
     jb->pk = pk;
     jb->ak = ak;
-    jb->psto = pk == MK_PK_ROUND && mk_stochastic(pm);
-    jb->asto = ak == MK_AK_BITS && mk_stochastic(am);
+    jb->psto = pk == MK_PK_ROUND && srl__mode_stochastic(pm);
+    jb->asto = ak == MK_AK_BITS && srl__mode_stochastic(am);
     mk_round_init(&jb->pr, k->pf, k->pm);
     mk_round_init(&jb->ar, k->af, k->am);
 
