@@ -1,11 +1,11 @@
 /* src/linalg/kernels_isa.h: the vector engines of the matrix product, as a template (private).
  *
- * src/linalg/kernels.c includes this file once per instruction set (baseline x86-64, x86-64-v3,
- * x86-64-v4), under `#pragma GCC target(...)`, with ISA(name) naming the functions, as
+ * src/linalg/kernels.c compiles this file once per instruction set (baseline x86-64, x86-64-v3,
+ * x86-64-v4) through src/core/isa_instantiate.h, with ISA(name) naming the functions, as
  * src/round/round_bulk.c does with round_bulk_isa.h. The code is generic GCC vectors (plus FMA
  * intrinsics where the instruction set has them), so every instantiation computes the same
- * bits; only the speed differs. The baseline instantiation keeps only the generic engines
- * (KERN_SPECIALISE 0), to spare compile time.
+ * bits; only the speed differs. The baseline instantiation (SRL_ISA_LEVEL 0) keeps only the
+ * generic engines, to spare compile time.
  *
  * One call computes one tile: one output row and up to MK_W = 64 columns, C[i, j0 .. j0+w), and
  * holds, per output column j (a lane), the state of that output's own sequence of operations:
@@ -20,7 +20,7 @@
  *     out[q] = C[i, j0 + q]
  * Blocks of K terms (K >= k for the recursive order): start(l0), add for l0+1 .. l1-1, join.
  *
- * Engines (see src/linalg/kernels.c for why each equals the definition):
+ * Engines (see src/linalg/kernels.c and kernels_impl.h for why each equals the definition):
  *   mk_*   binary64 lanes, eight a vector: product t = round_prod(a*b) formed in binary64,
  *          then start / add / join, each either native or exact-then-bit-logic;
  *   mf_*   binary32 lanes, sixteen a vector, when every product is a binary32 number;
@@ -317,7 +317,7 @@ SRL_INLINE void ISA(mk_core)(mk_job *jb, const int dbl, const int pk, const int 
 
 #define MK_INSTANCE(name, dbl, pk, ak, pm, am)                                                    \
     static void ISA(mk_##name)(mk_job * jb) { ISA(mk_core)(jb, dbl, pk, ak, pm, am); }
-#if KERN_SPECIALISE /* the baseline build keeps the generic instances only (compile time) */
+#if SRL_ISA_LEVEL > 0 /* the baseline copy keeps the generic instances only (compile time) */
 MK_SPECS(MK_INSTANCE)
 #else
 MK_GENERIC(MK_INSTANCE)
@@ -640,7 +640,7 @@ SRL_INLINE void ISA(mf_core)(mk_job *jb, const int pk, const int ak, const srl_m
 
 #define MF_INSTANCE(name, pk, ak, pm, am)                                                         \
     static void ISA(mf_##name)(mk_job * jb) { ISA(mf_core)(jb, pk, ak, pm, am); }
-#if KERN_SPECIALISE
+#if SRL_ISA_LEVEL > 0
 MF_SPECS(MF_INSTANCE)
 #else
 MF_GENERIC(MF_INSTANCE)
