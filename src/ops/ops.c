@@ -669,16 +669,21 @@ static inline double zero_sum(bool nx, bool ny, srl_mode mode)
     return mode == SRL_RD ? -0.0 : 0.0;
 }
 
+/* A special result (NaN, an infinity, a signed zero), in *special. */
+static inline int special_result(double *special, double v)
+{
+    *special = v;
+    return DESC_SPECIAL;
+}
+
 /* a + s b for finite a, b (flip: b's sign is flipped). */
 static int describe_add(desc_ws *w, double a, double b, bool flip, const srl_format *f,
                         srl_mode mode, double *special)
 {
     const bool nb = (signbit(b) != 0) != flip;
     if (a == 0 || b == 0) {
-        if (a == 0 && b == 0) {
-            *special = zero_sum(signbit(a) != 0, nb, mode);
-            return DESC_SPECIAL;
-        }
+        if (a == 0 && b == 0)
+            return special_result(special, zero_sum(signbit(a) != 0, nb, mode));
         const term t = a == 0 ? term_of(b, flip) : term_of(a, false);
         return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
     }
@@ -689,114 +694,100 @@ static int describe_add(desc_ws *w, double a, double b, bool flip, const srl_for
 }
 
 /* a + b (flip = 0) or a - b (flip = 1). */
+static int describe_add_op(desc_ws *w, double a, double b, bool flip, const srl_format *f,
+                           srl_mode mode, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    if (isinf(a) || isinf(b)) {
+        const bool nb = (signbit(b) != 0) != flip;
+        if (isinf(a) && isinf(b) && (signbit(a) != 0) != nb)
+            return special_result(special, NAN);
+        return special_result(special, isinf(a) ? a : nb ? -INFINITY : INFINITY);
+    }
+    return describe_add(w, a, b, flip, f, mode, special);
+}
+
+static int describe_mul_op(desc_ws *w, double a, double b, const srl_format *f, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
+    if (isinf(a) || isinf(b))
+        return special_result(special, (a == 0 || b == 0) ? NAN : neg ? -INFINITY : INFINITY);
+    if (a == 0 || b == 0)
+        return special_result(special, neg ? -0.0 : 0.0);
+    const term x = split(a), y = split(b);
+    return describe_pair(&w->e, &w->c.pair, &w->tail, neg, x.M * y.M, x.E + y.E, false, 0, 0, f);
+}
+
+/* a b + c. */
+static int describe_fma_op(desc_ws *w, double a, double b, double c, const srl_format *f,
+                           srl_mode mode, double *special)
+{
+    if (isnan(a) || isnan(b) || isnan(c))
+        return special_result(special, NAN);
+    const bool np = (signbit(a) != 0) != (signbit(b) != 0);
+    if (isinf(a) || isinf(b)) {
+        if (a == 0 || b == 0 || (isinf(c) && (signbit(c) != 0) != np))
+            return special_result(special, NAN);
+        return special_result(special, np ? -INFINITY : INFINITY);
+    }
+    if (isinf(c))
+        return special_result(special, c);
+    if (a == 0 || b == 0) { /* an exact zero product plus c */
+        if (c == 0)
+            return special_result(special, zero_sum(np, signbit(c) != 0, mode));
+        const term t = split(c);
+        return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
+    }
+    const term x = split(a), y = split(b);
+    const term prod = {x.M * y.M, x.E + y.E, np};
+    if (c == 0)
+        return describe_pair(&w->e, &w->c.pair, &w->tail, np, prod.M, prod.E, false, 0, 0, f);
+    const int k = describe_sum(&w->e, &w->c.pair, &w->tail, prod, split(c), f);
+    if (k == DESC_SPECIAL)
+        *special = zero_sum(false, true, mode);
+    return k;
+}
+
+static int describe_div_op(desc_ws *w, double a, double b, const srl_format *f, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
+    if ((isinf(a) && isinf(b)) || (a == 0 && b == 0))
+        return special_result(special, NAN);
+    if (isinf(a) || b == 0) /* inf / finite, or x / 0 (division by zero) */
+        return special_result(special, neg ? -INFINITY : INFINITY);
+    if (isinf(b) || a == 0)
+        return special_result(special, neg ? -0.0 : 0.0);
+    return describe_div(&w->e, &w->c.div, &w->tail, a, b, f);
+}
+
+static int describe_sqrt_op(desc_ws *w, double a, const srl_format *f, double *special)
+{
+    if (isnan(a) || (a < 0)) /* sqrt of a negative number (-inf included) */
+        return special_result(special, NAN);
+    if (a == 0 || isinf(a)) /* sqrt(+-0) = +-0, sqrt(+inf) = +inf */
+        return special_result(special, a);
+    return describe_sqrt(&w->e, &w->c.sqrt, &w->tail, a, f);
+}
+
+/* The exact result of op, described in w (DESC_OK), special (DESC_SPECIAL: *special is the
+ * IEEE 754 result, to be rounded as a special value), or beyond the description (DESC_FALLBACK:
+ * the MPFR path). */
 static int describe_op(desc_ws *w, srl_op op, double a, double b, double c, const srl_format *f,
                        srl_mode mode, double *special)
 {
     switch (op) {
     case SRL_ADD:
-    case SRL_SUB: {
-        const bool flip = op == SRL_SUB;
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (isinf(a) || isinf(b)) {
-            const bool nb = (signbit(b) != 0) != flip;
-            if (isinf(a) && isinf(b) && (signbit(a) != 0) != nb)
-                *special = NAN;
-            else if (isinf(a))
-                *special = a;
-            else
-                *special = nb ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        return describe_add(w, a, b, flip, f, mode, special);
-    }
-    case SRL_MUL: {
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
-        if (isinf(a) || isinf(b)) {
-            *special = (a == 0 || b == 0) ? NAN : neg ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || b == 0) {
-            *special = neg ? -0.0 : 0.0;
-            return DESC_SPECIAL;
-        }
-        const term x = split(a), y = split(b);
-        return describe_pair(&w->e, &w->c.pair, &w->tail, neg, x.M * y.M, x.E + y.E, false, 0,
-                             0, f);
-    }
-    case SRL_FMA: {
-        if (isnan(a) || isnan(b) || isnan(c)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool np = (signbit(a) != 0) != (signbit(b) != 0);
-        if (isinf(a) || isinf(b)) {
-            if (a == 0 || b == 0 || (isinf(c) && (signbit(c) != 0) != np))
-                *special = NAN;
-            else
-                *special = np ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (isinf(c)) {
-            *special = c;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || b == 0) { /* an exact zero product plus c */
-            if (c == 0) {
-                *special = zero_sum(np, signbit(c) != 0, mode);
-                return DESC_SPECIAL;
-            }
-            const term t = split(c);
-            return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
-        }
-        const term x = split(a), y = split(b);
-        const term prod = {x.M * y.M, x.E + y.E, np};
-        if (c == 0)
-            return describe_pair(&w->e, &w->c.pair, &w->tail, np, prod.M, prod.E, false, 0, 0, f);
-        const int k = describe_sum(&w->e, &w->c.pair, &w->tail, prod, split(c), f);
-        if (k == DESC_SPECIAL)
-            *special = zero_sum(false, true, mode);
-        return k;
-    }
-    case SRL_DIV: {
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
-        if ((isinf(a) && isinf(b)) || (a == 0 && b == 0)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (isinf(a) || b == 0) { /* inf / finite, or x / 0 (division by zero) */
-            *special = neg ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (isinf(b) || a == 0) {
-            *special = neg ? -0.0 : 0.0;
-            return DESC_SPECIAL;
-        }
-        return describe_div(&w->e, &w->c.div, &w->tail, a, b, f);
-    }
-    case SRL_SQRT:
-        if (isnan(a) || (a < 0)) { /* sqrt of a negative number (-inf included) */
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || isinf(a)) { /* sqrt(+-0) = +-0, sqrt(+inf) = +inf */
-            *special = a;
-            return DESC_SPECIAL;
-        }
-        return describe_sqrt(&w->e, &w->c.sqrt, &w->tail, a, f);
-    default:
-        *special = NAN;
-        return DESC_SPECIAL;
+    case SRL_SUB: return describe_add_op(w, a, b, op == SRL_SUB, f, mode, special);
+    case SRL_MUL: return describe_mul_op(w, a, b, f, special);
+    case SRL_FMA: return describe_fma_op(w, a, b, c, f, mode, special);
+    case SRL_DIV: return describe_div_op(w, a, b, f, special);
+    case SRL_SQRT: return describe_sqrt_op(w, a, f, special);
+    default: return special_result(special, NAN);
     }
 }
 
@@ -1081,13 +1072,9 @@ double srl_op_apply_draw(srl_op op, double a, double b, double c, const srl_form
 double srl_op_apply(srl_op op, double a, double b, double c, const srl_format *f,
                     srl_rounding m, srl_rng *rng)
 {
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        if (!rng)
-            return NAN;
-        index = rng->counter;
-        u = srl_rng_next(rng);
-    }
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index))
+        return NAN;
     return srl_op_apply_draw(op, a, b, c, f, m, u, rng, index);
 }
 
@@ -1230,11 +1217,9 @@ int srl_op_explain(srl_round_info *info, srl_op op, double a, double b, double c
 {
     if (!info || !args_ok(f, m, rng) || (unsigned)op >= SRL_OP_COUNT)
         return SRL_EINVAL;
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        index = rng->counter;
-        u = srl_rng_next(rng);
-    }
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index)) /* (not reached: args_ok) */
+        return SRL_EINVAL;
     desc_ws w;
     double special = 0.0;
     const int k = describe_op(&w, op, a, b, c, f, m.mode, &special);

@@ -93,6 +93,21 @@ static inline int srl__sr_tail(const srl__exact *x, const srl_rng *rng, uint64_t
     return 0; /* U agrees with all of f's bits, so U >= f */
 }
 
+/* The draw of one rounding with m: the next draw of rng and its index (rng moves on) when m is
+ * stochastic, else 0 and 0. false: m is stochastic and rng is NULL. */
+static inline bool srl__take_draw(srl_rounding m, srl_rng *rng, uint64_t *u, uint64_t *index)
+{
+    *u = 0;
+    *index = 0;
+    if (!srl_rounding_is_stochastic(m))
+        return true;
+    if (!rng)
+        return false;
+    *index = rng->counter;
+    *u = srl_rng_next(rng);
+    return true;
+}
+
 /* Does the mode draw? (srl_rounding_is_stochastic, inline for hot loops.) */
 static inline bool srl__mode_stochastic(srl_mode m)
 {
@@ -240,6 +255,25 @@ static inline double srl__round_special(double x, const srl_format *f)
 static inline bool srl__same_value(double a, double b)
 {
     return (isnan(a) && isnan(b)) || srl__bits(a) == srl__bits(b);
+}
+
+/* sign(y - x): the ternary value of a result y for the input x (0 when either is NaN). */
+static inline int srl__ternary(double y, double x)
+{
+    if (isnan(y) || isnan(x))
+        return 0;
+    return (y > x) - (y < x);
+}
+
+/* The description of rounding a special input x (NaN, an infinity, a zero) to v. */
+static inline void srl__info_special(srl_round_info *info, double x, double v)
+{
+    memset(info, 0, sizeof *info);
+    info->x = x;
+    info->rd = info->ru = info->result = v;
+    info->exact = isnan(x) || srl__same_value(v, x); /* returned unchanged */
+    info->overflow = isinf(x) && !srl__same_value(v, x);
+    info->ternary = srl__ternary(v, x);
 }
 
 /* Fill the description of one rounding (everything but x and ternary): the directed neighbours,
