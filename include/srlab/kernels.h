@@ -3,7 +3,8 @@
  * Every kernel is DEFINED as an explicit sequence of exact operations (include/srlab/ops.h),
  * each rounded once, in a documented order, with documented draw indices; tests compare each
  * configuration with that explicit loop, bit for bit. Faster code paths are only ways of
- * computing the same sequence (src/linalg/kernels.c says why each one is equal to it).
+ * computing the same sequence (src/linalg/kernels_impl.h and src/linalg/kernels.c say why each
+ * one is equal to it; src/linalg/kernels_ref.c is the loop itself).
  *
  * An accumulation config (srl_accum) says how terms are formed and summed:
  *   prod_fmt, prod_mode   the rounding of each product: t_i = round_prod(x_i * y_i) (ignored

@@ -1,10 +1,10 @@
 /* srlab/mpfr.h: rounding GNU MPFR values into srlab formats, with srlab's modes.
  *
  * The MPFR value is taken as exact, whatever its precision, and rounded once with the same rule
- * as srl_round() (src/round/round_core.h), so a binary64 input gives the same bits through either
- * path, stochastic modes included when they are given the same draw. This is the reference and
- * fallback path for the exact operations (their own MPFR path is srlab/ops_mpfr.h); the rest
- * of the core does not need MPFR.
+ * as srl_round() (src/round/round_core.h, src/round/decide.h), so a binary64 input gives the
+ * same bits through either path, stochastic modes included when they are given the same draw.
+ * This is the reference and fallback path for the exact operations (their own MPFR path is
+ * srlab/ops_mpfr.h); the rest of the core does not need MPFR.
  * The caller's MPFR exponent range is saved and restored. */
 #ifndef SRLAB_MPFR_H
 #define SRLAB_MPFR_H

@@ -38,7 +38,12 @@
  * Randomness: with a stochastic mode, srl_round() uses draw rng->counter and increments it, and
  * the array functions use draws rng->counter + i for element i and add n to rng->counter. With a
  * deterministic mode nothing is drawn, rng may be NULL and is not touched. Results never depend
- * on the thread count. */
+ * on the thread count.
+ *
+ * One rule: every rounding in srlab -- these functions, srlab/mpfr.h, the exact operations of
+ * srlab/ops.h, the kernels of srlab/kernels.h -- describes the exact value the same way
+ * (src/round/round_core.h) and takes the same decision (src/round/decide.h), so given the same
+ * draws they agree bit for bit. */
 #ifndef SRLAB_ROUNDING_H
 #define SRLAB_ROUNDING_H
 

@@ -2,24 +2,35 @@
  * set (see src/core/isa.h). Usage:
  *     #define SRL_ISA_TEMPLATE "round/round_bulk_isa.h"
  *     #include "core/isa_instantiate.h"
- * No include guard: a file may instantiate several templates. */
+ * Inside the template, ISA(name) names a function's copy for the instruction set (name_base,
+ * name_v3, name_v4) and SRL_ISA_LEVEL is its level (0, 1, 2, as srl__isa_level() returns), for a
+ * template that compiles some functions only where they will run (src/linalg/kernels_isa.h).
+ * A template file's functions are static, named through ISA(); a file that is included into
+ * several templates' instantiations must be one of src/round/lanes_isa.h's kind (no guard, one
+ * per translation unit). No include guard: a file may instantiate several templates. */
 #include "core/isa.h"
 
 #define ISA(name) SRL_CAT(name, _base)
+#define SRL_ISA_LEVEL 0
 #include SRL_ISA_TEMPLATE
+#undef SRL_ISA_LEVEL
 #undef ISA
 
 #if SRL_MULTI_ISA
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 #define ISA(name) SRL_CAT(name, _v3)
+#define SRL_ISA_LEVEL 1
 #include SRL_ISA_TEMPLATE
+#undef SRL_ISA_LEVEL
 #undef ISA
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
 #define ISA(name) SRL_CAT(name, _v4)
+#define SRL_ISA_LEVEL 2
 #include SRL_ISA_TEMPLATE
+#undef SRL_ISA_LEVEL
 #undef ISA
 #pragma GCC pop_options
 #endif

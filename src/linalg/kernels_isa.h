@@ -1,11 +1,11 @@
 /* src/linalg/kernels_isa.h: the vector engines of the matrix product, as a template (private).
  *
- * src/linalg/kernels.c includes this file once per instruction set (baseline x86-64, x86-64-v3,
- * x86-64-v4), under `#pragma GCC target(...)`, with ISA(name) naming the functions, as
+ * src/linalg/kernels.c compiles this file once per instruction set (baseline x86-64, x86-64-v3,
+ * x86-64-v4) through src/core/isa_instantiate.h, with ISA(name) naming the functions, as
  * src/round/round_bulk.c does with round_bulk_isa.h. The code is generic GCC vectors (plus FMA
  * intrinsics where the instruction set has them), so every instantiation computes the same
- * bits; only the speed differs. The baseline instantiation keeps only the generic engines
- * (KERN_SPECIALISE 0), to spare compile time.
+ * bits; only the speed differs. The baseline instantiation (SRL_ISA_LEVEL 0) keeps only the
+ * generic engines, to spare compile time.
  *
  * One call computes one tile: one output row and up to MK_W = 64 columns, C[i, j0 .. j0+w), and
  * holds, per output column j (a lane), the state of that output's own sequence of operations:
@@ -20,7 +20,7 @@
  *     out[q] = C[i, j0 + q]
  * Blocks of K terms (K >= k for the recursive order): start(l0), add for l0+1 .. l1-1, join.
  *
- * Engines (see src/linalg/kernels.c for why each equals the definition):
+ * Engines (see src/linalg/kernels.c and kernels_impl.h for why each equals the definition):
  *   mk_*   binary64 lanes, eight a vector: product t = round_prod(a*b) formed in binary64,
  *          then start / add / join, each either native or exact-then-bit-logic;
  *   mf_*   binary32 lanes, sixteen a vector, when every product is a binary32 number;
@@ -28,132 +28,65 @@
  * Lanes where an exactness or range condition fails are flagged and recomputed, before the next
  * step, by the scalar definition (mk_fix_* in src/linalg/kernels.c) with the same draws. */
 
-/* ---- pcg32 draws ---- */
+#include "round/lanes_isa.h" /* lane_pcg32_out, lane_draw, lane_any, lane_decide64/32 */
 
-/* The high half of the draw whose first output is made from state st: pcg32's XSH-RR,
- * x = ((st >> 18) ^ st) >> 27 (the low word) rotated right by st >> 59. The rotation runs in
- * 32-bit lanes on the 64-bit words seen as pairs (the high words rotate by 0 and are masked). */
-SRL_INLINE srl__ku8 ISA(draw_hi)(srl__ku8 st)
-{
-    const srl__ku8 x = ((st >> 18) ^ st) >> 27, r = st >> 59;
-    srl__kw16 xv, rv;
-    memcpy(&xv, &x, sizeof xv);
-    memcpy(&rv, &r, sizeof rv);
-    const srl__kw16 o = (xv >> rv) | (xv << ((-rv) & 31u));
-    srl__ku8 out;
-    memcpy(&out, &o, sizeof out);
-    return out & (x - x + 0xffffffffu);
-}
-
-/* The whole 64-bit draw: high half from st, low half from the next state. */
-SRL_INLINE srl__ku8 ISA(draw_full)(srl__ku8 st, srl__ku8 mult, srl__ku8 inc)
-{
-    return (ISA(draw_hi)(st) << 32) | ISA(draw_hi)(st * mult + inc);
-}
-
-/* Is any lane nonzero? */
-SRL_INLINE int ISA(any)(srl__ku8 v)
-{
-#if defined(__AVX512F__)
-    __m512i w;
-    memcpy(&w, &v, sizeof w);
-    return _mm512_test_epi64_mask(w, w) != 0;
-#elif defined(__AVX2__)
-    __m256i lo, hi;
-    memcpy(&lo, &v, sizeof lo);
-    memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
-    return !_mm256_testz_si256(lo, lo) || !_mm256_testz_si256(hi, hi);
-#else
-    return (v[0] | v[1] | v[2] | v[3] | v[4] | v[5] | v[6] | v[7]) != 0;
-#endif
-}
-
-/* ---- rounding an exact binary64 value by bit logic (src/round/round_core.h's rule) ----
+/* ---- rounding an exact binary64 value by bit logic (the decision of src/round/decide.h) ----
  * For |d| in [lo, hi] (the format's normal range, within binary64's) the grid spacing is 2^s
  * binary64 ulps (s = 53 - p); with R = |d| mod 2^s the fraction f has one word
  * f1 = R << (64 - s) and no tail, T's parity is bit s, and the result is (|d| - R) + (away << s)
  * with the carry into the exponent field being the step into the next binade. Zeros are exact
  * and kept (the sign of a zero *sum* from the hardware is right for every mode but rd, so
  * `sum` zeros are flagged under rd). Everything else is flagged.
- * Stochastic modes: sr compares the draw's high half with f1's and flags the rare tie (the low
- * half then decides, in the scalar fix-up); sr:r=R uses the high half only when R <= 32. */
-SRL_INLINE srl__kd8 ISA(vround)(srl__kd8 d, const mk_round *rp, srl_mode mode, srl__ku8 st,
-                                srl__ku8 mult, srl__ku8 inc, int sum, srl__ku8 *bad)
+ * Stochastic modes use the draw's high half only (one pcg32 output), except sr:r=R with R > 32:
+ * sr compares it with f1's high half and flags the rare tie (the low half then decides, in the
+ * scalar fix-up). */
+SRL_INLINE srl__f64x8 ISA(vround)(srl__f64x8 d, const mk_round *rp, srl_mode mode, srl__u64x8 st,
+                                  srl__u64x8 mult, srl__u64x8 inc, int sum, srl__u64x8 *bad)
 {
-    const srl__ku8 zero = mult - mult, one = zero + 1, sign = zero + SRL__HALF;
+    const srl__u64x8 zero = mult - mult, sign = zero + SRL__HALF;
     const int s = rp->s;
-    srl__ku8 b;
+    srl__u64x8 b;
     memcpy(&b, &d, sizeof b);
-    const srl__ku8 a = b & ~sign;
-    const srl__ku8 R = a & (zero + ((UINT64_C(1) << s) - 1));
-    const srl__ku8 f1 = (R << (63 - s)) << 1;
-    const srl__ku8 inexact = ~(srl__ku8)(f1 == zero) & one;
-    srl__ku8 away;
-    switch (mode) {
-    case SRL_RN: {
-        const srl__ku8 half = zero + SRL__HALF;
-        away = ((srl__ku8)(half < f1) | ((srl__ku8)(f1 == half) & -((a >> s) & one))) & one;
-        break;
+    const srl__u64x8 a = b & ~sign;
+    srl__u64x8 u = zero;
+    int ub = 64;
+    if (mode == SRL_SR_BITS && rp->r > 32) {
+        u = ISA(lane_draw)(st, st * mult + inc);
+    } else if (srl__mode_stochastic(mode)) {
+        u = __builtin_convertvector(ISA(lane_pcg32_out)(st), srl__u64x8) << 32;
+        ub = 32;
     }
-    case SRL_RNA: away = ~(srl__ku8)(f1 < zero + SRL__HALF) & one; break;
-    case SRL_RZ: away = zero; break;
-    case SRL_RU: away = inexact & ((b >> 63) ^ one); break;
-    case SRL_RD: away = inexact & (b >> 63); break;
-    case SRL_RO: away = inexact & (((a >> s) & one) ^ one); break;
-    case SRL_SR: {
-        const srl__ku8 hi = ISA(draw_hi)(st), fhi = f1 >> 32;
-        away = (srl__ku8)(hi < fhi) & one;
-        *bad |= (srl__ku8)(hi == fhi);
-        break;
-    }
-    case SRL_SR_EQ: away = inexact & (ISA(draw_hi)(st) >> 31); break;
-    default: { /* SRL_SR_BITS: carry out of F + Z at bit r */
-        const int r = rp->r;
-        const srl__ku8 F = f1 >> (64 - r);
-        if (r <= 32) {
-            const srl__ku8 Z = ISA(draw_hi)(st) >> (32 - r);
-            away = (srl__ku8)(zero < ((F + Z) >> r)) & one;
-        } else {
-            const srl__ku8 Z = ISA(draw_full)(st, mult, inc) >> (64 - r);
-            if (r == 64)
-                away = (srl__ku8)((zero < F) & (-F - one < Z)) & one;
-            else
-                away = (srl__ku8)(zero < ((F + Z) >> r)) & one;
-        }
-        break;
-    }
-    }
-    const srl__ku8 res = (a - R) + (away << s);
-    const srl__ku8 lo = zero + rp->lo, span = zero + rp->span, hi = zero + rp->hi;
-    const srl__ku8 iz = (srl__ku8)(a == zero);
-    srl__ku8 nok = ((srl__ku8)(span < (a - lo)) | (srl__ku8)(hi < res)) & ~iz;
+    const srl__u64x8 res = ISA(lane_round64)(a, s, mode, rp->r, b >> 63, u, ub, bad);
+    const srl__u64x8 lo = zero + rp->lo, span = zero + rp->span, hi = zero + rp->hi;
+    const srl__u64x8 iz = (srl__u64x8)(a == zero);
+    srl__u64x8 nok = ((srl__u64x8)(span < (a - lo)) | (srl__u64x8)(hi < res)) & ~iz;
     if (sum && mode == SRL_RD)
         nok |= iz;
     *bad |= nok;
-    const srl__ku8 yb = res | (b & sign);
-    srl__kd8 y;
+    const srl__u64x8 yb = res | (b & sign);
+    srl__f64x8 y;
     memcpy(&y, &yb, sizeof y);
     return y;
 }
 
 /* Lanes where a + b is not exact in binary64 (Knuth's TwoSum error is nonzero or NaN). */
-SRL_INLINE srl__ku8 ISA(sum_inexact)(srl__kd8 a, srl__kd8 b, srl__kd8 d)
+SRL_INLINE srl__u64x8 ISA(sum_inexact)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 d)
 {
-    const srl__kd8 zd = {0, 0, 0, 0, 0, 0, 0, 0};
-    const srl__kd8 bp = d - a, ap = d - bp, e = (a - ap) + (b - bp);
-    return ~(srl__ku8)(e == zd); /* NaN compares unequal: flagged */
+    const srl__f64x8 zd = {0, 0, 0, 0, 0, 0, 0, 0};
+    const srl__f64x8 bp = d - a, ap = d - bp, e = (a - ap) + (b - bp);
+    return ~(srl__u64x8)(e == zd); /* NaN compares unequal: flagged */
 }
 
 /* Lanes where the binary64 product p = RN(a*b) of binary64 numbers is not the exact product:
  * the error a*b - p (FMA, or Dekker's product without one) is nonzero, or p is outside the
  * range where that error is itself exact (|p| >= 2^-968; |a|, |b|, |p| <= 2^995 for the
  * splitting). An exact zero product (a or b zero, the other finite) is exact. */
-SRL_INLINE srl__ku8 ISA(prod_inexact)(srl__kd8 a, srl__kd8 b, srl__kd8 p)
+SRL_INLINE srl__u64x8 ISA(prod_inexact)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 p)
 {
-    const srl__kd8 zd = {0, 0, 0, 0, 0, 0, 0, 0};
-    srl__kd8 e;
+    const srl__f64x8 zd = {0, 0, 0, 0, 0, 0, 0, 0};
+    srl__f64x8 e;
 #if defined(__AVX512F__)
-    e = (srl__kd8)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);
+    e = (srl__f64x8)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);
 #elif defined(__FMA__)
     __m256d a2[2], b2[2], p2[2], e2[2];
     memcpy(a2, &a, sizeof a2);
@@ -163,13 +96,13 @@ SRL_INLINE srl__ku8 ISA(prod_inexact)(srl__kd8 a, srl__kd8 b, srl__kd8 p)
     e2[1] = _mm256_fmsub_pd(a2[1], b2[1], p2[1]);
     memcpy(&e, e2, sizeof e);
 #else
-    const srl__kd8 split = zd + 134217729.0; /* 2^27 + 1: Veltkamp's splitting */
-    const srl__kd8 ca = split * a, cb = split * b;
-    const srl__kd8 ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+    const srl__f64x8 split = zd + 134217729.0; /* 2^27 + 1: Veltkamp's splitting */
+    const srl__f64x8 ca = split * a, cb = split * b;
+    const srl__f64x8 ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
     e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
 #endif
-    srl__kd8 ap, bp, pp;
-    srl__ku8 t;
+    srl__f64x8 ap, bp, pp;
+    srl__u64x8 t;
     memcpy(&t, &a, sizeof t);
     t &= ~(t - t + SRL__HALF);
     memcpy(&ap, &t, sizeof ap);
@@ -179,30 +112,34 @@ SRL_INLINE srl__ku8 ISA(prod_inexact)(srl__kd8 a, srl__kd8 b, srl__kd8 p)
     memcpy(&t, &p, sizeof t);
     t &= ~(t - t + SRL__HALF);
     memcpy(&pp, &t, sizeof pp);
-    const srl__kd8 big = zd + 0x1p995, small = zd + 0x1p-968;
-    const srl__ku8 ok = (srl__ku8)(e == zd) & (srl__ku8)(pp < big) & ~(srl__ku8)(pp < small) &
-                        (srl__ku8)(ap < big) & (srl__ku8)(bp < big);
-    const srl__ku8 zero_ok = ((srl__ku8)(a == zd) | (srl__ku8)(b == zd)) & (srl__ku8)(p == zd);
+    const srl__f64x8 big = zd + 0x1p995, small = zd + 0x1p-968;
+    const srl__u64x8 ok = (srl__u64x8)(e == zd) & (srl__u64x8)(pp < big) &
+                          ~(srl__u64x8)(pp < small) & (srl__u64x8)(ap < big) &
+                          (srl__u64x8)(bp < big);
+    const srl__u64x8 zero_ok =
+        ((srl__u64x8)(a == zd) | (srl__u64x8)(b == zd)) & (srl__u64x8)(p == zd);
     return ~(ok | zero_ok);
 }
 
 /* One accumulation round_acc(s + t) of exact binary64 values, by kind. */
-SRL_INLINE srl__kd8 ISA(vacc)(srl__kd8 s, srl__kd8 t, const mk_round *ar, int ak, srl_mode amode,
-                              srl__ku8 st, srl__ku8 mult, srl__ku8 inc, srl__ku8 *bad)
+SRL_INLINE srl__f64x8 ISA(vacc)(srl__f64x8 s, srl__f64x8 t, const mk_round *ar, int ak,
+                                srl_mode amode, srl__u64x8 st, srl__u64x8 mult, srl__u64x8 inc,
+                                srl__u64x8 *bad)
 {
     switch (ak) {
     case MK_AK_F32ADD: { /* both binary32 numbers: the native binary32 sum is RN32(s + t) */
-        const srl__kf8 r = __builtin_convertvector(s, srl__kf8) + __builtin_convertvector(t, srl__kf8);
-        return __builtin_convertvector(r, srl__kd8);
+        const srl__f32x8 r =
+            __builtin_convertvector(s, srl__f32x8) + __builtin_convertvector(t, srl__f32x8);
+        return __builtin_convertvector(r, srl__f64x8);
     }
     case MK_AK_F64ADD: return s + t; /* RN64(s + t), the hardware's rounding */
     case MK_AK_CONV32: {             /* exact sum, then RN32 by conversion */
-        const srl__kd8 d = s + t;
+        const srl__f64x8 d = s + t;
         *bad |= ISA(sum_inexact)(s, t, d);
-        return __builtin_convertvector(__builtin_convertvector(d, srl__kf8), srl__kd8);
+        return __builtin_convertvector(__builtin_convertvector(d, srl__f32x8), srl__f64x8);
     }
     default: {
-        const srl__kd8 d = s + t;
+        const srl__f64x8 d = s + t;
         *bad |= ISA(sum_inexact)(s, t, d);
         return ISA(vround)(d, ar, amode, st, mult, inc, 1, bad);
     }
@@ -221,16 +158,16 @@ SRL_INLINE const void *ISA(brow)(const mk_job *jb, size_t l, void *pad, size_t e
 }
 
 /* Eight B values of lanes 8v .. 8v+7, as binary64. */
-SRL_INLINE srl__kd8 ISA(load8)(const void *row, int v, int dbl)
+SRL_INLINE srl__f64x8 ISA(load8)(const void *row, int v, int dbl)
 {
     if (dbl) {
-        srl__kd8 x;
+        srl__f64x8 x;
         memcpy(&x, (const double *)row + 8 * v, sizeof x);
         return x;
     }
-    srl__kf8 x;
+    srl__f32x8 x;
     memcpy(&x, (const float *)row + 8 * v, sizeof x);
-    return __builtin_convertvector(x, srl__kd8);
+    return __builtin_convertvector(x, srl__f64x8);
 }
 
 #define SRL_SPLAT8(x) {x, x, x, x, x, x, x, x}
@@ -238,9 +175,9 @@ SRL_INLINE srl__kd8 ISA(load8)(const void *row, int v, int dbl)
 
 /* The flagged lanes, recomputed by the scalar definition (src/linalg/kernels.c). Vectors cross into
  * the baseline-ISA functions as arrays: their by-value ABI differs between instruction sets. */
-static __attribute__((noinline, cold)) srl__kd8 ISA(fix_term)(
-    const mk_job *jb, size_t l, int v, int first, double av, srl__kd8 b8, srl__kd8 s8,
-    srl__kd8 r8, srl__ku8 bad, srl__ku8 gp, srl__ku8 ga)
+static __attribute__((noinline, cold)) srl__f64x8 ISA(fix_term)(
+    const mk_job *jb, size_t l, int v, int first, double av, srl__f64x8 b8, srl__f64x8 s8,
+    srl__f64x8 r8, srl__u64x8 bad, srl__u64x8 gp, srl__u64x8 ga)
 {
     double b[8], s[8], r[8];
     uint64_t f[8], p[8], a[8];
@@ -255,9 +192,9 @@ static __attribute__((noinline, cold)) srl__kd8 ISA(fix_term)(
     return r8;
 }
 
-static __attribute__((noinline, cold)) srl__kd8 ISA(fix_join)(
-    const mk_job *jb, size_t blk, int v, srl__kd8 t8, srl__kd8 s8, srl__kd8 r8, srl__ku8 bad,
-    srl__ku8 gj)
+static __attribute__((noinline, cold)) srl__f64x8 ISA(fix_join)(
+    const mk_job *jb, size_t blk, int v, srl__f64x8 t8, srl__f64x8 s8, srl__f64x8 r8,
+    srl__u64x8 bad, srl__u64x8 gj)
 {
     double t[8], s[8], r[8];
     uint64_t f[8], g[8];
@@ -274,44 +211,44 @@ static __attribute__((noinline, cold)) srl__kd8 ISA(fix_join)(
 /* One term l for all lanes: product, then start (first) or add, with fix-ups. */
 SRL_INLINE void ISA(mk_step)(mk_job *jb, size_t l, const int first, const int dbl, const int pk,
                              const int ak, const srl_mode pmode, const srl_mode amode,
-                             srl__kd8 *sb, srl__ku8 *gp, srl__ku8 *ga, const srl__ku8 *valid,
-                             void *pad, const mk_round *pr, const mk_round *ar, srl__ku8 m2,
-                             srl__ku8 c2, srl__ku8 inc)
+                             srl__f64x8 *sb, srl__u64x8 *gp, srl__u64x8 *ga,
+                             const srl__u64x8 *valid, void *pad, const mk_round *pr,
+                             const mk_round *ar, srl__u64x8 m2, srl__u64x8 c2, srl__u64x8 inc)
 {
-    const bool psto = pk == MK_PK_ROUND && mk_stochastic(pmode);
-    const bool asto = ak == MK_AK_BITS && mk_stochastic(amode);
-    const srl__ku8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    const srl__ku8 mult = zero + SRL_PCG32_MULT;
+    const bool psto = pk == MK_PK_ROUND && srl__mode_stochastic(pmode);
+    const bool asto = ak == MK_AK_BITS && srl__mode_stochastic(amode);
+    const srl__u64x8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+    const srl__u64x8 mult = zero + SRL_PCG32_MULT;
     const double av = dbl ? ((const double *)jb->a)[l * jb->a_step]
                           : (double)((const float *)jb->a)[l * jb->a_step];
-    const srl__kd8 a8 = SRL_SPLAT8(av); /* not 0 + av: -0 must stay -0 */
+    const srl__f64x8 a8 = SRL_SPLAT8(av); /* not 0 + av: -0 must stay -0 */
     const void *row = ISA(brow)(jb, l, pad, dbl ? sizeof(double) : sizeof(float));
     for (int v = 0; v < MK_NV; v++) {
-        const srl__kd8 b8 = ISA(load8)(row, v, dbl);
-        const srl__kd8 p = a8 * b8; /* exact for binary32 inputs */
-        srl__ku8 bad = zero;
+        const srl__f64x8 b8 = ISA(load8)(row, v, dbl);
+        const srl__f64x8 p = a8 * b8; /* exact for binary32 inputs */
+        srl__u64x8 bad = zero;
         if (dbl && pk != MK_PK_F64MUL)
             bad |= ISA(prod_inexact)(a8, b8, p);
-        srl__kd8 t;
+        srl__f64x8 t;
         if (pk == MK_PK_F32MUL) /* RN32 of the exact product: the binary32 product */
-            t = __builtin_convertvector(__builtin_convertvector(p, srl__kf8), srl__kd8);
+            t = __builtin_convertvector(__builtin_convertvector(p, srl__f32x8), srl__f64x8);
         else if (pk == MK_PK_ROUND)
             t = ISA(vround)(p, pr, pmode, gp[v], mult, inc, 0, &bad);
         else
             t = p;
-        srl__kd8 r;
+        srl__f64x8 r;
         if (first) { /* start: round_acc of the term, one rounding */
             if (ak == MK_AK_BITS)
                 r = ISA(vround)(t, ar, amode, ga[v], mult, inc, 0, &bad);
             else if (ak == MK_AK_CONV32)
-                r = __builtin_convertvector(__builtin_convertvector(t, srl__kf8), srl__kd8);
+                r = __builtin_convertvector(__builtin_convertvector(t, srl__f32x8), srl__f64x8);
             else
                 r = t; /* F32ADD: t is a binary32 number; F64ADD: t is binary64 */
         } else {
             r = ISA(vacc)(sb[v], t, ar, ak, amode, ga[v], mult, inc, &bad);
         }
         bad &= valid[v];
-        if (__builtin_expect(ISA(any)(bad), 0))
+        if (__builtin_expect(ISA(lane_any)(bad), 0))
             r = ISA(fix_term)(jb, l, v, first, av, b8, sb[v], r, bad, gp[v], ga[v]);
         sb[v] = r;
         if (psto)
@@ -329,20 +266,20 @@ SRL_INLINE void ISA(mk_core)(mk_job *jb, const int dbl, const int pk, const int 
 {
     const size_t k = jb->k, K = jb->K;
     const int w = jb->w;
-    const bool asto = ak == MK_AK_BITS && mk_stochastic(amode);
-    const srl__ku8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    const srl__ku8 m2 = zero + jb->m2, c2 = zero + jb->c2;
-    const srl__ku8 mult = zero + SRL_PCG32_MULT, inc = zero + jb->inc;
+    const bool asto = ak == MK_AK_BITS && srl__mode_stochastic(amode);
+    const srl__u64x8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+    const srl__u64x8 m2 = zero + jb->m2, c2 = zero + jb->c2;
+    const srl__u64x8 mult = zero + SRL_PCG32_MULT, inc = zero + jb->inc;
     const mk_round pr = jb->pr, ar = jb->ar; /* locals: kept in registers, not reread */
     double pad[MK_W]; /* also holds MK_W floats */
     memset(pad, 0, sizeof pad);
-    srl__kd8 sb[MK_NV], st[MK_NV];
-    srl__ku8 gp[MK_NV], ga[MK_NV], gj[MK_NV], valid[MK_NV];
+    srl__f64x8 sb[MK_NV], st[MK_NV];
+    srl__u64x8 gp[MK_NV], ga[MK_NV], gj[MK_NV], valid[MK_NV];
     memcpy(gp, jb->stp, sizeof gp);
     memcpy(ga, jb->sta, sizeof ga);
     memcpy(gj, jb->stj, sizeof gj);
     for (int v = 0; v < MK_NV; v++) {
-        sb[v] = st[v] = (srl__kd8){0, 0, 0, 0, 0, 0, 0, 0};
+        sb[v] = st[v] = (srl__f64x8){0, 0, 0, 0, 0, 0, 0, 0};
         for (int q = 0; q < 8; q++)
             valid[v][q] = 8 * v + q < w ? ~UINT64_C(0) : 0;
     }
@@ -359,10 +296,10 @@ SRL_INLINE void ISA(mk_core)(mk_job *jb, const int dbl, const int pk, const int 
                 st[v] = sb[v];
                 continue;
             }
-            srl__ku8 bad = zero;
-            srl__kd8 r = ISA(vacc)(st[v], sb[v], &ar, ak, amode, gj[v], mult, inc, &bad);
+            srl__u64x8 bad = zero;
+            srl__f64x8 r = ISA(vacc)(st[v], sb[v], &ar, ak, amode, gj[v], mult, inc, &bad);
             bad &= valid[v];
-            if (__builtin_expect(ISA(any)(bad), 0))
+            if (__builtin_expect(ISA(lane_any)(bad), 0))
                 r = ISA(fix_join)(jb, blk, v, st[v], sb[v], r, bad, gj[v]);
             st[v] = r;
             if (asto)
@@ -380,7 +317,7 @@ SRL_INLINE void ISA(mk_core)(mk_job *jb, const int dbl, const int pk, const int 
 
 #define MK_INSTANCE(name, dbl, pk, ak, pm, am)                                                    \
     static void ISA(mk_##name)(mk_job * jb) { ISA(mk_core)(jb, dbl, pk, ak, pm, am); }
-#if KERN_SPECIALISE /* the baseline build keeps the generic instances only (compile time) */
+#if SRL_ISA_LEVEL > 0 /* the baseline copy keeps the generic instances only (compile time) */
 MK_SPECS(MK_INSTANCE)
 #else
 MK_GENERIC(MK_INSTANCE)
@@ -391,10 +328,10 @@ MK_GENERIC(MK_INSTANCE)
  * The hardware's a*b, s + t and fma(a, b, s) are RN of the exact result, which is the whole
  * definition here; lanes are independent outputs as above. */
 
-SRL_INLINE srl__kf16 ISA(fma_f16)(srl__kf16 a, srl__kf16 b, srl__kf16 c)
+SRL_INLINE srl__f32x16 ISA(fma_f16)(srl__f32x16 a, srl__f32x16 b, srl__f32x16 c)
 {
 #if defined(__AVX512F__)
-    return (srl__kf16)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+    return (srl__f32x16)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif defined(__FMA__)
     __m256 a2[2], b2[2], c2[2];
     memcpy(a2, &a, sizeof a2);
@@ -402,21 +339,21 @@ SRL_INLINE srl__kf16 ISA(fma_f16)(srl__kf16 a, srl__kf16 b, srl__kf16 c)
     memcpy(c2, &c, sizeof c2);
     c2[0] = _mm256_fmadd_ps(a2[0], b2[0], c2[0]);
     c2[1] = _mm256_fmadd_ps(a2[1], b2[1], c2[1]);
-    srl__kf16 r;
+    srl__f32x16 r;
     memcpy(&r, c2, sizeof r);
     return r;
 #else
-    srl__kf16 r; /* not selected without FMA hardware; fmaf is exact anyway */
+    srl__f32x16 r; /* not selected without FMA hardware; fmaf is exact anyway */
     for (int q = 0; q < 16; q++)
         r[q] = fmaf(a[q], b[q], c[q]);
     return r;
 #endif
 }
 
-SRL_INLINE srl__kd8 ISA(fma_d8)(srl__kd8 a, srl__kd8 b, srl__kd8 c)
+SRL_INLINE srl__f64x8 ISA(fma_d8)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 c)
 {
 #if defined(__AVX512F__)
-    return (srl__kd8)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+    return (srl__f64x8)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
 #elif defined(__FMA__)
     __m256d a2[2], b2[2], c2[2];
     memcpy(a2, &a, sizeof a2);
@@ -424,11 +361,11 @@ SRL_INLINE srl__kd8 ISA(fma_d8)(srl__kd8 a, srl__kd8 b, srl__kd8 c)
     memcpy(c2, &c, sizeof c2);
     c2[0] = _mm256_fmadd_pd(a2[0], b2[0], c2[0]);
     c2[1] = _mm256_fmadd_pd(a2[1], b2[1], c2[1]);
-    srl__kd8 r;
+    srl__f64x8 r;
     memcpy(&r, c2, sizeof r);
     return r;
 #else
-    srl__kd8 r;
+    srl__f64x8 r;
     for (int q = 0; q < 8; q++)
         r[q] = fma(a[q], b[q], c[q]);
     return r;
@@ -483,8 +420,8 @@ SRL_INLINE srl__kd8 ISA(fma_d8)(srl__kd8 a, srl__kd8 b, srl__kd8 c)
     static void ISA(NAME)(mk_job * jb) { ISA(NAME##_core)(jb, 0); }                               \
     static void ISA(NAME##_fma)(mk_job * jb) { ISA(NAME##_core)(jb, 1); }
 
-MK_NATIVE(nat_f32, float, srl__kf16, 16, SRL_SPLAT16, ISA(fma_f16))
-MK_NATIVE(nat_f64, double, srl__kd8, 8, SRL_SPLAT8, ISA(fma_d8))
+MK_NATIVE(nat_f32, float, srl__f32x16, 16, SRL_SPLAT16, ISA(fma_f16))
+MK_NATIVE(nat_f64, double, srl__f64x8, 8, SRL_SPLAT8, ISA(fma_d8))
 #undef MK_NATIVE
 
 /* ---- the binary32-lane engine (binary32 inputs whose products are exact in binary32) ----
@@ -492,121 +429,62 @@ MK_NATIVE(nat_f64, double, srl__kd8, 8, SRL_SPLAT8, ISA(fma_d8))
  * number (significant bits of A and B sum to at most 24, exponents keep it normal and finite):
  * then the binary32 product IS the exact product, and the exact sum of two binary32 numbers is a
  * binary32 number whenever binary32 TwoSum's error is 0. Sixteen lanes per vector; the rounding
- * rule is the one above on binary32 bits (s = 24 - p): f1 = R << (64 - s) has a zero low word,
- * so every stochastic decision needs only the high half of the draw:
+ * is the one above on binary32 bits (s = 24 - p), with the decision on 32-bit words
+ * (ISA(lane_decide32)): f1 = R << (64 - s) has a zero low word, so f1_hi is the whole fraction
+ * and every stochastic decision needs only the high half of the draw, hi:
  *   sr       u < f1 iff hi < f1_hi (equality of the high halves means u >= f1);
  *   sr-eq    the top bit of hi;
  *   sr:r=R   R < 32: F = f1_hi >> (32 - R), Z = hi >> (32 - R), carry of F + Z at bit R;
  *            R >= 32: F + Z = (f1_hi + hi) 2^(R-32) + (bits of lo below 2^(R-32)), so the carry
- *            at bit R is the carry of the 32-bit sum f1_hi + hi. */
+ *            at bit R is the carry of the 32-bit sum f1_hi + hi (mk_round32_init stores
+ *            min(R, 32)). */
 
 /* High halves of sixteen draws (lanes 0-7 from states s0, 8-15 from s1). */
-SRL_INLINE srl__kw16 ISA(draw_hi16)(srl__ku8 s0, srl__ku8 s1)
+SRL_INLINE srl__u32x16 ISA(draw_hi16)(srl__u64x8 s0, srl__u64x8 s1)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* x = ((st >> 18) ^ st) >> 27 is word 2q of the pair viewed as 32-bit words, the rotation
-     * st >> 59 the top bits of word 2q + 1: one shuffle gathers each, one rotation serves all */
-    srl__kw16 t0, t1, h0, h1;
-    const srl__ku8 u0 = ((s0 >> 18) ^ s0) >> 27, u1 = ((s1 >> 18) ^ s1) >> 27;
-    memcpy(&t0, &u0, sizeof t0);
-    memcpy(&t1, &u1, sizeof t1);
-    memcpy(&h0, &s0, sizeof h0);
-    memcpy(&h1, &s1, sizeof h1);
-    const srl__kw16 x = __builtin_shufflevector(t0, t1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
-                                                24, 26, 28, 30);
-    const srl__kw16 rot = __builtin_shufflevector(h0, h1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
-                                                  23, 25, 27, 29, 31) >> 27;
-    return (x >> rot) | (x << ((-rot) & 31u));
-#else
-    const srl__kw8 h0 = __builtin_convertvector(ISA(draw_hi)(s0), srl__kw8);
-    const srl__kw8 h1 = __builtin_convertvector(ISA(draw_hi)(s1), srl__kw8);
-    return __builtin_shufflevector(h0, h1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#endif
+    return __builtin_shufflevector(ISA(lane_pcg32_out)(s0), ISA(lane_pcg32_out)(s1), 0, 1, 2, 3,
+                                   4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-SRL_INLINE int ISA(any16)(srl__kw16 v)
+SRL_INLINE int ISA(any16)(srl__u32x16 v)
 {
-    srl__ku8 w;
+    srl__u64x8 w;
     memcpy(&w, &v, sizeof w);
-    return ISA(any)(w);
+    return ISA(lane_any)(w);
 }
 
-SRL_INLINE srl__kf16 ISA(vround32)(srl__kf16 d, const mk_round32 *rp, srl_mode mode,
-                                   srl__kw16 hi, int sum, srl__kw16 *bad)
+SRL_INLINE srl__f32x16 ISA(vround32)(srl__f32x16 d, const mk_round32 *rp, srl_mode mode,
+                                     srl__u32x16 hi, int sum, srl__u32x16 *bad)
 {
-    const srl__kw16 zero = hi - hi, one = zero + 1, sign = zero + 0x80000000u;
+    const srl__u32x16 zero = hi - hi, sign = zero + 0x80000000u;
     const int s = rp->s;
-    srl__kw16 b;
+    srl__u32x16 b;
     memcpy(&b, &d, sizeof b);
-    const srl__kw16 a = b & ~sign;
-    const srl__kw16 R = a & (zero + ((1u << s) - 1u));
-    if (mode == SRL_RN) {
-        /* (a + 2^(s-1) - 1 + T) with the low s bits cleared: up iff R > half, or R == half
-         * and T odd -- the rule below in three operations (s = 0: exact, a itself) */
-        const uint32_t hm = s ? (1u << (s - 1)) - 1u : 0u, tm = s ? 1u : 0u;
-        const srl__kw16 res = (a + (zero + hm) + ((a >> s) & (zero + tm))) & ~(zero + ((1u << s) - 1u));
-        const srl__kw16 lo = zero + rp->lo, span = zero + rp->span, hi32 = zero + rp->hi;
-        const srl__kw16 iz = (srl__kw16)(a == zero);
-        srl__kw16 nok = ((srl__kw16)(span < (a - lo)) | (srl__kw16)(hi32 < res)) & ~iz;
-        *bad |= nok;
-        (void)sum; /* rn is not rd: a zero sum's hardware sign is right */
-        const srl__kw16 yb = res | (b & sign);
-        srl__kf16 y;
-        memcpy(&y, &yb, sizeof y);
-        return y;
-    }
-    const srl__kw16 f1 = R << (s ? 32 - s : 0); /* the high word of the fraction (R = 0 if s = 0) */
-    const srl__kw16 inexact = ~(srl__kw16)(f1 == zero) & one;
-    srl__kw16 away;
-    switch (mode) {
-    case SRL_RN: {
-        const srl__kw16 half = sign;
-        away = ((srl__kw16)(half < f1) | ((srl__kw16)(f1 == half) & -((a >> s) & one))) & one;
-        break;
-    }
-    case SRL_RNA: away = ~(srl__kw16)(f1 < sign) & one; break;
-    case SRL_RZ: away = zero; break;
-    case SRL_RU: away = inexact & ((b >> 31) ^ one); break;
-    case SRL_RD: away = inexact & (b >> 31); break;
-    case SRL_RO: away = inexact & (((a >> s) & one) ^ one); break;
-    case SRL_SR: away = (srl__kw16)(hi < f1) & one; break;
-    case SRL_SR_EQ: away = inexact & (hi >> 31); break;
-    default: { /* SRL_SR_BITS */
-        const int r = rp->r;
-        if (r < 32) {
-            const srl__kw16 F = f1 >> (32 - r), Z = hi >> (32 - r);
-            away = (srl__kw16)(zero < ((F + Z) >> r)) & one;
-        } else {
-            away = (srl__kw16)((f1 + hi) < f1) & one;
-        }
-        break;
-    }
-    }
-    const srl__kw16 res = (a - R) + (away << s);
-    const srl__kw16 lo = zero + rp->lo, span = zero + rp->span, hi32 = zero + rp->hi;
-    /* (away is 0 or 1 in every lane) */
-    const srl__kw16 iz = (srl__kw16)(a == zero);
-    srl__kw16 nok = ((srl__kw16)(span < (a - lo)) | (srl__kw16)(hi32 < res)) & ~iz;
+    const srl__u32x16 a = b & ~sign;
+    const srl__u32x16 res = ISA(lane_round32)(a, s, mode, rp->r, b >> 31, hi, 32, bad);
+    const srl__u32x16 lo = zero + rp->lo, span = zero + rp->span, hi32 = zero + rp->hi;
+    const srl__u32x16 iz = (srl__u32x16)(a == zero);
+    srl__u32x16 nok = ((srl__u32x16)(span < (a - lo)) | (srl__u32x16)(hi32 < res)) & ~iz;
     if (sum && mode == SRL_RD)
         nok |= iz;
     *bad |= nok;
-    const srl__kw16 yb = res | (b & sign);
-    srl__kf16 y;
+    const srl__u32x16 yb = res | (b & sign);
+    srl__f32x16 y;
     memcpy(&y, &yb, sizeof y);
     return y;
 }
 
-SRL_INLINE srl__kw16 ISA(sum_inexact32)(srl__kf16 a, srl__kf16 b, srl__kf16 d)
+SRL_INLINE srl__u32x16 ISA(sum_inexact32)(srl__f32x16 a, srl__f32x16 b, srl__f32x16 d)
 {
-    const srl__kf16 zf = {0};
-    const srl__kf16 bp = d - a, ap = d - bp, e = (a - ap) + (b - bp);
-    return ~(srl__kw16)(e == zf);
+    const srl__f32x16 zf = {0};
+    const srl__f32x16 bp = d - a, ap = d - bp, e = (a - ap) + (b - bp);
+    return ~(srl__u32x16)(e == zf);
 }
 
 /* Flagged lanes of sixteen: the eight-lane fix-ups of src/linalg/kernels.c, twice. */
-static __attribute__((noinline, cold)) srl__kf16 ISA(fix_term16)(
-    const mk_job *jb, size_t l, int v, int first, double av, srl__kf16 b16, srl__kf16 s16,
-    srl__kf16 r16, srl__kw16 bad, const srl__ku8 *gp, const srl__ku8 *ga)
+static __attribute__((noinline, cold)) srl__f32x16 ISA(fix_term16)(
+    const mk_job *jb, size_t l, int v, int first, double av, srl__f32x16 b16, srl__f32x16 s16,
+    srl__f32x16 r16, srl__u32x16 bad, const srl__u64x8 *gp, const srl__u64x8 *ga)
 {
     for (int h = 0; h < 2; h++) {
         double b[8], s[8], r[8];
@@ -626,9 +504,9 @@ static __attribute__((noinline, cold)) srl__kf16 ISA(fix_term16)(
     return r16;
 }
 
-static __attribute__((noinline, cold)) srl__kf16 ISA(fix_join16)(
-    const mk_job *jb, size_t blk, int v, srl__kf16 t16, srl__kf16 s16, srl__kf16 r16,
-    srl__kw16 bad, const srl__ku8 *gj)
+static __attribute__((noinline, cold)) srl__f32x16 ISA(fix_join16)(
+    const mk_job *jb, size_t blk, int v, srl__f32x16 t16, srl__f32x16 s16, srl__f32x16 r16,
+    srl__u32x16 bad, const srl__u64x8 *gj)
 {
     for (int h = 0; h < 2; h++) {
         double t[8], s[8], r[8];
@@ -649,36 +527,36 @@ static __attribute__((noinline, cold)) srl__kf16 ISA(fix_join16)(
 
 /* One term l for all lanes of the binary32-lane engine. */
 SRL_INLINE void ISA(mf_step)(mk_job *jb, size_t l, const int first, const int pk, const int ak,
-                             const srl_mode pmode, const srl_mode amode, srl__kf16 *sb,
-                             srl__ku8 (*gp)[2], srl__ku8 (*ga)[2], const srl__kw16 *valid,
-                             float *pad, const mk_round32 *pr, const mk_round32 *ar, srl__ku8 m2,
-                             srl__ku8 c2)
+                             const srl_mode pmode, const srl_mode amode, srl__f32x16 *sb,
+                             srl__u64x8 (*gp)[2], srl__u64x8 (*ga)[2], const srl__u32x16 *valid,
+                             float *pad, const mk_round32 *pr, const mk_round32 *ar, srl__u64x8 m2,
+                             srl__u64x8 c2)
 {
     enum { NV = MK_W / 16 };
-    const bool psto = pk == MF_PK_ROUND && mk_stochastic(pmode);
-    const bool asto = ak == MK_AK_BITS && mk_stochastic(amode);
-    const srl__kw16 z16 = {0};
+    const bool psto = pk == MF_PK_ROUND && srl__mode_stochastic(pmode);
+    const bool asto = ak == MK_AK_BITS && srl__mode_stochastic(amode);
+    const srl__u32x16 z16 = {0};
     const float av = ((const float *)jb->a)[l * jb->a_step];
-    const srl__kf16 a16 = SRL_SPLAT16(av);
+    const srl__f32x16 a16 = SRL_SPLAT16(av);
     const float *row = (const float *)ISA(brow)(jb, l, pad, sizeof(float));
     for (int v = 0; v < NV; v++) {
-        srl__kf16 b16;
+        srl__f32x16 b16;
         memcpy(&b16, row + 16 * v, sizeof b16);
-        const srl__kf16 p = a16 * b16; /* exact: the scan */
-        srl__kw16 bad = z16;
-        const srl__kf16 t =
+        const srl__f32x16 p = a16 * b16; /* exact: the scan */
+        srl__u32x16 bad = z16;
+        const srl__f32x16 t =
             pk == MF_PK_ROUND
                 ? ISA(vround32)(p, pr, pmode,
                                 psto ? ISA(draw_hi16)(gp[v][0], gp[v][1]) : z16, 0, &bad)
                 : p;
-        const srl__kw16 hi_a = asto ? ISA(draw_hi16)(ga[v][0], ga[v][1]) : z16;
-        srl__kf16 r;
+        const srl__u32x16 hi_a = asto ? ISA(draw_hi16)(ga[v][0], ga[v][1]) : z16;
+        srl__f32x16 r;
         if (first) {
             r = ak == MK_AK_BITS ? ISA(vround32)(t, ar, amode, hi_a, 0, &bad) : t;
         } else if (ak == MK_AK_F32ADD) {
             r = sb[v] + t; /* RN32 of the exact sum */
         } else {
-            const srl__kf16 d = sb[v] + t;
+            const srl__f32x16 d = sb[v] + t;
             bad |= ISA(sum_inexact32)(sb[v], t, d);
             r = ISA(vround32)(d, ar, amode, hi_a, 1, &bad);
         }
@@ -705,21 +583,21 @@ SRL_INLINE void ISA(mf_core)(mk_job *jb, const int pk, const int ak, const srl_m
     enum { NV = MK_W / 16 };
     const size_t k = jb->k, K = jb->K;
     const int w = jb->w;
-    const bool asto = ak == MK_AK_BITS && mk_stochastic(amode);
-    const srl__ku8 z8 = {0, 0, 0, 0, 0, 0, 0, 0};
-    const srl__ku8 m2 = z8 + jb->m2, c2 = z8 + jb->c2;
-    const srl__kw16 z16 = {0};
+    const bool asto = ak == MK_AK_BITS && srl__mode_stochastic(amode);
+    const srl__u64x8 z8 = {0, 0, 0, 0, 0, 0, 0, 0};
+    const srl__u64x8 m2 = z8 + jb->m2, c2 = z8 + jb->c2;
+    const srl__u32x16 z16 = {0};
     const mk_round32 pr = jb->pr32, ar = jb->ar32; /* locals: kept in registers */
     float pad[MK_W];
     memset(pad, 0, sizeof pad);
-    srl__kf16 sb[NV], st[NV];
-    srl__ku8 gp[NV][2], ga[NV][2], gj[NV][2];
-    srl__kw16 valid[NV];
+    srl__f32x16 sb[NV], st[NV];
+    srl__u64x8 gp[NV][2], ga[NV][2], gj[NV][2];
+    srl__u32x16 valid[NV];
     memcpy(gp, jb->stp, sizeof gp);
     memcpy(ga, jb->sta, sizeof ga);
     memcpy(gj, jb->stj, sizeof gj);
     for (int v = 0; v < NV; v++) {
-        sb[v] = st[v] = (srl__kf16){0};
+        sb[v] = st[v] = (srl__f32x16){0};
         for (int q = 0; q < 16; q++)
             valid[v][q] = 16 * v + q < w ? ~0u : 0u;
     }
@@ -735,12 +613,12 @@ SRL_INLINE void ISA(mf_core)(mk_job *jb, const int pk, const int ak, const srl_m
                 st[v] = sb[v];
                 continue;
             }
-            srl__kw16 bad = z16;
-            srl__kf16 r;
+            srl__u32x16 bad = z16;
+            srl__f32x16 r;
             if (ak == MK_AK_F32ADD) {
                 r = st[v] + sb[v];
             } else {
-                const srl__kf16 d = st[v] + sb[v];
+                const srl__f32x16 d = st[v] + sb[v];
                 bad |= ISA(sum_inexact32)(st[v], sb[v], d);
                 r = ISA(vround32)(d, &ar, amode,
                                   asto ? ISA(draw_hi16)(gj[v][0], gj[v][1]) : z16, 1, &bad);
@@ -762,7 +640,7 @@ SRL_INLINE void ISA(mf_core)(mk_job *jb, const int pk, const int ak, const srl_m
 
 #define MF_INSTANCE(name, pk, ak, pm, am)                                                         \
     static void ISA(mf_##name)(mk_job * jb) { ISA(mf_core)(jb, pk, ak, pm, am); }
-#if KERN_SPECIALISE
+#if SRL_ISA_LEVEL > 0
 MF_SPECS(MF_INSTANCE)
 #else
 MF_GENERIC(MF_INSTANCE)

@@ -1,11 +1,13 @@
 /* src/ops/ops.c: exact operations, fast path (include/srlab/ops.h, docs/design.md §5).
  *
  * Every operation forms its exact result and rounds it once with the shared rule of
- * src/round/round_core.h: it describes the magnitude as |x| = (T + f) 2^qe (T an integer, 0 <= f < 1,
- * 2^qe the grid spacing at |x|), f by its first word f1 = floor(f 2^64), a flag `more` and a tail
- * of further words, then calls srl__away() and srl__assemble(). The description of an exact value
- * is unique, so this file and the MPFR reference path (src/ops/ops_mpfr.c) give the same bits for the
- * same draw (theory/T01-sr-basics.md: P(away) = f exactly).
+ * src/round/round_core.h: it describes the magnitude as |x| = (T + f) 2^qe (T an integer,
+ * 0 <= f < 1, 2^qe the grid spacing at |x|), f by its first word f1 = floor(f 2^64), a flag
+ * `more` and a tail of further words, then calls srl__away() and srl__assemble(); the quick path
+ * below calls the same decision, srl__decide and srl__round_bits (src/round/decide.h). The
+ * description of an exact value is unique, so this file and the MPFR reference path
+ * (src/ops/ops_mpfr.c) give the same bits for the same draw (theory/T01-sr-basics.md:
+ * P(away) = f exactly).
  *
  * How the exact result is described, all in integer arithmetic on the operands' significands
  * (|a| = Ma 2^Ea with Ma < 2^53 an integer):
@@ -667,16 +669,21 @@ static inline double zero_sum(bool nx, bool ny, srl_mode mode)
     return mode == SRL_RD ? -0.0 : 0.0;
 }
 
+/* A special result (NaN, an infinity, a signed zero), in *special. */
+static inline int special_result(double *special, double v)
+{
+    *special = v;
+    return DESC_SPECIAL;
+}
+
 /* a + s b for finite a, b (flip: b's sign is flipped). */
 static int describe_add(desc_ws *w, double a, double b, bool flip, const srl_format *f,
                         srl_mode mode, double *special)
 {
     const bool nb = (signbit(b) != 0) != flip;
     if (a == 0 || b == 0) {
-        if (a == 0 && b == 0) {
-            *special = zero_sum(signbit(a) != 0, nb, mode);
-            return DESC_SPECIAL;
-        }
+        if (a == 0 && b == 0)
+            return special_result(special, zero_sum(signbit(a) != 0, nb, mode));
         const term t = a == 0 ? term_of(b, flip) : term_of(a, false);
         return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
     }
@@ -686,126 +693,107 @@ static int describe_add(desc_ws *w, double a, double b, bool flip, const srl_for
     return k;
 }
 
+/* a + b (flip = 0) or a - b (flip = 1). */
+static int describe_add_op(desc_ws *w, double a, double b, bool flip, const srl_format *f,
+                           srl_mode mode, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    if (isinf(a) || isinf(b)) {
+        const bool nb = (signbit(b) != 0) != flip;
+        if (isinf(a) && isinf(b) && (signbit(a) != 0) != nb)
+            return special_result(special, NAN);
+        return special_result(special, isinf(a) ? a : nb ? -INFINITY : INFINITY);
+    }
+    return describe_add(w, a, b, flip, f, mode, special);
+}
+
+static int describe_mul_op(desc_ws *w, double a, double b, const srl_format *f, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
+    if (isinf(a) || isinf(b))
+        return special_result(special, (a == 0 || b == 0) ? NAN : neg ? -INFINITY : INFINITY);
+    if (a == 0 || b == 0)
+        return special_result(special, neg ? -0.0 : 0.0);
+    const term x = split(a), y = split(b);
+    return describe_pair(&w->e, &w->c.pair, &w->tail, neg, x.M * y.M, x.E + y.E, false, 0, 0, f);
+}
+
+/* a b + c. */
+static int describe_fma_op(desc_ws *w, double a, double b, double c, const srl_format *f,
+                           srl_mode mode, double *special)
+{
+    if (isnan(a) || isnan(b) || isnan(c))
+        return special_result(special, NAN);
+    const bool np = (signbit(a) != 0) != (signbit(b) != 0);
+    if (isinf(a) || isinf(b)) {
+        if (a == 0 || b == 0 || (isinf(c) && (signbit(c) != 0) != np))
+            return special_result(special, NAN);
+        return special_result(special, np ? -INFINITY : INFINITY);
+    }
+    if (isinf(c))
+        return special_result(special, c);
+    if (a == 0 || b == 0) { /* an exact zero product plus c */
+        if (c == 0)
+            return special_result(special, zero_sum(np, signbit(c) != 0, mode));
+        const term t = split(c);
+        return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
+    }
+    const term x = split(a), y = split(b);
+    const term prod = {x.M * y.M, x.E + y.E, np};
+    if (c == 0)
+        return describe_pair(&w->e, &w->c.pair, &w->tail, np, prod.M, prod.E, false, 0, 0, f);
+    const int k = describe_sum(&w->e, &w->c.pair, &w->tail, prod, split(c), f);
+    if (k == DESC_SPECIAL)
+        *special = zero_sum(false, true, mode);
+    return k;
+}
+
+static int describe_div_op(desc_ws *w, double a, double b, const srl_format *f, double *special)
+{
+    if (isnan(a) || isnan(b))
+        return special_result(special, NAN);
+    const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
+    if ((isinf(a) && isinf(b)) || (a == 0 && b == 0))
+        return special_result(special, NAN);
+    if (isinf(a) || b == 0) /* inf / finite, or x / 0 (division by zero) */
+        return special_result(special, neg ? -INFINITY : INFINITY);
+    if (isinf(b) || a == 0)
+        return special_result(special, neg ? -0.0 : 0.0);
+    return describe_div(&w->e, &w->c.div, &w->tail, a, b, f);
+}
+
+static int describe_sqrt_op(desc_ws *w, double a, const srl_format *f, double *special)
+{
+    if (isnan(a) || (a < 0)) /* sqrt of a negative number (-inf included) */
+        return special_result(special, NAN);
+    if (a == 0 || isinf(a)) /* sqrt(+-0) = +-0, sqrt(+inf) = +inf */
+        return special_result(special, a);
+    return describe_sqrt(&w->e, &w->c.sqrt, &w->tail, a, f);
+}
+
+/* The exact result of op, described in w (DESC_OK), special (DESC_SPECIAL: *special is the
+ * IEEE 754 result, to be rounded as a special value), or beyond the description (DESC_FALLBACK:
+ * the MPFR path). */
 static int describe_op(desc_ws *w, srl_op op, double a, double b, double c, const srl_format *f,
                        srl_mode mode, double *special)
 {
     switch (op) {
     case SRL_ADD:
-    case SRL_SUB: {
-        const bool flip = op == SRL_SUB;
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (isinf(a) || isinf(b)) {
-            const bool nb = (signbit(b) != 0) != flip;
-            if (isinf(a) && isinf(b) && (signbit(a) != 0) != nb)
-                *special = NAN;
-            else if (isinf(a))
-                *special = a;
-            else
-                *special = nb ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        return describe_add(w, a, b, flip, f, mode, special);
-    }
-    case SRL_MUL: {
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
-        if (isinf(a) || isinf(b)) {
-            *special = (a == 0 || b == 0) ? NAN : neg ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || b == 0) {
-            *special = neg ? -0.0 : 0.0;
-            return DESC_SPECIAL;
-        }
-        const term x = split(a), y = split(b);
-        return describe_pair(&w->e, &w->c.pair, &w->tail, neg, x.M * y.M, x.E + y.E, false, 0,
-                             0, f);
-    }
-    case SRL_FMA: {
-        if (isnan(a) || isnan(b) || isnan(c)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool np = (signbit(a) != 0) != (signbit(b) != 0);
-        if (isinf(a) || isinf(b)) {
-            if (a == 0 || b == 0 || (isinf(c) && (signbit(c) != 0) != np))
-                *special = NAN;
-            else
-                *special = np ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (isinf(c)) {
-            *special = c;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || b == 0) { /* an exact zero product plus c */
-            if (c == 0) {
-                *special = zero_sum(np, signbit(c) != 0, mode);
-                return DESC_SPECIAL;
-            }
-            const term t = split(c);
-            return describe_pair(&w->e, &w->c.pair, &w->tail, t.neg, t.M, t.E, false, 0, 0, f);
-        }
-        const term x = split(a), y = split(b);
-        const term prod = {x.M * y.M, x.E + y.E, np};
-        if (c == 0)
-            return describe_pair(&w->e, &w->c.pair, &w->tail, np, prod.M, prod.E, false, 0, 0, f);
-        const int k = describe_sum(&w->e, &w->c.pair, &w->tail, prod, split(c), f);
-        if (k == DESC_SPECIAL)
-            *special = zero_sum(false, true, mode);
-        return k;
-    }
-    case SRL_DIV: {
-        if (isnan(a) || isnan(b)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        const bool neg = (signbit(a) != 0) != (signbit(b) != 0);
-        if ((isinf(a) && isinf(b)) || (a == 0 && b == 0)) {
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (isinf(a) || b == 0) { /* inf / finite, or x / 0 (division by zero) */
-            *special = neg ? -INFINITY : INFINITY;
-            return DESC_SPECIAL;
-        }
-        if (isinf(b) || a == 0) {
-            *special = neg ? -0.0 : 0.0;
-            return DESC_SPECIAL;
-        }
-        return describe_div(&w->e, &w->c.div, &w->tail, a, b, f);
-    }
-    case SRL_SQRT:
-        if (isnan(a) || (a < 0)) { /* sqrt of a negative number (-inf included) */
-            *special = NAN;
-            return DESC_SPECIAL;
-        }
-        if (a == 0 || isinf(a)) { /* sqrt(+-0) = +-0, sqrt(+inf) = +inf */
-            *special = a;
-            return DESC_SPECIAL;
-        }
-        return describe_sqrt(&w->e, &w->c.sqrt, &w->tail, a, f);
-    default:
-        *special = NAN;
-        return DESC_SPECIAL;
+    case SRL_SUB: return describe_add_op(w, a, b, op == SRL_SUB, f, mode, special);
+    case SRL_MUL: return describe_mul_op(w, a, b, f, special);
+    case SRL_FMA: return describe_fma_op(w, a, b, c, f, mode, special);
+    case SRL_DIV: return describe_div_op(w, a, b, f, special);
+    case SRL_SQRT: return describe_sqrt_op(w, a, f, special);
+    default: return special_result(special, NAN);
     }
 }
 
 /* ---- the quick path: exact binary64 results in the format's normal range ---- */
 
-/* Round an exact binary64 value x whose binade e lies in [emin, emax]; false otherwise (zeros,
- * binary64 subnormals, inf and NaN included). There the description is immediate: qe = e-p+1
- * sits s = 53-p bits above x's last bit, so T = M >> s, f1 = (M mod 2^s) 2^(64-s), more = false,
- * and the decision of srl__away() reduces to one comparison per mode (exactness included: f1 = 0
- * decides "stay" in every mode). Moving away adds one unit at bit s of x's encoding, a carry into
- * the exponent field included, which is srl__assemble()'s (T+1) 2^qe. Branch-light on purpose:
- * kernels call this in their inner loops. */
+/* Branch-light on purpose: kernels call these in their inner loops. */
 #if defined(__GNUC__)
 #define SRL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define SRL_NOINLINE __attribute__((noinline))
@@ -816,42 +804,31 @@ static int describe_op(desc_ws *w, srl_op op, double a, double b, double c, cons
 #define SRL_UNLIKELY(x) (x)
 #endif
 
-/* srl__away() for a fraction whose expansion ends at its first word f1 (more = false). */
+/* The decision (src/round/decide.h) for a fraction whose expansion ends at its first word f1
+ * (more = false): exact, every mode decided. */
 static SRL_ALWAYS_INLINE int decide_f1(uint64_t f1, int todd, int neg, srl_rounding m, uint64_t u)
 {
-    const int inexact = f1 != 0;
-    int away;
-    switch (m.mode) {
-    case SRL_RN: away = (f1 > SRL__HALF) | ((f1 == SRL__HALF) & todd); break;
-    case SRL_RNA: away = f1 >= SRL__HALF; break;
-    case SRL_RZ: away = 0; break;
-    case SRL_RU: away = inexact & !neg; break;
-    case SRL_RD: away = inexact & neg; break;
-    case SRL_RO: away = inexact & !todd; break;
-    case SRL_SR: away = u < f1; break; /* f's expansion ends at f1: U < f iff u < f1 */
-    case SRL_SR_EQ: away = inexact & (int)(u >> 63); break;
-    default: {
-        const unsigned sh = 64u - (unsigned)m.r;
-        const uint64_t F = f1 >> sh, Z = u >> sh;
-        away = m.r == 64 ? (F != 0 && Z >= (uint64_t)0 - F) : (int)((F + Z) >> m.r != 0);
-        break;
-    }
-    }
-    return away;
+    uint64_t undecided = 0; /* (never: sr with u == f1 and nothing after f1 is decided, 0) */
+    return (int)srl__decide(m.mode, m.r, f1, f1, 0, (uint64_t)todd, (uint64_t)neg, u, 64,
+                            &undecided);
 }
 
-/* The result T q + away q, from T q's encoding tb (a binade of the format's normal range):
- * moving away adds one unit at bit s, a carry into the exponent field included, which is
- * srl__assemble()'s (T+1) 2^qe; then the overflow rules. */
-static SRL_ALWAYS_INLINE double quick_assemble(uint64_t tb, int away, unsigned s, uint64_t sign,
-                                               const srl_format *f, srl_mode mode)
+/* The result for a rounded magnitude rb, the encoding of (T + away) q (T q in a binade of the
+ * format's normal range; moving away adds one unit at bit s, a carry into the exponent field
+ * included, which is srl__assemble()'s (T+1) 2^qe): the overflow rules, then the sign. */
+static SRL_ALWAYS_INLINE double quick_result(uint64_t rb, uint64_t sign, const srl_format *f,
+                                             srl_mode mode)
 {
-    const uint64_t rb = tb + ((uint64_t)away << s);
     if (srl__from_bits(rb) > f->xmax)
         return srl__overflow_value(f, mode, sign != 0);
     return srl__from_bits(rb | sign);
 }
 
+/* Round an exact binary64 value x whose binade e lies in [emin, emax]; false otherwise (zeros,
+ * binary64 subnormals, inf and NaN included). There the description is immediate: qe = e-p+1
+ * sits s = 53-p bits above x's last bit, so T = M >> s, f1 = (M mod 2^s) 2^(64-s), more = false:
+ * x's encoding with its low s bits as the fraction, which srl__round_bits rounds (exactness
+ * included: f1 = 0 decides "stay" in every mode). */
 static SRL_ALWAYS_INLINE bool quick_round(double *y, double x, const srl_format *f,
                                           srl_rounding m, uint64_t u)
 {
@@ -859,11 +836,9 @@ static SRL_ALWAYS_INLINE bool quick_round(double *y, double x, const srl_format 
     const int e = (int)(a >> 52) - 1023;
     if (e < f->emin || e > f->emax)
         return false;
-    const unsigned s = 53u - (unsigned)f->p; /* 0 .. 51 */
-    const uint64_t lowmask = (UINT64_C(1) << s) - 1;
-    const uint64_t f1 = ((a & lowmask) << (63 - s)) << 1;
-    const int away = decide_f1(f1, (int)((a >> s) & 1), sign != 0, m, u);
-    *y = quick_assemble(a & ~lowmask, away, s, sign, f, m.mode);
+    uint64_t undecided = 0; /* (never: x's fraction is its bits below the grid) */
+    const uint64_t rb = srl__round_bits(a, 53 - f->p, m.mode, m.r, sign != 0, u, 64, &undecided);
+    *y = quick_result(rb, sign, f, m.mode);
     return true;
 }
 
@@ -872,8 +847,9 @@ static SRL_ALWAYS_INLINE bool quick_round(double *y, double x, const srl_format 
  * format's grid (s = 53-p of them), the fraction lies in [2 frb - 1, 2 frb + 1] 2^-(s+1), in the
  * same T and binade as x0 when frb != 0. Unless frb is 0 or 2^(s-1) (x0 on the grid or on a
  * midpoint: the side of x matters), or sr's draw or sr:r=R's truncation falls inside that
- * interval, every mode decides from x0 alone, exact or not: rn and rna compare frb with 2^(s-1),
- * the directed modes and ro see f > 0. Otherwise false: the exact residual decides. */
+ * interval, every mode decides from x0 alone, exact or not (srl__decide on the interval: rn and
+ * rna see on which side of 1/2 it lies, the directed modes and ro see f > 0). Otherwise false:
+ * the exact residual decides. */
 static SRL_ALWAYS_INLINE bool quick_near(double *y, double x0, const srl_format *f,
                                          srl_rounding m, uint64_t u)
 {
@@ -886,34 +862,14 @@ static SRL_ALWAYS_INLINE bool quick_near(double *y, double x0, const srl_format 
     const uint64_t frb = a & lowmask, half = lowmask ^ (lowmask >> 1); /* 2^(s-1); 0 when s = 0 */
     if (SRL_UNLIKELY(frb == 0 || frb == half))
         return false;
-    const int neg = sign != 0, todd = (int)((a >> s) & 1);
-    int away;
-    switch (m.mode) {
-    case SRL_RN:
-    case SRL_RNA: away = frb > half; break;
-    case SRL_RZ: away = 0; break;
-    case SRL_RU: away = !neg; break;
-    case SRL_RD: away = neg; break;
-    case SRL_RO: away = !todd; break;
-    case SRL_SR_EQ: away = (int)(u >> 63); break;
-    case SRL_SR: {
-        const uint64_t lo = (2 * frb - 1) << (63 - s), hi = (2 * frb + 1) << (63 - s);
-        if (SRL_UNLIKELY(u - lo < hi - lo)) /* lo <= u < hi: f1 may be on either side */
-            return false;
-        away = u < lo; /* u < f1; else u >= hi >= f1, and u = f1 = hi means f = hi 2^-64 */
-        break;
-    }
-    default: {
-        const unsigned shr = 64u - (unsigned)m.r;
-        const uint64_t lo = (2 * frb - 1) << (63 - s), hi = (2 * frb + 1) << (63 - s);
-        const uint64_t F = lo >> shr, Z = u >> shr;
-        if (SRL_UNLIKELY(F != hi >> shr))
-            return false;
-        away = m.r == 64 ? (F != 0 && Z >= (uint64_t)0 - F) : (int)((F + Z) >> m.r != 0);
-        break;
-    }
-    }
-    *y = quick_assemble(a & ~lowmask, away, s, sign, f, m.mode);
+    /* f1 lies in [lo, hi], which holds neither 0 nor 1/2 (frb is neither 0 nor half) */
+    const uint64_t lo = ((2 * frb - 1) << (63 - s)) - 1, hi = (2 * frb + 1) << (63 - s);
+    uint64_t undecided = 0;
+    const int away = (int)srl__decide(m.mode, m.r, lo, hi, 1, (a >> s) & 1, sign != 0, u, 64,
+                                      &undecided);
+    if (SRL_UNLIKELY(undecided)) /* sr's draw or sr:r=R's truncation falls inside [lo, hi] */
+        return false;
+    *y = quick_result((a & ~lowmask) + ((uint64_t)away << s), sign, f, m.mode);
     return true;
 }
 
@@ -955,33 +911,16 @@ static SRL_ALWAYS_INLINE bool quick_round_side(double *y, double x0, int up, int
         /* x exactly half an ulp from x0: an end of the interval, f = (L + up) 2^-(s+1), a
          * 64-bit word (s + 1 <= 52) with nothing after it */
         const uint64_t f1 = (L + (uint64_t)(up != 0)) << sh;
-        *y = quick_assemble(tb, decide_f1(f1, todd, neg, m, u), s, sign, f, m.mode);
+        *y = quick_result(tb + ((uint64_t)decide_f1(f1, todd, neg, m, u) << s), sign, f, m.mode);
         return true;
     }
-    int away;
-    switch (m.mode) {
-    case SRL_RN:
-    case SRL_RNA: away = lo >= SRL__HALF; break; /* f > 1/2 iff L >= 2^s; f != 1/2 */
-    case SRL_RZ: away = 0; break;
-    case SRL_RU: away = !neg; break;
-    case SRL_RD: away = neg; break;
-    case SRL_RO: away = !todd; break;
-    case SRL_SR:
-        if (SRL_UNLIKELY(u - lo <= hi - lo)) /* lo <= u <= hi: u may equal f1 */
-            return false;
-        away = u < lo; /* u < f1, else u > f1 */
-        break;
-    case SRL_SR_EQ: away = (int)(u >> 63); break;
-    default: {
-        const unsigned shr = 64u - (unsigned)m.r;
-        const uint64_t F = lo >> shr, Z = u >> shr;
-        if (F != hi >> shr)
-            return false;
-        away = m.r == 64 ? (F != 0 && Z >= (uint64_t)0 - F) : (int)((F + Z) >> m.r != 0);
-        break;
-    }
-    }
-    *y = quick_assemble(tb, away, s, sign, f, m.mode);
+    /* f 2^64 lies in (lo, hi + 1): f1 in [lo, hi], strictly above lo; 1/2 is no interior point */
+    uint64_t undecided = 0;
+    const int away = (int)srl__decide(m.mode, m.r, lo, hi, 1, (uint64_t)todd, (uint64_t)neg, u,
+                                      64, &undecided);
+    if (SRL_UNLIKELY(undecided)) /* sr's draw or sr:r=R's truncation falls inside (lo, hi] */
+        return false;
+    *y = quick_result(tb + ((uint64_t)away << s), sign, f, m.mode);
     return true;
 }
 
@@ -1133,13 +1072,9 @@ double srl_op_apply_draw(srl_op op, double a, double b, double c, const srl_form
 double srl_op_apply(srl_op op, double a, double b, double c, const srl_format *f,
                     srl_rounding m, srl_rng *rng)
 {
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        if (!rng)
-            return NAN;
-        index = rng->counter;
-        u = srl_rng_next(rng);
-    }
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index))
+        return NAN;
     return srl_op_apply_draw(op, a, b, c, f, m, u, rng, index);
 }
 
@@ -1282,11 +1217,9 @@ int srl_op_explain(srl_round_info *info, srl_op op, double a, double b, double c
 {
     if (!info || !args_ok(f, m, rng) || (unsigned)op >= SRL_OP_COUNT)
         return SRL_EINVAL;
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        index = rng->counter;
-        u = srl_rng_next(rng);
-    }
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index)) /* (not reached: args_ok) */
+        return SRL_EINVAL;
     desc_ws w;
     double special = 0.0;
     const int k = describe_op(&w, op, a, b, c, f, m.mode, &special);

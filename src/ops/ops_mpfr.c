@@ -222,14 +222,82 @@ static int mp_ternary(mp_desc *d, bool neg, double y)
     return neg ? -c : c;
 }
 
-static void special_info(srl_round_info *info, double xd, double v)
+/* Compute the result into d->x: exactly (add, sub, mul, fma; the mode only chooses the sign of
+ * an exact zero sum, IEEE 754 §6.3) or toward zero at p + 72 bits (div, sqrt). SRL_ENOTSUP if
+ * an exact operation was not exact (not reached: the precision covers every bit). */
+static int mp_compute(mp_desc *d, const srl_format *f, srl_mode mode)
 {
-    memset(info, 0, sizeof *info);
-    info->x = xd;
-    info->rd = info->ru = info->result = v;
-    info->exact = isnan(xd) || srl__same_value(v, xd); /* returned unchanged */
-    info->overflow = isinf(xd) && !srl__same_value(v, xd);
-    info->ternary = (isnan(v) || isnan(xd)) ? 0 : (v > xd) - (v < xd);
+    if (is_exact_op(d->o->op)) {
+        mpfr_set_prec(d->x, exact_prec(d->o));
+        d->inexact = false;
+        return mp_eval(d->x, d->o, mode == SRL_RD ? MPFR_RNDD : MPFR_RNDN) != 0 ? SRL_ENOTSUP
+                                                                                : SRL_OK;
+    }
+    mpfr_set_prec(d->x, (mpfr_prec_t)f->p + 72);
+    d->inexact = mp_eval(d->x, d->o, MPFR_RNDZ) != 0;
+    return SRL_OK;
+}
+
+/* Describe |x| = d->x (regular, made nonnegative here) relative to f's grid: e, with tail (whose
+ * context refines d) for the words past the first. */
+static void mp_describe(srl__exact *e, srl__tail *tail, mp_desc *d, const srl_format *f)
+{
+    memset(e, 0, sizeof *e);
+    e->neg = mpfr_signbit(d->x) != 0;
+    mpfr_abs(d->x, d->x, MPFR_RNDN);
+    const long ex = (long)mpfr_get_exp(d->x) - 1; /* floor(log2 |x|): RZ keeps the binade */
+    if (ex > (long)f->emax) {
+        /* at or above 2^(emax+1): every neighbour overflows, in every mode */
+        e->qe = f->emax - f->p + 1;
+        e->trunc = INFINITY;
+        return;
+    }
+    e->qe = srl__qe(f, ex < -100000 ? -100000 : (int)ex);
+    d->qe = e->qe;
+    mp_need(d, (long)e->qe - 64); /* f1 exact */
+    const mpfr_prec_t P = mpfr_get_prec(d->x);
+    mpfr_t t, fr;
+    mpfr_inits2(P, t, fr, (mpfr_ptr)0);
+    mpfr_mul_2si(t, d->x, -(long)e->qe, MPFR_RNDN); /* exact: |x| / q < 2^p */
+    mpfr_frac(fr, t, MPFR_RNDN);                    /* exact */
+    mpfr_sub(t, t, fr, MPFR_RNDN);                  /* T, exact */
+    e->T = (uint64_t)mpfr_get_ui(t, MPFR_RNDZ);
+    e->trunc = (double)e->T * srl__pow2(e->qe);
+    mpfr_mul_2ui(fr, fr, 64, MPFR_RNDN);
+    e->f1 = (uint64_t)mpfr_get_ui(fr, MPFR_RNDZ);
+    e->more = !mpfr_integer_p(fr) || d->inexact;
+    if (e->more) {
+        if (d->inexact) {
+            tail->nwords = UINT64_MAX;
+        } else { /* bits after the point: L; words beyond ceil(L/64) - 1 are zero */
+            const long L = (long)e->qe - ((long)mpfr_get_exp(d->x) - (long)P);
+            tail->nwords = (uint64_t)((L + 63) / 64) - 1;
+        }
+        e->tail = tail;
+    }
+    mpfr_clears(t, fr, (mpfr_ptr)0);
+}
+
+/* Round a regular result d->x: *y and, when asked, *info. */
+static void mp_round(double *y, srl_round_info *info, mp_desc *d, const srl_format *f,
+                     srl_rounding m, uint64_t u, const srl_rng *rng, uint64_t index)
+{
+    srl__exact e;
+    mp_tail_ctx tctx = {d};
+    srl__tail tail = {mp_word, &tctx, 0};
+    mp_describe(&e, &tail, d, f);
+    const int away = srl__away(&e, m.mode, m.r, u, rng, index);
+    bool ovf;
+    *y = srl__assemble(&e, away, f, m.mode, &ovf);
+    if (info) {
+        memset(info, 0, sizeof *info);
+        double fr = 0.0, fc = 1.0;
+        if (e.f1 || e.more)
+            mp_fracs(d, e.qe, &fr, &fc);
+        srl__info_c(info, &e, f, m, away, fr, fc, rng, index);
+        info->x = mp_near_d(d, e.neg);
+        info->ternary = mp_ternary(d, e.neg, *y);
+    }
 }
 
 int srl_op_mpfr_draw(double *y, srl_round_info *info, srl_op op, double a, double b, double c,
@@ -242,83 +310,19 @@ int srl_op_mpfr_draw(double *y, srl_round_info *info, srl_op op, double a, doubl
     const mpfr_exp_t old_emin = mpfr_get_emin(), old_emax = mpfr_get_emax();
     mpfr_set_emin(mpfr_get_emin_min());
     mpfr_set_emax(mpfr_get_emax_max());
-    int st = SRL_OK;
-
     mp_op o;
     mp_op_init(&o, op, a, b, c);
     mp_desc d;
     d.o = &o;
     mpfr_init2(d.x, 2);
-    bool neg;
-    if (is_exact_op(op)) {
-        mpfr_set_prec(d.x, exact_prec(&o));
-        /* exact: the mode only chooses the sign of an exact zero sum (IEEE 754 §6.3) */
-        const int t = mp_eval(d.x, &o, m.mode == SRL_RD ? MPFR_RNDD : MPFR_RNDN);
-        d.inexact = false;
-        if (t != 0)
-            st = SRL_ENOTSUP; /* not reached: the precision covers every bit */
-    } else {
-        mpfr_set_prec(d.x, (mpfr_prec_t)f->p + 72);
-        d.inexact = mp_eval(d.x, &o, MPFR_RNDZ) != 0;
-    }
+    const int st = mp_compute(&d, f, m.mode);
     if (st == SRL_OK && (!mpfr_number_p(d.x) || mpfr_zero_p(d.x))) {
         const double xd = mpfr_get_d(d.x, MPFR_RNDN); /* exact for NaN, +-inf, +-0 */
-        const double v = srl__round_special(xd, f);
-        *y = v;
+        *y = srl__round_special(xd, f);
         if (info)
-            special_info(info, xd, v);
+            srl__info_special(info, xd, *y);
     } else if (st == SRL_OK) {
-        neg = mpfr_signbit(d.x) != 0;
-        mpfr_abs(d.x, d.x, MPFR_RNDN);
-        srl__exact e;
-        memset(&e, 0, sizeof e);
-        e.neg = neg;
-        mp_tail_ctx tctx = {&d};
-        srl__tail tail = {mp_word, &tctx, 0};
-        const long ex = (long)mpfr_get_exp(d.x) - 1; /* floor(log2 |x|): RZ keeps the binade */
-        const bool beyond = ex > (long)f->emax;
-        if (beyond) {
-            /* at or above 2^(emax+1): every neighbour overflows, in every mode */
-            e.qe = f->emax - f->p + 1;
-            e.trunc = INFINITY;
-        } else {
-            e.qe = srl__qe(f, ex < -100000 ? -100000 : (int)ex);
-            d.qe = e.qe;
-            mp_need(&d, (long)e.qe - 64); /* f1 exact */
-            const mpfr_prec_t P = mpfr_get_prec(d.x);
-            mpfr_t t, fr;
-            mpfr_inits2(P, t, fr, (mpfr_ptr)0);
-            mpfr_mul_2si(t, d.x, -(long)e.qe, MPFR_RNDN); /* exact: |x| / q < 2^p */
-            mpfr_frac(fr, t, MPFR_RNDN);                  /* exact */
-            mpfr_sub(t, t, fr, MPFR_RNDN);                /* T, exact */
-            e.T = (uint64_t)mpfr_get_ui(t, MPFR_RNDZ);
-            e.trunc = (double)e.T * srl__pow2(e.qe);
-            mpfr_mul_2ui(fr, fr, 64, MPFR_RNDN);
-            e.f1 = (uint64_t)mpfr_get_ui(fr, MPFR_RNDZ);
-            e.more = !mpfr_integer_p(fr) || d.inexact;
-            if (e.more) {
-                if (d.inexact) {
-                    tail.nwords = UINT64_MAX;
-                } else { /* bits after the point: L; words beyond ceil(L/64) - 1 are zero */
-                    const long L = (long)e.qe - ((long)mpfr_get_exp(d.x) - (long)P);
-                    tail.nwords = (uint64_t)((L + 63) / 64) - 1;
-                }
-                e.tail = &tail;
-            }
-            mpfr_clears(t, fr, (mpfr_ptr)0);
-        }
-        const int away = srl__away(&e, m.mode, m.r, u, rng, index);
-        bool ovf;
-        *y = srl__assemble(&e, away, f, m.mode, &ovf);
-        if (info) {
-            memset(info, 0, sizeof *info);
-            double fr = 0.0, fc = 1.0;
-            if (e.f1 || e.more)
-                mp_fracs(&d, e.qe, &fr, &fc);
-            srl__info_c(info, &e, f, m, away, fr, fc, rng, index);
-            info->x = mp_near_d(&d, neg);
-            info->ternary = mp_ternary(&d, neg, *y);
-        }
+        mp_round(y, info, &d, f, m, u, rng, index);
     }
     mpfr_clear(d.x);
     mp_op_clear(&o);

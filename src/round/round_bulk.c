@@ -7,7 +7,7 @@
  * src/round/round_bulk_isa.h: there the grid spacing is a fixed number s = 53 - p (24 - p for binary32
  * input) of input ulps, so rounding is integer arithmetic on the bit pattern,
  *     T = a >> s,  R = a & (2^s - 1),  f1 = R << (64 - s),  result = (a - R) + (away << s),
- * with `away` the rule of src/round/round_core.h for a fraction that fits in one word; the carry of
+ * with `away` the decision of src/round/decide.h for a fraction that fits in one word; the carry of
  * (a - R) + 2^s into the exponent field is exactly the step into the next binade. Everything
  * else (zeros, the subnormal range, overflow, NaN, infinities) is flagged and goes through
  * srl__round_one(), the reference path, with the same draw. The binary64 + pcg32 + stochastic
@@ -24,6 +24,7 @@
 #endif
 
 #include "core/pcg_impl.h"
+#include "round/lanes.h"
 #include "round/round_core.h"
 #include "srl_config.h"
 
@@ -35,10 +36,6 @@
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
 #endif
-#define SRL_INLINE static inline __attribute__((always_inline))
-
-typedef uint64_t srl__v8q __attribute__((vector_size(64)));
-typedef uint32_t srl__v8d __attribute__((vector_size(32)));
 
 /* Interleaved copies of a stream, set up once per block; successive calls produce successive
  * draws. pcg32: lane l of ev / od holds the state of output 2(d+l) / 2(d+l)+1 for the next draw
@@ -46,7 +43,7 @@ typedef uint32_t srl__v8d __attribute__((vector_size(32)));
  * draw d+l (pcg64 outputs the state after its step), stepping by the 4-step map. */
 typedef struct srl__lanes {
     srl_rng_kind kind;
-    srl__v8q ev, od;
+    srl__u64x8 ev, od;
     uint64_t a16, c16;
     srl_u128 st[4], a4, c4;
 } srl__lanes;
@@ -91,29 +88,6 @@ static void fill_pcg64(uint64_t *u, size_t k, srl__lanes *ln)
         s3 = s3 * a + c;
     }
     ln->st[0] = s0, ln->st[1] = s1, ln->st[2] = s2, ln->st[3] = s3;
-}
-
-/* The decision for a one-word fraction f1 (no tail), branch-free once the mode is a constant:
- * the rule of srl__away() in src/round/round_core.h. */
-SRL_INLINE uint64_t srl__away1(srl_mode mode, int r, uint64_t T, uint64_t f1, uint64_t neg,
-                               uint64_t u)
-{
-    switch (mode) {
-    case SRL_RN: return (f1 > SRL__HALF) | ((f1 == SRL__HALF) & T);
-    case SRL_RNA: return f1 >= SRL__HALF;
-    case SRL_RZ: return 0;
-    case SRL_RU: return (f1 != 0) & (neg ^ 1u);
-    case SRL_RD: return (f1 != 0) & neg;
-    case SRL_RO: return (f1 != 0) & (T ^ 1u);
-    case SRL_SR: return u < f1;
-    case SRL_SR_EQ: return (f1 != 0) & (u >> 63);
-    case SRL_SR_BITS: {
-        const unsigned sh = 64u - (unsigned)r;
-        const uint64_t F = f1 >> sh, Z = u >> sh;
-        return r == 64 ? (F != 0) & (Z >= (uint64_t)0 - F) : ((F + Z) >> r) != 0;
-    }
-    default: return 0;
-    }
 }
 
 /* ---- the kernels, once per instruction set (src/core/isa.h) ---- */

@@ -10,31 +10,20 @@
  * Semantics, shared by all kernels: for an input whose magnitude a (as bits) lies in [lo, hi]
  * (the format's normal range, also a normal input) the grid spacing is 2^s input ulps, and with
  * R = a mod 2^s, f1 = R << (64 - s) (the fraction's first word, exact: no tail) the result is
- * (a - R) + (away << s), `away` being src/round/round_core.h's rule. If that leaves [lo, hi] or the
- * input is outside it, the element is flagged and the input is written back unchanged; the
- * caller then rounds it with the reference path and the same draw. */
+ * (a - R) + (away << s), `away` being the decision of src/round/decide.h (srl__decide in the
+ * element-wise loops, ISA(lane_decide64) on vectors). If that leaves [lo, hi] or the input is
+ * outside it, the element is flagged and the input is written back unchanged; the caller then
+ * rounds it with the reference path and the same draw. */
+#include "round/lanes_isa.h"
 
 /* ---- pcg32 draws, eight per step (see srl__lanes in round_bulk.c) ---- */
 
-SRL_INLINE srl__v8d ISA(pcg32_out_v)(srl__v8q st)
-{
-    const srl__v8d x = __builtin_convertvector(((st >> 18) ^ st) >> 27, srl__v8d);
-    const srl__v8d rot = __builtin_convertvector(st >> 59, srl__v8d);
-    return (x >> rot) | (x << ((-rot) & 31u));
-}
-
-SRL_INLINE srl__v8q ISA(pcg32_draw8)(srl__v8q ev, srl__v8q od)
-{
-    return (__builtin_convertvector(ISA(pcg32_out_v)(ev), srl__v8q) << 32) |
-           __builtin_convertvector(ISA(pcg32_out_v)(od), srl__v8q);
-}
-
 static void ISA(fill_pcg32)(uint64_t *u, size_t k, srl__lanes *ln)
 {
-    srl__v8q ev = ln->ev, od = ln->od;
+    srl__u64x8 ev = ln->ev, od = ln->od;
     const uint64_t a = ln->a16, c = ln->c16;
     for (size_t i = 0; i < k; i += 8) {
-        const srl__v8q d = ISA(pcg32_draw8)(ev, od);
+        const srl__u64x8 d = ISA(lane_draw)(ev, od);
         if (k - i >= 8)
             memcpy(u + i, &d, sizeof d);
         else
@@ -62,8 +51,9 @@ static void ISA(fill_pcg32)(uint64_t *u, size_t k, srl__lanes *ln)
             memcpy(&b, &xi, sizeof b);                                                            \
             const UINT a = b & ~sign_b, R = a & mask;                                             \
             const uint64_t f1 = (uint64_t)R << (64 - s);                                          \
-            const uint64_t up = srl__away1(mode, r, (uint64_t)(a >> s) & 1u, f1,                  \
-                                           (uint64_t)(b >> (nb - 1)), u[i]);                      \
+            uint64_t undecided = 0; /* (never: f1 is the whole fraction) */                       \
+            const uint64_t up = srl__decide(mode, r, f1, f1, 0, (uint64_t)(a >> s) & 1u,          \
+                                            (uint64_t)(b >> (nb - 1)), u[i], 64, &undecided);     \
             const UINT res = (a - R) + ((UINT)up << s);                                           \
             const int ok = ((UINT)(a - lo) <= (UINT)(hi - lo)) & (res <= hi);                     \
             const UINT yb = ok ? (res | (b & sign_b)) : b;                                        \
@@ -104,49 +94,8 @@ SRL_DEFINE_FAST(fast_d2f, double, float, uint64_t)
  * scalar is broadcast first, and only ==, < are used: GCC 12 scalarises vector-with-scalar
  * comparisons and vector <=. */
 
-SRL_INLINE srl__v8q ISA(away_v)(srl_mode mode, int r, srl__v8q f1, srl__v8q T, srl__v8q neg,
-                                srl__v8q u, srl__v8q one)
-{
-    const srl__v8q zero = one - one, half = zero + SRL__HALF;
-    const srl__v8q inexact = (srl__v8q)(zero < f1);
-    switch (mode) {
-    case SRL_RN: return ((srl__v8q)(half < f1) | ((srl__v8q)(f1 == half) & -T)) & one;
-    case SRL_RNA: return ~(srl__v8q)(f1 < half) & one;
-    case SRL_RZ: return zero;
-    case SRL_RU: return inexact & (neg ^ one);
-    case SRL_RD: return inexact & neg;
-    case SRL_RO: return inexact & (T ^ one);
-    case SRL_SR: return (srl__v8q)(u < f1) & one;
-    case SRL_SR_EQ: return inexact & (u >> 63);
-    default: { /* SRL_SR_BITS: carry out of F + Z at bit r */
-        const unsigned sh = 64u - (unsigned)r;
-        const srl__v8q F = f1 >> sh, Z = u >> sh;
-        if (r == 64)
-            return (srl__v8q)((zero < F) & (-F - one < Z)) & one;
-        return (srl__v8q)(zero < ((F + Z) >> r)) & one;
-    }
-    }
-}
-
-/* Is any lane nonzero? */
-SRL_INLINE int ISA(any)(srl__v8q v)
-{
-#if defined(__AVX512F__)
-    __m512i w;
-    memcpy(&w, &v, sizeof w);
-    return _mm512_test_epi64_mask(w, w) != 0;
-#elif defined(__AVX2__)
-    __m256i lo, hi;
-    memcpy(&lo, &v, sizeof lo);
-    memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
-    return !_mm256_testz_si256(lo, lo) || !_mm256_testz_si256(hi, hi);
-#else
-    return (v[0] | v[1] | v[2] | v[3] | v[4] | v[5] | v[6] | v[7]) != 0;
-#endif
-}
-
 /* Store eight results; streaming when nt (p 64-byte aligned). */
-SRL_INLINE void ISA(store8)(double *p, srl__v8q v, int nt)
+SRL_INLINE void ISA(store8)(double *p, srl__u64x8 v, int nt)
 {
 #if defined(__x86_64__)
     if (nt) {
@@ -179,17 +128,17 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
                             uint64_t lo, uint64_t hi, srl__lanes *ln, int src, uint64_t *u,
                             unsigned char *flag, int nt)
 {
-    const srl__v8q zero = ln->ev & 0, one = zero + 1;
-    const srl__v8q sign_b = zero + SRL__HALF, mask = zero + ((UINT64_C(1) << s) - 1);
-    const srl__v8q lo_v = zero + lo, span = zero + (hi - lo), hi_v = zero + hi;
-    srl__v8q ev = ln->ev, od = ln->od, badv = zero;
+    const srl__u64x8 zero = ln->ev & 0, one = zero + 1; /* (one: the `bad` flag) */
+    const srl__u64x8 sign_b = zero + SRL__HALF;
+    const srl__u64x8 lo_v = zero + lo, span = zero + (hi - lo), hi_v = zero + hi;
+    srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
     const uint64_t a16 = ln->a16, c16 = ln->c16;
     uint64_t nok_buf[SRL_TILE];
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
-        srl__v8q ud = zero;
+        srl__u64x8 ud = zero;
         if (src == 1) {
-            ud = ISA(pcg32_draw8)(ev, od);
+            ud = ISA(lane_draw)(ev, od);
             ev = ev * a16 + c16;
             od = od * a16 + c16;
         } else if (src == 2) {
@@ -198,16 +147,15 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
         /* The loop body is long for a memory-bound loop: fetch well ahead so enough lines are
          * in flight (prefetching past the end of x is harmless). */
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
-        srl__v8q b;
+        srl__u64x8 b;
         memcpy(&b, x + i, sizeof b);
-        const srl__v8q a = b & ~sign_b, R = a & mask;
-        const srl__v8q up =
-            ISA(away_v)(mode, r, R << (64 - s), (a >> s) & one, b >> 63, ud, one);
-        const srl__v8q res = (a - R) + (up << s);
-        const srl__v8q nok = (srl__v8q)((span < (a - lo_v)) | (hi_v < res));
-        const srl__v8q yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+        const srl__u64x8 a = b & ~sign_b;
+        srl__u64x8 undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */
+        const srl__u64x8 res = ISA(lane_round64)(a, s, mode, r, b >> 63, ud, 64, &undecided);
+        const srl__u64x8 nok = (srl__u64x8)((span < (a - lo_v)) | (hi_v < res));
+        const srl__u64x8 yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
         ISA(store8)(y + i, yb, nt);
-        if (__builtin_expect(ISA(any)(nok), 0)) { /* rare: keep what the reference path needs */
+        if (__builtin_expect(ISA(lane_any)(nok), 0)) { /* rare: what the reference path needs */
             if (src == 1)
                 memcpy(u + i, &ud, sizeof ud);
             badv |= one;
@@ -217,7 +165,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
     int bad = badv[0] != 0;
     if (i < k) { /* the last partial group goes to the reference path */
         if (src == 1) {
-            const srl__v8q ud = ISA(pcg32_draw8)(ev, od);
+            const srl__u64x8 ud = ISA(lane_draw)(ev, od);
             ev = ev * a16 + c16;
             od = od * a16 + c16;
             for (size_t l = 0; i + l < k; l++)
@@ -253,7 +201,12 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
     case SRL_RO: return SRL_VEC(SRL_RO, 0, 0);
     case SRL_SR: return SRL_VEC_STO(SRL_SR, 0);
     case SRL_SR_EQ: return SRL_VEC_STO(SRL_SR_EQ, 0);
-    default: return SRL_VEC_STO(SRL_SR_BITS, m.r);
+    case SRL_SR_BITS: return SRL_VEC_STO(SRL_SR_BITS, m.r);
+    default: /* a mode without a loop of its own: every element to the reference path */
+        if (src == 1)
+            ISA(fill_pcg32)(u, k, ln);
+        memset(flag, 1, k);
+        return 1;
     }
 #undef SRL_VEC_STO
 #undef SRL_VEC

@@ -1,17 +1,20 @@
-/* src/round/round_core.h: the one rounding rule every path shares (private).
+/* src/round/round_core.h: the description of an exact value and the assembly of its rounding,
+ * which every path shares (private).
  *
  * Every rounding in srlab, whether of a binary64 input (src/round/rounding.c), of an MPFR value
- * (src/round/mpfr_round.c) or of the exact result of an operation (src/ops/ops.c), first describes the
- * exact value's magnitude relative to the format's grid,
+ * (src/round/mpfr_round.c) or of the exact result of an operation (src/ops/ops.c), first describes
+ * the exact value's magnitude relative to the format's grid,
  *
  *     |x| = (T + f) * 2^qe,    T an integer, 0 <= f < 1, 2^qe the grid spacing at |x|,
  *
  * with f given by its binary expansion: the first word f1 = floor(f * 2^64), a flag `more`
  * (f * 2^64 is not an integer), and a tail that yields the following 64-bit words on demand.
  * srl__away() then decides, for the mode, whether the magnitude goes to T+1 (away from zero) or
- * stays at T, and srl__assemble() builds the result with the overflow rules of the format.
- * Because all paths run this same code on the same description, and the description of an exact
- * value is unique, two paths given the same draws produce the same bits (theory/T01-sr-basics.md).
+ * stays at T -- with srl__decide, the one decision of src/round/decide.h, which the bulk, ops and
+ * kernel paths call too -- and srl__assemble() builds the result with the overflow rules of the
+ * format. Because all paths run this same code on the same description, and the description of
+ * an exact value is unique, two paths given the same draws produce the same bits
+ * (theory/T01-sr-basics.md).
  *
  * Stochastic rule (sr): U = 0.u w1 w2 ... in binary, with u the element's draw and wk the
  * words srl_rng_extra(rng, index, k-1); away iff U < f, comparing word by word and stopping at
@@ -90,42 +93,48 @@ static inline int srl__sr_tail(const srl__exact *x, const srl_rng *rng, uint64_t
     return 0; /* U agrees with all of f's bits, so U >= f */
 }
 
+/* The draw of one rounding with m: the next draw of rng and its index (rng moves on) when m is
+ * stochastic, else 0 and 0. false: m is stochastic and rng is NULL. */
+static inline bool srl__take_draw(srl_rounding m, srl_rng *rng, uint64_t *u, uint64_t *index)
+{
+    *u = 0;
+    *index = 0;
+    if (!srl_rounding_is_stochastic(m))
+        return true;
+    if (!rng)
+        return false;
+    *index = rng->counter;
+    *u = srl_rng_next(rng);
+    return true;
+}
+
+/* Does the mode draw? (srl_rounding_is_stochastic, inline for hot loops.) */
+static inline bool srl__mode_stochastic(srl_mode m)
+{
+    return m == SRL_SR || m == SRL_SR_EQ || m == SRL_SR_BITS;
+}
+
+/* srl__decide, srl__round_bits: the rounding decision on uint64_t words (src/round/decide.h). */
+#define SRL_DECIDE_FN srl__decide
+#define SRL_DECIDE_ROUND_FN srl__round_bits
+#define SRL_DECIDE_V uint64_t
+#define SRL_DECIDE_W 64
+#include "round/decide.h"
+
 /* 1: the magnitude goes to T+1; 0: it stays at T. `u` is the element's draw (ignored by the
- * deterministic modes); rng and index locate the extra words (only sr uses them, rarely). */
+ * deterministic modes); rng and index locate the extra words (only sr uses them, when u ties
+ * with f1 and f has more bits: probability 2^-64). */
 static inline int srl__away(const srl__exact *x, srl_mode mode, int r, uint64_t u,
                             const srl_rng *rng, uint64_t index)
 {
-    const bool inexact = x->f1 != 0 || x->more;
-    if (!inexact)
-        return 0;
-    switch (mode) {
-    case SRL_RN:
-        return x->f1 > SRL__HALF || (x->f1 == SRL__HALF && (x->more || (x->T & 1u)));
-    case SRL_RNA:
-        return x->f1 >= SRL__HALF;
-    case SRL_RZ:
-        return 0;
-    case SRL_RU:
-        return !x->neg;
-    case SRL_RD:
-        return x->neg;
-    case SRL_RO:
-        return !(x->T & 1u);
-    case SRL_SR:
-        if (u != x->f1)
-            return u < x->f1;
-        return x->more ? srl__sr_tail(x, rng, index) : 0;
-    case SRL_SR_EQ:
-        return (int)(u >> 63);
-    case SRL_SR_BITS: {
-        const unsigned sh = 64u - (unsigned)r;
-        const uint64_t F = x->f1 >> sh, Z = u >> sh;
-        /* carry out of F + Z at bit r */
-        return r == 64 ? (F != 0 && Z >= (uint64_t)0 - F) : (F + Z) >> r != 0;
-    }
-    default:
-        return 0;
-    }
+    if (!(x->f1 | x->more))
+        return 0; /* exact: every mode keeps T */
+    uint64_t undecided = 0;
+    const uint64_t away = srl__decide(mode, r, x->f1, x->f1, x->more, x->T & 1u, x->neg, u, 64,
+                                      &undecided);
+    if (__builtin_expect(undecided != 0, 0))
+        return srl__sr_tail(x, rng, index);
+    return (int)away;
 }
 
 /* Does the mode take an overflowing magnitude to xmax (rather than to inf)? IEEE 754: rounding
@@ -246,6 +255,25 @@ static inline double srl__round_special(double x, const srl_format *f)
 static inline bool srl__same_value(double a, double b)
 {
     return (isnan(a) && isnan(b)) || srl__bits(a) == srl__bits(b);
+}
+
+/* sign(y - x): the ternary value of a result y for the input x (0 when either is NaN). */
+static inline int srl__ternary(double y, double x)
+{
+    if (isnan(y) || isnan(x))
+        return 0;
+    return (y > x) - (y < x);
+}
+
+/* The description of rounding a special input x (NaN, an infinity, a zero) to v. */
+static inline void srl__info_special(srl_round_info *info, double x, double v)
+{
+    memset(info, 0, sizeof *info);
+    info->x = x;
+    info->rd = info->ru = info->result = v;
+    info->exact = isnan(x) || srl__same_value(v, x); /* returned unchanged */
+    info->overflow = isinf(x) && !srl__same_value(v, x);
+    info->ternary = srl__ternary(v, x);
 }
 
 /* Fill the description of one rounding (everything but x and ternary): the directed neighbours,

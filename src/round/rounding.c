@@ -1,6 +1,7 @@
-/* src/round/rounding.c: rounding binary64 and binary32 values into any format, one
- * value at a time and in bulk (docs/design.md §3, §5). The semantics are in include/srlab/rounding.h and
- * the decision rule in src/round/round_core.h; this file only describes inputs and runs loops.
+/* src/round/rounding.c: rounding binary64 and binary32 values into any format, one value at a
+ * time and in bulk (docs/design.md §3, §5). The semantics are in include/srlab/rounding.h, the
+ * description and assembly in src/round/round_core.h and the decision in src/round/decide.h;
+ * this file only describes inputs and runs loops.
  *
  * Bulk calls split [0, n) into one contiguous block per thread (schedule(static)); each block
  * positions its own copy of the stream at counter + first index, so element i always uses draw
@@ -31,21 +32,10 @@ double srl__round_one(double x, const srl_format *f, srl_rounding m, uint64_t u,
 
 double srl_round(double x, const srl_format *f, srl_rounding m, srl_rng *rng)
 {
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        if (!rng)
-            return NAN;
-        index = rng->counter;
-        u = srl_rng_next(rng);
-    }
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index))
+        return NAN;
     return srl__round_one(x, f, m, u, rng, index);
-}
-
-static int ternary_of(double result, double x)
-{
-    if (isnan(result) || isnan(x))
-        return 0;
-    return (result > x) - (result < x);
 }
 
 int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_rounding m,
@@ -53,23 +43,15 @@ int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_r
 {
     if (!srl_rounding_valid(m))
         return SRL_EINVAL;
-    uint64_t u = 0, index = 0;
-    if (srl_rounding_is_stochastic(m)) {
-        if (!rng)
-            return SRL_EINVAL;
-        index = rng->counter;
-        u = srl_rng_next(rng);
+    uint64_t u, index;
+    if (!srl__take_draw(m, rng, &u, &index))
+        return SRL_EINVAL;
+    if (!isfinite(x) || x == 0) {
+        srl__info_special(info, x, srl__round_special(x, f));
+        return SRL_OK;
     }
     memset(info, 0, sizeof *info);
     info->x = x;
-    if (!isfinite(x) || x == 0) {
-        double v = srl__round_special(x, f);
-        info->rd = info->ru = info->result = v;
-        info->exact = isnan(x) || srl__same_value(v, x); /* returned unchanged */
-        info->overflow = isinf(x) && !srl__same_value(v, x);
-        info->ternary = ternary_of(v, x);
-        return SRL_OK;
-    }
     srl__exact e;
     srl__mtail_ctx ctx;
     srl__tail tail;
@@ -77,7 +59,7 @@ int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_r
     const int away = srl__away(&e, m.mode, m.r, u, rng, index);
     const double frac = ldexp(fabs(x) - e.trunc, -e.qe); /* |x| - T 2^qe is exact */
     srl__info(info, &e, f, m, away, frac, rng, index);
-    info->ternary = ternary_of(info->result, x);
+    info->ternary = srl__ternary(info->result, x);
     return SRL_OK;
 }
 

@@ -1,18 +1,13 @@
 /* src/train/optim_fast_isa.h: the fused bf16 Adam/AdamW step, as a template (private).
  *
- * src/optim_fast.c includes this file once per instruction set under `#pragma GCC target(...)`
- * with ISA(name) naming the functions. The floating-point operations are binary32, one C
- * operation per rounding, the same sequence as src/train/optim_tpl.h (so every instantiation and the
- * generic path give the same bits: tests/train/test_optim.c compares them); only the width of
- * the vectors the compiler uses differs. */
+ * src/train/optim.c compiles this file once per instruction set through
+ * src/core/isa_instantiate.h, with ISA(name) naming the functions. The floating-point
+ * operations are binary32, one C operation per rounding, the same sequence as
+ * src/train/optim_tpl.h (so every instantiation and the generic path give the same bits:
+ * tests/train/test_optim.c compares them); only the width of the vectors the compiler uses
+ * differs. The pcg32 lane draw is src/round/lanes_isa.h's. */
 
-/* pcg32 output (XSH-RR 64/32) of eight states. */
-SRL_INLINE srl__ov8d ISA(pcg_out)(srl__ov8q s)
-{
-    const srl__ov8d x = __builtin_convertvector(((s >> 18) ^ s) >> 27, srl__ov8d);
-    const srl__ov8d r = __builtin_convertvector(s >> 59, srl__ov8d);
-    return (x >> r) | (x << ((-r) & 31u));
-}
+#include "round/lanes_isa.h" /* lane_pcg32_out: pcg32's output on eight states */
 
 /* z[j] = top 16 bits of draws d .. d+k-1 (k a multiple of 32): the top half of the pcg32 output
  * 2(d+j), which is the high word of draw d+j. Lane l of ev[q] holds the state of output
@@ -22,8 +17,8 @@ static void ISA(hi16)(uint32_t *z, size_t k, srl__ov8q *ev, uint64_t a64, uint64
 {
     srl__ov8q s0 = ev[0], s1 = ev[1], s2 = ev[2], s3 = ev[3];
     for (size_t i = 0; i < k; i += 32) {
-        const srl__ov8d o0 = ISA(pcg_out)(s0) >> 16, o1 = ISA(pcg_out)(s1) >> 16;
-        const srl__ov8d o2 = ISA(pcg_out)(s2) >> 16, o3 = ISA(pcg_out)(s3) >> 16;
+        const srl__ov8d o0 = ISA(lane_pcg32_out)(s0) >> 16, o1 = ISA(lane_pcg32_out)(s1) >> 16;
+        const srl__ov8d o2 = ISA(lane_pcg32_out)(s2) >> 16, o3 = ISA(lane_pcg32_out)(s3) >> 16;
         memcpy(z + i, &o0, sizeof o0);
         memcpy(z + i + 8, &o1, sizeof o1);
         memcpy(z + i + 16, &o2, sizeof o2);
