@@ -62,23 +62,47 @@ static size_t entry_run(const srl_sweep *s, size_t k)
     return point * s->nseeds;
 }
 
-/* The warning for entry k whose rounding cannot change anything, once per text. */
-static void warn_inert(srl__sw_text *w, const srl_sweep *s, const srl_strategy *st, size_t run)
+/* The inert roundings found so far, grouped by what makes them inert (one warning each). */
+typedef struct inert {
+    char why[400];  /* "with strategy fp32: the weights (fp32) hold ..." */
+    char vals[200]; /* "sr,rn" */
+} inert;
+#define MAX_INERT 16
+
+/* Note that run's rounding cannot change anything under strategy st. */
+static void note_inert(inert *w, size_t *nw, const srl_sweep *s, const srl_strategy *st,
+                       size_t run)
 {
     const char *rk = axis_index(s, "rounding") >= 0 ? "rounding" : "param-rounding";
     const srl__sw_axis *ra = &s->ax[axis_index(s, rk)];
     const char *rv = ra->val[srl__sw_value_index(s, ra, run)];
     const char *src = st->has_master ? st->master.fmt.name
                                      : st->arith == SRL_ARITH_FP64 ? "fp64" : "fp32";
-    char line[600];
-    snprintf(line, sizeof line,
-             "%s %s cannot change anything with strategy %s: the weights (%s) hold every value "
-             "the update writes into them (%s%s); give --format bf16 (or another narrower "
-             "format) or a bf16 strategy\n",
-             ra->origin, rv, st->name, st->param.fmt.name, src,
-             st->has_master ? ", the master copy" : " arithmetic");
-    if (!w->p || !strstr(w->p, line))
-        srl__sw_puts(w, line);
+    char why[400];
+    snprintf(why, sizeof why,
+             "with strategy %s: the weights (%s) hold every value the update writes into them "
+             "(%s%s); give --format bf16 (or another narrower format) or a bf16 strategy",
+             st->name, st->param.fmt.name, src, st->has_master ? ", the master copy" : " arithmetic");
+    size_t k = 0;
+    while (k < *nw && strcmp(w[k].why, why))
+        k++;
+    if (k == *nw) {
+        if (*nw == MAX_INERT)
+            return;
+        snprintf(w[k].why, sizeof w[k].why, "%s", why);
+        w[k].vals[0] = 0;
+        (*nw)++;
+    }
+    char *v = w[k].vals;
+    size_t vl = strlen(v), rl = strlen(rv);
+    for (const char *p = v; *p;) { /* each value once */
+        size_t n = strcspn(p, ",");
+        if (n == rl && !memcmp(p, rv, n))
+            return;
+        p += n + (p[n] ? 1 : 0);
+    }
+    if (vl + rl + 2 < sizeof w[k].vals)
+        snprintf(v + vl, sizeof w[k].vals - vl, "%s%s", vl ? "," : "", rv);
 }
 
 int srl__sw_resolve(srl_sweep *s, srl_err *err)
@@ -109,7 +133,8 @@ int srl__sw_resolve(srl_sweep *s, srl_err *err)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     s->nres = n;
     bool asked = axis_index(s, "rounding") >= 0 || axis_index(s, "param-rounding") >= 0;
-    srl__sw_text w = {0};
+    inert in[MAX_INERT];
+    size_t nin = 0;
     for (size_t k = 0; k < n; k++) {
         size_t run = entry_run(s, k);
         srl_config *cfg = NULL;
@@ -130,9 +155,15 @@ int srl__sw_resolve(srl_sweep *s, srl_err *err)
             const srl_format *src = st.has_master ? &st.master.fmt
                                     : srl_format_find(st.arith == SRL_ARITH_FP64 ? "fp64" : "fp32");
             if (asked && src && holds(&st.param.fmt, src))
-                warn_inert(&w, s, &st, run);
+                note_inert(in, &nin, s, &st, run);
         }
         srl_config_free(cfg);
+    }
+    srl__sw_text w = {0};
+    for (size_t k = 0; k < nin; k++) {
+        const char *rk = axis_index(s, "rounding") >= 0 ? "rounding" : "param-rounding";
+        srl__sw_printf(&w, "%s %s cannot change anything %s\n",
+                       s->ax[axis_index(s, rk)].origin, in[k].vals, in[k].why);
     }
     if (w.oom)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
