@@ -25,7 +25,7 @@
  *   seeds = N               seeds 1..N for every grid point; or `seed = LIST` for given seeds
  *                           (at most one of the two; without either: the runner's default seed)
  *   zip = KEY,KEY[,...]     these axes vary together (equal lengths); may be given repeatedly
- *   target = T              loss_gap target of the summary's steps_to_target (T >= 0)
+ *   target = T              loss_gap target of the runs' steps_to_target (T >= 0)
  *   KEY = VALUES            any other key: an axis; it must be a parameter of every problem of
  *                           the grid (srl_runner_param), checked before anything runs
  *   Each key at most once (zip excepted); the caller resolves precedence (flags over a spec).
@@ -73,7 +73,7 @@
  * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
  * text (a file beside the output): its start, written before any run, then one entry per
  * finished run, appended as the run is delivered, in completion order. Read back, it tells which
- * runs are done and whether it belongs to a given sweep, and it holds the rows and summary files,
+ * runs are done and whether it belongs to a given sweep, and it holds the rows and runs files,
  * assembled in run order. An entry cut short by kill -9, or damaged, is detected (lengths and a
  * checksum) and ignored with everything after it. Its format is the library's. Kept in memory,
  * the same text is how a caller without files collects the records of a sweep. */

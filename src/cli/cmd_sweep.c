@@ -3,21 +3,24 @@
  * Arguments -> library -> files: the spec file and the flags become the settings of a sweep
  * (include/srlab/sweep.h: the grid, its order, the summaries and the journal's format are the
  * library's); srl_sweep_execute runs it, each finished run appended to a journal that makes it
- * resumable; the rows and summary files come out of the journal in run order and are written
- * atomically. The spec file is read with inih (Debian's libinih), with our own line reader so
- * every message can name the line; precedence: the spec's keys, then its [quick] section
- * (--quick), then flags. sweep_main reads as its phases: parse_args, read_inputs,
+ * resumable; the rows and runs files come out of the journal in run order, the summary from the
+ * runs file (srl_sweep_summary), all written atomically. The spec file (a path, or a name looked
+ * up in the experiments folders, src/cli/host.h) is read with inih (Debian's libinih), with our
+ * own line reader so every message can name the line; precedence: the spec's keys, then its
+ * [quick] section (--quick), then flags. sweep_main reads as its phases: parse_args, read_inputs,
  * make_sweep, read_journal, make_preamble, plan_runs, then list_runs (--dry-run) or
  * open_journal, run_sweep, write_outputs.
  *
- * Files: -o out.csv writes out.csv (rows) and out.summary.csv; while the sweep runs, out.journal
+ * Files: -o out.csv writes out.csv (rows), out.runs.csv (one line per run) and out.summary.csv
+ * (one line per grid point; not for a shard); while the sweep runs, out.journal
  * holds every finished run (appended with write(2) as the run finishes, so a killed process loses
  * only the runs in flight; a background thread fdatasyncs the journal every 0.5 s, and once more
  * at the end, so a machine crash loses at most the last half second, and no worker ever waits on
  * the disk: a sync per run costs milliseconds, more than a small run). The outputs are assembled
  * from the journal in run order, which is why a resumed sweep prints the same bytes as an
- * uninterrupted one; the journal is removed once both files are in place. Without -o the journal
- * is kept in memory and the rows go to standard output. */
+ * uninterrupted one; the journal is removed once the files are in place. Without -o the journal
+ * is kept in memory and the rows go to standard output. A line on standard error ends the sweep
+ * (print_result), terminal or not, unless --quiet. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
