@@ -15,7 +15,7 @@
 # where  keep runs whose columns match, space-separated: "opt=adamw"
 # Diverged runs (or non-finite values) get a cross at the top of the plot and no part in the mean.
 #
-# needs: lr last_step final_val_loss   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: lr seeds   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_lr.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_lr.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
@@ -24,6 +24,8 @@ if (!exists("xcol")) xcol = "lr"
 if (!exists("ycol")) ycol = "final_val_loss"
 if (!exists("where")) where = ""
 
+# The per-run values are in the runs file beside the summary (NAME.runs.csv).
+runs = (strlen(in) > 11 && in[strlen(in)-10:] eq "summary.csv") ? in[1:strlen(in)-11]."runs.csv" : in
 set datafile separator comma
 set datafile columnheaders
 set datafile missing ""
@@ -41,16 +43,16 @@ addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
 addx(x) = (strstrt(xs, " ".x." ") ? 0 : (xs = xs.x." ", 1))
 nfs = 0; nsel = 0
 seefs(f) = (nfs = nfs + (finite(f) ? 1 : 0), 0)
-stats in using (keep(0) ? (addg(strcol(by)), addx(strcol(xcol)), seefs(column("final_fstar")), nsel = nsel + 1) : 0) nooutput
+stats runs using (keep(0) ? (addg(strcol(by)), addx(strcol(xcol)), seefs(column("final_fstar")), nsel = nsel + 1) : 0) nooutput
 G = words(groups); X = words(xs)
-if (G == 0 || nsel == 0) { print sprintf("gpt_lr.gp: no rows in %s match where='%s'", in, where); exit status 2 }
+if (G == 0 || nsel == 0) { print sprintf("gpt_lr.gp: no rows in %s match where='%s'", runs, where); exit status 2 }
 gap = (nfs == nsel)
 yv(d) = gap ? column(ycol) - column("final_fstar") : column(ycol)
 ok(v) = finite(v) && (!gap || v > 0) && column("diverged") == 0
 ypos = 1e308; ymax = -1e308; xmin = 1e308; xmax = -1e308
 seey(v) = (ok(v) ? (ypos = (v < ypos ? v : ypos), ymax = (v > ymax ? v : ymax)) : 0, 0)
 seex(x) = (xmin = (x < xmin ? x : xmin), xmax = (x > xmax ? x : xmax), 0)
-stats in using (keep(0) ? (seey(yv(0)), seex(column(xcol))) : 0) nooutput
+stats runs using (keep(0) ? (seey(yv(0)), seex(column(xcol))) : 0) nooutput
 if (ypos == 1e308) { print "gpt_lr.gp: no finite values to plot"; exit status 2 }
 
 # ---- pass 2: mean per curve and x ----
@@ -60,7 +62,7 @@ do for [i=1:N] { S[i] = 0; C[i] = 0; XV[i] = NaN }
 gidx(g) = sum [i=1:G] (word(groups, i) eq g ? i : 0)
 xidx(x) = sum [i=1:X] (word(xs, i) eq x ? i : 0)
 acc(k, x, v) = (XV[k] = x, ok(v) ? (S[k] = S[k] + v, C[k] = C[k] + 1) : 0, 0)
-stats in using (keep(0) ? acc((gidx(strcol(by)) - 1) * X + xidx(strcol(xcol)), column(xcol), yv(0)) : 0) nooutput
+stats runs using (keep(0) ? acc((gidx(strcol(by)) - 1) * X + xidx(strcol(xcol)), column(xcol), yv(0)) : 0) nooutput
 top = ymax * 1.25
 set print $MEANS
 print "g,x,y"
@@ -92,7 +94,7 @@ set title title
 set bmargin 5
 set label 1 "line: mean over seeds; dots: seeds; x at the top: diverged or non-finite" at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 ing(g) = keep(0) && strcol(by) eq word(groups, g)
-plot for [g=1:G] in using (ing(g) && ok(yv(0)) ? column(xcol) : NaN):(yv(0)) with points pt 6 ps 0.7 lc rgb col(g) notitle, \
-     for [g=1:G] in using (ing(g) && !ok(yv(0)) ? column(xcol) : NaN):(top) with points pt 2 ps 1.2 lc rgb col(g) notitle, \
+plot for [g=1:G] runs using (ing(g) && ok(yv(0)) ? column(xcol) : NaN):(yv(0)) with points pt 6 ps 0.7 lc rgb col(g) notitle, \
+     for [g=1:G] runs using (ing(g) && !ok(yv(0)) ? column(xcol) : NaN):(top) with points pt 2 ps 1.2 lc rgb col(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with linespoints pt 7 ps 0.9 lw 2.5 lc rgb col(g) title esc(word(groups, g))
 set output

@@ -5,8 +5,9 @@
 #   gnuplot -e "in='lr.summary.csv'; out='lr.png'" plots/lr_sweep.gp
 #   srlab plot lr_sweep --in lr.summary.csv -o lr.png
 #
-# in     summary file of srlab sweep (columns lr, final_loss_gap, final_loss_gap_mean,
-#        final_loss_gap_ci95_lo, final_loss_gap_ci95_hi)
+# in     summary file of srlab sweep (columns lr, final_loss_gap_mean, final_loss_gap_ci95_lo,
+#        final_loss_gap_ci95_hi); the seeds' dots come from the runs file beside it
+#        (NAME.runs.csv, column final_loss_gap)
 # out    .png, .svg or .pdf (default lr_sweep.png); fmt overrides the extension
 # by     the column whose values get a curve each (default strategy)
 # xcol   the swept column (default lr)
@@ -15,7 +16,7 @@
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
 #
-# needs: lr last_step   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: lr seeds   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "lr_sweep.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "lr_sweep.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
@@ -24,6 +25,8 @@ if (!exists("xcol")) xcol = "lr"
 if (!exists("ycol")) ycol = "final_loss_gap"
 if (!exists("where")) where = ""
 
+# The per-run values are in the runs file beside the summary (NAME.runs.csv).
+runs = (strlen(in) > 11 && in[strlen(in)-10:] eq "summary.csv") ? in[1:strlen(in)-11]."runs.csv" : in
 set datafile separator comma
 set datafile columnheaders
 set datafile missing ""
@@ -39,8 +42,8 @@ groups = " "
 addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
 ypos = 1e308; nsel = 0; nseeds = 0
 see(v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, 0)
-stats in using (keep(0) ? (addg(strcol(by)), see(column(ycol)), \
-                           nseeds = (column(ycol."_n") > nseeds ? column(ycol."_n") : nseeds)) : 0) nooutput
+stats runs using (keep(0) ? (addg(strcol(by)), see(column(ycol))) : 0) nooutput
+stats in using (keep(0) ? (nseeds = (column(ycol."_n") > nseeds ? column(ycol."_n") : nseeds)) : 0) nooutput
 G = words(groups)
 if (G == 0 || nsel == 0) { print sprintf("lr_sweep.gp: no rows in %s match where='%s'", in, where); exit status 2 }
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
@@ -77,7 +80,7 @@ set print
 set table $MEANS append separator comma
 plot for [g=1:G] in using (g):(column(xcol)):(clip(column(ycol."_mean"))) with table if (ing(g))
 unset table
-plot for [g=1:G] in using (ing(g) ? column(xcol) : NaN):(clip(column(ycol))) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
+plot for [g=1:G] runs using (ing(g) ? column(xcol) : NaN):(clip(column(ycol))) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
      for [g=1:G] in using (ing(g) ? column(xcol) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb col(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 lc rgb col(g) \

@@ -16,7 +16,7 @@
 #        the file's '# command:' line (--a, --xstar, --format/--strategy), else quad1d's
 #        defaults a = 1, xstar = 0.3 and bf16 (p = 8)
 #
-# needs: lr last_step final_dist_to_opt   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: lr seeds final_dist_to_opt_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "stall.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "stall.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
@@ -49,7 +49,7 @@ addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
 lmin = 1e308; lmax = 0; dpos = 1e308; nsel = 0
 see(l, v) = (nsel = nsel + 1, lmin = (l < lmin ? l : lmin), lmax = (l > lmax ? l : lmax), \
              dpos = (finite(v) && v > 0 && v < dpos) ? v : dpos, 0)
-stats in using (keep(0) ? (addg(strcol(by)), see(column("lr"), column("final_dist_to_opt"))) : 0) nooutput
+stats in using (keep(0) ? (addg(strcol(by)), see(column("lr"), column("final_dist_to_opt_mean"))) : 0) nooutput
 G = words(groups)
 if (G == 0 || nsel == 0) { print sprintf("stall.gp: no rows in %s match where='%s'", in, where); exit status 2 }
 floor = (dpos < 1e308) ? dpos / 2 : 1e-300
@@ -74,13 +74,13 @@ set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque samplen 2
 set title sprintf("where gradient descent stops: f = a/2 (x - x^*)^2, a = %g, x^* = %g, p = %d", a, xstar, p)
 set samples 200
-# Each curve's runs, contiguous (rows of other curves in between would break its line); the
-# line goes through the mean over seeds at each learning rate.
+# Each curve's points, contiguous (rows of other curves in between would break its line); the
+# line goes through the mean over seeds at each learning rate (the summary's one row per point).
 set print $RUNS
 print "g,x,y"
 set print
 set table $RUNS append separator comma
-plot for [g=1:G] in using (g):(column("lr")):(clip(column("final_dist_to_opt"))) with table if (ing(g))
+plot for [g=1:G] in using (g):(column("lr")):(clip(column("final_dist_to_opt_mean"))) with table if (ing(g))
 unset table
 plot theory(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN stall bound ulp(x^*) / (2 {/Symbol h} a)", \
      ulp(xstar) / 2 with lines dt 3 lw 1.5 lc rgb "#777777" title "ulp(x^*) / 2", \

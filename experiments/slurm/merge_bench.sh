@@ -55,10 +55,11 @@ for _ in 1 2 3; do
         bestwall=$wall
     fi
 done
-cmp -s "$dir/merged.csv" "$dir/single.csv" && cmp -s "$dir/merged.summary.csv" "$dir/single.summary.csv" ||
+cmp -s "$dir/merged.csv" "$dir/single.csv" && cmp -s "$dir/merged.runs.csv" "$dir/single.runs.csv" &&
+    cmp -s "$dir/merged.summary.csv" "$dir/single.summary.csv" ||
     { echo "merge_bench: the merged files differ from the unsharded sweep" >&2; exit 1; }
 in_bytes=$(cat "$dir"/shard.*.csv | wc -c)
 out_rows=$(grep -c '^[0-9]' "$dir/merged.csv")
-echo "merge_bench: srlab merge of $N shards ($in_bytes bytes of rows, plus their summaries) ->" \
+echo "merge_bench: srlab merge of $N shards ($in_bytes bytes of rows, plus their runs files) ->" \
     "$out_rows rows, $(wc -c <"$dir/merged.csv") + $(wc -c <"$dir/merged.summary.csv") bytes:" \
     "$best (best of 3); byte-identical to the unsharded sweep"

@@ -38,13 +38,15 @@ enum {
 int srl_number_double(double *out, const char *s, int accept, char why[SRL_NUMBER_WHY_LEN])
     SRL_WUR;
 
-/* Decimal digits only (no sign, no space), min <= value <= max. The phrase says what was
+/* Decimal digits (no sign, no space), or an integer written with an exponent when its value is
+ * exactly an integer ("1e4", "2.5e3"; "1.5e0" is refused), min <= value <= max. The phrase says what was
  * expected: "is not a non-negative integer", "is not a positive integer", "is not an integer
  * >= 3", or "is too large (at most MAX)" for a value merely beyond max. */
 int srl_number_u64(uint64_t *out, const char *s, uint64_t min, uint64_t max,
                    char why[SRL_NUMBER_WHY_LEN]) SRL_WUR;
 
-/* An optional sign then decimal digits, min <= value <= max ("is not an integer", "is out of
+/* An optional sign then decimal digits (or an exact integer with an exponent, as above),
+ * min <= value <= max ("is not an integer", "is out of
  * range (MIN to MAX)"). */
 int srl_number_i64(long long *out, const char *s, long long min, long long max,
                    char why[SRL_NUMBER_WHY_LEN]) SRL_WUR;

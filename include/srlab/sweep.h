@@ -25,10 +25,14 @@
  *   seeds = N               seeds 1..N for every grid point; or `seed = LIST` for given seeds
  *                           (at most one of the two; without either: the runner's default seed)
  *   zip = KEY,KEY[,...]     these axes vary together (equal lengths); may be given repeatedly
- *   target = T              loss_gap target of the summary's steps_to_target (T >= 0)
+ *   target = T              loss_gap target of the runs' steps_to_target (T >= 0)
  *   KEY = VALUES            any other key: an axis; it must be a parameter of every problem of
  *                           the grid (srl_runner_param), checked before anything runs
  *   Each key at most once (zip excepted); the caller resolves precedence (flags over a spec).
+ *   A training sweep given `rounding` (or param-rounding) without format, param-format or
+ *   strategy stores the weights in bf16: a constant setting format = bf16 is added, shown in the
+ *   canonical command and in a `# format:` line (under the default strategy fp32 the weights
+ *   would hold every value of the fp32 update, and no rounding could change anything).
  *
  * Order (what makes files independent of threads, shards and interruptions)
  *   Axis columns: run, problem, opt, strategy, format, rounding, lr (those any runner of the grid
@@ -36,7 +40,9 @@
  *   parameter table, then seed. Runs are numbered in the nesting of that order, the first axis
  *   outermost and seed innermost, values in the order given: run = point * nseeds + seed index.
  *   A zip group nests at the place of its first member. Constant keys are not columns (the
- *   `# command:` line holds them). Core columns a run does not set show the runner's default.
+ *   `# command:` line holds them). Core columns a run does not set show the runner's default;
+ *   in a training sweep the format and rounding columns show the weight format and rounding
+ *   the run resolves from its strategy and keys, as `srlab train` prints them (fp32, rn).
  *
  * Columns (srl_sweep_prepare)
  *   Before any run, one validation run per problem and per value of every axis (stopped at its
@@ -44,25 +50,30 @@
  *   columns; the file's metric columns are their union in order of first appearance, so they are
  *   fixed by the grid alone (the same for every shard). A run without a column leaves it empty.
  *
- * Files (srl_sweep_journal_rows and _summary, srl_sweep_merge: text, RFC 4180, one header line
- * after the '#' lines)
+ * Files (srl_sweep_journal_rows and _runs, srl_sweep_summary, srl_sweep_merge: text, RFC 4180,
+ * one header line after the '#' lines)
  *   rows      `run,AXES...,seed,METRICS...`, one line per logged step per run, in run order
- *   summary   `run,AXES...,seed,` then per run: last_step, final_C for every numeric metric C,
- *             best_loss, steps_to_target (first logged step with loss_gap <= target), diverged;
- *             then per grid point over its seeds, for the headline metrics (final_loss,
- *             best_loss, final_loss_gap, final_dist_to_opt, steps_to_target; every final_C when
- *             the runner reports no loss): M_n (finite values used), M_mean, M_sd, M_ci95_lo,
- *             M_ci95_hi (Student t, GSL). Undefined entries are empty fields. Shards leave the
- *             statistics empty (they do not hold every seed); srl_sweep_merge fills them.
+ *   runs      `run,AXES...,seed,` then per run: last_step, final_C for every numeric metric C,
+ *             best_loss, steps_to_target (first logged step with loss_gap <= target), diverged
+ *             (0 or 1); one line per run, in run order (NAME.runs.csv)
+ *   summary   one line per grid point, in point order: `AXES...` (the axis columns without run
+ *             and seed), `seeds` (the number of seeds aggregated), `diverged` (how many of them
+ *             diverged), then for the headline metrics (final_loss, best_loss, final_loss_gap,
+ *             final_dist_to_opt, steps_to_target; every final_C when the runner reports no
+ *             loss): M_n (finite values used), M_mean, M_sd, M_ci95_lo, M_ci95_hi (Student t,
+ *             GSL); undefined entries are empty fields (NAME.summary.csv). It is computed from
+ *             the runs file alone, so a whole sweep and the merge of its shards give the same
+ *             bytes; a shard writes no summary (it does not hold every seed).
  *   '#' lines `# srlab VERSION`, `# command: srlab sweep ...` (canonical: every setting, in
  *             column order, without options that cannot change a result), `# spec: PATH` (if
- *             any), `# date: YYYY-MM-DDTHH:MM:SSZ`, `# seeds: ...`, `# runs: R (P grid points x
+ *             any), `# date: YYYY-MM-DDTHH:MM:SSZ`, `# format: bf16 (...)` when implied (see
+ *             Settings), `# seeds: ...`, `# runs: R (P grid points x
  *             S seeds)`, and `# shard: I/N` for a shard.
  *
  * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
  * text (a file beside the output): its start, written before any run, then one entry per
  * finished run, appended as the run is delivered, in completion order. Read back, it tells which
- * runs are done and whether it belongs to a given sweep, and it holds the rows and summary files,
+ * runs are done and whether it belongs to a given sweep, and it holds the rows and runs files,
  * assembled in run order. An entry cut short by kill -9, or damaged, is detected (lengths and a
  * checksum) and ignored with everything after it. Its format is the library's. Kept in memory,
  * the same text is how a caller without files collects the records of a sweep. */
@@ -107,6 +118,11 @@ size_t srl_sweep_naxes(const srl_sweep *s);
 const char *srl_sweep_axis_name(const srl_sweep *s, size_t i);
 const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i);
 
+/* Warnings about the grid, each line ending in '\n' ("" when none): a requested rounding that
+ * cannot change anything (training runs whose weight format holds every value the update writes
+ * into it: fp32 weights under an fp32 update, for instance). */
+const char *srl_sweep_warnings(const srl_sweep *s);
+
 /* "I/N" with 0 <= I < N: the runs whose number is I modulo N. */
 int srl_sweep_parse_shard(const char *text, size_t *i, size_t *n, srl_err *err) SRL_WUR;
 
@@ -131,7 +147,7 @@ typedef struct srl_sweep_record {
     size_t run;
     char *rows;         /* the run's lines of the rows file, each ending in '\n' */
     size_t rows_len;
-    char *summary;      /* the run's line of the summary file without the statistics, '\n' */
+    char *summary;      /* the run's line of the runs file, ending in '\n' */
     size_t summary_len;
     bool diverged;      /* a diverged run is a result, not an error */
     char note[256];     /* the runner's note, or empty */
@@ -186,18 +202,16 @@ size_t srl_sweep_journal_differs(const srl_sweep_journal *j, const srl_sweep *s,
                                  const char *preamble, char *theirs, size_t tlen, char *ours,
                                  size_t olen);
 
-/* The rows file and the summary file of the listed runs (in the order given, normally every run
+/* The rows file and the runs file of the listed runs (in the order given, normally every run
  * of the sweep or of one shard in increasing order) from the journal, each starting with
- * `preamble` and its column line: malloc'd texts of *len bytes. The summary's statistics are
- * over the seeds of each grid point, whose runs must be listed together (whole grid points);
- * a shard (`shard` true) lists runs one by one and leaves the statistics empty. Errors name a
- * listed run the journal does not hold. */
+ * `preamble` and its column line: malloc'd texts of *len bytes. Errors name a listed run the
+ * journal does not hold. */
 int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
                            const char *preamble, const size_t *runs, size_t n, char **out,
                            size_t *len, srl_err *err) SRL_WUR;
-int srl_sweep_journal_summary(const srl_sweep_journal *j, const srl_sweep *s,
-                              const char *preamble, const size_t *runs, size_t n, bool shard,
-                              char **out, size_t *len, srl_err *err) SRL_WUR;
+int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
+                           const char *preamble, const size_t *runs, size_t n, char **out,
+                           size_t *len, srl_err *err) SRL_WUR;
 
 /* ---- merge ---- */
 
@@ -208,10 +222,15 @@ typedef struct srl_sweep_text {
 } srl_sweep_text;
 
 /* Join shard files (every shard of one sweep, each once, in any order) into the file the whole
- * sweep would have written: rows files (summary false) or summary files (true). Refuses files of
- * different sweeps, naming the first differing '#' line; the date is the earliest shard's. */
-int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool summary, char **out,
+ * sweep would have written: rows files (runs false) or runs files (true: one line per run, every
+ * run of the sweep). Refuses files of different sweeps, naming the first differing '#' line; the
+ * date is the earliest shard's. */
+int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out,
                     size_t *len, srl_err *err) SRL_WUR;
+
+/* The summary file (see Files) of the runs file of a whole sweep (every run in order, not a
+ * shard's: refused), with the same '#' lines: malloc'd text of *len bytes. */
+int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_err *err) SRL_WUR;
 
 #ifdef __cplusplus
 }

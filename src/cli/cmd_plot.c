@@ -73,7 +73,7 @@ static bool has_column(const char *hdr, const char *col)
 }
 
 /* A script names the columns it cannot do without in a "# needs: a b c" line of its header (a
- * summary file has last_step, a rows file step). Check them against the CSV's header before
+ * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
  * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
  * Returns 0, or the exit status of the error it printed. */
 static int check_columns(const char *script, const char *name, const char *in)
@@ -104,12 +104,16 @@ static int check_columns(const char *script, const char *name, const char *in)
         if (has_column(hdr, col))
             continue;
         const char *hint = "";
-        if (!strcmp(col, "last_step") && has_column(hdr, "step"))
+        if (!strcmp(col, "seeds") && has_column(hdr, "step"))
             hint = ": this is a rows file, and the figure reads the summary file of the sweep "
                    "(NAME.summary.csv)";
-        else if (!strcmp(col, "step") && has_column(hdr, "last_step"))
-            hint = ": this is a summary file, and the figure reads the rows file of the sweep "
-                   "(NAME.csv)";
+        else if (!strcmp(col, "seeds") && has_column(hdr, "last_step"))
+            hint = ": this is a runs file, and the figure reads the summary file of the sweep "
+                   "(NAME.summary.csv)";
+        else if ((!strcmp(col, "step") || !strcmp(col, "run")) &&
+                 (has_column(hdr, "seeds") || has_column(hdr, "last_step")))
+            hint = ": this is a summary or runs file, and the figure reads the rows file of the "
+                   "sweep (NAME.csv)";
         return cli_error(CMD, "--in %s has no column '%s', which the figure %s needs%s",
                          cli_quote(q, sizeof q, in, strlen(in), 200), col, name, hint);
     }

@@ -3,21 +3,24 @@
  * Arguments -> library -> files: the spec file and the flags become the settings of a sweep
  * (include/srlab/sweep.h: the grid, its order, the summaries and the journal's format are the
  * library's); srl_sweep_execute runs it, each finished run appended to a journal that makes it
- * resumable; the rows and summary files come out of the journal in run order and are written
- * atomically. The spec file is read with inih (Debian's libinih), with our own line reader so
- * every message can name the line; precedence: the spec's keys, then its [quick] section
- * (--quick), then flags. sweep_main reads as its phases: parse_args, read_inputs,
+ * resumable; the rows and runs files come out of the journal in run order, the summary from the
+ * runs file (srl_sweep_summary), all written atomically. The spec file (a path, or a name looked
+ * up in the experiments folders, src/cli/host.h) is read with inih (Debian's libinih), with our
+ * own line reader so every message can name the line; precedence: the spec's keys, then its
+ * [quick] section (--quick), then flags. sweep_main reads as its phases: parse_args, read_inputs,
  * make_sweep, read_journal, make_preamble, plan_runs, then list_runs (--dry-run) or
  * open_journal, run_sweep, write_outputs.
  *
- * Files: -o out.csv writes out.csv (rows) and out.summary.csv; while the sweep runs, out.journal
+ * Files: -o out.csv writes out.csv (rows), out.runs.csv (one line per run) and out.summary.csv
+ * (one line per grid point; not for a shard); while the sweep runs, out.journal
  * holds every finished run (appended with write(2) as the run finishes, so a killed process loses
  * only the runs in flight; a background thread fdatasyncs the journal every 0.5 s, and once more
  * at the end, so a machine crash loses at most the last half second, and no worker ever waits on
  * the disk: a sync per run costs milliseconds, more than a small run). The outputs are assembled
  * from the journal in run order, which is why a resumed sweep prints the same bytes as an
- * uninterrupted one; the journal is removed once both files are in place. Without -o the journal
- * is kept in memory and the rows go to standard output. */
+ * uninterrupted one; the journal is removed once the files are in place. Without -o the journal
+ * is kept in memory and the rows go to standard output. A line on standard error ends the sweep
+ * (print_result), terminal or not, unless --quiet. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,6 +40,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cli/host.h"
 #include "srlab/sweep.h"
 #include "cli/sweep_cli.h"
 #include "cli/sweep_slurm.h"
@@ -47,19 +51,31 @@ static const char help_text[] =
     "usage: srlab sweep [SPEC.ini] [--KEY VALUES]... [--seeds N] [--zip KEY,KEY]\n"
     "                   [--target T] [-o out.csv] [--threads N] [--shard I/N] [--resume]\n"
     "                   [--quick] [--dry-run] [--quiet]\n"
+    "       srlab sweep --list\n"
     "       srlab sweep [SPEC.ini] [...] [-o out.csv] --slurm N [--partition P] [--time T]\n"
     "                   [--cpus-per-task C]\n"
     "       srlab sweep [SPEC.ini] [...] [-o out.csv] --slurm-status\n"
     "\n"
     "Run a grid of `srlab train` (or `srlab run`) runs in parallel and write tidy CSV.\n"
     "\n"
-    "Every flag of srlab train / srlab run is an axis (--problem, --lr, --rounding, --strategy,\n"
-    "--format, --steps, ...). VALUES is one value, a comma list (rn,sr), or a range:\n"
+    "SPEC is a spec file, or the name of one of srlab's specs (srlab sweep summation: the\n"
+    "file experiments/summation.ini of the source tree, else of the installed data folder;\n"
+    "$SRLAB_EXPERIMENTS overrides the folder); --list shows them.\n"
+    "\n"
+    "Every flag of srlab train / srlab run is an axis (--problem, --lr, -r/--rounding,\n"
+    "--strategy, -f/--format, --steps, ...). VALUES is one value, a comma list (rn,sr), or a\n"
+    "range:\n"
     "  a:b:log:n   n values from a to b, geometric (a, b > 0): --lr 1e-4:1e-1:log:7;\n"
     "              integer bounds give integers: --steps 100:10000:log:5\n"
     "  a:b:lin:n   n values from a to b, evenly spaced: --x0 0:1:lin:5\n"
     "  [...]       a value holding commas: --format '[p=8,emax=127],bf16'\n"
-    "The runs are the cross product of the axes, each run once per seed.\n"
+    "The runs are the cross product of the axes, each run once per seed. Integers may be\n"
+    "written with an exponent (--steps 1e4).\n"
+    "--rounding without --format or --strategy rounds the weights into bf16 (a '# format:'\n"
+    "line says so): under the default strategy fp32 the weights hold every value of the fp32\n"
+    "update and no rounding could change anything. A rounding that cannot change anything\n"
+    "(weights that hold every value the update writes) gets a warning.\n"
+    "The format and rounding columns show what each run resolved (fp32,rn), as srlab train.\n"
     "\n"
     "sweep settings (also keys of a spec file):\n"
     "  --command train|run  which runs: srlab train (default) or srlab run experiments\n"
@@ -70,7 +86,8 @@ static const char help_text[] =
     "  --target T           the summary's steps_to_target: first logged step with\n"
     "                       loss_gap <= T\n"
     "  -o, --output FILE    rows to FILE, one row per run to FILE minus .csv plus\n"
-    "                       .summary.csv; without -o the rows go to standard output\n"
+    "                       .runs.csv, one row per grid point to .summary.csv; without -o\n"
+    "                       the rows go to standard output\n"
     "\n"
     "how to run it (never part of the results):\n"
     "  --threads N          runs in parallel (default: all cores; OMP_NUM_THREADS)\n"
@@ -80,6 +97,8 @@ static const char help_text[] =
     "  --quick              apply the spec file's [quick] section (small, fast settings)\n"
     "  --dry-run            check everything and list the runs, run nothing\n"
     "  --quiet              no progress line (shown only when standard error is a terminal)\n"
+    "                       and no result line\n"
+    "  --list               the specs srlab sweep finds by name, and where""\n"
     "\n"
     "on a SLURM cluster:\n"
     "  --slurm N            submit the sweep as a job array of N tasks (task I runs --shard I/N,\n"
@@ -96,7 +115,7 @@ static const char help_text[] =
     "\n"
     "spec file: `key = value` lines with the same keys as the flags ([sweep] section or none),\n"
     "and a [quick] section applied by --quick; flags override the file. '#' and ';' start\n"
-    "comments; an indented line continues a list. Example experiments/lr_sweep.ini:\n"
+    "comments; an indented line continues a list. Example lr_sweep.ini:\n"
     "  command = train\n"
     "  problem = quad1d\n"
     "  strategy = fp32,bf16-rn,bf16-sr\n"
@@ -106,20 +125,25 @@ static const char help_text[] =
     "  seeds = 4\n"
     "\n"
     "output: '#' lines (srlab version, the canonical command, date, seeds, runs), then\n"
-    "columns run, the axes, seed, and the runner's metrics; summary: one row per run (final\n"
-    "and best loss, final loss gap, steps to target, diverged) with mean, sd and 95%\n"
-    "confidence interval over the seeds of its grid point. Rows are in run order: the files\n"
-    "are byte-identical for any --threads, after --resume, and after merging shards.\n"
+    "columns run, the axes, seed, and the runner's metrics. Runs file: one row per run\n"
+    "(last step, final values, best loss, steps to target, diverged). Summary: one row per\n"
+    "grid point: its axes, seeds, diverged (how many), then M_n, M_mean, M_sd, M_ci95_lo,\n"
+    "M_ci95_hi over its seeds for the final and best loss, final loss gap, final distance\n"
+    "to the optimum and steps to target. A shard writes rows and runs; srlab merge writes\n"
+    "all three. Rows are in run order: the files are byte-identical for any --threads,\n"
+    "after --resume, and after merging shards. A line on standard error ends the sweep:\n"
+    "runs, diverged, time, the files (none with --quiet).\n"
     "SOURCE_DATE_EPOCH sets the date line (reproducible-builds convention).\n"
     "\n"
     "examples:\n"
     "  srlab sweep --problem quad1d --strategy bf16-rn,bf16-sr --lr 1e-3:1e-1:log:5 \\\n"
     "              --seeds 8 --steps 2000 -o lr.csv\n"
-    "  srlab sweep experiments/lr_sweep.ini --quick -o lr.csv\n"
-    "  srlab sweep experiments/lr_sweep.ini --shard 0/4 -o lr.0.csv && ... && \\\n"
-    "  srlab merge lr.0.csv lr.1.csv lr.2.csv lr.3.csv -o lr.csv\n"
-    "  srlab sweep experiments/noisy_sgd.ini --slurm 8 --time 1:00:00 -o results/noisy.csv\n"
-    "  srlab sweep experiments/noisy_sgd.ini --slurm-status -o results/noisy.csv\n";
+    "  srlab sweep --problem quad1d --rounding rn,sr --lr 1e-3,1e-2,1e-1 -o rs.csv\n"
+    "  srlab sweep summation --quick -o summation.csv\n"
+    "  srlab sweep stall --shard 0/4 -o stall.0.csv && ... && \\\n"
+    "  srlab merge stall.0.csv stall.1.csv stall.2.csv stall.3.csv -o stall.csv\n"
+    "  srlab sweep noisy_sgd --slurm 8 --time 1:00:00 -o results/noisy.csv\n"
+    "  srlab sweep noisy_sgd --slurm-status -o results/noisy.csv\n";
 
 /* ---- settings ---- */
 
@@ -222,13 +246,13 @@ static int resolve(const layer *const *layers, size_t nl, srl_sweep_setting **ou
 /* The options of the sweep itself (the indices are used below). */
 enum {
     O_COMMAND, O_SEEDS, O_ZIP, O_TARGET, O_OUTPUT, O_THREADS, O_SHARD, O_RESUME, O_QUICK,
-    O_DRYRUN, O_QUIET, O_NOWN
+    O_DRYRUN, O_QUIET, O_LIST, O_NOWN
 };
 static const cli_opt own_opts[O_NOWN] = {
     {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY"},
     {"target", 0, "T"},          {"output", 'o', "FILE"},  {"threads", 0, "N"},
     {"shard", 0, "I/N"},         {"resume", 0, NULL},      {"quick", 0, NULL},
-    {"dry-run", 0, NULL},        {"quiet", 0, NULL},
+    {"dry-run", 0, NULL},        {"quiet", 0, NULL},       {"list", 0, NULL},
 };
 
 typedef struct keyset {
@@ -444,13 +468,28 @@ int cli_read_file(const char *path, char **data, size_t *len)
     return 0;
 }
 
-static int read_spec(spec_state *st, const char *path)
+/* The spec file: `path` when it is a file (or cannot be read for another reason than its
+ * absence), else, when it names no folder (or experiments/, relative), the spec of that name
+ * (experiments/NAME.ini in the source tree or the installed data folder, src/cli/host.h);
+ * *found is then its path. */
+static int read_spec(spec_state *st, const char *path, char **found)
 {
     char q[CLI_QUOTE_LEN];
     char *text;
     size_t len;
     cli_quote(q, sizeof q, path, strlen(path), 200);
     int e = cli_read_file(path, &text, &len);
+    /* NAME, NAME.ini, or experiments/NAME.ini as the demos and the README write it */
+    const char *name = !strncmp(path, "experiments/", 12) ? path + 12 : path;
+    if (e == ENOENT && !strchr(name, '/')) {
+        char looked[1200];
+        *found = cli_host_find_spec(name, looked, sizeof looked);
+        if (!*found)
+            return cli_error(CMD, "cannot read the spec file %s: %s; no spec of that name in %s "
+                             "(srlab sweep --list shows them)", q, strerror(e), looked);
+        path = *found;
+        e = cli_read_file(path, &text, &len);
+    }
     if (e)
         return cli_error(CMD, "cannot read the spec file %s: %s", q, strerror(e));
     st->path = path;
@@ -539,9 +578,8 @@ static void progress(run_ctx *c, bool final)
     c->last_print = t;
     char el[32], left[32];
     fmt_dur(el, sizeof el, t - c->t0);
-    if (final) {
-        fprintf(stderr, "\rsrlab sweep: %zu/%zu runs, %s elapsed%24s\n", c->already + c->done,
-                c->total, el, "");
+    if (final) { /* the line is cleared: the result line follows */
+        fprintf(stderr, "\r%78s\r", "");
         return;
     }
     if (c->done)
@@ -733,7 +771,7 @@ static int check_output(const char *what, const char *path)
 /* How to run the sweep (never part of its results). */
 typedef struct sweep_args {
     const char *spec, *output, *threads, *shard;
-    bool resume, quick, dry_run, quiet;
+    bool resume, quick, dry_run, quiet, list;
 } sweep_args;
 
 /* What sweep_main holds between its phases; sweep_cmd_free releases it. */
@@ -745,10 +783,12 @@ typedef struct sweep_cmd {
     spec_state spec;     /* the spec file's settings, [sweep] and [quick] */
     sweep_args a;
     char *output_owned;  /* the spec's `output` */
+    char *spec_path;     /* the spec file found by its name (experiments/NAME.ini) */
     int nthreads;
     size_t shard_i, shard_n; /* shard_n == 0: not a shard */
     srl_sweep *sw;
-    char *sum_path, *jpath; /* beside the output (-o) */
+    char *sum_path, *runs_path, *jpath; /* beside the output (-o) */
+    size_t diverged;     /* diverged runs, counted in the runs file */
     char date[64];
     char *pre;           /* the '#' lines */
     char *jtext;         /* the journal file, read */
@@ -771,11 +811,13 @@ static void sweep_cmd_free(sweep_cmd *c)
     free(c->pre);
     free(c->jpath);
     free(c->sum_path);
+    free(c->runs_path);
     srl_sweep_free(c->sw);
     layer_free(&c->flags);
     layer_free(&c->spec.main);
     layer_free(&c->spec.quick);
     free(c->output_owned);
+    free(c->spec_path);
     free(c->opts);
     free(c->keys.k);
 }
@@ -790,6 +832,7 @@ static int take_option(sweep_cmd *c, const cli_args *a, int k)
     case O_QUICK: c->a.quick = true; return 0;
     case O_DRYRUN: c->a.dry_run = true; return 0;
     case O_QUIET: c->a.quiet = true; return 0;
+    case O_LIST: c->a.list = true; return 0;
     case O_OUTPUT:
         if (c->a.output)
             return cli_error(CMD, "%s is given twice", a->opt);
@@ -817,8 +860,12 @@ static int parse_args(sweep_cmd *c, int argc, char **argv, bool *help)
     if (!c->opts)
         return cli_sys_error(CMD, "out of memory");
     memcpy(c->opts, own_opts, sizeof own_opts);
-    for (size_t i = 0; i < c->keys.n; i++)
-        c->opts[O_NOWN + i] = (cli_opt){c->keys.k[i], 0, "VALUES"};
+    for (size_t i = 0; i < c->keys.n; i++) {
+        /* -f and -r as in srlab train and srlab run */
+        const char *k = c->keys.k[i];
+        char sh = !strcmp(k, "format") ? 'f' : !strcmp(k, "rounding") ? 'r' : 0;
+        c->opts[O_NOWN + i] = (cli_opt){k, sh, "VALUES"};
+    }
     cli_args a;
     cli_args_init(&a, CMD, c->opts, argc, argv);
     for (int k; (k = cli_args_next(&a)) != CLI_ARGS_DONE;) {
@@ -866,7 +913,7 @@ static int read_inputs(sweep_cmd *c)
     int rc;
     if (c->a.spec) {
         c->spec.keys = &c->keys;
-        if ((rc = read_spec(&c->spec, c->a.spec)))
+        if ((rc = read_spec(&c->spec, c->a.spec, &c->spec_path)))
             return rc;
     }
     if (c->a.quick && !c->a.spec)
@@ -900,14 +947,16 @@ static int check_outputs(sweep_cmd *c)
     char q[CLI_QUOTE_LEN];
     const char *out = c->a.output;
     c->sum_path = cli_sweep_sibling(out, ".summary.csv");
+    c->runs_path = cli_sweep_sibling(out, ".runs.csv");
     c->jpath = cli_sweep_sibling(out, ".journal");
-    if (!c->sum_path || !c->jpath)
+    if (!c->sum_path || !c->runs_path || !c->jpath)
         return cli_sys_error(CMD, "out of memory");
-    if (!strcmp(c->sum_path, out))
-        return cli_error(CMD, "-o: %s would be its own summary: name the rows file",
+    if (!strcmp(c->sum_path, out) || !strcmp(c->runs_path, out))
+        return cli_error(CMD, "-o: %s would be its own summary or runs file: name the rows file",
                          cli_quote(q, sizeof q, out, strlen(out), 200));
     int rc = 0;
-    if (!c->a.dry_run && !(rc = check_output("-o", out)))
+    if (!c->a.dry_run && !(rc = check_output("-o", out)) &&
+        !(rc = check_output("-o", c->runs_path)) && !c->shard_n)
         rc = check_output("-o", c->sum_path);
     return rc;
 }
@@ -934,6 +983,11 @@ static int make_sweep(sweep_cmd *c)
     int rc = c->a.output ? check_outputs(c) : 0;
     if (rc)
         return rc;
+    for (const char *w = srl_sweep_warnings(c->sw); *w;) {
+        size_t n = strcspn(w, "\n");
+        fprintf(stderr, "srlab %s: warning: %.*s\n", CMD, (int)n, w);
+        w += n + (w[n] ? 1 : 0);
+    }
     st = srl_sweep_prepare(c->sw, c->nthreads, &err);
     return st ? library_error(st, &err) : 0;
 }
@@ -1120,17 +1174,28 @@ static void out_none(cli_out *o)
     o->slot = -1;
 }
 
-/* The rows file (and, with -o, the summary file) from the journal text, in run order. */
-static int write_files(const sweep_cmd *c, const char *jtext, size_t jlen)
+/* Diverged runs in a runs file: lines whose last field, diverged, is 1. */
+static size_t count_diverged(const char *t, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 2; i < n; i++)
+        if (t[i] == '\n' && t[i - 1] == '1' && t[i - 2] == ',')
+            k++;
+    return k;
+}
+
+/* The rows file (and, with -o, the runs file and, unless a shard, the summary file) from the
+ * journal text, in run order. */
+static int write_files(sweep_cmd *c, const char *jtext, size_t jlen)
 {
     srl_sweep_journal *j = NULL;
     srl_err err;
     if (srl_sweep_journal_read(&j, jtext, jlen, &err) || !j)
         return cli_sys_error(CMD, "the journal cannot be read back: %s",
                              j ? err.msg : "its start is cut short");
-    bool both = c->jpath != NULL;
-    char *rows = NULL, *sums = NULL;
-    size_t rows_len = 0, sums_len = 0;
+    bool files = c->jpath != NULL, summary = files && !c->shard_n;
+    char *rows = NULL, *runs = NULL, *sums = NULL;
+    size_t rows_len = 0, runs_len = 0, sums_len = 0;
     int rc = 0;
     for (size_t k = 0; k < c->nr && !rc; k++)
         if (!srl_sweep_journal_has(j, c->runs[k]))
@@ -1138,33 +1203,66 @@ static int write_files(const sweep_cmd *c, const char *jtext, size_t jlen)
                                c->runs[k]);
     if (!rc && srl_sweep_journal_rows(j, c->sw, c->pre, c->runs, c->nr, &rows, &rows_len, &err))
         rc = cli_sys_error(CMD, "%s", err.msg);
-    if (!rc && both &&
-        srl_sweep_journal_summary(j, c->sw, c->pre, c->runs, c->nr, c->shard_n != 0, &sums,
-                                  &sums_len, &err))
+    if (!rc && srl_sweep_journal_runs(j, c->sw, c->pre, c->runs, c->nr, &runs, &runs_len, &err))
+        rc = cli_sys_error(CMD, "%s", err.msg);
+    srl_sweep_text rt = {c->runs_path ? c->runs_path : "runs", runs, runs_len};
+    if (!rc && summary && srl_sweep_summary(&rt, &sums, &sums_len, &err))
         rc = cli_sys_error(CMD, "summary: %s", err.msg);
+    if (!rc)
+        c->diverged = count_diverged(runs, runs_len);
     srl_sweep_journal_free(j);
-    cli_out o, os;
+    cli_out o, orr, os;
     out_none(&o);
+    out_none(&orr);
     out_none(&os);
-    if (!rc && !(rc = cli_out_open(&o, CMD, both ? "-o" : NULL, both ? c->a.output : NULL)))
+    if (!rc && !(rc = cli_out_open(&o, CMD, files ? "-o" : NULL, files ? c->a.output : NULL)))
         fwrite(rows, 1, rows_len, o.fp);
-    if (!rc && both && !(rc = cli_out_open(&os, CMD, "-o", c->sum_path)))
+    if (!rc && files && !(rc = cli_out_open(&orr, CMD, "-o", c->runs_path)))
+        fwrite(runs, 1, runs_len, orr.fp);
+    if (!rc && summary && !(rc = cli_out_open(&os, CMD, "-o", c->sum_path)))
         fwrite(sums, 1, sums_len, os.fp);
-    if (!rc && !(rc = cli_out_commit(&o)) && both)
+    if (!rc && !(rc = cli_out_commit(&o)) && files && !(rc = cli_out_commit(&orr)) && summary)
         rc = cli_out_commit(&os);
     cli_out_abort(&o);
+    cli_out_abort(&orr);
     cli_out_abort(&os);
     free(rows);
+    free(runs);
     free(sums);
     return rc;
+}
+
+/* The one-line result on standard error (unless --quiet, terminal or not): the runs, the
+ * diverged ones, the time, and where the files are. */
+static void print_result(const sweep_cmd *c)
+{
+    if (c->a.quiet)
+        return;
+    char el[32];
+    fmt_dur(el, sizeof el, now_s() - c->rcx.t0);
+    fprintf(stderr, "srlab %s: %zu run%s%s in %s, %zu diverged; ", CMD, c->nr,
+            c->nr == 1 ? "" : "s", c->shard_n ? " of this shard" : "", el, c->diverged);
+    if (!c->jpath)
+        fputs("rows on standard output (-o FILE also writes the runs and summary files)\n",
+              stderr);
+    else if (c->shard_n)
+        fprintf(stderr, "rows %s, per-run finals %s (srlab merge joins the shards and writes "
+                "the summary)\n", c->a.output, c->runs_path);
+    else
+        fprintf(stderr, "rows %s, summary %s (one row per grid point), per-run finals %s\n",
+                c->a.output, c->sum_path, c->runs_path);
 }
 
 /* The files, in run order, from the journal (then removed): the rows to standard output from
  * the journal in memory, or both files beside each other from the journal file, read back. */
 static int write_outputs(sweep_cmd *c)
 {
-    if (!c->jpath)
-        return write_files(c, c->rcx.mem, c->rcx.mem_len);
+    if (!c->jpath) {
+        int rc = write_files(c, c->rcx.mem, c->rcx.mem_len);
+        if (!rc)
+            print_result(c);
+        return rc;
+    }
     close(c->rcx.jfd);
     c->rcx.jfd = -1;
     srl_sweep_journal_free(c->jr);
@@ -1177,7 +1275,54 @@ static int write_outputs(sweep_cmd *c)
     int rc = write_files(c, c->jtext, c->jlen);
     if (!rc && unlink(c->jpath) != 0)
         rc = cli_sys_error(CMD, "cannot remove %s: %s", c->jpath, strerror(errno));
+    if (!rc)
+        print_result(c);
     return rc;
+}
+
+/* --list: the specs srlab sweep finds by name, with the first line of each. */
+static int list_specs(void)
+{
+    const char *dirs[2];
+    size_t nd = cli_host_experiments_dirs(dirs);
+    cli_out o;
+    int rc = cli_out_open(&o, CMD, NULL, NULL);
+    if (rc)
+        return rc;
+    size_t shown = 0;
+    for (size_t i = 0; i < nd; i++) {
+        char **names;
+        size_t n;
+        if (cli_host_list(dirs[i], ".ini", &names, &n))
+            continue;
+        fprintf(o.fp, "%sspecs in %s (srlab sweep NAME):\n", shown ? "\n" : "", dirs[i]);
+        for (size_t k = 0; k < n; k++) {
+            char file[300];
+            snprintf(file, sizeof file, "%s.ini", names[k]);
+            char *head = cli_host_read_head(dirs[i], file, 400);
+            const char *d = head && head[0] == '#' ? head + 1 : "";
+            while (*d == ' ')
+                d++;
+            int dl = (int)strcspn(d, "\n");
+            if (dl > 62) { /* one line of 80 columns: cut at a word */
+                dl = 59;
+                while (dl > 30 && d[dl] != ' ')
+                    dl--;
+                fprintf(o.fp, "  %-14s %.*s ...\n", names[k], dl, d);
+            } else {
+                fprintf(o.fp, "  %-14s %.*s\n", names[k], dl, d);
+            }
+            free(head);
+        }
+        shown += n + 1;
+        cli_host_names_free(names, n);
+        if (shown)
+            break; /* the first folder that has specs is the one names are found in first */
+    }
+    if (!shown)
+        fprintf(o.fp, "no specs found in %s%s%s\n", dirs[0], nd > 1 ? " or " : "",
+                nd > 1 ? dirs[1] : "");
+    return cli_out_commit(&o);
 }
 
 /* arguments -> the sweep and its journal -> the runs -> the files */
@@ -1187,6 +1332,8 @@ static int sweep_main(sweep_cmd *c, int argc, char **argv)
     int rc = parse_args(c, argc, argv, &help);
     if (rc || help)
         return rc;
+    if (c->a.list)
+        return list_specs();
     if ((rc = read_inputs(c)) || (rc = make_sweep(c)) ||
         (rc = sweep_date(c->date, sizeof c->date)) || (rc = read_journal(c)) ||
         (rc = make_preamble(c)) || (rc = plan_runs(c)))

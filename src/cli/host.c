@@ -41,6 +41,42 @@ const char *cli_host_experiments_dir(void)
     return data_dir("SRLAB_EXPERIMENTS", SRL_EXPERIMENTS_SOURCE_DIR, SRL_EXPERIMENTS_INSTALL_DIR);
 }
 
+size_t cli_host_experiments_dirs(const char *dirs[2])
+{
+    const char *v = getenv("SRLAB_EXPERIMENTS");
+    if (v && *v) {
+        dirs[0] = v;
+        return 1;
+    }
+    size_t n = 0;
+    if (cli_host_is_dir(SRL_EXPERIMENTS_SOURCE_DIR))
+        dirs[n++] = SRL_EXPERIMENTS_SOURCE_DIR;
+    dirs[n++] = SRL_EXPERIMENTS_INSTALL_DIR;
+    return n;
+}
+
+char *cli_host_find_spec(const char *name, char *looked, size_t len)
+{
+    const char *dirs[2];
+    size_t nd = cli_host_experiments_dirs(dirs);
+    size_t nl = strlen(name);
+    bool ini = nl > 4 && !strcmp(name + nl - 4, ".ini");
+    if (looked && len)
+        looked[0] = 0;
+    for (size_t i = 0; i < nd; i++) {
+        char *p = cli_alloc_printf("%s/%.*s.ini", dirs[i], (int)(ini ? nl - 4 : nl), name);
+        struct stat sb;
+        if (p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+            return p;
+        if (looked && len) {
+            size_t k = strlen(looked);
+            snprintf(looked + k, len - k, "%s%s", k ? " and " : "", dirs[i]);
+        }
+        free(p);
+    }
+    return NULL;
+}
+
 /* ---- files ---- */
 
 bool cli_host_is_dir(const char *path)

@@ -20,6 +20,13 @@
 
 const char *cli_host_plots_dir(void);       /* srlab plot's scripts, plots/NAME.gp */
 const char *cli_host_experiments_dir(void); /* srlab reproduce's specs, experiments/NAME.ini */
+/* Where a spec named by its name is looked for, in order: $SRLAB_EXPERIMENTS alone when set,
+ * else the source tree's experiments folder (when it is there) and the installed one. Returns
+ * how many of dirs are filled (1 or 2). */
+size_t cli_host_experiments_dirs(const char *dirs[2]);
+/* The spec NAME (or NAME.ini) in those folders: its path, malloc'd, the first found; or NULL,
+ * with the folders looked in ("A and B") in looked (len bytes) when it is not NULL. */
+char *cli_host_find_spec(const char *name, char *looked, size_t len);
 
 /* ---- files ---- */
 

@@ -8,7 +8,7 @@
  *   2. a job script is written, atomically, beside the outputs: OUT minus .csv plus .sbatch
  *      (so the user can read it and submit it again). Array task I runs
  *      `srlab sweep ... --shard I/N --resume -o OUT.shard.I.csv`; `SCRIPT merge` runs
- *      `srlab merge` into OUT and OUT.summary.csv;
+ *      `srlab merge` into OUT, OUT.runs.csv and OUT.summary.csv;
  *   3. `sbatch --array=0-(N-1) SCRIPT`, then `sbatch --dependency=afterok:ID SCRIPT merge`;
  *      the job ids and the commands to watch them are printed.
  *
@@ -48,6 +48,7 @@
 #include <ini.h>
 
 #include "cli/cli.h"
+#include "cli/host.h"
 #include "srlab/common.h"
 #include "srlab/sweep.h"
 #include "cli/sweep_cli.h"
@@ -115,7 +116,9 @@ static int scan(sl_args *A, int argc, char **argv)
                     A->fwd[A->nfwd++] = s; /* the dry run says it needs a value */
                 continue;
             }
-            A->fwd[A->nfwd++] = s; /* not an option of srlab sweep: the dry run says so */
+            A->fwd[A->nfwd++] = s; /* -f FMT, -r MODE, or one the dry run refuses */
+            if ((s[1] == 'f' || s[1] == 'r') && !s[2] && k + 1 < argc)
+                A->fwd[A->nfwd++] = argv[++k];
             continue;
         }
         const char *name = s + 2, *eq = strchr(name, '=');
@@ -429,7 +432,11 @@ static char *output_of(const sl_args *A, int *rc)
         return NULL;
     }
     spec_out so = {NULL};
-    (void)ini_parse(A->spec, spec_out_handler, &so); /* the dry run has checked the file */
+    char *found = access(A->spec, F_OK) != 0 && !strchr(A->spec, '/')
+                      ? cli_host_find_spec(A->spec, NULL, 0) /* a spec by its name */
+                      : NULL;
+    (void)ini_parse(found ? found : A->spec, spec_out_handler, &so); /* the dry run checked it */
+    free(found);
     if (so.output)
         return so.output;
     const char *slash = strrchr(A->spec, '/');
@@ -587,7 +594,7 @@ static void write_script(FILE *fp, const plan *P)
     fputs(P->prefix, fp);
     fputs("I.csv; `THIS_SCRIPT merge` joins the\n# shards with srlab merge into ", fp);
     fputs(P->out, fp);
-    fputs(" and its .summary.csv, byte-identical\n"
+    fputs(" and its .runs.csv and .summary.csv, byte-identical\n"
           "# to the same sweep run on one machine.\n"
           "#\n"
           "# Submitted with (from any directory; run both again to resubmit: finished shards are\n"
@@ -835,10 +842,10 @@ static long long journal_runs(const char *path, const char *command, long long i
     return r;
 }
 
-/* The runs of a finished shard (rows of its summary file), -1 unreadable, -2 another sweep. */
+/* The runs of a finished shard (rows of its runs file), -1 unreadable, -2 another sweep. */
 static long long finished_runs(const char *csv, const char *command, long long i, long long n)
 {
-    char *text, *sum = cli_sweep_sibling(csv, ".summary.csv");
+    char *text, *sum = cli_sweep_sibling(csv, ".runs.csv");
     size_t len;
     if (!sum)
         return -1;
@@ -1063,7 +1070,8 @@ static int do_submit(const sl_args *A, const srl_runner *const *runners)
     fprintf(so.fp, "array job %s: %lld tasks, %zu runs (shard I: ", jid, P.shards, d.runs);
     fputs(P.prefix, so.fp);
     fputs("I.csv)\n", so.fp);
-    fprintf(so.fp, "merge job %s: after array job %s succeeds (%s and its .summary.csv)\n", mid,
+    fprintf(so.fp, "merge job %s: after array job %s succeeds (%s and its .runs.csv and "
+            ".summary.csv)\n", mid,
             jid, P.out);
     fprintf(so.fp, "watch: squeue -j %s,%s\n", jid, mid);
     fputs("progress: srlab sweep", so.fp);

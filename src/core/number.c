@@ -46,6 +46,57 @@ static bool digits_value(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* An integer written with an exponent ("1e4", "2.5E+3"): its plain decimal digits into buf
+ * (cap bytes), without leading zeros; false when s is not digits[.digits](e|E)[+-]digits or its
+ * value is not exactly an integer. A value too long for buf is written as 21 nines, which every
+ * bound refuses as too large. */
+static bool exponent_integer(const char *s, char *buf, size_t cap)
+{
+    char dig[SRL_NUMBER_MAX + 1];
+    size_t nd = 0, nint = 0;
+    const char *p = s;
+    for (; isdigit((unsigned char)*p); p++)
+        dig[nd++] = *p;
+    nint = nd;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            dig[nd++] = *p;
+    if (nd == 0 || (*p != 'e' && *p != 'E'))
+        return false;
+    p++;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!*p)
+        return false;
+    long e = 0;
+    for (; *p; p++) {
+        if (!isdigit((unsigned char)*p))
+            return false;
+        if (e < 100000)
+            e = 10 * e + (*p - '0');
+    }
+    long point = (long)nint + (neg ? -e : e); /* digits before the decimal point */
+    for (long i = point < 0 ? 0 : point; i < (long)nd; i++)
+        if (dig[i] != '0')
+            return false; /* a fraction is left */
+    size_t k = 0, first = 0;
+    while (first < nd && (long)first < point && dig[first] == '0')
+        first++;
+    for (long i = (long)first; i < point; i++) {
+        if (k + 1 >= cap) {
+            memset(buf, '9', 21);
+            buf[21] = 0;
+            return true;
+        }
+        buf[k++] = i < (long)nd ? dig[i] : '0';
+    }
+    if (k == 0)
+        buf[k++] = '0';
+    buf[k] = 0;
+    return true;
+}
+
 int srl_number_double(double *out, const char *s, int accept, char why[SRL_NUMBER_WHY_LEN])
 {
     if (strlen(s) > SRL_NUMBER_MAX)
@@ -78,6 +129,9 @@ int srl_number_u64(uint64_t *out, const char *s, uint64_t min, uint64_t max,
     else
         snprintf(desc, sizeof desc, "an integer >= %llu", (unsigned long long)min);
     uint64_t v;
+    char plain[32];
+    if (strlen(s) <= SRL_NUMBER_MAX && exponent_integer(s, plain, sizeof plain))
+        s = plain; /* 1e4: an integer written with an exponent */
     if (!all_digits(s))
         return refuse(why, SRL_EPARSE, "is not %s", desc);
     if (!digits_value(s, max, &v))
@@ -96,6 +150,9 @@ int srl_number_i64(long long *out, const char *s, long long min, long long max,
     if (*t == '-' || *t == '+')
         neg = *t++ == '-';
     uint64_t v;
+    char plain[32];
+    if (strlen(t) <= SRL_NUMBER_MAX && exponent_integer(t, plain, sizeof plain))
+        t = plain; /* -1e3: an integer written with an exponent */
     if (!all_digits(t))
         return refuse(why, SRL_EPARSE, "is not an integer");
     if (!digits_value(t, (uint64_t)LLONG_MAX + 1u, &v) || (!neg && v > (uint64_t)LLONG_MAX))

@@ -55,12 +55,16 @@ void srl_sweep_free(srl_sweep *s)
     free(s->cols);
     free(s->command);
     free(s->seeds_text);
+    srl__sw_strings_free(s->res_fmt, s->nres);
+    srl__sw_strings_free(s->res_rnd, s->nres);
+    free(s->rdims);
+    free(s->warnings);
     for (size_t m = 0; m < s->nmet; m++)
         free(s->met[m]);
     free(s->met);
     free(s->metk);
     free(s->rows_header);
-    free(s->summary_header);
+    free(s->runs_header);
     free(s);
 }
 
@@ -268,7 +272,7 @@ static int read_sweep_keys(build *g, srl_err *err)
 static int make_axes(build *g, srl_err *err)
 {
     srl_sweep *s = g->s;
-    s->ax = calloc(g->n + 1, sizeof *s->ax);
+    s->ax = calloc(g->n + 2, sizeof *s->ax); /* room for an implied format */
     if (!s->ax)
         return oom(err);
     for (size_t pass = 0; pass < 2; pass++)
@@ -295,6 +299,39 @@ static int make_axes(build *g, srl_err *err)
             if (!a->key || !a->origin || !a->canon)
                 return oom(err);
         }
+    return SRL_OK;
+}
+
+/* `rounding` without `format` or `strategy` (training): the weights are stored in bf16, which
+ * every rounding mode can round into (the default strategy fp32 would hold every value of its
+ * fp32 update, and no rounding could change anything). A constant axis format = bf16, named in
+ * the canonical command and the '#' lines. */
+static int imply_format(build *g, srl_err *err)
+{
+    srl_sweep *s = g->s;
+    bool rounding = false, other = false;
+    for (size_t i = 0; i < s->nax; i++) {
+        const char *k = s->ax[i].key;
+        rounding |= !strcmp(k, "rounding") || !strcmp(k, "param-rounding");
+        other |= !strcmp(k, "format") || !strcmp(k, "param-format") || !strcmp(k, "strategy");
+    }
+    if (s->kind != SRL_RUN_TRAIN || !rounding || other)
+        return SRL_OK;
+    for (size_t v = 0; v < s->ax[0].nval; v++)
+        if (!srl_runner_param(s->prob[v], "format"))
+            return SRL_OK;
+    srl__sw_axis *a = &s->ax[s->nax];
+    memset(a, 0, sizeof *a);
+    a->dim = -1;
+    a->key = srl__sw_dup("format");
+    a->origin = srl__sw_dup("format (bf16: rounding without format or strategy)");
+    a->canon = srl__sw_dup("bf16");
+    a->val = calloc(1, sizeof *a->val);
+    s->nax++;
+    if (!a->key || !a->origin || !a->canon || !a->val || !(a->val[0] = srl__sw_dup("bf16")))
+        return oom(err);
+    a->nval = 1;
+    s->implied_format = true;
     return SRL_OK;
 }
 
@@ -643,6 +680,8 @@ int srl_sweep_new(srl_sweep **out, const srl_sweep_setting *set, size_t n,
         st = make_axes(&g, err);
     if (!st)
         st = find_problems(&g, err);
+    if (!st)
+        st = imply_format(&g, err);
     if (!st) {
         sort_axes(g.s);
         st = make_seeds(&g, err);
@@ -655,6 +694,8 @@ int srl_sweep_new(srl_sweep **out, const srl_sweep_setting *set, size_t n,
         st = make_columns(g.s, err);
     if (!st)
         st = make_command(&g, err);
+    if (!st)
+        st = srl__sw_resolve(g.s, err);
     free(g.zipgroup);
     if (st) {
         srl_sweep_free(g.s);
@@ -712,6 +753,9 @@ const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i)
     if (i == s->ncols)
         return s->seeds[run % s->nseeds];
     const srl__sw_column *c = &s->cols[i];
+    const char *res = srl__sw_resolved(s, run, c->name);
+    if (res)
+        return res; /* the weight format and rounding as srlab train resolves them */
     if (c->axis >= 0) {
         const srl__sw_axis *a = &s->ax[c->axis];
         return a->val[srl__sw_value_index(s, a, run)];

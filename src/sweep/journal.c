@@ -1,6 +1,6 @@
 /* src/sweep/journal.c: the journal (include/srlab/sweep.h, "Journal"; its format is in
  * src/sweep/sweep_impl.h): writing its header and records, reading it back with every torn or
- * damaged tail detected, deciding whether it belongs to a sweep, and the rows and summary files
+ * damaged tail detected, deciding whether it belongs to a sweep, and the rows and runs files
  * it holds, assembled in run order whatever the order the runs finished in. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ int srl_sweep_journal_start(const srl_sweep *s, const char *preamble, char **out
     srl__sw_text b = {0};
     srl__sw_puts(&b, JOURNAL_MAGIC);
     srl__sw_puts(&b, preamble);
-    srl__sw_printf(&b, "%s\n%s\n@begin\n", s->rows_header, s->summary_header);
+    srl__sw_printf(&b, "%s\n%s\n@begin\n", s->rows_header, s->runs_header);
     *out = srl__sw_take(&b);
     *len = *out ? strlen(*out) : 0;
     return *out ? SRL_OK : SRL_ENOMEM;
@@ -60,7 +60,7 @@ void srl__sw_journal_clear(srl_sweep_journal *j)
         return;
     free(j->preamble);
     free(j->rows_header);
-    free(j->summary_header);
+    free(j->runs_header);
     free(j->entries);
     free(j->by_run);
     memset(j, 0, sizeof *j);
@@ -123,8 +123,8 @@ static int parse_header(const char *text, size_t len, size_t *pos, srl_sweep_jou
         return srl_err_set(err, SRL_EPARSE, "a sweep journal with a damaged header");
     j->preamble = srl__sw_dupn(text + pre0, pre1 - pre0);
     j->rows_header = srl__sw_dupn(rh, rhl);
-    j->summary_header = srl__sw_dupn(sh, shl);
-    if (!j->preamble || !j->rows_header || !j->summary_header)
+    j->runs_header = srl__sw_dupn(sh, shl);
+    if (!j->preamble || !j->rows_header || !j->runs_header)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     j->complete_header = true;
     return SRL_OK;
@@ -284,9 +284,9 @@ size_t srl_sweep_journal_differs(const srl_sweep_journal *j, const srl_sweep *s,
         snprintf(ours, olen, "columns %.280s", s->rows_header);
         return 1;
     }
-    if (strcmp(j->summary_header, s->summary_header)) {
-        snprintf(theirs, tlen, "summary columns %.270s", j->summary_header);
-        snprintf(ours, olen, "summary columns %.270s", s->summary_header);
+    if (strcmp(j->runs_header, s->runs_header)) {
+        snprintf(theirs, tlen, "runs columns %.270s", j->runs_header);
+        snprintf(ours, olen, "runs columns %.270s", s->runs_header);
         return 1;
     }
     return 0;
@@ -344,42 +344,22 @@ int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
     return SRL_OK;
 }
 
-int srl_sweep_journal_summary(const srl_sweep_journal *j, const srl_sweep *s,
-                              const char *preamble, const size_t *runs, size_t n, bool shard,
-                              char **out, size_t *len, srl_err *err)
+int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
+                           const char *preamble, const size_t *runs, size_t n, char **out,
+                           size_t *len, srl_err *err)
 {
     *out = NULL;
     *len = 0;
-    /* Unsharded: whole grid points; a shard: run by run, with empty statistics. */
-    size_t step = shard ? 1 : s->nseeds;
-    if (n % step)
-        return srl_err_set(err, SRL_EINVAL, "%zu runs are not whole grid points of %zu seeds",
-                           n, step);
     const srl__sw_journal_entry **e;
     srl__sw_text b = {0};
-    int st = file_start(j, runs, n, preamble, s->summary_header, &e, &b, err);
+    int st = file_start(j, runs, n, preamble, s->runs_header, &e, &b, err);
     if (st)
         return st;
-    const char **lines = malloc((step + 1) * sizeof *lines);
-    size_t *lens = malloc((step + 1) * sizeof *lens);
-    if (!lines || !lens || b.oom)
-        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-    for (size_t k = 0; k < n && !st; k += step) {
-        for (size_t i = 0; i < step; i++) {
-            lines[i] = j->text + e[k + i]->summary_off;
-            lens[i] = e[k + i]->summary_len;
-        }
-        st = srl__sw_summary_point(s->summary_header, lines, lens, step, shard, &b.p, &b.len,
-                                   &b.cap, err);
-    }
-    free(lines);
-    free(lens);
+    for (size_t k = 0; k < n; k++)
+        srl__sw_put(&b, j->text + e[k]->summary_off, e[k]->summary_len);
     free(e);
-    if (st) {
-        free(b.p);
-        return st;
-    }
     *len = b.len;
-    *out = b.p;
+    if (!(*out = srl__sw_take(&b)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
     return SRL_OK;
 }

@@ -1,8 +1,9 @@
 /* src/sweep/merge.c: joining the files of the shards of a sweep (srl_sweep_merge,
  * include/srlab/sweep.h, "merge") into the file the whole sweep would have written: each shard
  * read ('#' lines, shard line, column line, data), the shards checked to be every shard of one
- * sweep once, the data lines gathered by run and put in run order, and for summaries the
- * statistics over each grid point's seeds, which no single shard could compute. */
+ * sweep once, the data lines gathered by run and put in run order (the summary, with statistics
+ * over each grid point's seeds that no single shard could compute, is then srl_sweep_summary's
+ * of the merged runs file). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ typedef struct block {
 typedef struct merge {
     const srl_sweep_text *files;
     size_t n;
-    bool summary;
+    bool runs; /* runs files: one line per run, every run */
     mfile *f;
     size_t N;    /* shards */
     size_t R, S; /* runs and seeds of the sweep */
@@ -178,7 +179,7 @@ static bool line_run(const char *l, size_t n, size_t *run)
 }
 
 /* The data lines of file i, as blocks of consecutive lines of one run; each run must belong to
- * the file's shard, in increasing order (a summary holds one line per run). */
+ * the file's shard, in increasing order (a runs file holds one line per run). */
 static int collect_blocks(merge *g, size_t i, srl_err *err)
 {
     const srl_sweep_text *t = &g->files[i];
@@ -193,7 +194,7 @@ static int collect_blocks(merge *g, size_t i, srl_err *err)
             return srl_err_set(err, SRL_EPARSE, "%s: data line %zu does not start with a run "
                                "number", t->name, lineno);
         if (run >= g->R || run % g->N != m->shard_i || (last != SIZE_MAX && run < last) ||
-            (g->summary && run == last))
+            (g->runs && run == last))
             return srl_err_set(err, SRL_EPARSE, "%s: data line %zu: run %zu is out of place "
                                "in shard %zu/%zu of %zu runs", t->name, lineno, run,
                                m->shard_i, g->N, g->R);
@@ -239,44 +240,6 @@ static void put_head(srl__sw_text *o, const merge *g)
     srl__sw_putc(o, '\n');
 }
 
-/* The summary lines point by point, each shard's (empty) statistics replaced by the point's. */
-static int put_summaries(srl__sw_text *o, const merge *g, srl_err *err)
-{
-    size_t S = g->S;
-    char *hdr = srl__sw_dupn(g->f[0].cols, g->f[0].cols_len);
-    size_t K = hdr ? srl__sw_stats_count(hdr) : 0;
-    const char **lines = malloc((S + 1) * sizeof *lines);
-    size_t *lens = malloc((S + 1) * sizeof *lens);
-    int st = SRL_OK;
-    if (!hdr || !lines || !lens)
-        st = oom(err);
-    for (size_t p = 0; p * S < g->nb && !st; p++) {
-        for (size_t k = 0; k < S; k++) {
-            const block *bl = &g->blocks[p * S + k];
-            /* Drop the shard's (empty) statistics: the last K fields. */
-            size_t m = bl->n - 1, commas = 0;
-            while (m > 0 && commas < K) {
-                m--;
-                if (bl->p[m] == ',')
-                    commas++;
-            }
-            if (commas < K) {
-                st = srl_err_set(err, SRL_EPARSE, "a summary line of run %zu is too short",
-                                 bl->run);
-                break;
-            }
-            lines[k] = bl->p;
-            lens[k] = K ? m : bl->n - 1;
-        }
-        if (!st)
-            st = srl__sw_summary_point(hdr, lines, lens, S, false, &o->p, &o->len, &o->cap, err);
-    }
-    free(hdr);
-    free(lines);
-    free(lens);
-    return st;
-}
-
 /* Read, check and gather the shards. */
 static int gather(merge *g, srl_err *err)
 {
@@ -292,20 +255,20 @@ static int gather(merge *g, srl_err *err)
         st = sweep_size(g, err);
     for (size_t i = 0; i < g->n && !st; i++)
         st = collect_blocks(g, i, err);
-    if (!st && g->summary && g->nb != g->R)
-        st = srl_err_set(err, SRL_EINVAL, "the summaries hold %zu of the sweep's %zu runs",
+    if (!st && g->runs && g->nb != g->R)
+        st = srl_err_set(err, SRL_EINVAL, "the runs files hold %zu of the sweep's %zu runs",
                          g->nb, g->R);
     return st;
 }
 
-int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool summary, char **out,
+int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out,
                     size_t *len, srl_err *err)
 {
     *out = NULL;
     *len = 0;
     if (n == 0)
         return srl_err_set(err, SRL_EINVAL, "no files to merge");
-    merge g = {files, n, summary, NULL, 0, 0, 0, NULL, 0, 0};
+    merge g = {files, n, runs, NULL, 0, 0, 0, NULL, 0, 0};
     g.f = calloc(n, sizeof *g.f);
     if (!g.f)
         return oom(err);
@@ -314,11 +277,8 @@ int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool summary, char **
     if (!st) {
         qsort(g.blocks, g.nb, sizeof *g.blocks, block_cmp);
         put_head(&o, &g);
-        if (!summary)
-            for (size_t k = 0; k < g.nb; k++)
-                srl__sw_put(&o, g.blocks[k].p, g.blocks[k].n);
-        else
-            st = put_summaries(&o, &g, err);
+        for (size_t k = 0; k < g.nb; k++)
+            srl__sw_put(&o, g.blocks[k].p, g.blocks[k].n);
     }
     if (!st && o.oom)
         st = oom(err);

@@ -1,7 +1,7 @@
 /* src/sweep/prepare.c: before any run (include/srlab/sweep.h, "Columns"): the validation runs,
  * one per problem and per value of every dimension, stopped at their sink's begin, which check
  * every value with the runner's own parser and report the runner's columns; the union of those
- * metric columns; the column lines of the rows and summary files; the '#' lines (preamble), and
+ * metric columns; the column lines of the rows and runs files; the '#' lines (preamble), and
  * the comparison of two preambles that decides whether two files belong to one sweep. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,12 +253,7 @@ static int metric_columns(srl_sweep *s, const validation *v, srl_err *err)
 
 /* ---- the column lines ---- */
 
-/* The headline metrics that get statistics over seeds (see sweep.h). */
-static const char *const headline[] = {"final_loss", "best_loss", "final_loss_gap",
-                                       "final_dist_to_opt", "steps_to_target"};
-#define NHEAD (sizeof headline / sizeof headline[0])
-
-/* The per-run columns of the summary, each preceded by ','. */
+/* The per-run columns of the runs file, each preceded by ','. */
 static void per_run_columns(srl__sw_text *per, const srl_sweep *s)
 {
     if (s->c_step >= 0)
@@ -273,31 +268,6 @@ static void per_run_columns(srl__sw_text *per, const srl_sweep *s)
     if (s->c_gap >= 0 && s->c_step >= 0 && s->has_target)
         srl__sw_puts(per, ",steps_to_target");
     srl__sw_puts(per, ",diverged");
-}
-
-/* The statistics columns: five per headline metric among the per-run columns `per` (every
- * final_C when the runner reports no loss). */
-static void stats_columns(srl__sw_text *sm, const srl_sweep *s, const srl__sw_text *per)
-{
-    if (s->c_loss >= 0) {
-        for (size_t k = 0; k < NHEAD; k++) {
-            char pat[64];
-            snprintf(pat, sizeof pat, ",%s,", headline[k]);
-            srl__sw_text probe = {0};
-            srl__sw_put(&probe, per->p, per->len);
-            srl__sw_putc(&probe, ',');
-            if (probe.p && strstr(probe.p, pat))
-                srl__sw_printf(sm, ",%s_n,%s_mean,%s_sd,%s_ci95_lo,%s_ci95_hi", headline[k],
-                               headline[k], headline[k], headline[k], headline[k]);
-            free(probe.p);
-        }
-        return;
-    }
-    for (size_t m = 0; m < s->nmet; m++)
-        if (srl__sw_numeric(s->metk[m]) && (long)m != s->c_step && !strpbrk(s->met[m], ",\"\r\n"))
-            srl__sw_printf(sm, ",final_%s_n,final_%s_mean,final_%s_sd,final_%s_ci95_lo,"
-                               "final_%s_ci95_hi", s->met[m], s->met[m], s->met[m], s->met[m],
-                           s->met[m]);
 }
 
 static int build_headers(srl_sweep *s)
@@ -324,11 +294,10 @@ static int build_headers(srl_sweep *s)
     }
     per_run_columns(&per, s);
     srl__sw_put(&sm, per.p, per.len);
-    stats_columns(&sm, s, &per);
     free(per.p);
     s->rows_header = srl__sw_take(&h);
-    s->summary_header = srl__sw_take(&sm);
-    return s->rows_header && s->summary_header ? SRL_OK : SRL_ENOMEM;
+    s->runs_header = srl__sw_take(&sm);
+    return s->rows_header && s->runs_header ? SRL_OK : SRL_ENOMEM;
 }
 
 int srl_sweep_prepare(srl_sweep *s, int nthreads, srl_err *err)
@@ -368,6 +337,9 @@ int srl_sweep_preamble(const srl_sweep *s, const srl_sweep_meta *m, char **out)
                        m->quick ? " (with its [quick] section)" : "");
     if (m->date)
         srl__sw_printf(&b, "# date: %s\n", m->date);
+    if (s->implied_format)
+        srl__sw_puts(&b, "# format: bf16 (rounding was given without format or strategy: the "
+                         "weights are stored in bf16 and each rounding rounds into it)\n");
     srl__sw_printf(&b, "# seeds: %s (every grid point runs each seed; a run's random streams "
                        "derive from its seed)\n", s->seeds_text);
     srl__sw_printf(&b, "# runs: %zu (%zu grid points x %zu seeds)\n", s->nruns, s->npoints,

@@ -1,10 +1,13 @@
-/* src/sweep/summary.c: the statistics of a summary file (include/srlab/sweep.h, "Files"): per
- * grid point, over its seeds, for each statistics group of the summary column line, the number
- * of finite values, their mean, standard deviation and Student t 95% interval (GSL).
+/* src/sweep/summary.c: the summary file from the runs file (include/srlab/sweep.h, "Files"): one
+ * line per grid point, its axis values, the number of seeds and of diverged runs, and for each
+ * headline metric of the runs file the number of finite values over its seeds, their mean,
+ * standard deviation and Student t 95% interval (GSL).
  *
  * The statistics are computed from the per-run values as printed (17 significant digits read
- * back exactly), so a sweep, its resumption and the merge of its shards give the same bytes. */
+ * back exactly), and only from the runs file, so a sweep, its resumption and the merge of its
+ * shards give the same bytes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,71 +57,6 @@ static size_t csv_split(const char *p, size_t n, size_t *starts, size_t *ends, s
     }
 }
 
-/* Whether the columns c0 .. c0+4 of header (field offsets a, e) are a statistics group, X_n
- * X_mean X_sd X_ci95_lo X_ci95_hi, of a column X before c0; its index in *base. */
-static bool stats_group_at(const char *header, const size_t *a, const size_t *e, size_t c0,
-                           size_t *base)
-{
-    size_t l0 = e[c0] - a[c0];
-    if (l0 <= 2 || memcmp(header + e[c0] - 2, "_n", 2))
-        return false;
-    const char *x = header + a[c0];
-    size_t xl = l0 - 2;
-    for (size_t j = 1; j < NSTAT; j++) {
-        size_t sl = strlen(stat_suffix[j]);
-        if (e[c0 + j] - a[c0 + j] != xl + sl || memcmp(header + a[c0 + j], x, xl) ||
-            memcmp(header + a[c0 + j] + xl, stat_suffix[j], sl))
-            return false;
-    }
-    long bi = -1;
-    for (size_t j = 0; j < c0; j++)
-        if (e[j] - a[j] == xl && !memcmp(header + a[j], x, xl))
-            bi = (long)j;
-    if (bi < 0)
-        return false;
-    *base = (size_t)bi;
-    return true;
-}
-
-/* The statistics groups of a summary header: columns [X_n, X_mean, X_sd, X_ci95_lo, X_ci95_hi]
- * at the end, X a per-run column. *base[g] is X's column index (malloc'd, header order; NULL
- * when out of memory). Returns the number of groups; *nfields the number of columns. */
-static size_t stats_groups(const char *header, size_t **base, size_t *nfields)
-{
-    size_t n = strlen(header), cap = 1;
-    for (size_t i = 0; i < n; i++)
-        cap += header[i] == ',';
-    size_t *a = malloc(cap * sizeof *a), *e = malloc(cap * sizeof *e);
-    size_t *g = malloc(cap * sizeof *g);
-    size_t k = a && e && g ? csv_split(header, n, a, e, cap) : SIZE_MAX;
-    size_t ng = 0;
-    if (k == SIZE_MAX)
-        k = 0;
-    for (size_t end = k; end >= NSTAT && stats_group_at(header, a, e, end - NSTAT, &g[ng]);
-         end -= NSTAT)
-        ng++;
-    /* Groups were found from the end: put them in header order. */
-    for (size_t i = 0; i < ng / 2; i++) {
-        size_t t = g[i];
-        g[i] = g[ng - 1 - i];
-        g[ng - 1 - i] = t;
-    }
-    free(a);
-    free(e);
-    if (base)
-        *base = g;
-    else
-        free(g);
-    if (nfields)
-        *nfields = k;
-    return ng;
-}
-
-size_t srl__sw_stats_count(const char *summary_header)
-{
-    return NSTAT * stats_groups(summary_header, NULL, NULL);
-}
-
 /* The statistics of cnt values: ",N,MEAN,SD,LO,HI" (empty where undefined). */
 static void put_stats(srl__sw_text *stats, const double *x, size_t cnt)
 {
@@ -151,70 +89,211 @@ static void put_stats(srl__sw_text *stats, const double *x, size_t cnt)
     srl__sw_printf(stats, ",%s", buf);
 }
 
-/* The length of a line without its '\n'. */
-static size_t line_len(const char *line, size_t len)
+/* The headline metrics that get statistics over seeds when the runs report a loss. */
+static const char *const headline[] = {"final_loss", "best_loss", "final_loss_gap",
+                                       "final_dist_to_opt", "steps_to_target"};
+#define NHEAD (sizeof headline / sizeof headline[0])
+
+/* The columns of a runs file's header that the summary reads. */
+typedef struct layout {
+    size_t nf;      /* fields of a line */
+    size_t seed;    /* the seed column: the axes are 1 .. seed - 1 */
+    long diverged;  /* the diverged column, or -1 */
+    size_t *base;   /* the columns that get statistics, header order */
+    size_t ng;
+    char *names;    /* their names, each NUL-terminated, in order */
+} layout;
+
+static void layout_free(layout *l)
 {
-    return len && line[len - 1] == '\n' ? len - 1 : len;
+    free(l->base);
+    free(l->names);
+    memset(l, 0, sizeof *l);
 }
 
-int srl__sw_summary_point(const char *summary_header, const char *const *lines,
-                          const size_t *lens, size_t nlines, bool empty, char **out, size_t *len,
-                          size_t *cap, srl_err *err)
+static bool field_is(const char *h, const size_t *a, const size_t *e, size_t k, const char *name)
 {
-    size_t *base = NULL, nf = 0;
-    size_t ng = stats_groups(summary_header, &base, &nf);
-    srl__sw_text stats = {0}, o = {*out, *len, *cap, false};
-    size_t nper = nf - NSTAT * ng;
-    size_t *a = malloc((nper + 1) * sizeof *a), *e = malloc((nper + 1) * sizeof *e);
-    double *x = malloc((nlines + 1) * sizeof *x);
+    return e[k] - a[k] == strlen(name) && !memcmp(h + a[k], name, e[k] - a[k]);
+}
+
+/* Read a runs header (n bytes): its seed column, its diverged column and its statistics
+ * columns (the headline metrics when the runs report best_loss, else every final_C column). */
+static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
+{
+    memset(l, 0, sizeof *l);
+    size_t cap = 2;
+    for (size_t i = 0; i < n; i++)
+        cap += h[i] == ',';
+    size_t *a = malloc(cap * sizeof *a), *e = malloc(cap * sizeof *e);
+    l->base = malloc(cap * sizeof *l->base);
+    l->names = malloc(n + cap + 1);
     int st = SRL_OK;
-    if (!a || !e || !x || (ng && !base)) {
+    size_t k = a && e && l->base && l->names ? csv_split(h, n, a, e, cap) : 0;
+    if (!a || !e || !l->base || !l->names)
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-        goto done;
+    else if (k == SIZE_MAX || k < 2 || !field_is(h, a, e, 0, "run"))
+        st = srl_err_set(err, SRL_EPARSE, "not the column line of a runs file: '%.60s'", h);
+    if (!st) {
+        l->nf = k;
+        l->diverged = -1;
+        while (l->seed < k && !field_is(h, a, e, l->seed, "seed"))
+            l->seed++;
+        if (l->seed == k || l->seed < 2)
+            st = srl_err_set(err, SRL_EPARSE, "a runs file without axis and seed columns: "
+                             "'%.60s'", h);
     }
-    /* The statistics, group by group, from the lines' finite values. */
-    for (size_t g = 0; g < ng && !st; g++) {
-        size_t cnt = 0;
-        for (size_t l = 0; l < nlines; l++) {
-            size_t ln = line_len(lines[l], lens[l]);
-            size_t k = csv_split(lines[l], ln, a, e, nper + 1);
-            if (k != nper) {
-                st = srl_err_set(err, SRL_EPARSE,
-                                 "a summary line has %zu fields where its header has %zu: '%.60s'",
-                                 k == SIZE_MAX ? 0 : k, nper, lines[l]);
-                break;
-            }
-            double v;
-            size_t fb = base[g];
-            if (srl__sw_number(lines[l] + a[fb], e[fb] - a[fb], &v))
-                x[cnt++] = v;
+    bool has_loss = false;
+    for (size_t c = l->seed + 1; !st && c < k; c++) {
+        has_loss |= field_is(h, a, e, c, "best_loss");
+        if (field_is(h, a, e, c, "diverged"))
+            l->diverged = (long)c;
+    }
+    size_t np = 0;
+    for (size_t j = 0; !st && j < (has_loss ? NHEAD : 1); j++)
+        for (size_t c = l->seed + 1; c < k; c++) {
+            bool take = has_loss ? field_is(h, a, e, c, headline[j])
+                                 : e[c] - a[c] > 6 && !memcmp(h + a[c], "final_", 6);
+            if (!take)
+                continue;
+            l->base[l->ng++] = c;
+            memcpy(l->names + np, h + a[c], e[c] - a[c]);
+            np += e[c] - a[c];
+            l->names[np++] = 0;
         }
-        if (st)
-            break;
-        if (empty)
-            srl__sw_puts(&stats, ",,,,,");
-        else
-            put_stats(&stats, x, cnt);
-    }
-    if (!st && stats.oom)
-        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-    /* Every line with the point's statistics. */
-    for (size_t l = 0; l < nlines && !st; l++) {
-        srl__sw_put(&o, lines[l], line_len(lines[l], lens[l]));
-        if (stats.p)
-            srl__sw_put(&o, stats.p, stats.len);
-        srl__sw_putc(&o, '\n');
-    }
-    if (!st && o.oom)
-        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-    *out = o.p;
-    *len = o.len;
-    *cap = o.cap;
-done:
-    free(stats.p);
-    free(base);
     free(a);
     free(e);
-    free(x);
+    if (st)
+        layout_free(l);
     return st;
+}
+
+/* The summary's column line (with its '\n'): the axes, seeds, diverged, the statistics. */
+static void put_header(srl__sw_text *o, const char *h, size_t n, const layout *l)
+{
+    size_t *a = malloc((l->nf + 1) * sizeof *a), *e = malloc((l->nf + 1) * sizeof *e);
+    if (!a || !e) {
+        o->oom = true;
+    } else {
+        csv_split(h, n, a, e, l->nf + 1);
+        srl__sw_put(o, h + a[1], e[l->seed - 1] - a[1]);
+    }
+    free(a);
+    free(e);
+    srl__sw_puts(o, ",seeds,diverged");
+    const char *x = l->names;
+    for (size_t g = 0; g < l->ng; g++, x += strlen(x) + 1)
+        for (size_t j = 0; j < NSTAT; j++)
+            srl__sw_printf(o, ",%s%s", x, stat_suffix[j]);
+    srl__sw_putc(o, '\n');
+}
+
+/* One grid point: its nlines runs' lines (without '\n'), in run order. */
+static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
+                     const size_t *lens, size_t nlines, double *x, size_t *a, size_t *e,
+                     srl_err *err)
+{
+    size_t diverged = 0;
+    for (size_t r = 0; r < nlines; r++) {
+        size_t k = csv_split(lines[r], lens[r], a, e, l->nf + 1);
+        if (k != l->nf)
+            return srl_err_set(err, SRL_EPARSE,
+                               "a line of the runs file has %zu fields where its header has "
+                               "%zu: '%.60s'", k == SIZE_MAX ? 0 : k, l->nf, lines[r]);
+        if (r == 0)
+            srl__sw_put(o, lines[r] + a[1], e[l->seed - 1] - a[1]);
+        if (l->diverged >= 0 && e[l->diverged] - a[l->diverged] == 1 &&
+            lines[r][a[l->diverged]] == '1')
+            diverged++;
+    }
+    srl__sw_printf(o, ",%zu,%zu", nlines, diverged);
+    for (size_t g = 0; g < l->ng; g++) {
+        size_t cnt = 0;
+        for (size_t r = 0; r < nlines; r++) {
+            csv_split(lines[r], lens[r], a, e, l->nf + 1);
+            double v;
+            size_t fb = l->base[g];
+            if (srl__sw_number(lines[r] + a[fb], e[fb] - a[fb], &v))
+                x[cnt++] = v;
+        }
+        put_stats(o, x, cnt);
+    }
+    srl__sw_putc(o, '\n');
+    return SRL_OK;
+}
+
+int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    const char *t = runs->data;
+    size_t pos = 0, pre_end = 0, ll = 0;
+    const char *l = NULL;
+    unsigned long long R = 0, P = 0, S = 0;
+    bool shard = false;
+    while (srl__sw_next_line(t, runs->len, &pos, &l, &ll) && ll && l[0] == '#') {
+        pre_end = pos;
+        char buf[120];
+        snprintf(buf, sizeof buf, "%.*s", (int)(ll < 119 ? ll : 119), l);
+        if (!strncmp(buf, "# runs: ", 8) &&
+            sscanf(buf, "# runs: %llu (%llu grid points x %llu seeds)", &R, &P, &S) != 3)
+            R = 0;
+        shard |= !strncmp(buf, "# shard: ", 9);
+    }
+    if (!l || pre_end == 0 || l[0] == '#')
+        return srl_err_set(err, SRL_EPARSE, "%s: not a runs file of srlab sweep ('#' lines and "
+                           "a column line)", runs->name);
+    if (shard)
+        return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
+                           "(srlab merge)", runs->name);
+    if (S == 0 || R != P * S)
+        return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
+    layout lay;
+    int st = read_layout(&lay, l, ll, err);
+    if (st)
+        return st;
+    srl__sw_text o = {0};
+    srl__sw_put(&o, t, pre_end);
+    put_header(&o, l, ll, &lay);
+    const char **lines = malloc((S + 1) * sizeof *lines);
+    size_t *lens = malloc((S + 1) * sizeof *lens);
+    double *x = malloc((S + 1) * sizeof *x);
+    size_t *a = malloc((lay.nf + 2) * sizeof *a), *e = malloc((lay.nf + 2) * sizeof *e);
+    if (!lines || !lens || !x || !a || !e)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    size_t run = 0;
+    while (!st && run < R) {
+        for (size_t k = 0; k < S && !st; k++, run++) {
+            const char *line;
+            size_t n;
+            char want[32];
+            int wl = snprintf(want, sizeof want, "%zu,", run);
+            if (!srl__sw_next_line(t, runs->len, &pos, &line, &n))
+                st = srl_err_set(err, SRL_EPARSE, "%s: run %zu is missing (the runs file of "
+                                 "a whole sweep has every run in order)", runs->name, run);
+            else if (n < (size_t)wl || memcmp(line, want, (size_t)wl))
+                st = srl_err_set(err, SRL_EPARSE, "%s: the line of run %zu is not in its place",
+                                 runs->name, run);
+            else
+                lines[k] = line, lens[k] = n;
+        }
+        if (!st)
+            st = put_point(&o, &lay, lines, lens, (size_t)S, x, a, e, err);
+    }
+    if (!st && pos < runs->len)
+        st = srl_err_set(err, SRL_EPARSE, "%s: more lines than its %llu runs", runs->name, R);
+    if (!st && o.oom)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    free(lines);
+    free(lens);
+    free(x);
+    free(a);
+    free(e);
+    layout_free(&lay);
+    if (st) {
+        free(o.p);
+        return st;
+    }
+    *len = o.len;
+    *out = o.p ? o.p : calloc(1, 1);
+    return *out ? SRL_OK : srl_err_set(err, SRL_ENOMEM, "out of memory");
 }

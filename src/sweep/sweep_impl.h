@@ -5,20 +5,21 @@
  *   values.c   an axis's values: lists, bracketed values and ranges (srl__sw_values_parse)
  *   grid.c     struct srl_sweep from the settings: axes, seeds, zip groups, dimensions, columns,
  *              the canonical command; the value, the runner and the config of a run
+ *   resolve.c  the resolved weight format and rounding of training runs; inert roundings
  *   prepare.c  validation runs, the metric columns, the column lines, the preamble and the
  *              comparison of two preambles (srl__sw_preamble_diff: what makes two files belong
  *              to one sweep)
  *   execute.c  one run into a record (srl__sw_run), the runs of a list in parallel
- *   summary.c  the fields of a CSV line, statistics over seeds (srl__sw_summary_point)
+ *   summary.c  the summary file from a runs file: one line per grid point, statistics over seeds
  *   journal.c  the journal's text format, reading it back, the files it holds
  *   merge.c    joining shards
  *
  * The journal (written by srl_sweep_journal_start and _entry, read by srl__sw_journal_parse):
  *   header   "srlab-sweep-journal 1\n", the preamble ('#' lines), the rows column line, the
- *            summary column line, "@begin\n";
+ *            runs column line, "@begin\n";
  *   records  one per finished run, in completion order:
  *            "@run RUN rows BYTES summary BYTES fnv HEX16\n", then the run's rows (BYTES bytes)
- *            and its summary line (BYTES bytes); HEX16 is the FNV-1a checksum (srlab/rng.h) of
+ *            and its line of the runs file (BYTES bytes); HEX16 is the FNV-1a checksum (srlab/rng.h) of
  *            RUN in decimal, the rows and the summary line, as 16 lowercase hex digits.
  * A record cut by kill -9, or damaged, fails its lengths or its checksum: it and everything after
  * it are ignored (good_len is the length of the valid prefix). A torn header means no run was
@@ -125,13 +126,19 @@ struct srl_sweep {
     bool has_target;
     double target;
     char *command, *seeds_text;
+    bool implied_format; /* rounding without format or strategy: format = bf16 (added axis) */
+    /* the resolved weight format and rounding (resolve.c): one entry per combination of the
+     * indices of the dimensions rdims (those holding a strategy key); nres 0: not resolved */
+    size_t *rdims, nrdims, nres;
+    char **res_fmt, **res_rnd;
+    char *warnings; /* srl_sweep_warnings, or NULL */
     /* after srl_sweep_prepare */
     bool prepared;
     char **met; /* metric columns (the union over the validation runs) */
     srl_col_kind *metk;
     size_t nmet;
     long c_step, c_loss, c_gap; /* the metric columns step, loss, loss_gap, or -1 */
-    char *rows_header, *summary_header; /* the column lines, without '\n' */
+    char *rows_header, *runs_header; /* the column lines of rows and runs, without '\n' */
 };
 
 /* The index into a->val of axis a's value in run `run`. */
@@ -143,6 +150,11 @@ const srl_runner *srl__sw_runner(const srl_sweep *s, size_t run);
 int srl__sw_config(const srl_sweep *s, size_t run, srl_config **out) SRL_WUR;
 /* "problem 'P', KEY=VALUE, ..." for the varying axes of a run (for messages). */
 void srl__sw_describe_run(srl__sw_text *b, const srl_sweep *s, size_t run);
+
+/* The resolved weight format and rounding (resolve.c) after the dimensions and seeds are made;
+ * then what column col ("format" or "rounding") shows for a run, or NULL when not resolved. */
+int srl__sw_resolve(srl_sweep *s, srl_err *err) SRL_WUR;
+const char *srl__sw_resolved(const srl_sweep *s, size_t run, const char *col);
 
 /* Whether a column of this kind gets final values and statistics. */
 static inline bool srl__sw_numeric(srl_col_kind k)
@@ -169,18 +181,6 @@ void srl__sw_parallel_end(int levels);
 int srl__sw_run(const srl_sweep *s, size_t run, srl_sweep_record *rec, srl_err *err) SRL_WUR;
 void srl__sw_record_free(srl_sweep_record *rec);
 
-/* ---- summaries (summary.c) ---- */
-
-/* Number of statistics columns at the end of a summary column line. */
-size_t srl__sw_stats_count(const char *summary_header);
-
-/* One grid point: lines are its runs' summary lines without statistics (each ending in '\n'),
- * in run order. Appends to *out (malloc'd, grown; *len its length, *cap its room) each line
- * with its statistics (or empty ones when `empty`). */
-int srl__sw_summary_point(const char *summary_header, const char *const *lines,
-                          const size_t *lens, size_t nlines, bool empty, char **out, size_t *len,
-                          size_t *cap, srl_err *err) SRL_WUR;
-
 /* ---- the journal (journal.c) ---- */
 
 typedef struct srl__sw_journal_entry {
@@ -191,7 +191,7 @@ typedef struct srl__sw_journal_entry {
 
 struct srl_sweep_journal {
     const char *text; /* the caller's text, which the entries point into */
-    char *preamble, *rows_header, *summary_header; /* malloc'd copies (headers without '\n') */
+    char *preamble, *rows_header, *runs_header; /* malloc'd copies (headers without '\n') */
     srl__sw_journal_entry *entries; /* in file order; a run at most once (first kept) */
     size_t nentries;
     srl__sw_journal_entry *by_run; /* the entries by increasing run (srl_sweep_journal_read) */

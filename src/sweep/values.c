@@ -100,20 +100,28 @@ typedef struct range {
     unsigned long long count;
 } range;
 
-/* Parse the piece p (n bytes): 1 when it is not a range (no three colons, or a kind that is
- * neither log nor lin with bounds that are not both numbers: a value that happens to hold three
- * colons), 0 with *r filled, or a negative status. */
+/* Parse the piece p (n bytes): 1 when it is not a range (no colon, or colons after a text that is
+ * not a number, or a kind that is neither log nor lin with bounds that are not both numbers: a
+ * value that happens to hold colons), 0 with *r filled, or a negative status (a number followed
+ * by colons that do not make a range is refused with the range syntax). */
 static int range_parse(range *r, const char *p, size_t n, srl_err *err)
 {
-    size_t colon[3], nc = 0;
+    size_t colon[3], nc = 0, ncolons = 0;
     for (size_t i = 0; i < n; i++)
         if (p[i] == ':') {
-            if (nc == 3)
-                return 1;
-            colon[nc++] = i;
+            if (nc < 3)
+                colon[nc++] = i;
+            ncolons++;
         }
-    if (nc != 3)
+    if (ncolons != 3) {
+        double x;
+        /* A number before a colon: a range written wrongly (1e-3:1e-1:3), not a value. */
+        if (ncolons && srl__sw_number(p, colon[0], &x))
+            return srl_err_set(err, SRL_EPARSE,
+                               "range '%.*s': write a:b:log:n (n values, geometric) or a:b:lin:n "
+                               "(evenly spaced), e.g. 1e-3:1e-1:log:3", (int)n, p);
         return 1;
+    }
     const char *fa = p, *fb = p + colon[0] + 1, *fk = p + colon[1] + 1, *fn = p + colon[2] + 1;
     size_t la = colon[0], lb = colon[1] - colon[0] - 1, lk = colon[2] - colon[1] - 1,
            ln = n - colon[2] - 1;

@@ -128,7 +128,15 @@ static void test_parsers(void)
     CHECK(cli_parse_count("t", "--n", "0", 1, 100, &u) == CLI_EXIT_USAGE, "count 0");
     CHECK(cli_parse_count("t", "--n", "0", 0, 100, &u) == 0 && u == 0, "count 0 allowed");
     CHECK(cli_parse_count("t", "--n", "-3", 1, 100, &u) == CLI_EXIT_USAGE, "count -3");
-    CHECK(cli_parse_count("t", "--n", "1e2", 1, 1000, &u) == CLI_EXIT_USAGE, "count 1e2");
+    /* An integer written with an exponent is accepted when it is exactly an integer. */
+    CHECK(cli_parse_count("t", "--n", "1e2", 1, 1000, &u) == 0 && u == 100, "count 1e2");
+    CHECK(cli_parse_count("t", "--n", "2.5e1", 1, 1000, &u) == 0 && u == 25, "count 2.5e1");
+    CHECK(cli_parse_count("t", "--n", "2.5e0", 1, 1000, &u) == CLI_EXIT_USAGE, "count 2.5e0");
+    CHECK(cli_parse_count("t", "--n", "1e-1", 0, 1000, &u) == CLI_EXIT_USAGE, "count 1e-1");
+    CHECK(cli_parse_count("t", "--n", "1e4", 1, 1000, &u) == CLI_EXIT_USAGE, "count 1e4 > max");
+    CHECK(cli_parse_count("t", "--n", "1e", 1, 1000, &u) == CLI_EXIT_USAGE, "count 1e");
+    CHECK(cli_parse_count("t", "--n", "1e99", 1, UINT64_MAX, &u) == CLI_EXIT_USAGE, "count 1e99");
+    CHECK(cli_parse_int("t", "--e", "-2e2", -1074, 1023, &i) == 0 && i == -200, "int -2e2");
     CHECK(cli_parse_count("t", "--n", " 5", 1, 100, &u) == CLI_EXIT_USAGE, "count ' 5'");
     CHECK(cli_parse_count("t", "--n", "", 1, 100, &u) == CLI_EXIT_USAGE, "count ''");
     CHECK(cli_parse_count("t", "--n", "99999999999999999999999", 1, UINT64_MAX, &u) == CLI_EXIT_USAGE,

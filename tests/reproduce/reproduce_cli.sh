@@ -197,8 +197,10 @@ grep -qF 'b: a figure is not drawn: same.png is already a figure of a' tw/index.
 "$SRLAB" reproduce --quick --only stall --checks none -o clean >out.txt 2>err.txt
 got=$?
 [ "$got" -eq 0 ] && ok "--only stall --checks none: exit 0" || bad "exit $got: $(cat err.txt)"
-[ -s clean/stall.png ] && [ -s clean/stall.csv ] && [ -s clean/stall.summary.csv ] &&
+[ -s clean/stall.png ] && [ -s clean/stall.csv ] && [ -s clean/stall.summary.csv ] && [ -s clean/stall.runs.csv ] &&
     ok "  ... its figures and data" || bad "clean: $(ls clean)"
+grep -qF '<a href="stall.runs.csv">per-run finals (CSV)</a>' clean/index.html &&
+    ok "  ... the report links the runs file" || bad "no link to stall.runs.csv"
 grep -qF 'Every experiment and figure was reproduced</span> (no checks were run)' clean/index.html && ok "  ... the summary says so" ||
     bad "clean summary"
 grep -qF 'Skipped (<code>--checks none</code>)' clean/index.html && ok "  ... checks skipped, said" ||
@@ -259,8 +261,8 @@ got=$?
 grep -qF 'srlab sweep specs/slow.ini --threads 1 -o slow.csv --resume' err.txt &&
     grep -qF 'continued from the journal' int/index.html && ok "  ... the sweep resumed from its journal" ||
     bad "no resume: $(cat err.txt)"
-[ "$(grep -c '^[0-9]' int/slow.summary.csv)" -eq 640 ] && ok "  ... every run in the summary" ||
-    bad "summary rows: $(grep -c '^[0-9]' int/slow.summary.csv)"
+[ "$(grep -c '^[0-9]' int/slow.runs.csv)" -eq 640 ] && ok "  ... every run in the runs file" ||
+    bad "runs rows: $(grep -c '^[0-9]' int/slow.runs.csv)"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -117,7 +117,7 @@ PATH=$FAKEPATH "$SRLAB" sweep spec.ini --slurm 2 --partition gpu,cpu --time 2:00
     --cpus-per-task 3 -o r/s.csv >sub.txt 2>err.txt
 st=$?
 [ "$st" -eq 0 ] && grep -qx 'array job 1001: 2 tasks, 18 runs (shard I: r/s.shard.I.csv)' sub.txt &&
-    grep -qx 'merge job 1002: after array job 1001 succeeds (r/s.csv and its .summary.csv)' sub.txt &&
+    grep -qx 'merge job 1002: after array job 1001 succeeds (r/s.csv and its .runs.csv and .summary.csv)' sub.txt &&
     grep -qx 'watch: squeue -j 1001,1002' sub.txt &&
     grep -qx 'progress: srlab sweep spec.ini -o r/s.csv --slurm-status' sub.txt &&
     ok "--slurm 2: exit 0, the job ids, the watch and progress commands" ||
@@ -143,6 +143,7 @@ ok "job script: the #SBATCH lines asked for"
 task "$script" 0 >t0.log 2>&1 && task "$script" 1 >t1.log 2>&1 || bad "tasks: $(cat t0.log t1.log)"
 PATH=$FAKEPATH bash "$script" merge >m.log 2>&1 || bad "merge: $(cat m.log)"
 same r/s.csv ref.csv "tasks + merge == single-machine sweep (rows)"
+same r/s.runs.csv ref.runs.csv "tasks + merge == single-machine sweep (runs)"
 same r/s.summary.csv ref.summary.csv "tasks + merge == single-machine sweep (summary)"
 task "$script" 0 >t0b.log 2>&1
 grep -q 'task 0: shard 0/2 is already finished' t0b.log && ok "a finished shard is skipped" ||
@@ -181,6 +182,7 @@ grep -q "task 1: shard 1/2, attempt 2, $n of 4 runs in the journal" k1b.log &&
     ok "attempt 2 resumes from the journal ($n of 4 runs)" || bad "attempt 2: $(cat k1b.log)"
 PATH=$FAKEPATH bash "$ks" merge >/dev/null 2>&1
 same k/t.csv tref.csv "SIGKILL + requeue + merge == single-machine sweep (rows)"
+same k/t.runs.csv tref.runs.csv "SIGKILL + requeue + merge == single-machine sweep (runs)"
 same k/t.summary.csv tref.summary.csv "SIGKILL + requeue + merge == single-machine sweep (summary)"
 
 mkdir u

@@ -164,6 +164,7 @@ fi
 # ---- results ----
 if waited "A" 300 "$aj" "$am"; then
     same a/ns.csv ref_ns.csv "A: merged rows == single-machine sweep, byte for byte"
+    same a/ns.runs.csv ref_ns.runs.csv "A: merged runs == single-machine sweep, byte for byte"
     same a/ns.summary.csv ref_ns.summary.csv "A: merged summary == single-machine sweep, byte for byte"
     "$SRLAB" sweep noisy_sgd.ini --quick -o a/ns.csv --slurm-status >a.status 2>&1
     grep -qx '# done: 72 of 72 runs; merged: yes (a/ns.csv)' a.status &&
@@ -172,10 +173,12 @@ if waited "A" 300 "$aj" "$am"; then
 fi
 if waited "B" 300 "$bj" "$bm"; then
     same b/sweep.csv ref_ns.csv "B: sweep.sbatch: merged rows == single-machine sweep"
+    same b/sweep.runs.csv ref_ns.runs.csv "B: sweep.sbatch: merged runs == single-machine sweep"
     same b/sweep.summary.csv ref_ns.summary.csv "B: sweep.sbatch: merged summary == single-machine sweep"
 fi
 if waited "P" 400 "$pj" "$pm"; then
     same p/h.csv ref_h.csv "P: after requeue and SIGKILL: merged rows == single-machine sweep"
+    same p/h.runs.csv ref_h.runs.csv "P: after requeue and SIGKILL: merged runs == single-machine sweep"
     same p/h.summary.csv ref_h.summary.csv "P: after requeue and SIGKILL: merged summary == single-machine sweep"
     l0=p/h.slurm-${pj}_0.log
     l1=p/h.slurm-${pj}_1.log
@@ -187,6 +190,7 @@ if waited "P" 400 "$pj" "$pm"; then
 fi
 if waited "T" 420 "$tj" "$tm"; then
     same t/t.csv ref_t.csv "T: after running out of time: merged rows == single-machine sweep"
+    same t/t.runs.csv ref_t.runs.csv "T: after running out of time: merged runs == single-machine sweep"
     same t/t.summary.csv ref_t.summary.csv "T: after running out of time: merged summary == single-machine sweep"
     lt=t/t.slurm-${tj}_0.log
     grep -q 'task 0: near the time limit;.*requeueing the task' "$lt" &&

@@ -71,12 +71,30 @@ ls ./*.csv >/dev/null 2>&1 && bad "a dry run wrote files" || ok "a dry run write
 
 # ---- threads and order: the same bytes ----
 "$SRLAB" sweep spec.ini --quick --threads 1 --quiet -o t1.csv 2>err.txt || bad "threads 1: $(cat err.txt)"
+[ ! -s err.txt ] && ok "--quiet: nothing on stderr" || bad "stderr not empty with --quiet: $(cat err.txt)"
 "$SRLAB" sweep spec.ini --quick --threads 2 -o t2.csv 2>err.txt || bad "threads 2: $(cat err.txt)"
 same t1.csv t2.csv "rows identical for 1 and 2 threads"
+same t1.runs.csv t2.runs.csv "runs identical for 1 and 2 threads"
 same t1.summary.csv t2.summary.csv "summary identical for 1 and 2 threads"
-[ ! -s err.txt ] && ok "no progress line when stderr is not a terminal" || bad "stderr not empty: $(cat err.txt)"
+# Issue 13 item 8: a one-line result and where the files are, also when stderr is not a terminal.
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q '^srlab sweep: 18 runs in [0-9]*:[0-9][0-9], 0 diverged; rows t2.csv, summary t2.summary.csv (one row per grid point), per-run finals t2.runs.csv$' err.txt &&
+    ok "one result line with the files, stderr not a terminal" || bad "result line: $(cat err.txt)"
 [ ! -e t1.journal ] && [ ! -e t2.journal ] && ok "journal removed after success" || bad "journal left behind"
-[ "$(grep -c '^[0-9]' t1.summary.csv)" -eq 18 ] && ok "summary: one row per run" || bad "summary rows"
+# Issue 13 item 8: the summary has one row per grid point (its seed count, its diverged runs),
+# the per-run finals are in the runs file.
+[ "$(grep -c '^quad1d,' t1.summary.csv)" -eq 9 ] && [ "$(grep -c '^[0-9]' t1.runs.csv)" -eq 18 ] &&
+    ok "summary: one row per grid point; runs: one row per run" ||
+    bad "summary rows $(grep -c '^quad1d' t1.summary.csv), runs rows $(grep -c '^[0-9]' t1.runs.csv)"
+grep -q '^problem,opt,strategy,format,rounding,lr,seeds,diverged,final_loss_n,final_loss_mean,final_loss_sd,final_loss_ci95_lo,final_loss_ci95_hi,' t1.summary.csv &&
+    ok "summary columns: the axes, seeds, diverged, the statistics" || bad "summary columns: $(grep ^problem t1.summary.csv)"
+grep -q '^quad1d,sgd,bf16-sr,bf16,sr:r=16,0.01,2,0,2,' t1.summary.csv &&
+    ok "summary row: its grid point, 2 seeds, 0 diverged" || bad "summary row: $(grep bf16-sr t1.summary.csv | head -1)"
+grep -q '^run,problem,opt,strategy,format,rounding,lr,seed,last_step,.*,best_loss,steps_to_target,diverged$' t1.runs.csv &&
+    ok "runs columns" || bad "runs columns: $(grep ^run t1.runs.csv)"
+[ "$(grep -v '^#' t1.runs.csv | head -1 | tr ',' '\n' | grep -c '_mean$')" -eq 0 ] &&
+    ok "runs file: no statistics repeated per seed" || bad "runs file has statistics"
+[ "$(grep '^#' t1.summary.csv)" = "$(grep '^#' t1.csv)" ] && [ "$(grep '^#' t1.runs.csv)" = "$(grep '^#' t1.csv)" ] &&
+    ok "summary and runs files start with the rows file's '#' lines" || bad "'#' lines differ"
 grep -q '^run,problem,opt,strategy,format,rounding,lr,seed,step,' t1.csv && ok "rows header" || bad "rows header: $(grep ^run t1.csv)"
 grep -q ',final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,final_loss_gap_ci95_hi,' t1.summary.csv &&
     ok "summary statistics columns" || bad "summary columns"
@@ -94,7 +112,10 @@ for i in 0 1 2; do
 done
 grep -q '^# shard: 1/3 ' s1.csv && ok "shard line" || bad "shard line"
 "$SRLAB" merge s2.csv s0.csv s1.csv -o m.csv 2>err.txt || bad "merge: $(cat err.txt)"
+[ -e s1.runs.csv ] && [ ! -e s1.summary.csv ] && ok "a shard writes its runs, no summary" ||
+    bad "shard files: $(ls s1.*)"
 same m.csv t1.csv "merged shards == single sweep (rows)"
+same m.runs.csv t1.runs.csv "merged shards == single sweep (runs)"
 same m.summary.csv t1.summary.csv "merged shards == single sweep (summary)"
 "$SRLAB" sweep spec.ini --quick --lr 0.01,0.1 --shard 1/3 -o other1.csv 2>/dev/null
 expect 2 "'# command: srlab sweep" "merge refuses shards of different sweeps, naming the line" \
@@ -141,12 +162,78 @@ grep -q "^# to run: $((20 - n)) of 20" dryk.txt && ok "dry run with --resume lis
 SOURCE_DATE_EPOCH=1800000000 "$TOY" sweep $toy --threads 1 --resume -o k.csv 2>err.txt || bad "resume: $(cat err.txt)"
 grep -q "dropped a record cut short" err.txt && ok "the torn record is reported" || bad "torn record not reported: $(cat err.txt)"
 same k.csv ref.csv "resumed sweep == uninterrupted sweep (rows)"
+same k.runs.csv ref.runs.csv "resumed sweep == uninterrupted sweep (runs)"
 same k.summary.csv ref.summary.csv "resumed sweep == uninterrupted sweep (summary)"
 [ ! -e k.journal ] && ok "journal removed after the resumed sweep" || bad "journal left"
 # --resume without a journal is a fresh sweep.
 # shellcheck disable=SC2086
 "$TOY" sweep $toy --resume --quiet -o k2.csv 2>/dev/null
 same k2.csv ref.csv "--resume without a journal runs everything"
+
+# ---- issue 13: the headline command, resolved columns, specs by name, integers, ranges ----
+# Item 1: --rounding without --format or --strategy rounds the weights into bf16, and says so.
+"$SRLAB" sweep --problem quad1d --lr 1e-3,1e-2,1e-1 --rounding sr,rn --dry-run >h.txt 2>err.txt ||
+    bad "headline dry run: $(cat err.txt)"
+grep -q '^# format: bf16 (rounding was given without format or strategy' h.txt &&
+    grep -qF -- '--problem quad1d --format bf16 --rounding sr,rn' h.txt &&
+    ok "--rounding alone: bf16 weights, in the '#' lines and the command" || bad "headline: $(grep '^#' h.txt)"
+[ ! -s err.txt ] && ok "  ... and no warning (the rounding matters)" || bad "headline warning: $(cat err.txt)"
+"$SRLAB" sweep --problem quad1d --lr 1e-2 --rounding sr,rn --steps 300 --seeds 2 --quiet -o h.csv 2>err.txt ||
+    bad "headline sweep: $(cat err.txt)"
+rn_gap=$(grep '^quad1d,sgd,fp32,bf16,rn,' h.summary.csv | cut -d, -f20)
+sr_gap=$(grep '^quad1d,sgd,fp32,bf16,sr,' h.summary.csv | cut -d, -f20)
+[ -n "$rn_gap" ] && [ -n "$sr_gap" ] && [ "$rn_gap" != "$sr_gap" ] &&
+    ok "rn and sr give different final loss gaps ($rn_gap, $sr_gap)" || bad "rn and sr: '$rn_gap' '$sr_gap' ($(cat h.summary.csv | tail -2))"
+head -n 20 h.summary.csv | grep -q '^problem,.*,final_loss_gap_mean,' && [ "$(grep '^problem' h.summary.csv | cut -d, -f20)" = final_loss_gap_mean ] &&
+    ok "  ... (column 20 is final_loss_gap_mean)" || bad "column 20: $(grep '^problem' h.summary.csv | cut -d, -f20)"
+# ... and a requested rounding that cannot change anything is warned about.
+"$SRLAB" sweep --problem quad1d --strategy fp32 --rounding sr,rn --dry-run >/dev/null 2>err.txt
+grep -q '^srlab sweep: warning: --rounding sr,rn cannot change anything with strategy fp32: the weights (fp32) hold every value' err.txt &&
+    [ "$(wc -l <err.txt)" -eq 1 ] &&
+    ok "warning: fp32 weights under an fp32 update" || bad "no warning: $(cat err.txt)"
+"$SRLAB" sweep --problem quad1d --strategy bf16-sr-exact --format fp32 --rounding sr --dry-run >/dev/null 2>err.txt
+[ ! -s err.txt ] && ok "no warning: fp32 weights under an fp64 update" || bad "spurious warning: $(cat err.txt)"
+# Item 2: the format and rounding columns carry the resolved values, as srlab train prints them.
+"$SRLAB" sweep --problem quad1d --strategy fp32,mp,bf16-sr,bf16-sr-exact --dry-run >r.txt 2>err.txt
+[ "$(grep '^[0-9]' r.txt | grep -c 'strategy')" -eq 0 ] && grep -q '^0,quad1d,sgd,fp32,fp32,rn,0.01,1$' r.txt &&
+    grep -q '^1,quad1d,sgd,mp,bf16,rn,0.01,1$' r.txt && grep -q '^2,quad1d,sgd,bf16-sr,bf16,sr:r=16,0.01,1$' r.txt &&
+    grep -q '^3,quad1d,sgd,bf16-sr-exact,bf16,sr,0.01,1$' r.txt &&
+    ok "dry run: resolved format and rounding" || bad "dry run, resolved columns: $(grep '^[0-9]' r.txt)"
+for st in fp32 mp bf16-sr bf16-sr-exact; do
+    "$SRLAB" train --problem quad1d --strategy $st --steps 1 2>/dev/null | grep -v '^#' | sed -n 2p | cut -d, -f3-5 >tr.txt
+    "$SRLAB" sweep --problem quad1d --strategy $st --steps 1 --quiet 2>/dev/null | grep -v '^#' | sed -n 2p | cut -d, -f4-6 >sw.txt
+    if [ -s tr.txt ] && cmp -s tr.txt sw.txt; then ok "rows of $st: strategy,format,rounding as srlab train ($(cat sw.txt))"
+    else bad "rows of $st: train '$(cat tr.txt)', sweep '$(cat sw.txt)'"; fi
+done
+# Item 4: specs by name from any directory; --list; the missing spec names where it looked.
+"$SRLAB" sweep summation --quick --dry-run >n.txt 2>err.txt && grep -q '^# spec: summation (with its \[quick\] section)$' n.txt &&
+    ok "srlab sweep summation: a spec by name, outside the source tree" || bad "spec by name: $(cat err.txt; grep spec n.txt)"
+"$SRLAB" sweep stall.ini --quick --dry-run >/dev/null 2>err.txt && ok "  ... NAME.ini too" || bad "stall.ini: $(cat err.txt)"
+"$SRLAB" sweep experiments/stall.ini --quick --dry-run >/dev/null 2>err.txt &&
+    ok "  ... and experiments/NAME.ini, as the demos print it, from any directory" || bad "experiments/stall.ini: $(cat err.txt)"
+"$SRLAB" sweep --list >l.txt 2>err.txt && grep -q '^specs in .*experiments (srlab sweep NAME):$' l.txt &&
+    grep -q '^  summation      Recursive summation in bf16' l.txt && grep -q '^  stall  ' l.txt &&
+    [ "$(awk 'length > 80' l.txt | wc -l)" -eq 0 ] &&
+    ok "sweep --list: every spec with its first line, 80 columns" || bad "--list: $(cat l.txt err.txt | head -5)"
+expect 2 "cannot read the spec file 'nosuchspec': No such file or directory; no spec of that name in " \
+    "a missing spec names where it looked" "$SRLAB" sweep nosuchspec --dry-run
+grep -q 'experiments' err.txt && ok "  ... the experiments folder" || bad "looked: $(cat err.txt)"
+mkdir -p myspecs && cp spec.ini myspecs/mine.ini
+SRLAB_EXPERIMENTS=$dir/myspecs "$SRLAB" sweep mine --quick --dry-run >/dev/null 2>err.txt &&
+    ok "\$SRLAB_EXPERIMENTS: the folder of specs by name" || bad "SRLAB_EXPERIMENTS: $(cat err.txt)"
+SRLAB_EXPERIMENTS=$dir/myspecs "$SRLAB" sweep --list | grep -q '^  mine           # a small learning-rate sweep\|^  mine  ' &&
+    ok "  ... and --list shows it" || bad "--list with SRLAB_EXPERIMENTS: $(SRLAB_EXPERIMENTS=$dir/myspecs "$SRLAB" sweep --list)"
+# Item 7: -f and -r as in train and run; integers with an exponent; the range syntax.
+"$SRLAB" sweep --problem quad1d -f fp16 -r sr,rn --steps 1e2 --log-every 5e1 --quiet -o fr.csv 2>err.txt &&
+    grep -q '^0,quad1d,sgd,fp32,fp16,sr,0.01,1,100,' fr.runs.csv &&
+    grep -q '^1,quad1d,sgd,fp32,fp16,rn,0.01,1,100,' fr.runs.csv &&
+    ok "-f fp16 -r sr,rn --steps 1e2: 100 steps" || bad "-f/-r/1e2: $(cat err.txt; grep '^0,' fr.runs.csv)"
+"$SRLAB" train --problem quad1d --steps 2e1 --log-every 1e1 2>err.txt | grep -v '^#' | tail -1 | cut -d, -f13 | grep -qx 20 &&
+    ok "train --steps 2e1: 20 steps (the library's parser)" || bad "train --steps 2e1: $(cat err.txt)"
+expect 2 "--steps: '2.5e0' is not a non-negative integer" "--steps 2.5e0 (not an integer) is refused" \
+    "$SRLAB" train --problem quad1d --steps 2.5e0
+expect 2 "--lr: range '1e-3:1e-1:3': write a:b:log:n (n values, geometric) or a:b:lin:n" \
+    "a range without its kind shows the range syntax" "$SRLAB" sweep --problem quad1d --lr 1e-3:1e-1:3 --dry-run
 
 # ---- bad input: exit 2, one message, nothing overwritten ----
 echo keep >keep.csv

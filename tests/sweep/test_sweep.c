@@ -1,7 +1,8 @@
 /* tests/sweep/test_sweep.c: the sweep engine (include/srlab/sweep.h) with the toy runners of
  * toy_runner.h: values and ranges, grids (order, zip, seeds, canonical command), bad input with
  * the setting it names, the union of columns, records identical for 1 and 2 threads and any
- * order, statistics over seeds, the journal with every torn tail, merge refusals. */
+ * order, the summary (one line per grid point, statistics over seeds), the journal with every
+ * torn tail, merge refusals. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,10 +178,19 @@ static void test_grid(void)
                   !strcmp(srl_sweep_axis_value(sw, 3, 7), "0.5"), "run 3 zip partners");
         CHECK(!strcmp(srl_sweep_axis_value(sw, 4, 8), "2"), "run 4 seed");
         CHECK(!strcmp(srl_sweep_axis_value(sw, 0, 1), "sgd"), "unset core key: runner default");
+        /* rounding without format or strategy: the weights are bf16 (an added setting), and
+         * the format and rounding columns show what the run resolves. */
         CHECK(!strcmp(srl_sweep_command(sw),
-                      "srlab sweep --command train --problem toy --rounding rn --lr 0.1,0.2 "
-                      "--steps 5,6,7 --noise 0,0.5,1 --seeds 3 --zip steps,noise --target 1e-3"),
+                      "srlab sweep --command train --problem toy --format bf16 --rounding rn "
+                      "--lr 0.1,0.2 --steps 5,6,7 --noise 0,0.5,1 --seeds 3 --zip steps,noise "
+                      "--target 1e-3"),
               "canonical command: %s", srl_sweep_command(sw));
+        CHECK(!strcmp(srl_sweep_axis_value(sw, 0, 2), "fp32") &&
+                  !strcmp(srl_sweep_axis_value(sw, 0, 3), "bf16") &&
+                  !strcmp(srl_sweep_axis_value(sw, 0, 4), "rn"),
+              "resolved strategy, format, rounding: %s %s %s", srl_sweep_axis_value(sw, 0, 2),
+              srl_sweep_axis_value(sw, 0, 3), srl_sweep_axis_value(sw, 0, 4));
+        CHECK(!*srl_sweep_warnings(sw), "bf16 weights: no warning: %s", srl_sweep_warnings(sw));
         srl_config *c = NULL;
         CHECK(srl__sw_config(sw, 13, &c) == SRL_OK, "config");
         if (c) {
@@ -328,16 +338,10 @@ static void test_runs(void)
     CHECK(!strcmp(sw->rows_header, "run,problem,opt,strategy,format,rounding,lr,noise,"
                                              "seed,step,loss,loss_gap,status"),
           "rows header %s", sw->rows_header);
-    CHECK(!strcmp(sw->summary_header,
+    CHECK(!strcmp(sw->runs_header,
                   "run,problem,opt,strategy,format,rounding,lr,noise,seed,last_step,final_loss,"
-                  "final_loss_gap,best_loss,steps_to_target,diverged,final_loss_n,final_loss_mean,"
-                  "final_loss_sd,final_loss_ci95_lo,final_loss_ci95_hi,best_loss_n,best_loss_mean,"
-                  "best_loss_sd,best_loss_ci95_lo,best_loss_ci95_hi,final_loss_gap_n,"
-                  "final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,"
-                  "final_loss_gap_ci95_hi,steps_to_target_n,steps_to_target_mean,"
-                  "steps_to_target_sd,steps_to_target_ci95_lo,steps_to_target_ci95_hi"),
-          "summary header %s", sw->summary_header);
-    CHECK(srl__sw_stats_count(sw->summary_header) == 20, "stats count");
+                  "final_loss_gap,best_loss,steps_to_target,diverged"),
+          "runs header %s", sw->runs_header);
     collect c1, c2, c3;
     CHECK(run_all(sw, 1, false, &c1) == SRL_OK, "1 thread");
     CHECK(run_all(sw, 2, false, &c2) == SRL_OK, "2 threads");
@@ -358,54 +362,94 @@ static void test_runs(void)
     /* Common random numbers: seeds differ, noise-free runs do not. */
     GROUP("records: identical for 1 and 2 threads in any order; divergence; target", before);
 
-    /* Statistics of a grid point: recompute from the printed per-run values. */
+    /* The summary of the runs file: one line per grid point, statistics recomputed here from
+     * the printed per-run values. */
     before = srl_test_failures;
-    const char *lines[4];
-    size_t lens[4];
-    size_t p = 4; /* grid point 4: lr = 0.1, noise = 0 -> runs 16..19 (noise-free: sd 0) */
-    for (size_t k = 0; k < 4; k++) {
-        lines[k] = c1.sums[p * 4 + k];
-        lens[k] = strlen(lines[k]);
+    char *pre0 = NULL;
+    srl_sweep_meta meta0 = {"2024-01-01T00:00:00Z", NULL, false, 0, 0};
+    CHECK(srl_sweep_preamble(sw, &meta0, &pre0) == SRL_OK, "preamble");
+    size_t room0 = strlen(pre0) + strlen(sw->runs_header) + 2;
+    for (size_t r = 0; r < n; r++)
+        room0 += strlen(c1.sums[r]);
+    char *runs_text = malloc(room0 + 64);
+    size_t rt_len = (size_t)snprintf(runs_text, room0, "%s%s\n", pre0, sw->runs_header);
+    for (size_t r = 0; r < n; r++) {
+        strcpy(runs_text + rt_len, c1.sums[r]);
+        rt_len += strlen(c1.sums[r]);
     }
+    srl_sweep_text rt = {"t.runs.csv", runs_text, rt_len};
     char *out = NULL;
-    size_t len = 0, cap = 0;
-    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 4, false, &out,
-                                  &len, &cap, &err) == SRL_OK, "%s", err.msg);
-    CHECK(out && strstr(out, ",4,") && strstr(out, ",0,"), "noise-free: n=4 and sd 0: %s", out);
-    free(out);
+    size_t len = 0;
+    CHECK(srl_sweep_summary(&rt, &out, &len, &err) == SRL_OK && out, "summary: %s", err.msg);
+    /* Its lines: the preamble, the header, then grid point p on line p. */
+    const char *sline[16] = {0};
+    size_t nsl = 0;
+    const char *hdr = NULL;
+    for (const char *q = out; q && *q && nsl < 16;) {
+        if (*q != '#') {
+            if (hdr)
+                sline[nsl++] = q;
+            else
+                hdr = q;
+        }
+        q = strchr(q, '\n');
+        q = q ? q + 1 : NULL;
+    }
+    CHECK(out && !strncmp(out, pre0, strlen(pre0)), "the runs file's '#' lines");
+    CHECK(hdr && !strncmp(hdr, "problem,opt,strategy,format,rounding,lr,noise,seeds,diverged,"
+                               "final_loss_n,final_loss_mean,final_loss_sd,final_loss_ci95_lo,"
+                               "final_loss_ci95_hi,best_loss_n,best_loss_mean,best_loss_sd,"
+                               "best_loss_ci95_lo,best_loss_ci95_hi,final_loss_gap_n,"
+                               "final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,"
+                               "final_loss_gap_ci95_hi,steps_to_target_n,steps_to_target_mean,"
+                               "steps_to_target_sd,steps_to_target_ci95_lo,"
+                               "steps_to_target_ci95_hi\n", 400),
+          "summary header: %.300s", hdr ? hdr : "");
+    CHECK(nsl == 12, "one line per grid point: %zu", nsl);
+    /* grid point 4: lr = 0.1, noise = 0 -> runs 16..19 (noise-free: sd 0) */
+    const char *sd4 = sline[4];
+    for (int j = 0; sd4 && j < 11; j++) /* final_loss_sd is field 12 (0-based 11) */
+        sd4 = strchr(sd4, ',') ? strchr(sd4, ',') + 1 : NULL;
+    CHECK(sline[4] && !strncmp(sline[4], "toy,sgd,fp32,fp32,rn,0.1,0,4,0,4,", 33) && sd4 &&
+              !strncmp(sd4, "0,", 2),
+          "noise-free point: 4 seeds, 0 diverged, n=4, sd 0: %.80s", sline[4] ? sline[4] : "");
     /* A noisy point: 4 seeds, mean/sd/CI by hand. Point 5: lr 0.1, noise 0.01: runs 20..23. */
     double x[4];
     for (size_t k = 0; k < 4; k++) {
-        lines[k] = c1.sums[20 + k];
-        lens[k] = strlen(lines[k]);
         /* final_loss is field 11 (0-based 10). */
-        const char *f = lines[k];
+        const char *f = c1.sums[20 + k];
         for (int j = 0; j < 10; j++)
             f = strchr(f, ',') + 1;
         x[k] = strtod(f, NULL);
     }
-    out = NULL;
-    len = cap = 0;
-    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 4, false, &out,
-                                  &len, &cap, &err) == SRL_OK, "%s", err.msg);
     double mean = (x[0] + x[1] + x[2] + x[3]) / 4, ss = 0;
     for (int k = 0; k < 4; k++)
         ss += (x[k] - mean) * (x[k] - mean);
     double sd = sqrt(ss / 3), half = gsl_cdf_tdist_Pinv(0.975, 3) * sd / 2;
-    char want[200];
-    snprintf(want, sizeof want, ",4,%.17g,%.17g,%.17g,%.17g,", mean, sd, mean - half,
-             mean + half);
-    CHECK(out && strstr(out, want), "statistics %s not in %s", want, out ? out : "");
+    char want[240];
+    snprintf(want, sizeof want, "toy,sgd,fp32,fp32,rn,0.1,0.01,4,0,4,%.17g,%.17g,%.17g,%.17g,",
+             mean, sd, mean - half, mean + half);
+    CHECK(sline[5] && !strncmp(sline[5], want, strlen(want)), "statistics %s not in %.200s",
+          want, sline[5] ? sline[5] : "");
     CHECK(sd > 0, "noise makes seeds differ");
+    /* Point 10: lr 2.5, noise 0: every seed diverges; no finite final loss. */
+    CHECK(sline[10] && !strncmp(sline[10], "toy,sgd,fp32,fp32,rn,2.5,0,4,4,", 31),
+          "diverged count: %.80s", sline[10] ? sline[10] : "");
     free(out);
-    out = NULL;
-    len = cap = 0;
-    CHECK(srl__sw_summary_point(sw->summary_header, lines, lens, 1, true, &out, &len,
-                                  &cap, &err) == SRL_OK, "%s", err.msg);
-    CHECK(out && len > 21 && !memcmp(out + len - 21, ",,,,,,,,,,,,,,,,,,,,\n", 21),
-          "empty statistics: %s", out ? out : "");
-    free(out);
-    GROUP("summary: mean, sd, Student t 95% interval over seeds", before);
+    /* Not a whole sweep: a shard's runs, a missing run. */
+    char *shard_text = malloc(rt_len + 64);
+    snprintf(shard_text, rt_len + 64, "# shard: 0/2 (x)\n%s", runs_text);
+    srl_sweep_text st1 = {"s.runs.csv", shard_text, strlen(shard_text)};
+    CHECK(srl_sweep_summary(&st1, &out, &len, &err) != SRL_OK &&
+              strstr(err.msg, "merge the shards first"), "a shard's runs: %s", err.msg);
+    srl_sweep_text st2 = {"cut.runs.csv", runs_text, rt_len - strlen(c1.sums[n - 1])};
+    CHECK(srl_sweep_summary(&st2, &out, &len, &err) != SRL_OK &&
+              strstr(err.msg, "cut.runs.csv: run 47 is missing"), "a missing run: %s", err.msg);
+    free(shard_text);
+    free(runs_text);
+    free(pre0);
+    GROUP("summary: one line per grid point; mean, sd, Student t 95% interval over seeds",
+          before);
 
     /* The journal: every cut of the last record is detected. Records in completion order. */
     before = srl_test_failures;
@@ -497,41 +541,29 @@ static void test_runs(void)
         free(pre2);
 
         static const size_t point1[4] = {4, 5, 6, 7};
-        char *rows = NULL, *sums = NULL, *point = NULL;
-        size_t rl = 0, sl = 0, pl = 0, pcap = 0;
+        char *rows = NULL, *sums = NULL;
+        size_t rl = 0, sl = 0;
         CHECK(srl_sweep_journal_rows(jp, sw, pre, point1, 4, &rows, &rl, &err) == SRL_OK,
               "rows: %s", err.msg);
-        size_t room = strlen(pre) + strlen(sw->summary_header) + strlen(sw->rows_header) + 2;
+        size_t room = strlen(pre) + strlen(sw->runs_header) + strlen(sw->rows_header) + 2;
         for (size_t r = 4; r < 8; r++)
             room += strlen(c1.rows[r]) + 2 * strlen(c1.sums[r]);
         char *expect = malloc(room);
         snprintf(expect, room, "%s%s\n%s%s%s%s", pre, sw->rows_header, c1.rows[4], c1.rows[5],
                  c1.rows[6], c1.rows[7]);
         CHECK(rows && rl == strlen(expect) && !strcmp(rows, expect), "rows in run order");
-        const char *plines[4] = {c1.sums[4], c1.sums[5], c1.sums[6], c1.sums[7]};
-        size_t plens[4] = {strlen(plines[0]), strlen(plines[1]), strlen(plines[2]),
-                           strlen(plines[3])};
-        CHECK(srl__sw_summary_point(sw->summary_header, plines, plens, 4, false, &point, &pl,
-                                    &pcap, &err) == SRL_OK, "%s", err.msg);
-        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1, 4, false, &sums, &sl, &err) ==
-                  SRL_OK, "summary: %s", err.msg);
-        snprintf(expect, room, "%s%s\n%s", pre, sw->summary_header, point ? point : "");
-        CHECK(sums && sl == strlen(expect) && !strcmp(sums, expect),
-              "summary of a grid point, with its statistics");
+        CHECK(srl_sweep_journal_runs(jp, sw, pre, point1, 4, &sums, &sl, &err) == SRL_OK,
+              "runs: %s", err.msg);
+        snprintf(expect, room, "%s%s\n%s%s%s%s", pre, sw->runs_header, c1.sums[4], c1.sums[5],
+                 c1.sums[6], c1.sums[7]);
+        CHECK(sums && sl == strlen(expect) && !strcmp(sums, expect), "runs in run order");
         free(sums);
-        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1 + 1, 2, true, &sums, &sl, &err) ==
-                  SRL_OK && sums && strstr(sums, ",,,,,,,,,,,,,,,,,,,,\n"),
-              "a shard's summary: empty statistics");
-        free(sums);
-        CHECK(srl_sweep_journal_summary(jp, sw, pre, point1 + 1, 2, false, &sums, &sl, &err) !=
-                  SRL_OK, "a summary of part of a grid point is refused");
         static const size_t missing[2] = {4, 8};
         CHECK(srl_sweep_journal_rows(jp, sw, pre, missing, 2, &sums, &sl, &err) != SRL_OK &&
                   strstr(err.msg, "run 8 is not in the journal"), "a run it does not hold: %s",
               err.msg);
         free(expect);
         free(rows);
-        free(point);
         srl_sweep_journal_free(jp);
     }
     CHECK(srl_sweep_journal_read(&jp, j, hl - 1, &err) == SRL_OK && !jp,
@@ -573,6 +605,13 @@ static void test_runs(void)
     t[0].len = strlen(f1c);
     CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
               strstr(err.msg, "run 0 is out of place"), "a row in the wrong shard: %s", err.msg);
+    t[0].data = f1;
+    t[0].len = strlen(f1);
+    CHECK(srl_sweep_merge(t, 2, true, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "s1.csv: data line 2: run 1 is out of place"),
+          "runs files: one line per run: %s", err.msg);
+    t[0].data = f1c;
+    t[0].len = strlen(f1c);
     CHECK(srl_sweep_merge(t + 1, 1, false, &m, &ml, &err) != SRL_OK &&
               strstr(err.msg, "shard 1/2 is missing"), "missing shard: %s", err.msg);
     t[0] = t[1];

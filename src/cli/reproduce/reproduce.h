@@ -45,7 +45,7 @@ typedef struct rp_experiment {
     char *problem;     /* why it cannot run, or NULL */
     bool has_quick;    /* it has a [quick] section */
     bool resumed;      /* its sweep continued an interrupted sweep's journal */
-    char *rows, *summary; /* "NAME.csv", "NAME.summary.csv" */
+    char *rows, *summary, *runs; /* "NAME.csv", "NAME.summary.csv", "NAME.runs.csv" */
     rp_step sweep;
     rp_step plan;      /* quick mode: `srlab sweep SPEC --dry-run`, the full mode's size */
     rp_figure *figs;

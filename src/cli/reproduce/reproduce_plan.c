@@ -378,7 +378,8 @@ static int plan_experiment(rp_experiment *e, const char *name, const rp_report *
         !(e->source = cli_alloc_printf("%s/%s.ini", r->experiments, name)) ||
         !(e->spec = cli_alloc_printf("specs/%s.ini", name)) ||
         !(e->rows = cli_alloc_printf("%s.csv", name)) ||
-        !(e->summary = cli_alloc_printf("%s.summary.csv", name)))
+        !(e->summary = cli_alloc_printf("%s.summary.csv", name)) ||
+        !(e->runs = cli_alloc_printf("%s.runs.csv", name)))
         return -1;
     int err = cli_read_file(e->source, &text, &len);
     if (err) {
@@ -486,6 +487,7 @@ static void experiment_free(rp_experiment *e)
     free(e->problem);
     free(e->rows);
     free(e->summary);
+    free(e->runs);
     rp_step_free(&e->sweep);
     rp_step_free(&e->plan);
 }

@@ -667,6 +667,7 @@ static void experiment_sweep(FILE *fp, const rp_report *r, const rp_experiment *
     data_link(fp, r, e->spec, "spec");
     data_link(fp, r, e->rows, "rows (CSV)");
     data_link(fp, r, e->summary, "summary (CSV)");
+    data_link(fp, r, e->runs, "per-run finals (CSV)");
     data_link(fp, r, s->log, "log");
     fputs("</p>\n", fp);
     if (s->ran && !rp_step_ok(s)) {

@@ -298,7 +298,7 @@ static int run_experiment(const rp_report *r, rp_experiment *e, rp_progress *pr)
     if (e->resumed && rp_step_push(&e->sweep, "--resume"))
         return cli_sys_error(CMD, "out of memory");
     if ((rc = remove_stale(r->dir, e->rows)) || (rc = remove_stale(r->dir, e->summary)) ||
-        (rc = run_shown(r, &e->sweep, pr)))
+        (rc = remove_stale(r->dir, e->runs)) || (rc = run_shown(r, &e->sweep, pr)))
         return rc;
     return run_figures(r, e, pr);
 }
