@@ -41,7 +41,7 @@ done
 head -c 8 via-lr_sweep.png | od -An -c | grep -q 'P   N   G' && ok "a PNG file" || bad "not a PNG"
 head -c 5 lr_sweep.pdf | grep -q '%PDF' && ok "a PDF file" || bad "not a PDF"
 grep -q '<svg' lr_sweep.svg && ok "an SVG file" || bad "not an SVG"
-"$SRLAB" plot loss_vs_step --in q.csv --set by=rounding --set 'where=lr=0.01' -o w.svg 2>err.txt &&
+"$SRLAB" plot loss_vs_step --in q.csv --set by=strategy --set 'where=lr=0.01' -o w.svg 2>err.txt &&
     [ -s w.svg ] && ok "--set by and where" || bad "--set: $(cat err.txt)"
 
 expect() { # STATUS PATTERN WHAT CMD...
@@ -59,7 +59,7 @@ expect 2 "must end in .png, .svg or .pdf" "bad extension" "$SRLAB" plot stall --
 expect 2 "install Debian's gnuplot-nox" "gnuplot missing" env PATH=/nonexistent "$SRLAB" plot stall --in q.summary.csv -o keep.png
 expect 2 "no rows in q.csv match" "a filter matching nothing" "$SRLAB" plot loss_vs_step --in q.csv --set 'where=lr=7' -o keep.png
 expect 2 "gnuplot could not draw" "  ... and srlab's message" "$SRLAB" plot loss_vs_step --in q.csv --set 'where=lr=7' -o keep.png
-expect 2 "has no column 'last_step', which the figure stall needs: this is a rows file" \
+expect 2 "has no column 'final_dist_to_opt_mean', which the figure stall needs: this is a rows file" \
     "a rows file where the summary is needed" "$SRLAB" plot stall --in q.csv -o keep.png
 expect 2 "has no column 'step', which the figure loss_vs_step needs: this is a summary file" \
     "a summary file where the rows are needed" "$SRLAB" plot loss_vs_step --in q.summary.csv -o keep.png
@@ -69,6 +69,64 @@ expect 2 "holds rows of several formats (bf16, fp16, ...)" "sum_error with two f
     "$SRLAB" plot sum_error --in two.csv -o keep.png
 expect 2 "is not VAR=VALUE" "bad --set" "$SRLAB" plot stall --in q.summary.csv --set 1x=2 -o keep.png
 expect 2 "directory 'nodir' does not exist" "missing output directory" "$SRLAB" plot stall --in q.summary.csv -o nodir/x.png
+
+# Issue 13, item 3: a figure groups by every axis that varies, or refuses naming it; its footnote
+# counts what it averaged (read from the SVG's text: key entries and the footnote).
+"$SRLAB" sweep --problem quadratic --rounding rn,sr --lr 1e-2,1e-1 --steps 40 --log-every 10 \
+    --seeds 2 --quiet -o rs.csv 2>err.txt || bad "rounding sweep: $(cat err.txt)"
+svgtext() { grep -o '<tspan[^>]*>[^<]*</tspan>' "$1" | sed 's/<[^>]*>//g' | sort -u; }  # the figure's texts
+"$SRLAB" plot lr_sweep --in rs.summary.csv -o rs_lr.svg 2>err.txt || bad "lr_sweep rn,sr: $(cat err.txt)"
+svgtext rs_lr.svg >t.txt
+grep -qx rn t.txt && grep -qx sr t.txt && ! grep -qx fp32 t.txt && ok "lr_sweep: a curve per rounding" ||
+    bad "lr_sweep: curves $(tr '\n' '|' <t.txt)"
+grep -q "mean over 2 seeds," t.txt && ok "lr_sweep: footnote counts 2 seeds" || bad "lr_sweep footnote: $(grep mean t.txt)"
+"$SRLAB" plot loss_vs_step --in rs.csv -o rs_loss.svg 2>err.txt || bad "loss_vs_step rn,sr: $(cat err.txt)"
+svgtext rs_loss.svg >t.txt
+n=$(grep -c '^rounding=\(rn\|sr\), lr=1e-[12]$' t.txt)
+[ "$n" -eq 4 ] && ok "loss_vs_step: a curve per rounding and lr" || bad "loss_vs_step: $n curves: $(tr '\n' '|' <t.txt)"
+grep -q "mean over 2 seeds;" t.txt && ! grep -q runs t.txt && ok "loss_vs_step: footnote counts 2 seeds" ||
+    bad "loss_vs_step footnote: $(grep mean t.txt)"
+expect 2 "rounding takes several values (rn, sr, ...) within one curve of rs.summary.csv, which would average them: separate them with --set by=strategy,rounding or keep one with --set where=rounding=rn" \
+    "lr_sweep --set by=strategy refuses, naming rounding" "$SRLAB" plot lr_sweep --in rs.summary.csv --set by=strategy -o keep.png
+expect 2 "lr takes several values (1e-2, 1e-1, ...) within one curve of rs.csv" \
+    "loss_vs_step --set by=rounding refuses, naming lr" "$SRLAB" plot loss_vs_step --in rs.csv --set by=rounding -o keep.png
+"$SRLAB" plot loss_vs_step --in rs.csv --set by=rounding --set where=lr=1e-1 -o w1.svg 2>err.txt &&
+    svgtext w1.svg | grep -qx rn && ok "--set by=rounding with where=lr=1e-1" || bad "by + where: $(cat err.txt)"
+"$SRLAB" plot lr_sweep --in rs.summary.csv --set by=rounding,strategy -o two.svg 2>err.txt &&
+    svgtext two.svg | grep -qx rn && ok "--set by=rounding,strategy (strategy does not vary)" || bad "by=a,b: $(cat err.txt)"
+# The summary with one row per grid point (columns seeds, diverged, M_n ...), the runs beside it.
+cat >new.summary.csv <<'EOF2'
+# command: srlab sweep --problem quad1d --strategy bf16-rn,bf16-sr --lr 0.01,0.1 --seeds 3
+problem,strategy,format,rounding,lr,seeds,diverged,final_loss_gap_n,final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,final_loss_gap_ci95_hi,final_dist_to_opt_n,final_dist_to_opt_mean,final_dist_to_opt_sd,final_dist_to_opt_ci95_lo,final_dist_to_opt_ci95_hi
+quad1d,bf16-rn,bf16,rn,0.01,3,0,3,0.01,0.001,0.008,0.012,3,0.1,0.01,0.08,0.12
+quad1d,bf16-rn,bf16,rn,0.1,3,0,3,0.001,0.0001,0.0008,0.0012,3,0.01,0.001,0.008,0.012
+quad1d,bf16-sr,bf16,sr,0.01,3,1,2,1e-6,1e-7,5e-7,2e-6,2,0.001,0.0001,0.0008,0.0012
+quad1d,bf16-sr,bf16,sr,0.1,3,0,3,1e-6,1e-7,8e-7,1.2e-6,3,0.001,0.0001,0.0008,0.0012
+EOF2
+{ echo "run,problem,strategy,format,rounding,lr,seed,last_step,final_loss_gap,final_dist_to_opt,best_loss,diverged"
+  r=0; for p in "bf16-rn,bf16,rn" "bf16-sr,bf16,sr"; do for lr in 0.01 0.1; do for s in 1 2 3; do
+      echo "$r,quad1d,$p,$lr,$s,100,1e-6,0.001,1e-6,0"; r=$((r + 1)); done; done; done; } >new.runs.csv
+for f in lr_sweep stall; do
+    "$SRLAB" plot $f --in new.summary.csv -o new_$f.svg 2>err.txt && svgtext new_$f.svg >t.txt &&
+        grep -qx bf16-rn t.txt && grep -qx bf16-sr t.txt && ok "$f reads the one-row-per-grid-point summary" ||
+        bad "$f on the new summary: $(cat err.txt)"
+done
+svgtext new_lr_sweep.svg | grep -q "mean over 2 to 3 seeds, .*; 1 of 12 runs not finite, left out" &&
+    ok "lr_sweep footnote: 2 to 3 seeds, 1 run left out" || bad "lr_sweep footnote: $(svgtext new_lr_sweep.svg | grep mean)"
+svgtext new_stall.svg | grep -q "mean over 2 to 3 seeds" && ok "stall footnote" || bad "stall footnote: $(svgtext new_stall.svg | grep mean)"
+expect 2 "this is the runs file, and the figure reads the summary file" "the runs file where the summary is needed" \
+    "$SRLAB" plot lr_sweep --in new.runs.csv -o keep.png
+
+# plots/stall.gp read the sweep's command line through system() with the file name in it: a
+# name with quotes and a command must run nothing (and no script may call a shell).
+evil="q';touch PWNED;'\"\$(touch PWNED2)\".summary.csv"
+cp q.summary.csv "$evil"
+"$SRLAB" plot stall --in "$evil" -o evil.png 2>err.txt && [ -s evil.png ] && ok "stall from a file named $evil" ||
+    bad "stall from $evil: $(cat err.txt)"
+esc_evil=$(printf '%s' "$evil" | sed "s/'/''/g")
+gnuplot -e "in='$esc_evil'; out='evil2.png'" "$PLOTS/stall.gp" 2>err.txt || bad "gnuplot stall.gp from $evil: $(cat err.txt)"
+[ ! -e PWNED ] && [ ! -e PWNED2 ] && ok "a file name ran no command" || bad "a file name ran a command: $(ls PWNED*)"
+if grep -v '^ *#' "$PLOTS"/*.gp "$PLOTS"/*.gpi | grep 'system *(\|`'; then bad "a plot script calls a shell"; else ok "no system() or backquotes in plots/"; fi
 [ "$(cat keep.png)" = keep ] && ok "nothing overwritten" || bad "keep.png overwritten"
 [ -z "$(ls -A | grep '^\.')" ] && ok "no temporary files left" || bad "left: $(ls -A | grep '^\.')"
 echo "$checks checks, $fails failures"
