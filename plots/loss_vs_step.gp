@@ -9,6 +9,7 @@
 # by     the columns whose values get a curve each, comma-separated (default strategy and every
 #        other axis that varies; an axis left out that varies within a curve is refused)
 # ycol   the metric (default loss_gap)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "lr=0.01 format=bf16" (default all)
 # title  the figure's title
 # Every run of a curve must log the same steps (same steps and log-every): the curve's point j
@@ -76,4 +77,5 @@ set label 1 (rmax == 1 ? "line: one seed per curve" : sprintf("line: mean over %
 plot for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(lo($1)):(hi($1)) with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(mean($1)) with lines lw 2.5 lc rgb col(g) \
          title (rmin == rmax ? GL[g] : sprintf("%s (%s)", GL[g], nseeds(R[g])))
+@showranges
 set output

@@ -14,6 +14,7 @@
 #        other axis that varies; an axis left out that varies within a curve is refused)
 # xcol   the swept column (default lr)
 # ycol   the per-run summary metric (default final_loss_gap)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "opt=adamw format=bf16"
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
@@ -77,4 +78,5 @@ plot for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? co
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb col(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 lc rgb col(g) \
          title GL[g]
+@showranges
 set output

@@ -12,6 +12,8 @@
 # out    .png, .svg or .pdf (default stall.png); fmt overrides the extension
 # by     the columns whose values get a curve each, comma-separated (default strategy and every
 #        other axis that varies; an axis left out that varies within a curve is refused)
+# where  keep grid points whose columns match, space-separated: "strategy=bf16-rn"
+# debug  FILE: append the axis ranges drawn (tests)
 # a, xstar, p   the theory line's curvature, optimum and format precision; by default read from
 #        the file's '# command:' line (--a, --xstar, --format/--strategy), else quad1d's
 #        defaults a = 1, xstar = 0.3 and bf16 (p = 8)
@@ -78,4 +80,5 @@ plot theory(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN stall bound ulp(x
      ulp(xstar) / 2 with lines dt 3 lw 1.5 lc rgb "#777777" title "ulp(x^*) / 2", \
      for [g=1:G] $RUNS using ($1 == g ? $2 : NaN):3 smooth unique \
          with linespoints pt 7 ps 1 lw 2 lc rgb col(g) title GL[g]
+@showranges
 set output

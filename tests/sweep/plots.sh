@@ -127,6 +127,58 @@ esc_evil=$(printf '%s' "$evil" | sed "s/'/''/g")
 gnuplot -e "in='$esc_evil'; out='evil2.png'" "$PLOTS/stall.gp" 2>err.txt || bad "gnuplot stall.gp from $evil: $(cat err.txt)"
 [ ! -e PWNED ] && [ ! -e PWNED2 ] && ok "a file name ran no command" || bad "a file name ran a command: $(ls PWNED*)"
 if grep -v '^ *#' "$PLOTS"/*.gp "$PLOTS"/*.gpi | grep 'system *(\|`'; then bad "a plot script calls a shell"; else ok "no system() or backquotes in plots/"; fi
+
+# Issue 13, item 6: figures for papers. Checked on the ranges gnuplot drew (--set debug=FILE), the
+# means and bars it plotted, and the texts of the SVG.
+rm -f d.txt
+"$SRLAB" plot lr_sweep --in q.summary.csv --set debug=d.txt -o r.png 2>err.txt || bad "lr_sweep debug: $(cat err.txt)"
+awk '$1 == "xrange" { exit !($2 >= 0.01 / 1.5 && $3 <= 0.1 * 1.5) }' d.txt &&
+    ok "lr_sweep: the x axis fits the data (0.01 to 0.1)" || bad "lr_sweep x range: $(cat d.txt)"
+# a GPT-like study: gap 1 at step 0 falling to ~0.02; one seed in the rows, two in the runs
+{ echo "run,problem,strategy,lr,seed,step,val_loss,fstar"
+  r=0; for st in fp32 bf16-sr; do for lr in 0.001 0.01; do
+      awk -v r=$r -v st=$st -v lr=$lr 'BEGIN { for (t = 0; t <= 300; t += 50)
+          printf "%d,gpt,%s,%s,1,%d,%.6f,1.68\n", r, st, lr, t, 1.68 + exp(-t / 40) + 0.02 + (lr == 0.01 ? 0 : 0.01) + (st == "fp32" ? 0 : 0.002) }'
+      r=$((r + 1)); done; done; } >g.csv
+"$SRLAB" plot gpt_curves --in g.csv --set debug=d2.txt -o g.svg 2>err.txt || bad "gpt_curves: $(cat err.txt)"
+top=$(awk -F, 'NR > 1 && $7 - $8 > m { m = $7 - $8 } END { print m }' g.csv)
+awk -v top="$top" '$1 == "yrange" { exit !($3 >= top) }' d2.txt && ok "gpt_curves: not clipped at the top ($top)" ||
+    bad "gpt_curves clipped: data up to $top, $(grep yrange d2.txt)"
+svgtext g.svg >t.txt
+grep -qx "fp32, lr = 0.01" t.txt && ! grep -q "seeds)" t.txt && grep -q "one seed per curve" t.txt &&
+    ok "gpt_curves: one seed is not \"(1 seeds)\"" || bad "gpt_curves labels: $(grep -e lr -e seed t.txt | tr '\n' '|')"
+cat >g2.summary.csv <<'EOF2'
+# command: srlab sweep --problem gpt --strategy fp32,bf16-sr --lr 0.001,0.01 --seeds 2
+problem,strategy,lr,seeds,diverged,final_val_loss_n,final_val_loss_mean,final_val_loss_sd,final_val_loss_ci95_lo,final_val_loss_ci95_hi
+gpt,fp32,0.001,2,0,2,1.705,0.007,1.6,1.8
+gpt,fp32,0.01,2,0,2,1.7,0.007,1.6,1.8
+gpt,bf16-sr,0.001,2,0,2,1.72,0.007,1.6,1.8
+gpt,bf16-sr,0.01,2,0,2,1.71,0.007,1.6,1.8
+EOF2
+cat >g2.runs.csv <<'EOF2'
+run,problem,strategy,lr,seed,last_step,final_val_loss,final_fstar,diverged
+0,gpt,fp32,0.001,1,300,1.70,1.68,0
+1,gpt,fp32,0.001,2,300,1.71,1.68,0
+2,gpt,fp32,0.01,1,300,1.695,1.68,0
+3,gpt,fp32,0.01,2,300,1.705,1.68,0
+4,gpt,bf16-sr,0.001,1,300,1.72,1.68,0
+5,gpt,bf16-sr,0.001,2,300,1.73,1.68,0
+6,gpt,bf16-sr,0.01,1,300,1.70,1.68,0
+7,gpt,bf16-sr,0.01,2,300,1.72,1.68,0
+EOF2
+rm -f d3.txt
+"$SRLAB" plot gpt_lr --in g2.summary.csv --set debug=d3.txt -o g2.svg 2>err.txt || bad "gpt_lr: $(cat err.txt)"
+# fp32 at lr 0.001: gaps 0.02 and 0.03, mean 0.025, standard error 0.005
+awk -F, '$1 == 1 && $2 == 0.001 { d = ($3 - 0.025)^2 + ($4 - 0.02)^2 + ($5 - 0.03)^2; found = 1 }
+         END { exit !(found && d < 1e-24) }' d3.txt && ok "gpt_lr: bars at the mean +- its standard error" ||
+    bad "gpt_lr bars: $(cat d3.txt | tr '\n' '|')"
+svgtext g2.svg | grep -q "bars: ± one standard error" && ok "gpt_lr: the footnote names the bars" || bad "gpt_lr footnote"
+# tick labels at round values: mantissas 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8
+svgtext g2.svg | grep -E '^[0-9.]+(e-?[0-9]+)?$' >ticks.txt
+awk 'BEGIN { split("1 1.2 1.5 2 2.5 3 4 5 6 7 8", a) } { v = $1 + 0; if (v <= 0) next; e = int(log(v) / log(10) + 100) - 100;
+     m = v / 10^e; if (m >= 10 - 1e-9) m /= 10; ok = 0; for (i in a) if (m > a[i] - 1e-9 && m < a[i] + 1e-9) ok = 1;
+     if (!ok) { print "odd tick " $1; bad = 1 } } END { exit bad || NR < 4 }' ticks.txt >odd.txt &&
+    ok "gpt_lr: $(wc -l <ticks.txt) ticks, all at round values" || bad "gpt_lr ticks: $(cat odd.txt) of $(tr '\n' ' ' <ticks.txt)"
 [ "$(cat keep.png)" = keep ] && ok "nothing overwritten" || bad "keep.png overwritten"
 [ -z "$(ls -A | grep '^\.')" ] && ok "no temporary files left" || bad "left: $(ls -A | grep '^\.')"
 echo "$checks checks, $fails failures"
