@@ -179,6 +179,20 @@ awk 'BEGIN { split("1 1.2 1.5 2 2.5 3 4 5 6 7 8", a) } { v = $1 + 0; if (v <= 0)
      m = v / 10^e; if (m >= 10 - 1e-9) m /= 10; ok = 0; for (i in a) if (m > a[i] - 1e-9 && m < a[i] + 1e-9) ok = 1;
      if (!ok) { print "odd tick " $1; bad = 1 } } END { exit bad || NR < 4 }' ticks.txt >odd.txt &&
     ok "gpt_lr: $(wc -l <ticks.txt) ticks, all at round values" || bad "gpt_lr ticks: $(cat odd.txt) of $(tr '\n' ' ' <ticks.txt)"
+# gpt_replicas: shared streams stay at 0, which a log axis cannot show: no key entry (with a line
+# sample) for that curve in the log panel, a note instead; the linear panel draws it.
+{ echo "problem,sr-seed,seed,step,replica_d2,replica_d2_pred,replica_diff_frac,replica_div"
+  for m in shared independent; do for t in 0 25 50 75 100; do
+      if [ $m = shared ]; then echo "gpt,$m,1,$t,0,0,0,0"; else echo "gpt,$m,1,$t,$((t + 1)).5e-3,$((t + 2))e-3,0.99,0.5"; fi
+  done; done; } >rep.csv
+"$SRLAB" plot gpt_replicas --in rep.csv -o rep.svg 2>err.txt || bad "gpt_replicas: $(cat err.txt)"
+grep -o '<title>[^<]*</title>' rep.svg | sed 's/<[^>]*>//g' >keys.txt
+! grep -q "shared:" keys.txt && grep -qx "sr-seed = independent: measured" keys.txt && grep -qx "sr-seed = shared" keys.txt &&
+    svgtext rep.svg | grep -q "shared: 0 at every step .*not drawn on the log axis" &&
+    ok "gpt_replicas: the all-zero curve has a note, not a key entry, on the log panel" ||
+    bad "gpt_replicas keys: $(tr '\n' '|' <keys.txt)"
+expect 2 "holds several seeds (1, 2, ...), and the figure draws one run per curve: keep one with --set where=seed=1" \
+    "gpt_replicas refuses several seeds" sh -c "sed 's/,1,\(50\|75\),/,2,\1,/' rep.csv >rep2.csv && \"\$0\" plot gpt_replicas --in rep2.csv -o keep.png" "$SRLAB"
 [ "$(cat keep.png)" = keep ] && ok "nothing overwritten" || bad "keep.png overwritten"
 [ -z "$(ls -A | grep '^\.')" ] && ok "no temporary files left" || bad "left: $(ls -A | grep '^\.')"
 echo "$checks checks, $fails failures"
