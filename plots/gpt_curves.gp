@@ -102,7 +102,7 @@ set bmargin 5
 nrmin = NR[1]; nrmax = NR[1]
 do for [g=1:G] { nrmin = (NR[g] < nrmin ? NR[g] : nrmin); nrmax = (NR[g] > nrmax ? NR[g] : nrmax) }
 set label 1 (nrmax <= 1 ? "line: one seed per curve" : sprintf("line: mean over %s; band: smallest to largest seed", \
-    nrmin == nrmax ? nseeds(nrmax) : "the seeds of each curve (key)")) at graph 0.01, graph -0.11 font ",9" tc rgb "#555555"
+    nrmin == nrmax ? nseeds(nrmax) : "the seeds of each curve (key)")) at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 plot for [g=1:G] $CURVES using ($1 == g ? $2 : NaN):4:5 with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] $CURVES using ($1 == g ? $2 : NaN):3 with lines lw 2.5 lc rgb col(g) \
          title sprintf("%s, %s = %s%s", GL[g], esc(xcol), BEST[g] ? word(xs, BEST[g]) : "-", nrmin == nrmax ? "" : " (".nseeds(NR[g]).")")

@@ -65,7 +65,7 @@ set logscale y
 set yrange [floor / 1.5:*]
 set format y "10^{%T}"
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key top right box opaque samplen 2
+if (G > 3) { set key outside right top box opaque samplen 2 } else { set key top right box opaque samplen 2 }
 if (!exists("title")) title = sprintf("%s against step, by %s%s", ylab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")
 set title title
 set style fill transparent solid 0.18 noborder
@@ -73,7 +73,7 @@ set bmargin 5
 rmin = R[1]; rmax = R[1]
 do for [g=1:G] { rmin = (R[g] < rmin ? R[g] : rmin); rmax = (R[g] > rmax ? R[g] : rmax) }
 set label 1 (rmax == 1 ? "line: one seed per curve" : sprintf("line: mean over %s; band: smallest to largest seed", \
-    rmin == rmax ? nseeds(rmax) : "the seeds of each curve (key)")) at graph 0.01, graph -0.11 font ",9" tc rgb "#555555"
+    rmin == rmax ? nseeds(rmax) : "the seeds of each curve (key)")) at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 plot for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(lo($1)):(hi($1)) with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(mean($1)) with lines lw 2.5 lc rgb col(g) \
          title (rmin == rmax ? GL[g] : sprintf("%s (%s)", GL[g], nseeds(R[g])))

@@ -33,11 +33,13 @@ plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt
 load plotdir."common.gpi"
 
 ypos = 1e308; nmin = 1e308; nmax = 0; nruns = 0; nused = 0; xmin = 1e308; xmax = -1e308
-see(x, v, n, s, u) = (ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, nmin = (n < nmin ? n : nmin), \
-    nmax = (n > nmax ? n : nmax), nruns = nruns + s, nused = nused + u, \
-    xmin = (x < xmin ? x : xmin), xmax = (x > xmax ? x : xmax), 0)
+# the x range and the seed counts cover the points drawn (a mean over no finite value is not)
+see(x, v, n, s, u) = (ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, nruns = nruns + s, nused = nused + u, \
+    finite(v) && n > 0 ? (nmin = (n < nmin ? n : nmin), nmax = (n > nmax ? n : nmax), \
+                          xmin = (x < xmin ? x : xmin), xmax = (x > xmax ? x : xmax)) : 0, 0)
 stats in using (keep(0) ? see(column(xcol), column(ycol."_mean"), column(ycol."_n"), sumnew ? column("seeds") : 1, \
                              sumnew ? column(ycol."_n") : finite(column(ycol))) : 0) nooutput
+if (xmax < xmin) { print sprintf("lr_sweep.gp: no finite %s_mean in %s", ycol, in); exit status 2 }
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
 clip(v) = (finite(v) ? (v > floor ? v : floor) : NaN)
 bar(v) = (finite(v) ? clip(v) : clip(column(ycol."_mean")))   # one seed: no interval, no bar
