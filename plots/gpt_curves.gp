@@ -91,7 +91,7 @@ set xlabel "step t"
 set ylabel (gap ? "validation gap  val\\_loss - f^*  (nats)" : "validation loss (nats)")
 if (gap) { set logscale y; set yrange [ypos / 1.2 : yhi * 1.3] } else { set yrange [ypos - 0.05 * (yhi - ypos) : yhi + 0.1 * (yhi - ypos)] }
 ylo = ypos / 1.2; yhi = yhi * 1.3
-if (gap && yhi / ylo < 100) { load plotdir."logtics.gpi" }
+if (gap && yhi / ylo < 100) { tax = "y"; tlo = ylo; thi = yhi; load plotdir."logtics.gpi" }
 set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque samplen 2

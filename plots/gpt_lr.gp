@@ -86,9 +86,10 @@ ylo = ypos / 1.15; yhi = top * 1.1
 set yrange [ylo : yhi]
 if (gap) { set logscale y; set format y "%g" }
 # a narrow log range gets tics of its own (gnuplot would label one decade at most)
-if (gap && yhi / ylo < 100) { load plotdir."logtics.gpi" }
+if (gap && yhi / ylo < 100) { tax = "y"; tlo = ylo; thi = yhi; load plotdir."logtics.gpi" }
 set xrange [xmin / 1.4 : xmax * 1.4]
 set format x "%g"
+if (xmax / xmin * 1.96 < 100) { tax = "x"; tlo = xmin / 1.4; thi = xmax * 1.4; load plotdir."logtics.gpi" }
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque samplen 2
 if (!exists("title")) title = sprintf("final validation %s against %s, by %s%s", gap ? "gap" : "loss", xcol eq "lr" ? "learning rate" : esc(xcol), bytitle, nw ? " ({/Italic ".esc(where)."})" : "")

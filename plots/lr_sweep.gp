@@ -59,6 +59,7 @@ set yrange [floor / 1.5:*]
 set format y "10^{%T}"
 set format x "10^{%T}"
 set xrange [xmin / 1.3 : xmax * 1.3]
+if (xmax / xmin * 1.69 < 100) { tax = "x"; tlo = xmin / 1.3; thi = xmax * 1.3; load plotdir."logtics.gpi" }
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque samplen 2
 if (!exists("title")) title = sprintf("%s against %s, by %s%s", ylab, xlab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")

@@ -60,6 +60,7 @@ set logscale xy
 set format y "10^{%T}"
 set format x "10^{%T}"
 set xrange [lmin / 1.3 : lmax * 1.3]
+if (lmax / lmin * 1.69 < 100) { tax = "x"; tlo = lmin / 1.3; thi = lmax * 1.3; load plotdir."logtics.gpi" }
 set yrange [floor / 1.5:*]
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque samplen 2

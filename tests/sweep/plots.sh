@@ -82,7 +82,7 @@ grep -qx rn t.txt && grep -qx sr t.txt && ! grep -qx fp32 t.txt && ok "lr_sweep:
 grep -q "mean over 2 seeds," t.txt && ok "lr_sweep: footnote counts 2 seeds" || bad "lr_sweep footnote: $(grep mean t.txt)"
 "$SRLAB" plot loss_vs_step --in rs.csv -o rs_loss.svg 2>err.txt || bad "loss_vs_step rn,sr: $(cat err.txt)"
 svgtext rs_loss.svg >t.txt
-n=$(grep -c '^rounding=\(rn\|sr\), lr=1e-[12]$' t.txt)
+n=$(grep -c '^\(rn\|sr\), lr=1e-[12]$' t.txt)
 [ "$n" -eq 4 ] && ok "loss_vs_step: a curve per rounding and lr" || bad "loss_vs_step: $n curves: $(tr '\n' '|' <t.txt)"
 grep -q "mean over 2 seeds;" t.txt && ! grep -q runs t.txt && ok "loss_vs_step: footnote counts 2 seeds" ||
     bad "loss_vs_step footnote: $(grep mean t.txt)"
