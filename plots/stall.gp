@@ -15,8 +15,8 @@
 # where  keep grid points whose columns match, space-separated: "strategy=bf16-rn"
 # debug  FILE: append the axis ranges drawn (tests)
 # a, xstar, p   the theory line's curvature, optimum and format precision; by default read from
-#        the file's '# command:' line (--a, --xstar, --format/--strategy), else quad1d's
-#        defaults a = 1, xstar = 0.3 and bf16 (p = 8)
+#        the file's '# command:' line (--a, --xstar) and format column (else --format or
+#        --strategy), else quad1d's defaults a = 1, xstar = 0.3 and bf16 (p = 8)
 #
 # needs: lr final_dist_to_opt_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "stall.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
@@ -35,7 +35,11 @@ argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
     word(cmd, 1 + sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) : d
 if (!exists("a")) a = real(argof("a", "1"))
 if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
-fmtname = argof("format", argof("strategy", "bf16"))
+# the format: the rows' format column where it names one (sweeps write the resolved format),
+# else the command line's --format or --strategy
+fcol = ""
+if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = strcol("format"), 0) : 0) nooutput }
+fmtname = (fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16"))
 if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
     strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8
 ulp(v) = 2.0 ** (floor(log(abs(v)) / log(2)) - p + 1)
