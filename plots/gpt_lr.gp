@@ -19,7 +19,7 @@
 # where  keep runs whose columns match, space-separated: "opt=adamw"
 # Diverged runs (or non-finite values) get a cross at the top of the plot and no part in the mean.
 #
-# needs: lr   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: lr *_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_lr.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_lr.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

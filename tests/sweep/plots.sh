@@ -125,7 +125,9 @@ cp q.summary.csv "$evil"
     bad "stall from $evil: $(cat err.txt)"
 esc_evil=$(printf '%s' "$evil" | sed "s/'/''/g")
 gnuplot -e "in='$esc_evil'; out='evil2.png'" "$PLOTS/stall.gp" 2>err.txt || bad "gnuplot stall.gp from $evil: $(cat err.txt)"
-[ ! -e PWNED ] && [ ! -e PWNED2 ] && ok "a file name ran no command" || bad "a file name ran a command: $(ls PWNED*)"
+"$SRLAB" plot lr_sweep --in q.summary.csv --set 'title=`touch PWNED3`' -o bq.png 2>err.txt || bad "a title with backquotes: $(cat err.txt)"
+"$SRLAB" plot lr_sweep --in q.summary.csv --set 'where=lr=`touch PWNED4`' -o bq.png 2>/dev/null
+[ ! -e PWNED ] && [ ! -e PWNED2 ] && [ ! -e PWNED3 ] && [ ! -e PWNED4 ] && ok "a file name or --set value ran no command" || bad "a file name ran a command: $(ls PWNED*)"
 if grep -v '^ *#' "$PLOTS"/*.gp "$PLOTS"/*.gpi | grep 'system *(\|`'; then bad "a plot script calls a shell"; else ok "no system() or backquotes in plots/"; fi
 
 # Issue 13, item 6: figures for papers. Checked on the ranges gnuplot drew (--set debug=FILE), the
