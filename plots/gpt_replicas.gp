@@ -65,8 +65,9 @@ plot for [g=1:G] in using (ing(g) && POS[g] ? column("step") : NaN):(pos(column(
          title (POS[g] ? cname(g).": T12 random-walk prediction" : "")
 unset logscale y
 unset label 2
-set yrange [0:1.05]
+set yrange [-0.04:1.05]   # a curve at 0 stays visible above the axis
 set format y "%g"
+set ytics 0, 0.2, 1
 set ylabel "fraction of weights that differ"
 set key bottom right
 plot for [g=1:G] in using (ing(g) ? column("step") : NaN):(column("replica_diff_frac")) with lines lw 2.5 lc rgb col(g) \
