@@ -32,8 +32,10 @@ if (seed2 ne "") { print sprintf("gpt_replicas.gp: %s holds several seeds (%s, %
 array DIVMAX[G]; array POS[G]
 do for [g=1:G] { DIVMAX[g] = 0; POS[g] = 0 }
 ypos = 1e308
-see(g, d, v) = (DIVMAX[g] = (d > DIVMAX[g] ? d : DIVMAX[g]), (finite(v) && v > 0) ? (POS[g] = 1, ypos = (v < ypos ? v : ypos)) : 0, 0)
-stats in using (keep(0) ? see(gidx(gkey(0)), column("replica_div"), column("replica_d2")) : 0) nooutput
+ytop = 0
+see(g, d, v, w) = (DIVMAX[g] = (d > DIVMAX[g] ? d : DIVMAX[g]), (finite(v) && v > 0) ? (POS[g] = 1, ypos = (v < ypos ? v : ypos)) : 0, \
+    ytop = (finite(v) && v > ytop ? v : ytop), ytop = (finite(w) && w > ytop ? w : ytop), 0)
+stats in using (keep(0) ? see(gidx(gkey(0)), column("replica_div"), column("replica_d2"), column("replica_d2_pred")) : 0) nooutput
 if (ypos == 1e308) { ypos = 1e-12 }
 ing(g) = keep(0) && gkey(0) eq word(groups, g)
 pos(v) = (finite(v) && v > 0) ? v : NaN
@@ -55,7 +57,7 @@ set lmargin 12
 set xlabel "step t"
 set ylabel "mean_r ||x_r - x_0||^2"
 set logscale y
-set yrange [ypos / 3:*]
+set yrange [ypos / 3 : (ytop > 0 ? ytop * (zeros ne "" ? 30 : 3) : 1)]   # room for the note above the curves
 set format y "10^{%T}"
 set grid xtics ytics lc rgb "#dddddd"
 set key bottom right box opaque samplen 3 font ",10"
