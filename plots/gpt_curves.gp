@@ -9,9 +9,11 @@
 #
 # in     rows file of srlab sweep (columns run, lr, step, val_loss, fstar)
 # out    .png, .svg or .pdf (default gpt_curves.png); fmt overrides the extension
-# by     the column whose values get a curve each (default strategy)
+# by     the columns whose values get a curve each, comma-separated (default strategy and every
+#        other axis that varies; an axis left out that varies within a curve is refused)
 # xcol   the column to pick the best value of (default lr)
 # ycol   the metric (default val_loss)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "opt=adamw"
 # Every run must log the same steps. A run with a non-finite last value never counts as best.
 #
@@ -19,32 +21,23 @@
 if (!exists("in")) { print "gpt_curves.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "gpt_curves.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
-if (!exists("by")) by = "strategy"
 if (!exists("xcol")) xcol = "lr"
 if (!exists("ycol")) ycol = "val_loss"
 if (!exists("where")) where = ""
 
-set datafile separator comma
-set datafile columnheaders
-set datafile missing ""
-
-nw = words(where)
-wkey(i) = word(where, i)[1:strstrt(word(where, i), "=") - 1]
-wval(i) = word(where, i)[strstrt(word(where, i), "=") + 1:]
-keep(d) = (nw == 0) ? 1 : ((sum [i=1:nw] (strcol(wkey(i)) eq wval(i) ? 0 : 1)) == 0)
-finite(v) = (v == v && abs(v) < 1e308)
-esc(s) = strstrt(s, "_") ? s[1:strstrt(s, "_") - 1]."\\_".esc(s[strstrt(s, "_") + 1:]) : s
+revs(s) = strlen(s) <= 1 ? s : revs(s[2:]).s[1:1]
+name = "gpt_curves.gp"; bydefault = "strategy"; xaxes = xcol
+plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt(revs(ARG0), "/") + 1] : ""
+load plotdir."common.gpi"
 
 # ---- pass 1: curves, x values, runs, rows per run, f* ----
-groups = " "; xs = " "
-addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
+xs = " "
 addx(x) = (strstrt(xs, " ".x." ") ? 0 : (xs = xs.x." ", 1))
 lastrun = -1; j = 0; jmax = 0; rmax = -1; nsel = 0; nfs = 0
 rowidx(r) = (r != lastrun ? (lastrun = r, j = 0) : (j = j + 1), jmax = (j > jmax ? j : jmax), j)
 see(r, f) = (nsel = nsel + 1, rmax = (r > rmax ? r : rmax), nfs = nfs + (finite(f) ? 1 : 0), 0)
-stats in using (rowidx(column("run")), keep(0) ? (addg(strcol(by)), addx(strcol(xcol)), see(column("run"), column("fstar"))) : 0) nooutput
-G = words(groups); X = words(xs); J = jmax + 1; R = rmax + 1
-if (G == 0 || nsel == 0) { print sprintf("gpt_curves.gp: no rows in %s match where='%s'", in, where); exit status 2 }
+stats in using (rowidx(column("run")), keep(0) ? (addx(strcol(xcol)), see(column("run"), column("fstar"))) : 0) nooutput
+X = words(xs); J = jmax + 1; R = rmax + 1
 gap = (nfs == nsel)
 # f* can differ between seeds (each seed draws its own Markov source): the title gives its range.
 fslo = NaN; fshi = NaN
@@ -56,10 +49,9 @@ yv(d) = gap ? column(ycol) - column("fstar") : column(ycol)
 # ---- pass 2: each run's curve, x and last value; the best x of each curve ----
 array RG[R]; array RX[R]; array RF[R]
 do for [i=1:R] { RG[i] = 0; RX[i] = 0; RF[i] = NaN }
-gidx(g) = sum [i=1:G] (word(groups, i) eq g ? i : 0)
 xidx(x) = sum [i=1:X] (word(xs, i) eq x ? i : 0)
 rec(r, g, x, v) = (RG[r + 1] = g, RX[r + 1] = x, RF[r + 1] = v, 0)
-stats in using (keep(0) ? rec(column("run"), gidx(strcol(by)), xidx(strcol(xcol)), column(ycol)) : 0) nooutput
+stats in using (keep(0) ? rec(column("run"), gidx(gkey(0)), xidx(strcol(xcol)), column(ycol)) : 0) nooutput
 array BEST[G]; array BESTV[G]
 do for [g=1:G] {
     BEST[g] = 0; BESTV[g] = 1e308
@@ -81,10 +73,10 @@ acc(r, jj, st, v) = (g = RG[r + 1], k = (g - 1) * J + jj + 1, XS[k] = st, (jj ==
 lastrun = -1; j = 0
 stats in using (jj = rowidx(column("run")), keep(0) && use(column("run")) ? acc(column("run"), jj, column("step"), yv(0)) : 0) nooutput
 ypos = 1e308; smax = 0; yhi = -1e308
-do for [k=1:N] { if (C[k] > 0 && MN[k] > 0 && MN[k] < ypos) { ypos = MN[k] }; if (C[k] > 0 && XS[k] > smax) { smax = XS[k] } }
-# the top of the axis: the largest band edge after the first tenth of the run (the initial
-# transient would squeeze the part where strategies differ)
-do for [k=1:N] { if (C[k] > 0 && XS[k] >= smax / 10 && MX[k] > yhi) { yhi = MX[k] } }
+# the bottom: the smallest positive band edge or mean (a mean <= 0 leaves a gap in its line)
+do for [k=1:N] { if (C[k] > 0 && MN[k] > 0 && MN[k] < ypos) { ypos = MN[k] }; if (C[k] > 0 && S[k] > 0 && S[k] / C[k] < ypos) { ypos = S[k] / C[k] }; if (C[k] > 0 && XS[k] > smax) { smax = XS[k] } }
+# the top of the axis: the largest band edge, so that no curve starts clipped
+do for [k=1:N] { if (C[k] > 0 && MX[k] > yhi) { yhi = MX[k] } }
 set print $CURVES
 print "g,step,mean,lo,hi"
 do for [k=1:N] { if (C[k] > 0) { print sprintf("%d,%.17g,%.17g,%.17g,%.17g", (k - 1) / J + 1, XS[k], S[k] / C[k], MN[k], MX[k]) } }
@@ -95,21 +87,24 @@ if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12"
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "gpt_curves.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
-colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442"
-col(i) = word(colors, (i - 1) % 8 + 1)
 set xlabel "step t"
 set ylabel (gap ? "validation gap  val\\_loss - f^*  (nats)" : "validation loss (nats)")
 if (gap) { set logscale y; set yrange [ypos / 1.2 : yhi * 1.3] } else { set yrange [ypos - 0.05 * (yhi - ypos) : yhi + 0.1 * (yhi - ypos)] }
-if (gap && yhi * 1.3 / (ypos / 1.2) < 100) { f = (yhi * 1.3 * 1.2 / ypos) ** (1.0 / 6); y0 = ypos / 1.2; set ytics (sprintf("%.3g", y0 * f) y0 * f); do for [i=2:5] { set ytics add (sprintf("%.3g", y0 * f**i) y0 * f**i) } }
+ylo = ypos / 1.2; yhi = yhi * 1.3
+if (gap && yhi / ylo < 100) { tax = "y"; tlo = ylo; thi = yhi; load plotdir."logtics.gpi" }
 set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque samplen 2
-if (!exists("title")) title = sprintf("validation %s against step, each %s at its best %s%s", gap ? "gap" : "loss", esc(by), esc(xcol), gap ? sprintf(" (%s)", fstxt) : "")
+if (!exists("title")) title = sprintf("validation %s against step, each %s at its best %s%s", gap ? "gap" : "loss", bytitle, esc(xcol), gap ? sprintf(" (%s)", fstxt) : "")
 set title title
 set style fill transparent solid 0.18 noborder
 set bmargin 5
-set label 1 "line: mean over seeds; band: smallest to largest seed" at graph 0.01, graph -0.11 font ",9" tc rgb "#555555"
+nrmin = NR[1]; nrmax = NR[1]
+do for [g=1:G] { nrmin = (NR[g] < nrmin ? NR[g] : nrmin); nrmax = (NR[g] > nrmax ? NR[g] : nrmax) }
+set label 1 (nrmax <= 1 ? "line: one seed per curve" : sprintf("line: mean over %s; band: smallest to largest seed", \
+    nrmin == nrmax ? nseeds(nrmax) : "the seeds of each curve (key)")) at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 plot for [g=1:G] $CURVES using ($1 == g ? $2 : NaN):4:5 with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] $CURVES using ($1 == g ? $2 : NaN):3 with lines lw 2.5 lc rgb col(g) \
-         title sprintf("%s, %s = %s (%d seeds)", esc(word(groups, g)), esc(xcol), BEST[g] ? word(xs, BEST[g]) : "-", NR[g])
+         title sprintf("%s, %s = %s%s", GL[g], esc(xcol), BEST[g] ? word(xs, BEST[g]) : "-", nrmin == nrmax ? "" : " (".nseeds(NR[g]).")")
+@showranges
 set output

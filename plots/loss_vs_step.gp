@@ -6,8 +6,10 @@
 #
 # in     rows file of srlab sweep (srlab train rows: run, axes..., step, loss_gap, ...)
 # out    .png, .svg or .pdf (default loss_vs_step.png); fmt overrides the extension
-# by     the column whose values get a curve each (default strategy)
+# by     the columns whose values get a curve each, comma-separated (default strategy and every
+#        other axis that varies; an axis left out that varies within a curve is refused)
 # ycol   the metric (default loss_gap)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "lr=0.01 format=bf16" (default all)
 # title  the figure's title
 # Every run of a curve must log the same steps (same steps and log-every): the curve's point j
@@ -18,31 +20,19 @@
 if (!exists("in")) { print "loss_vs_step.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "loss_vs_step.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
-if (!exists("by")) by = "strategy"
 if (!exists("ycol")) ycol = "loss_gap"
 if (!exists("where")) where = ""
 
-set datafile separator comma
-set datafile columnheaders
-set datafile missing ""
+revs(s) = strlen(s) <= 1 ? s : revs(s[2:]).s[1:1]
+name = "loss_vs_step.gp"; bydefault = "strategy"; xaxes = ""
+plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt(revs(ARG0), "/") + 1] : ""
+load plotdir."common.gpi"
 
-# ---- the runs to keep ----
-nw = words(where)
-wkey(i) = word(where, i)[1:strstrt(word(where, i), "=") - 1]
-wval(i) = word(where, i)[strstrt(word(where, i), "=") + 1:]
-keep(d) = (nw == 0) ? 1 : ((sum [i=1:nw] (strcol(wkey(i)) eq wval(i) ? 0 : 1)) == 0)
-finite(v) = (v == v && abs(v) < 1e308)
-esc(s) = strstrt(s, "_") ? s[1:strstrt(s, "_") - 1]."\\_".esc(s[strstrt(s, "_") + 1:]) : s  # "_" as text, not a subscript
-
-# ---- pass 1: the curves, the rows per run, the smallest positive value ----
-groups = " "
-addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
+# ---- pass 1: the rows per run, the smallest positive value ----
 lastrun = -1; j = 0; jmax = 0; ypos = 1e308; nsel = 0
 rowidx(r) = (r != lastrun ? (lastrun = r, j = 0) : (j = j + 1), jmax = (j > jmax ? j : jmax), j)
 see(v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, 0)
-stats in using (rowidx(column("run")), keep(0) ? (addg(strcol(by)), see(column(ycol))) : 0) nooutput
-G = words(groups)
-if (G == 0 || nsel == 0) { print sprintf("loss_vs_step.gp: no rows in %s match where='%s'", in, where); exit status 2 }
+stats in using (rowidx(column("run")), keep(0) ? see(column(ycol)) : 0) nooutput
 J = jmax + 1
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
 
@@ -51,12 +41,11 @@ N = G * J
 array X[N]; array C[N]; array S[N]; array MN[N]; array MX[N]; array R[G]
 do for [i=1:N] { C[i] = 0; S[i] = 0; MN[i] = 1e308; MX[i] = -1e308; X[i] = NaN }
 do for [i=1:G] { R[i] = 0 }
-gidx(g) = sum [i=1:G] (word(groups, i) eq g ? i : 0)
 acc(gi, jj, x, v) = (kk = (gi - 1) * J + jj + 1, X[kk] = x, (jj == 0 ? R[gi] = R[gi] + 1 : 0), \
     finite(v) ? (C[kk] = C[kk] + 1, S[kk] = S[kk] + v, MN[kk] = (v < MN[kk] ? v : MN[kk]), \
                  MX[kk] = (v > MX[kk] ? v : MX[kk])) : 0, 0)
 lastrun = -1; j = 0
-stats in using (jj = rowidx(column("run")), keep(0) ? acc(gidx(strcol(by)), jj, column("step"), column(ycol)) : 0) nooutput
+stats in using (jj = rowidx(column("run")), keep(0) ? acc(gidx(gkey(0)), jj, column("step"), column(ycol)) : 0) nooutput
 
 mean(k) = C[k] > 0 && S[k] / C[k] > 0 ? S[k] / C[k] : NaN
 lo(k) = C[k] > 0 ? (MN[k] > floor ? MN[k] : floor) : NaN
@@ -69,8 +58,6 @@ if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12"
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "loss_vs_step.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
-colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442"
-col(i) = word(colors, (i - 1) % 8 + 1)
 ylab = (ycol eq "loss_gap") ? "loss gap f(x_t) - f^*" : esc(ycol)
 set xlabel "step t"
 set ylabel ylab
@@ -78,13 +65,17 @@ set logscale y
 set yrange [floor / 1.5:*]
 set format y "10^{%T}"
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key top right box opaque samplen 2
-if (!exists("title")) title = sprintf("%s against step, by %s%s", ylab, esc(by), nw ? " ({/Italic ".esc(where)."})" : "")
+if (G > 3) { set key outside right top box opaque samplen 2 } else { set key top right box opaque samplen 2 }
+if (!exists("title")) title = sprintf("%s against step, by %s%s", ylab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")
 set title title
 set style fill transparent solid 0.18 noborder
 set bmargin 5
-set label 1 "line: mean over runs; band: smallest to largest run" at graph 0.01, graph -0.11 font ",9" tc rgb "#555555"
+rmin = R[1]; rmax = R[1]
+do for [g=1:G] { rmin = (R[g] < rmin ? R[g] : rmin); rmax = (R[g] > rmax ? R[g] : rmax) }
+set label 1 (rmax == 1 ? "line: one seed per curve" : sprintf("line: mean over %s; band: smallest to largest seed", \
+    rmin == rmax ? nseeds(rmax) : "the seeds of each curve (key)")) at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 plot for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(lo($1)):(hi($1)) with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(mean($1)) with lines lw 2.5 lc rgb col(g) \
-         title sprintf("%s (%d runs)", esc(word(groups, g)), R[g])
+         title (rmin == rmax ? GL[g] : sprintf("%s (%s)", GL[g], nseeds(R[g])))
+@showranges
 set output

@@ -5,59 +5,51 @@
 #   gnuplot -e "in='lr.summary.csv'; out='lr.png'" plots/lr_sweep.gp
 #   srlab plot lr_sweep --in lr.summary.csv -o lr.png
 #
-# in     summary file of srlab sweep (columns lr, final_loss_gap_mean, final_loss_gap_ci95_lo,
-#        final_loss_gap_ci95_hi); the seeds' dots come from the runs file beside it
-#        (NAME.runs.csv, column final_loss_gap)
+# in     summary file of srlab sweep (columns lr, final_loss_gap_n, final_loss_gap_mean,
+#        final_loss_gap_ci95_lo, final_loss_gap_ci95_hi; one row per grid point, or per run)
+# runs   the file with one row per run, for the dots (default: in itself when it has a `seed`
+#        column, else NAME.runs.csv beside NAME.summary.csv; "" for no dots)
 # out    .png, .svg or .pdf (default lr_sweep.png); fmt overrides the extension
-# by     the column whose values get a curve each (default strategy)
+# by     the columns whose values get a curve each, comma-separated (default strategy and every
+#        other axis that varies; an axis left out that varies within a curve is refused)
 # xcol   the swept column (default lr)
 # ycol   the per-run summary metric (default final_loss_gap)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "opt=adamw format=bf16"
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
 #
-# needs: lr seeds   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: lr *_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "lr_sweep.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "lr_sweep.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
-if (!exists("by")) by = "strategy"
 if (!exists("xcol")) xcol = "lr"
 if (!exists("ycol")) ycol = "final_loss_gap"
 if (!exists("where")) where = ""
+revs(s) = strlen(s) <= 1 ? s : revs(s[2:]).s[1:1]
 
-# The per-run values are in the runs file beside the summary (NAME.runs.csv).
-runs = (strlen(in) > 11 && in[strlen(in)-10:] eq "summary.csv") ? in[1:strlen(in)-11]."runs.csv" : in
-set datafile separator comma
-set datafile columnheaders
-set datafile missing ""
+name = "lr_sweep.gp"; bydefault = "strategy"; xaxes = xcol
+plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt(revs(ARG0), "/") + 1] : ""
+load plotdir."common.gpi"
 
-nw = words(where)
-wkey(i) = word(where, i)[1:strstrt(word(where, i), "=") - 1]
-wval(i) = word(where, i)[strstrt(word(where, i), "=") + 1:]
-keep(d) = (nw == 0) ? 1 : ((sum [i=1:nw] (strcol(wkey(i)) eq wval(i) ? 0 : 1)) == 0)
-finite(v) = (v == v && abs(v) < 1e308)
-esc(s) = strstrt(s, "_") ? s[1:strstrt(s, "_") - 1]."\\_".esc(s[strstrt(s, "_") + 1:]) : s  # "_" as text, not a subscript
-
-groups = " "
-addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
-ypos = 1e308; nsel = 0; nseeds = 0
-see(v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, 0)
-stats runs using (keep(0) ? (addg(strcol(by)), see(column(ycol))) : 0) nooutput
-stats in using (keep(0) ? (nseeds = (column(ycol."_n") > nseeds ? column(ycol."_n") : nseeds)) : 0) nooutput
-G = words(groups)
-if (G == 0 || nsel == 0) { print sprintf("lr_sweep.gp: no rows in %s match where='%s'", in, where); exit status 2 }
+ypos = 1e308; nmin = 1e308; nmax = 0; nruns = 0; nused = 0; xmin = 1e308; xmax = -1e308
+# the x range and the seed counts cover the points drawn (a mean over no finite value is not)
+see(x, v, n, s, u) = (ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, nruns = nruns + s, nused = nused + u, \
+    finite(v) && n > 0 ? (nmin = (n < nmin ? n : nmin), nmax = (n > nmax ? n : nmax), \
+                          xmin = (x < xmin ? x : xmin), xmax = (x > xmax ? x : xmax)) : 0, 0)
+stats in using (keep(0) ? see(column(xcol), column(ycol."_mean"), column(ycol."_n"), sumnew ? column("seeds") : 1, \
+                             sumnew ? column(ycol."_n") : finite(column(ycol))) : 0) nooutput
+if (xmax < xmin) { print sprintf("lr_sweep.gp: no finite %s_mean in %s", ycol, in); exit status 2 }
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
 clip(v) = (finite(v) ? (v > floor ? v : floor) : NaN)
 bar(v) = (finite(v) ? clip(v) : clip(column(ycol."_mean")))   # one seed: no interval, no bar
-ing(g) = keep(0) && strcol(by) eq word(groups, g)
+ing(g) = keep(0) && gkey(0) eq word(groups, g)
 
 if (fmt eq "png") { set terminal pngcairo size 900,600 enhanced font "DejaVu Sans,12" }
 if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12" dynamic }
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "lr_sweep.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
-colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442"
-col(i) = word(colors, (i - 1) % 8 + 1)
 ylab = (ycol eq "final_loss_gap") ? "final loss gap f(x_T) - f^*" : esc(ycol)
 xlab = (xcol eq "lr") ? "learning rate {/Symbol h}" : esc(xcol)
 set xlabel xlab
@@ -66,13 +58,17 @@ set logscale xy
 set yrange [floor / 1.5:*]
 set format y "10^{%T}"
 set format x "10^{%T}"
+set xrange [xmin / 1.3 : xmax * 1.3]
+if (xmax / xmin * 1.69 < 100) { tax = "x"; tlo = xmin / 1.3; thi = xmax * 1.3; load plotdir."logtics.gpi" }
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque samplen 2
-if (!exists("title")) title = sprintf("%s against %s, by %s%s", ylab, xlab, esc(by), nw ? " ({/Italic ".esc(where)."})" : "")
+if (!exists("title")) title = sprintf("%s against %s, by %s%s", ylab, xlab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")
 set title title
 set bmargin 5
-set label 1 sprintf("line: mean over %d seeds, bars: 95%% confidence interval (Student t); dots: seeds", nseeds) \
-    at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
+foot = (nmax <= 1) ? "line: one seed per point (no interval)" : \
+    sprintf("line: mean over %s, bars: 95%% confidence interval (Student t)", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))
+foot = foot.(perrun ne "" ? "; dots: seeds" : "").(nused < nruns ? sprintf("; %d of %d runs not finite, left out", nruns - nused, nruns) : "")
+set label 1 foot at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 # The means of each curve, contiguous (rows of other curves in between would break its line).
 set print $MEANS
 print "g,x,y"
@@ -80,9 +76,10 @@ set print
 set table $MEANS append separator comma
 plot for [g=1:G] in using (g):(column(xcol)):(clip(column(ycol."_mean"))) with table if (ing(g))
 unset table
-plot for [g=1:G] runs using (ing(g) ? column(xcol) : NaN):(clip(column(ycol))) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
+plot for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
      for [g=1:G] in using (ing(g) ? column(xcol) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb col(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 lc rgb col(g) \
-         title esc(word(groups, g))
+         title GL[g]
+@showranges
 set output

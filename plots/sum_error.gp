@@ -8,8 +8,10 @@
 #
 # in     rows file of a `srlab sweep --command run --problem sum` sweep (columns k, rel_err, format)
 # out    .png, .svg or .pdf (default sum_error.png); fmt overrides the extension
-# by     the column whose values get a curve each (default rounding)
+# by     the columns whose values get a curve each, comma-separated (default rounding and every
+#        other axis that varies; an axis left out that varies within a curve is refused)
 # ycol   the error column (default rel_err: |s - S| / sum |x_i|)
+# debug  FILE: append the axis ranges drawn (tests)
 # where  keep runs whose columns match, space-separated: "format=bf16 order=recursive"
 # u      unit roundoff 2^-p of the lines; by default from the format column of the first kept row
 #        (bf16 2^-8, fp16 and tf32 2^-11, fp32 2^-24, e4m3 2^-4, e5m2 2^-3, p=P,... 2^-P)
@@ -20,22 +22,15 @@
 if (!exists("in")) { print "sum_error.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "sum_error.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]
-if (!exists("by")) by = "rounding"
 if (!exists("ycol")) ycol = "rel_err"
 if (!exists("where")) where = ""
 
-set datafile separator comma
-set datafile columnheaders
-set datafile missing ""
-nw = words(where)
-wkey(i) = word(where, i)[1:strstrt(word(where, i), "=") - 1]
-wval(i) = word(where, i)[strstrt(word(where, i), "=") + 1:]
-keep(d) = (nw == 0) ? 1 : ((sum [i=1:nw] (strcol(wkey(i)) eq wval(i) ? 0 : 1)) == 0)
-finite(v) = (v == v && abs(v) < 1e308)
-esc(s) = strstrt(s, "_") ? s[1:strstrt(s, "_") - 1]."\\_".esc(s[strstrt(s, "_") + 1:]) : s  # "_" as text, not a subscript
+revs(s) = strlen(s) <= 1 ? s : revs(s[2:]).s[1:1]
+name = "sum_error.gp"; bydefault = "rounding"; xaxes = ""
+plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt(revs(ARG0), "/") + 1] : ""
+load plotdir."common.gpi"
 
-groups = " "; fmtname = ""; probname = ""
-addg(g) = (strstrt(groups, " ".g." ") ? 0 : (groups = groups.g." ", 1))
+fmtname = ""; probname = ""
 lastrun = -1; j = 0; jmax = 0; ypos = 1e308; ymax = 0; nsel = 0; kmax = 1
 rowidx(r) = (r != lastrun ? (lastrun = r, j = 0) : (j = j + 1), jmax = (j > jmax ? j : jmax), j)
 see(k, v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, \
@@ -43,10 +38,8 @@ see(k, v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos
 # The bounds n u and sqrt(n) u belong to one format: rows of two formats are refused below.
 fmt2 = ""
 firstfmt(s, p) = (fmtname eq "" ? (fmtname = s, probname = p) : (s ne fmtname && fmt2 eq "" ? (fmt2 = s) : 0), 0)
-stats in using (rowidx(column("run")), keep(0) ? (addg(strcol(by)), firstfmt(strcol("format"), strcol("problem")), \
+stats in using (rowidx(column("run")), keep(0) ? (firstfmt(strcol("format"), strcol("problem")), \
                 see(column("k"), column(ycol))) : 0) nooutput
-G = words(groups)
-if (G == 0 || nsel == 0) { print sprintf("sum_error.gp: no rows in %s match where='%s'", in, where); exit status 2 }
 if (fmt2 ne "") { print sprintf("sum_error.gp: %s holds rows of several formats (%s, %s, ...): pick one with --set where=format=%s", in, fmtname, fmt2, fmtname); exit status 2 }
 J = jmax + 1
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
@@ -58,12 +51,11 @@ N = G * J
 array X[N]; array C[N]; array S[N]; array MN[N]; array MX[N]; array R[G]
 do for [i=1:N] { C[i] = 0; S[i] = 0; MN[i] = 1e308; MX[i] = -1e308; X[i] = NaN }
 do for [i=1:G] { R[i] = 0 }
-gidx(g) = sum [i=1:G] (word(groups, i) eq g ? i : 0)
 acc(gi, jj, xv, v) = (kk = (gi - 1) * J + jj + 1, X[kk] = xv, (jj == 0 ? R[gi] = R[gi] + 1 : 0), \
     finite(v) ? (C[kk] = C[kk] + 1, S[kk] = S[kk] + v, MN[kk] = (v < MN[kk] ? v : MN[kk]), \
                  MX[kk] = (v > MX[kk] ? v : MX[kk])) : 0, 0)
 lastrun = -1; j = 0
-stats in using (jj = rowidx(column("run")), keep(0) ? acc(gidx(strcol(by)), jj, column("k"), column(ycol)) : 0) nooutput
+stats in using (jj = rowidx(column("run")), keep(0) ? acc(gidx(gkey(0)), jj, column("k"), column(ycol)) : 0) nooutput
 mean(k) = C[k] > 0 && S[k] / C[k] > 0 ? S[k] / C[k] : NaN
 lo(k) = C[k] > 0 ? (MN[k] > floor ? MN[k] : floor) : NaN
 hi(k) = C[k] > 0 ? (MX[k] > floor ? MX[k] : floor) : NaN
@@ -74,8 +66,6 @@ if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12"
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "sum_error.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
-colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442"
-col(i) = word(colors, (i - 1) % 8 + 1)
 what = probname eq "matvec" ? "matrix-vector products y = Ax" : probname eq "harmonic" ? \
     "the harmonic series" : "recursive summation"
 set xlabel probname eq "matvec" ? "inner dimension n (columns of A)" : "number of terms n"
@@ -88,15 +78,19 @@ set xrange [1:kmax]
 set yrange [floor / 1.5 : (ymax > 0 ? 30 * ymax : 1)]
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top left box opaque samplen 2
-set title sprintf("%s in %s (u = 2^{%d}): error against n, by %s%s", what, fmtname, int(floor(log(u)/log(2)+0.5)), by, \
+set title sprintf("%s in %s (u = 2^{%d}): error against n, by %s%s", what, fmtname, int(floor(log(u)/log(2)+0.5)), bytitle, \
     nw ? " ({/Italic ".where."})" : "")
 set bmargin 5
-set label 1 "line: mean over runs; band: smallest to largest run" at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
+rmin = R[1]; rmax = R[1]
+do for [g=1:G] { rmin = (R[g] < rmin ? R[g] : rmin); rmax = (R[g] > rmax ? R[g] : rmax) }
+set label 1 (rmax == 1 ? "line: one seed per curve" : sprintf("line: mean over %s; band: smallest to largest seed", \
+    rmin == rmax ? nseeds(rmax) : "the seeds of each curve (key)")) at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 set style fill transparent solid 0.18 noborder
 set samples 200
 plot x * u with lines dt 2 lw 2 lc rgb "#000000" title "n u", \
      sqrt(x) * u with lines dt 3 lw 2 lc rgb "#000000" title "{/Symbol \326}n u", \
      for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(lo($1)):(hi($1)) with filledcurves lc rgb col(g) notitle, \
      for [g=1:G] X every ::((g-1)*J)::(g*J-1) using (X[$1]):(mean($1)) with lines lw 2.5 lc rgb col(g) \
-         title sprintf("%s (%d runs)", esc(word(groups, g)), R[g])
+         title (rmin == rmax ? GL[g] : sprintf("%s (%s)", GL[g], nseeds(R[g])))
+@showranges
 set output

@@ -32,14 +32,25 @@ static const char help_text[] =
     "                line ulp(x*)/(2 lr a) (theory T05)                 --in summary CSV\n"
     "  sum_error     summation relative error against n per rounding, with the n u and\n"
     "                sqrt(n) u lines (theory T03)                        --in rows CSV\n"
+    "  gpt_lr        final validation gap against learning rate per strategy, mean +-\n"
+    "                standard error and every seed                      --in summary CSV\n"
+    "  gpt_curves    validation gap against step, each strategy at its best learning\n"
+    "                rate                                               --in rows CSV\n"
+    "  gpt_replicas  distance between data-parallel replicas, shared against independent\n"
+    "                SR streams (theory T12)                            --in rows CSV\n"
     "(and any other plots/NAME.gp)\n"
     "\n"
     "options:\n"
     "  --in CSV           the data (the rows or the summary file of srlab sweep)\n"
     "  -o, --output FILE  the figure: .png, .svg or .pdf (default NAME.png)\n"
-    "  --set VAR=VALUE    a variable of the script, e.g. --set by=rounding,\n"
+    "  --set VAR=VALUE    a variable of the script, e.g. --set by=strategy,rounding,\n"
     "                     --set 'where=lr=0.01 format=bf16', --set ycol=dist_to_opt\n"
     "                     (each script's header lists its variables)\n"
+    "\n"
+    "Every grid axis that varies in the data gets a curve per value (or is the x axis): by\n"
+    "default a figure separates them all; with --set by=COLS an axis that would be averaged\n"
+    "within a curve is refused by name (add it to by, or keep one value with where). The\n"
+    "footnote says how many seeds each point averages.\n"
     "  SRLAB_PLOTS=DIR    take the scripts from DIR\n"
     "\n"
     "examples:\n"
@@ -62,13 +73,18 @@ static void list_plots(const char *dir, char *out, size_t len)
     cli_host_names_free(names, n);
 }
 
-/* Does the comma-separated header line `hdr` have the column `col`? */
+/* Does the comma-separated header line `hdr` have the column `col`? A `col` of the form *SUFFIX
+ * asks for any column whose name ends in SUFFIX. */
 static bool has_column(const char *hdr, const char *col)
 {
-    const size_t n = strlen(col);
-    for (const char *c = hdr; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
-        if (!strncmp(c, col, n) && (c[n] == ',' || c[n] == '\0'))
+    const bool any = col[0] == '*';
+    const char *want = any ? col + 1 : col;
+    const size_t n = strlen(want);
+    for (const char *c = hdr; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
+        const size_t len = strcspn(c, ",");
+        if (any ? len >= n && !strncmp(c + len - n, want, n) : len == n && !strncmp(c, want, n))
             return true;
+    }
     return false;
 }
 
@@ -104,16 +120,20 @@ static int check_columns(const char *script, const char *name, const char *in)
         if (has_column(hdr, col))
             continue;
         const char *hint = "";
-        if (!strcmp(col, "seeds") && has_column(hdr, "step"))
+        const bool stats = has_column(hdr, "*_mean");
+        if (!stats && has_column(hdr, "step"))
             hint = ": this is a rows file, and the figure reads the summary file of the sweep "
                    "(NAME.summary.csv)";
-        else if (!strcmp(col, "seeds") && has_column(hdr, "last_step"))
-            hint = ": this is a runs file, and the figure reads the summary file of the sweep "
+        else if (!stats && has_column(hdr, "last_step"))
+            hint = ": this is the runs file, and the figure reads the summary file of the sweep "
                    "(NAME.summary.csv)";
-        else if ((!strcmp(col, "step") || !strcmp(col, "run")) &&
-                 (has_column(hdr, "seeds") || has_column(hdr, "last_step")))
-            hint = ": this is a summary or runs file, and the figure reads the rows file of the "
-                   "sweep (NAME.csv)";
+        else if (stats && (!strcmp(col, "step") || !strcmp(col, "run") || !strcmp(col, "k")))
+            hint = ": this is a summary file, and the figure reads the rows file of the sweep "
+                   "(NAME.csv)";
+        if (col[0] == '*')
+            return cli_error(CMD, "--in %s has no statistics columns (METRIC%s), which the figure "
+                             "%s needs%s", cli_quote(q, sizeof q, in, strlen(in), 200), col + 1,
+                             name, hint);
         return cli_error(CMD, "--in %s has no column '%s', which the figure %s needs%s",
                          cli_quote(q, sizeof q, in, strlen(in), 200), col, name, hint);
     }

@@ -2,7 +2,8 @@
 # tests/reproduce/browser_check.sh REPORT_DIR [SCREENSHOT.png]: open REPORT_DIR/index.html in
 # headless Chromium (Debian's chromium) from disk and check what a reader sees: every <img> loaded
 # (the page's own script writes data-state="loaded" and data-width = naturalWidth on each image,
-# and the counts on <body>), and the check table (<table id="checks">) with at least one row.
+# and the counts on <body>), nothing that scrolls sideways (data-overflow on <body>, counted by the
+# same script), and the check table (<table id="checks">) with at least one row.
 # With SCREENSHOT, also save a 1280-pixel-wide screenshot of the page there.
 # Exit 0 all good, 1 a problem (printed), 77 chromium is not installed (meson's skip status).
 # Chromium runs offline: no network services, no component updates, a throw-away profile.
@@ -51,6 +52,12 @@ fi
 case $body in
 *'data-images-pending="0"'*'data-images-broken="0"'* | *'data-images-broken="0"'*'data-images-pending="0"'*) ;;
 *) echo "FAIL: the page's image counts: $body"; fails=$((fails + 1)) ;;
+esac
+# nothing to scroll sideways (the page's script counts the blocks, cells and tables whose text
+# runs past their edge or past the window, 800 pixels wide by default)
+case $body in
+*'data-overflow="0"'*) echo "nothing runs past its edge" ;;
+*) echo "FAIL: text runs past its edge: $(printf '%s' "$body" | grep -o 'data-overflow.*')"; fails=$((fails + 1)) ;;
 esac
 # the check table: present, a header row and at least one check
 table=$(tr '\n' ' ' <"$profile/dom.html" | grep -o '<table id="checks">.*' | sed 's,</table>.*,,')

@@ -69,6 +69,12 @@ sh "$CHECK" norows >b.txt 2>&1
 got=$?
 [ "$got" -eq 1 ] && grep -q 'FAIL: the check table has no row' b.txt && ok "an empty check table is caught" ||
     bad "empty table: exit $got: $(cat b.txt)"
+# a command block that does not wrap (the report's style before issue 13) scrolls sideways
+cp -R r wide && sed 's|</style>|pre{white-space:pre;overflow-wrap:normal;overflow-x:auto}</style>|' r/index.html >wide/index.html
+sh "$CHECK" wide >b.txt 2>&1
+got=$?
+[ "$got" -eq 1 ] && grep -q 'FAIL: text runs past its edge: data-overflow="[1-9]' b.txt &&
+    ok "a command block that scrolls sideways is caught" || bad "wide block: exit $got: $(cat b.txt)"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
