@@ -61,9 +61,9 @@ expect 2 "no rows in q.csv match" "a filter matching nothing" "$SRLAB" plot loss
 expect 2 "gnuplot could not draw" "  ... and srlab's message" "$SRLAB" plot loss_vs_step --in q.csv --set 'where=lr=7' -o keep.png
 expect 2 "has no column 'final_dist_to_opt_mean', which the figure stall needs: this is a rows file" \
     "a rows file where the summary is needed" "$SRLAB" plot stall --in q.csv -o keep.png
-expect 2 "has no column 'seeds', which the figure stall needs: this is a runs file" \
+expect 2 "has no column 'final_dist_to_opt_mean', which the figure stall needs: this is the runs file" \
     "a runs file where the summary is needed" "$SRLAB" plot stall --in q.runs.csv -o keep.png
-expect 2 "has no column 'run', which the figure loss_vs_step needs: this is a summary or runs file" \
+expect 2 "has no column 'run', which the figure loss_vs_step needs: this is a summary file" \
     "a summary file where the rows are needed" "$SRLAB" plot loss_vs_step --in q.summary.csv -o keep.png
 "$SRLAB" sweep --command run --problem sum --format bf16,fp16 --rounding rn --n 200 --points 2 \
     --quiet -o two.csv 2>err.txt || bad "two-format sweep: $(cat err.txt)"
