@@ -203,32 +203,40 @@ int srl_config_bool(const srl_config *c, const char *key, const char *def, bool 
     return srl_err_set(err, SRL_EPARSE, "%s: '%s' is not on/off", key, v);
 }
 
-int srl_config_format(const srl_config *c, const char *key, const char *def, srl_format *out,
-                      srl_err *err)
+/* A value parsed by `parse` (a format or a rounding mode), its message prefixed by the key. */
+static int parsed(const srl_config *c, const char *key, const char *def, void *out,
+                  int (*parse)(void *out, const char *text, srl_err *err), srl_err *err)
 {
     const char *v = NULL;
     int st = text_of(c, key, def, &v, err);
     if (st)
         return st;
     srl_err e2;
-    st = srl_format_parse(out, v, &e2);
-    if (st)
+    if ((st = parse(out, v, &e2)))
         return srl_err_set(err, st, "%s: %s", key, e2.msg);
     return SRL_OK;
+}
+
+static int parse_format(void *out, const char *text, srl_err *err)
+{
+    return srl_format_parse(out, text, err);
+}
+
+static int parse_rounding(void *out, const char *text, srl_err *err)
+{
+    return srl_rounding_parse(out, text, err);
+}
+
+int srl_config_format(const srl_config *c, const char *key, const char *def, srl_format *out,
+                      srl_err *err)
+{
+    return parsed(c, key, def, out, parse_format, err);
 }
 
 int srl_config_rounding(const srl_config *c, const char *key, const char *def,
                         srl_rounding *out, srl_err *err)
 {
-    const char *v = NULL;
-    int st = text_of(c, key, def, &v, err);
-    if (st)
-        return st;
-    srl_err e2;
-    st = srl_rounding_parse(out, v, &e2);
-    if (st)
-        return srl_err_set(err, st, "%s: %s", key, e2.msg);
-    return SRL_OK;
+    return parsed(c, key, def, out, parse_rounding, err);
 }
 
 int srl_config_choice(const srl_config *c, const char *key, const char *def,

@@ -65,51 +65,53 @@ int srl_round_explain(srl_round_info *info, double x, const srl_format *f, srl_r
 
 /* ---- arrays ---- */
 
-static int check_args(const srl_format *f, srl_rounding m, const srl_rng *rng)
+/* The checks every array entry point makes: a valid format and mode, a generator when the mode
+ * is stochastic, and (float outputs) a format whose values are all binary32 numbers. */
+static int check_args(const srl_format *f, srl_rounding m, const srl_rng *rng, bool float_out)
 {
     if (!f || !srl_rounding_valid(m))
         return SRL_EINVAL;
     if (srl_rounding_is_stochastic(m) && !rng)
         return SRL_EINVAL;
+    if (float_out && !srl_format_fits_float(f))
+        return SRL_EINVAL;
+    return SRL_OK;
+}
+
+/* After a bulk call on n elements: a stochastic mode used draws counter .. counter + n - 1. */
+static int advance(srl_rounding m, srl_rng *rng, size_t n)
+{
+    if (srl_rounding_is_stochastic(m))
+        srl_rng_seek(rng, rng->counter + n);
     return SRL_OK;
 }
 
 int srl_round_array(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                     srl_rng *rng)
 {
-    int st = check_args(f, m, rng);
+    int st = check_args(f, m, rng, false);
     if (st)
         return st;
     srl__bulk_d2d(y, x, n, f, m, rng);
-    if (srl_rounding_is_stochastic(m))
-        srl_rng_seek(rng, rng->counter + n);
-    return SRL_OK;
+    return advance(m, rng, n);
 }
 
 int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *f,
                           srl_rounding m, srl_rng *rng)
 {
-    int st = check_args(f, m, rng);
+    int st = check_args(f, m, rng, true);
     if (st)
         return st;
-    if (!srl_format_fits_float(f))
-        return SRL_EINVAL;
     srl__bulk_f2f(y, x, n, f, m, rng);
-    if (srl_rounding_is_stochastic(m))
-        srl_rng_seek(rng, rng->counter + n);
-    return SRL_OK;
+    return advance(m, rng, n);
 }
 
 int srl_round_array_d2f(float *y, const double *x, size_t n, const srl_format *f,
                         srl_rounding m, srl_rng *rng)
 {
-    int st = check_args(f, m, rng);
+    int st = check_args(f, m, rng, true);
     if (st)
         return st;
-    if (!srl_format_fits_float(f))
-        return SRL_EINVAL;
     srl__bulk_d2f(y, x, n, f, m, rng);
-    if (srl_rounding_is_stochastic(m))
-        srl_rng_seek(rng, rng->counter + n);
-    return SRL_OK;
+    return advance(m, rng, n);
 }
