@@ -53,7 +53,7 @@ SRL_INLINE srl__f64x8 ISA(vround)(srl__f64x8 d, const mk_round *rp, srl_mode mod
     if (mode == SRL_SR_BITS && rp->r > 32) {
         u = ISA(lane_draw)(st, st * mult + inc);
     } else if (srl__mode_stochastic(mode)) {
-        u = __builtin_convertvector(ISA(lane_pcg32_out)(st), srl__u64x8) << 32;
+        u = ISA(lane_pcg32_out)(st) << 32;
         ub = 32;
     }
     const srl__u64x8 res = ISA(lane_round64)(a, s, mode, rp->r, b >> 63, u, ub, bad);
@@ -439,13 +439,6 @@ MK_NATIVE(nat_f64, double, srl__f64x8, 8, SRL_SPLAT8, ISA(fma_d8))
  *            at bit R is the carry of the 32-bit sum f1_hi + hi (mk_round32_init stores
  *            min(R, 32)). */
 
-/* High halves of sixteen draws (lanes 0-7 from states s0, 8-15 from s1). */
-SRL_INLINE srl__u32x16 ISA(draw_hi16)(srl__u64x8 s0, srl__u64x8 s1)
-{
-    return __builtin_shufflevector(ISA(lane_pcg32_out)(s0), ISA(lane_pcg32_out)(s1), 0, 1, 2, 3,
-                                   4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
-
 SRL_INLINE int ISA(any16)(srl__u32x16 v)
 {
     srl__u64x8 w;
@@ -547,9 +540,9 @@ SRL_INLINE void ISA(mf_step)(mk_job *jb, size_t l, const int first, const int pk
         const srl__f32x16 t =
             pk == MF_PK_ROUND
                 ? ISA(vround32)(p, pr, pmode,
-                                psto ? ISA(draw_hi16)(gp[v][0], gp[v][1]) : z16, 0, &bad)
+                                psto ? ISA(lane_pcg32_out16)(gp[v][0], gp[v][1]) : z16, 0, &bad)
                 : p;
-        const srl__u32x16 hi_a = asto ? ISA(draw_hi16)(ga[v][0], ga[v][1]) : z16;
+        const srl__u32x16 hi_a = asto ? ISA(lane_pcg32_out16)(ga[v][0], ga[v][1]) : z16;
         srl__f32x16 r;
         if (first) {
             r = ak == MK_AK_BITS ? ISA(vround32)(t, ar, amode, hi_a, 0, &bad) : t;
@@ -621,7 +614,7 @@ SRL_INLINE void ISA(mf_core)(mk_job *jb, const int pk, const int ak, const srl_m
                 const srl__f32x16 d = st[v] + sb[v];
                 bad |= ISA(sum_inexact32)(st[v], sb[v], d);
                 r = ISA(vround32)(d, &ar, amode,
-                                  asto ? ISA(draw_hi16)(gj[v][0], gj[v][1]) : z16, 1, &bad);
+                                  asto ? ISA(lane_pcg32_out16)(gj[v][0], gj[v][1]) : z16, 1, &bad);
             }
             bad &= valid[v];
             if (__builtin_expect(ISA(any16)(bad), 0))

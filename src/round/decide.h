@@ -36,7 +36,7 @@
  *            word is known (then f = f1 2^-W exactly unless `strict`). A range (the quick paths
  *            of ops.c, where f is known only to lie in an interval) must not straddle 1/2, and
  *            lo > 0 or strict must hold (f > 0 is known), so that every deterministic mode is
- *            decided by lo alone.
+ *            decided by lo alone (so hi - lo < 2^W - 1 too).
  *   strict   1: f > lo 2^-W is known (f1 known and more nonzero bits follow it, or an interval
  *            open at lo).
  *   todd     T's last bit (rn, ro); neg: 1 for a negative x (ru, rd).
@@ -54,7 +54,7 @@
  * at bit 32). */
 
 #define SRL__BIT(c) ((SRL_DECIDE_V)(c) & one) /* a comparison as a 0/1 word */
-#define SRL__INEXACT ((SRL__BIT(lo == zero) ^ one) | strict) /* f > 0 */
+#define SRL__INEXACT (SRL__BIT(zero < lo) | strict) /* f > 0 */
 
 static inline __attribute__((always_inline)) SRL_DECIDE_V
 SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE_V strict,
@@ -77,10 +77,9 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
         return SRL__INEXACT & (todd ^ one);
     case SRL_SR: { /* away iff U < f: P(away) = f */
         const int sh = SRL_DECIDE_W - ub;
-        const SRL_DECIDE_V us = u >> sh, below = SRL__BIT(us < (lo >> sh));
-        const SRL_DECIDE_V within = (below | SRL__BIT((hi >> sh) < us)) ^ one;
-        const SRL_DECIDE_V open = strict | (SRL__BIT(lo == hi) ^ one) |
-                                  (ub < SRL_DECIDE_W ? one : zero);
+        const SRL_DECIDE_V us = u >> sh, ls = lo >> sh, below = SRL__BIT(us < ls);
+        const SRL_DECIDE_V within = SRL__BIT((us - ls) < ((hi >> sh) - ls + one)); /* ls..hs */
+        const SRL_DECIDE_V open = strict | SRL__BIT(lo < hi) | (ub < SRL_DECIDE_W ? one : zero);
         *undecided |= within & open;
         return below;
     }

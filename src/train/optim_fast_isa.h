@@ -7,7 +7,7 @@
  * tests/train/test_optim.c compares them); only the width of the vectors the compiler uses
  * differs. The pcg32 lane draw is src/round/lanes_isa.h's. */
 
-#include "round/lanes_isa.h" /* lane_pcg32_out: pcg32's output on eight states */
+#include "round/lanes_isa.h" /* lane_pcg32_out16: pcg32's output on sixteen states */
 
 /* z[j] = top 16 bits of draws d .. d+k-1 (k a multiple of 32): the top half of the pcg32 output
  * 2(d+j), which is the high word of draw d+j. Lane l of ev[q] holds the state of output
@@ -17,12 +17,10 @@ static void ISA(hi16)(uint32_t *z, size_t k, srl__ov8q *ev, uint64_t a64, uint64
 {
     srl__ov8q s0 = ev[0], s1 = ev[1], s2 = ev[2], s3 = ev[3];
     for (size_t i = 0; i < k; i += 32) {
-        const srl__ov8d o0 = ISA(lane_pcg32_out)(s0) >> 16, o1 = ISA(lane_pcg32_out)(s1) >> 16;
-        const srl__ov8d o2 = ISA(lane_pcg32_out)(s2) >> 16, o3 = ISA(lane_pcg32_out)(s3) >> 16;
-        memcpy(z + i, &o0, sizeof o0);
-        memcpy(z + i + 8, &o1, sizeof o1);
-        memcpy(z + i + 16, &o2, sizeof o2);
-        memcpy(z + i + 24, &o3, sizeof o3);
+        const srl__u32x16 o01 = ISA(lane_pcg32_out16)(s0, s1) >> 16;
+        const srl__u32x16 o23 = ISA(lane_pcg32_out16)(s2, s3) >> 16;
+        memcpy(z + i, &o01, sizeof o01);
+        memcpy(z + i + 16, &o23, sizeof o23);
         s0 = s0 * a64 + c64;
         s1 = s1 * a64 + c64;
         s2 = s2 * a64 + c64;
