@@ -1,5 +1,5 @@
 /* tests/testdet.h: the main of a determinism test (suite `determinism`), shared by tests/core,
- * tests/kernels, tests/train and tests/problems.
+ * tests/linalg, tests/train and tests/problems.
  *
  * A test passes `int run_digest(uint64_t *h)`: run a fixed workload and hash every bit of its
  * result into *h; return 0, or non-zero when the workload failed. srl_test_det_main then

@@ -6,7 +6,7 @@
  *   src/linalg/kernels.c      the matrix product: its vector engines and the choice among them.
  *
  * include/srlab/kernels.h DEFINES every kernel as a sequence of exact operations
- * (srl_op_apply_draw) with fixed draw indices; tests/kernels/ compares every configuration,
+ * (srl_op_apply_draw) with fixed draw indices; tests/linalg/ compares every configuration,
  * kernel, layout and instruction set with the explicit loop of srl_op_apply_draw calls, bit for
  * bit. Legend: a sum has n terms; C (m x n) = A (m x k) B (k x n); D = srl_dot_draws(k) per
  * output.

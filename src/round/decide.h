@@ -26,7 +26,7 @@
  * src/round/round_core.h, and srl__mode_stochastic there lists the stochastic ones). Every
  * path (srl_round, srl_round_array*, the MPFR path, srl_op_*, the kernels) then rounds with it;
  * the loops specialised per mode hand a mode they do not know to the reference path or to a
- * generic instance. tests/oracle and tests/ops compare every path with MPFR.
+ * generic instance. tests/round and tests/ops compare every path with MPFR.
  * The one rule written twice is rn: SRL_DECIDE_ROUND_FN takes its carry form, which fuses
  * decision and assembly (a third fewer instructions in the binary32-lane kernels and in bulk
  * rounding to nearest); its comment shows the two agree.

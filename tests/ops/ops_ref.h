@@ -2,7 +2,7 @@
  * test_ops_oracle.c and test_ops_stat.c; header-only, static functions).
  *
  * It never calls srlab's operations or rounding: it reads a format's parameters through
- * tests/oracle/ref_round.h (ref_fmt: xmax, the MPFR exponent range of the emulation, the overflow
+ * tests/round/ref_round.h (ref_fmt: xmax, the MPFR exponent range of the emulation, the overflow
  * rules of rounding.h) and lets MPFR do the arithmetic.
  *
  * Deterministic modes, "direct" route (every operand within the emulation's exponent range, as
@@ -41,7 +41,7 @@
 #include "srlab/ops.h"
 #include "srlab/rng.h"
 
-#include "../oracle/ref_round.h"
+#include "../round/ref_round.h"
 
 #define OPREF_XPREC 3400 /* add/sub/mul/fma of binary64 numbers are exact at this precision */
 

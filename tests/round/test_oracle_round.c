@@ -1,7 +1,7 @@
-/* tests/oracle/test_oracle_round.c: srlab's rounding against an independent MPFR reference
+/* tests/round/test_oracle_round.c: srlab's rounding against an independent MPFR reference
  * (suite `oracle`: bit for bit, and the rounding direction against MPFR's ternary).
  *
- * The reference is tests/oracle/ref_round.h: MPFR rounds at precision p with the format's
+ * The reference is tests/round/ref_round.h: MPFR rounds at precision p with the format's
  * exponent range emulated (mpfr_subnormalize for gradual underflow), and the overflow rules of
  * include/srlab/rounding.h are applied on top. It never calls srlab's rounding code.
  *

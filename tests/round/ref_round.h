@@ -1,4 +1,4 @@
-/* tests/oracle/ref_round.h: an independent reference for srlab's rounding, written with GNU MPFR
+/* tests/round/ref_round.h: an independent reference for srlab's rounding, written with GNU MPFR
  * (shared by test_oracle_round.c and test_stat_round.c; header-only, static functions).
  *
  * It reads only a format's six parameters (p, emin, emax, subnormals, inf, saturate) and

@@ -1,4 +1,4 @@
-/* tests/kernels/test_kernels.c: every kernel against its definition (include/srlab/kernels.h),
+/* tests/linalg/test_kernels.c: every kernel against its definition (include/srlab/kernels.h),
  * suite `unit`.
  *
  * Contract under test: srl_sum, srl_dot, srl_axpy, srl_gemv, srl_gemm, srl_gemm_f,

@@ -1,8 +1,8 @@
-/* tests/kernels/test_kernels_det.c: the kernels give the same bits for any thread count and
+/* tests/linalg/test_kernels_det.c: the kernels give the same bits for any thread count and
  * without OpenMP (include/srlab/kernels.h: "identical for any thread count and without OpenMP"),
  * suite `determinism`.
  *
- * Built twice (tests/kernels/meson.build): against libsrlab (OpenMP) and libsrlab_noomp. Each
+ * Built twice (tests/linalg/meson.build): against libsrlab (OpenMP) and libsrlab_noomp. Each
  * run computes one fixed workload: srl_gemm_f, srl_gemm_nt_f, srl_gemm_tn_f and srl_gemm on
  * shapes large enough that the OpenMP build splits them into many tiles (sizes not multiples of
  * the tile width or of the thread counts), srl_gemv and srl_axpy above their thresholds, srl_sum

@@ -1,8 +1,8 @@
-/* tests/oracle/test_stat_round.c: stochastic rounding statistics (suite `stat`).
+/* tests/round/test_stat_round.c: stochastic rounding statistics (suite `stat`).
  *
  * What is tested, against the contract of include/srlab/rounding.h:
  *   1. Exact probabilities. For sr, sr-eq and sr:r=R, srl_round_explain's p_up and frac equal
- *      the exact values computed with MPFR by tests/oracle/ref_round.h (f = (x-RD)/(RU-RD); p_up
+ *      the exact values computed with MPFR by tests/round/ref_round.h (f = (x-RD)/(RU-RD); p_up
  *      is the probability of landing on RU, so 1 - f for negative x; F/2^R for sr:r=R), rounded
  *      once to binary64 (and exactly equal, mpfr_cmp_d == 0, whenever representable), on 10^5
  *      random inputs per preset; the same for srl_mpfr_round on 200-bit inputs.
