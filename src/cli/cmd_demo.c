@@ -122,40 +122,47 @@ static void accumulate_first_step(FILE *o, const demo_args *a, double t)
             frac);
 }
 
-static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
+/* The runs of accumulate: step 3's one run and step 4's many; the figure: the exact sum, rn,
+ * the run, and the runs' mean and mean +- 2 sd at up to 200 points. */
+enum { RUNS = 200, POINTS = 200 };
+
+typedef struct acc_state {
+    const demo_args *a;
+    double t;             /* the term, rounded into the format */
+    uint64_t every;       /* a figure point every this many additions */
+    size_t npts;          /* figure points */
+    double *mean_k, *m2_k; /* the many runs' mean and sum of squared deviations at each point */
+    double *finals;       /* the many runs' final sums */
+    double s_rn, s_sr;    /* the final sums of rn and of step 3's sr run */
+} acc_state;
+
+/* The heading and step 1: the term, and whether it is a number of the format. */
+static void accumulate_intro(FILE *o, const demo_args *a, double t)
 {
     const srl_format *f = &a->f;
     char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
-    const uint64_t n = a->n;
-    const double t = srl_round(a->term, f, mode_of(SRL_RN), NULL);
-    if (!isfinite(t) || !isfinite(srl_round(1.0 + (double)n * t, f, mode_of(SRL_RU), NULL)))
-        return cli_error("demo", "--term: %s times %s overflows %s (largest %s)",
-                         num(b1, a->term), num(b2, (double)n), f->name, num(b3, f->xmax));
     fprintf(o, "Adding %s to 1.0 %" PRIu64 " times in %s (p = %d significant bits, u = 2^-%d).\n"
                "seed %" PRIu64 " (pcg32)\n\n",
-            num(b1, a->term), n, f->name, f->p, f->p, a->seed);
+            num(b1, a->term), a->n, f->name, f->p, f->p, a->seed);
     if (t == a->term)
         fprintf(o, "1. The term. %s is a %s number: t = %s.\n", num(b1, a->term), f->name,
                 cli_fmt_hexn(b2, t));
     else
         fprintf(o, "1. The term. %s is not a %s number; the nearest one is t = %s (%s).\n",
                 num(b1, a->term), f->name, num(b2, t), cli_fmt_hexn(b3, t));
-    accumulate_first_step(o, a, t);
-    /* Step 3: one run; step 4: many. The figure: the exact sum, rn, the run, and the runs'
-     * mean and mean +- 2 sd at up to 200 points. */
-    enum { RUNS = 200, POINTS = 200 };
-    const uint64_t every = n > POINTS ? n / POINTS : 1;
-    const size_t npts = (size_t)(n / every) + 1;
-    double *mean_k = calloc(npts, sizeof *mean_k), *m2_k = calloc(npts, sizeof *m2_k);
-    double *finals = malloc(RUNS * sizeof *finals);
-    if (!mean_k || !m2_k || !finals) {
-        free(mean_k), free(m2_k), free(finals);
-        return cli_sys_error("demo", "out of memory");
-    }
+}
+
+/* Step 3: rn and one sr run side by side (its table, and the first block of the figure). */
+static void accumulate_one_run(FILE *o, acc_state *S, FILE *dat)
+{
+    const srl_format *f = &S->a->f;
+    const uint64_t n = S->a->n;
+    const double t = S->t;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
     fprintf(o, "3. One sr run (stream 0 of the seed; exact = 1 + k t):\n"
                "  %8s  %-12s  %-12s  %s\n", "k", "rn", "sr", "exact");
     srl_rng rng;
-    srl_rng_init(&rng, SRL_RNG_DEFAULT, a->seed, 0);
+    srl_rng_init(&rng, SRL_RNG_DEFAULT, S->a->seed, 0);
     double s_rn = 1.0, s_sr = 1.0;
     if (dat)
         fprintf(dat, "# k exact rn sr mean lo hi\n");
@@ -165,25 +172,40 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
         if (table_row(k, n))
             fprintf(o, "  %8" PRIu64 "  %-12s  %-12s  %s\n", k, num(b1, s_rn), num(b2, s_sr),
                     num(b3, 1.0 + (double)k * t));
-        if (dat && k % every == 0)
+        if (dat && k % S->every == 0)
             fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", k, 1.0 + (double)k * t, s_rn, s_sr);
     }
-    /* Many independent runs (streams 1000, 1001, ...): their mean, spread and where run 3 lies. */
+    S->s_rn = s_rn;
+    S->s_sr = s_sr;
+}
+
+/* Many independent runs (streams 1000, 1001, ...): their final sums, and their running mean and
+ * spread at the figure's points. */
+static void accumulate_many_runs(acc_state *S)
+{
+    const uint64_t n = S->a->n, every = S->every;
     for (int r = 0; r < RUNS; r++) {
         srl_rng g;
-        srl_rng_init(&g, SRL_RNG_DEFAULT, a->seed, 1000 + (uint64_t)r);
+        srl_rng_init(&g, SRL_RNG_DEFAULT, S->a->seed, 1000 + (uint64_t)r);
         double s = 1.0;
         for (uint64_t k = 1; k <= n; k++) {
-            s = add(s, t, f, SRL_SR, &g);
-            if (k % every == 0 && k / every < npts) {
+            s = add(s, S->t, &S->a->f, SRL_SR, &g);
+            if (k % every == 0 && k / every < S->npts) {
                 const size_t i = (size_t)(k / every);
-                const double d = s - mean_k[i];
-                mean_k[i] += d / (r + 1);
-                m2_k[i] += d * (s - mean_k[i]);
+                const double d = s - S->mean_k[i];
+                S->mean_k[i] += d / (r + 1);
+                S->m2_k[i] += d * (s - S->mean_k[i]);
             }
         }
-        finals[r] = s;
+        S->finals[r] = s;
     }
+}
+
+/* Step 4: the many runs' mean and spread, and where step 3's run lies among them. */
+static void accumulate_report(FILE *o, const acc_state *S)
+{
+    const double *finals = S->finals, s_sr = S->s_sr, s_rn = S->s_rn;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN];
     double mean = 0, m2 = 0;
     for (int r = 0; r < RUNS; r++) {
         const double d = finals[r] - mean;
@@ -191,7 +213,7 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
         m2 += d * (finals[r] - mean);
     }
     const double sd = sqrt(m2 / (RUNS - 1)), se = sd / sqrt((double)RUNS);
-    const double exact = 1.0 + (double)n * t;
+    const double exact = 1.0 + (double)S->a->n * S->t;
     int further = 0; /* runs whose final sum is further from the exact one than run 3's */
     double lo = finals[0], hi = finals[0];
     for (int r = 0; r < RUNS; r++) {
@@ -199,7 +221,7 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
         lo = finals[r] < lo ? finals[r] : lo;
         hi = finals[r] > hi ? finals[r] : hi;
     }
-    const double ulp_end = srl_format_ulp(f, exact);
+    const double ulp_end = srl_format_ulp(&S->a->f, exact);
     fprintf(o, "\n4. %d more sr runs (streams 1000 to %d of the seed) end between %s and %s.\n"
                "   Their mean is %.6g (standard deviation %.4g = %.3g ulp at the exact sum,\n"
                "   standard error %.3g) against the exact %.6g: the mean is off by %.2f\n"
@@ -215,15 +237,46 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
                         : "an ordinary run");
     fprintf(o, "   rn ends at %s, off by %s: all of it bias, the same in every run.\n",
             num(b1, s_rn), num(b2, exact - s_rn));
-    if (dat) {
-        fputs("\n\n# k mean lo hi (the runs of step 4: mean, mean - 2 sd, mean + 2 sd)\n", dat);
-        for (size_t i = 1; i < npts; i++) {
-            const double sdk = sqrt(m2_k[i] / (RUNS - 1));
-            fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", (uint64_t)i * every, mean_k[i],
-                    mean_k[i] - 2 * sdk, mean_k[i] + 2 * sdk);
-        }
+}
+
+/* The figure's second block: the many runs' mean, mean - 2 sd, mean + 2 sd. */
+static void accumulate_write_band(FILE *dat, const acc_state *S)
+{
+    fputs("\n\n# k mean lo hi (the runs of step 4: mean, mean - 2 sd, mean + 2 sd)\n", dat);
+    for (size_t i = 1; i < S->npts; i++) {
+        const double sdk = sqrt(S->m2_k[i] / (RUNS - 1));
+        fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", (uint64_t)i * S->every, S->mean_k[i],
+                S->mean_k[i] - 2 * sdk, S->mean_k[i] + 2 * sdk);
     }
-    free(mean_k), free(m2_k), free(finals);
+}
+
+static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
+{
+    const srl_format *f = &a->f;
+    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
+    const uint64_t n = a->n;
+    const double t = srl_round(a->term, f, mode_of(SRL_RN), NULL);
+    if (!isfinite(t) || !isfinite(srl_round(1.0 + (double)n * t, f, mode_of(SRL_RU), NULL)))
+        return cli_error("demo", "--term: %s times %s overflows %s (largest %s)",
+                         num(b1, a->term), num(b2, (double)n), f->name, num(b3, f->xmax));
+    accumulate_intro(o, a, t);
+    accumulate_first_step(o, a, t);
+    acc_state S = {.a = a, .t = t};
+    S.every = n > POINTS ? n / POINTS : 1;
+    S.npts = (size_t)(n / S.every) + 1;
+    S.mean_k = calloc(S.npts, sizeof *S.mean_k);
+    S.m2_k = calloc(S.npts, sizeof *S.m2_k);
+    S.finals = malloc(RUNS * sizeof *S.finals);
+    if (!S.mean_k || !S.m2_k || !S.finals) {
+        free(S.mean_k), free(S.m2_k), free(S.finals);
+        return cli_sys_error("demo", "out of memory");
+    }
+    accumulate_one_run(o, &S, dat);
+    accumulate_many_runs(&S);
+    accumulate_report(o, &S);
+    if (dat)
+        accumulate_write_band(dat, &S);
+    free(S.mean_k), free(S.m2_k), free(S.finals);
     fprintf(o, "\nThe picture of this demo: the same command with --plot accumulate.png\n"
                "The figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
                "  srlab sweep experiments/summation.ini --quick -o sum.csv\n"
@@ -594,7 +647,16 @@ static int list_demos(void)
 
 enum { O_SEED, O_FORMAT, O_N, O_TERM, O_LR, O_PLOT, O_TABLE };
 
-int cmd_demo(int argc, char **argv)
+/* The command line of srlab demo, as read. */
+typedef struct demo_cmdline {
+    const char *name, *plot, *table, *n_text;
+    const char *term_opt, *lr_opt; /* "--term", "--lr" when given */
+    demo_args a;
+    bool finished; /* --help was answered: return the status as it is */
+} demo_cmdline;
+
+/* Read the options; 0, or an exit status (then, or with D->finished, nothing more to do). */
+static int demo_parse_args(int argc, char **argv, demo_cmdline *D)
 {
     static const cli_opt opts[] = {[O_SEED] = {"seed", 0, "S"},   [O_FORMAT] = {"format", 'f', "FMT"},
                                    [O_N] = {"n", 0, "N"},         [O_TERM] = {"term", 0, "T"},
@@ -602,45 +664,42 @@ int cmd_demo(int argc, char **argv)
                                    [O_TABLE] = {"table", 0, "FILE"}, {NULL, 0, NULL}};
     cli_args ar;
     cli_args_init(&ar, "demo", opts, argc, argv);
-    const char *name = NULL, *plot = NULL, *table = NULL, *n_text = NULL;
-    const char *term_opt = NULL, *lr_opt = NULL;
-    demo_args a = {*srl_format_find("bf16"), 0.001, 0.01, 0, 1};
+    demo_args *a = &D->a;
     int rc = 0;
     for (int k; !rc && (k = cli_args_next(&ar)) != CLI_ARGS_DONE;) {
         switch (k) {
-        case CLI_ARGS_HELP: return cli_help(help_text);
+        case CLI_ARGS_HELP: D->finished = true; return cli_help(help_text);
         case CLI_ARGS_BAD: return CLI_EXIT_USAGE;
         case CLI_ARGS_POSITIONAL:
-            if (name)
-                return cli_error("demo", "one demo at a time: '%s' after '%s'", ar.val, name);
-            name = ar.val;
+            if (D->name)
+                return cli_error("demo", "one demo at a time: '%s' after '%s'", ar.val, D->name);
+            D->name = ar.val;
             break;
-        case O_SEED: rc = cli_parse_seed("demo", ar.opt, ar.val, &a.seed); break;
-        case O_FORMAT: rc = cli_parse_format("demo", ar.opt, ar.val, &a.f); break;
-        case O_N: n_text = ar.val; break; /* its range depends on the demo */
+        case O_SEED: rc = cli_parse_seed("demo", ar.opt, ar.val, &a->seed); break;
+        case O_FORMAT: rc = cli_parse_format("demo", ar.opt, ar.val, &a->f); break;
+        case O_N: D->n_text = ar.val; break; /* its range depends on the demo */
         case O_TERM:
-            term_opt = "--term";
-            rc = cli_parse_real("demo", ar.opt, ar.val, &a.term);
-            if (!rc && !(a.term > 0))
+            D->term_opt = "--term";
+            rc = cli_parse_real("demo", ar.opt, ar.val, &a->term);
+            if (!rc && !(a->term > 0))
                 rc = cli_error("demo", "%s: '%s' is not positive", ar.opt, ar.val);
             break;
         case O_LR:
-            lr_opt = "--lr";
-            rc = cli_parse_real("demo", ar.opt, ar.val, &a.lr);
-            if (!rc && !(a.lr > 0 && a.lr < 1))
+            D->lr_opt = "--lr";
+            rc = cli_parse_real("demo", ar.opt, ar.val, &a->lr);
+            if (!rc && !(a->lr > 0 && a->lr < 1))
                 rc = cli_error("demo", "%s: '%s' is not in (0, 1)", ar.opt, ar.val);
             break;
-        case O_PLOT: plot = ar.val; break;
-        case O_TABLE: table = ar.val; break;
+        case O_PLOT: D->plot = ar.val; break;
+        case O_TABLE: D->table = ar.val; break;
         }
     }
-    if (rc)
-        return rc;
-    if (!name) {
-        if (plot || table || n_text || term_opt || lr_opt)
-            return cli_error("demo", "name a demo for these options (srlab demo lists them)");
-        return list_demos();
-    }
+    return rc;
+}
+
+/* The demo named name in *dp; an exit status when there is none. */
+static int demo_lookup(const char *name, const struct demo_spec **dp)
+{
     const struct demo_spec *d = NULL;
     for (size_t i = 0; i < NDEMOS; i++)
         if (!strcmp(name, demos[i].name))
@@ -652,20 +711,36 @@ int cmd_demo(int argc, char **argv)
                      demos[i].name);
         return cli_error("demo", "unknown demo '%s' (known: %s)", name, list);
     }
-    if ((term_opt && !(d->knobs & K_TERM)) || (lr_opt && !(d->knobs & K_LR)))
+    *dp = d;
+    return 0;
+}
+
+/* The options against the demo's knobs (--n's range is the demo's), and --plot, --table. */
+static int demo_check_options(demo_cmdline *D, const struct demo_spec *d)
+{
+    int rc;
+    if ((D->term_opt && !(d->knobs & K_TERM)) || (D->lr_opt && !(d->knobs & K_LR)))
         return cli_error("demo", "%s: %s has no such knob (its knobs: %s)",
-                         term_opt && !(d->knobs & K_TERM) ? term_opt : lr_opt, d->name,
+                         D->term_opt && !(d->knobs & K_TERM) ? D->term_opt : D->lr_opt, d->name,
                          d->knob_list);
-    a.n = d->n;
-    if (n_text && (rc = cli_parse_count("demo", "--n", n_text, 1, d->nmax, &a.n)))
+    D->a.n = d->n;
+    if (D->n_text && (rc = cli_parse_count("demo", "--n", D->n_text, 1, d->nmax, &D->a.n)))
         return rc;
     char q[CLI_QUOTE_LEN];
-    if (plot && !figure_kind(plot))
+    if (D->plot && !figure_kind(D->plot))
         return cli_error("demo", "--plot: %s: the picture must end in .png, .svg or .pdf",
-                         cli_quote(q, sizeof q, plot, strlen(plot), 200));
-    if ((plot || table) && !cli_host_has_program("gnuplot"))
+                         cli_quote(q, sizeof q, D->plot, strlen(D->plot), 200));
+    if ((D->plot || D->table) && !cli_host_has_program("gnuplot"))
         return cli_error("demo", "%s: gnuplot is not installed: install Debian's gnuplot-nox "
-                         "(apt-get install gnuplot-nox)", plot ? "--plot" : "--table");
+                         "(apt-get install gnuplot-nox)", D->plot ? "--plot" : "--table");
+    return 0;
+}
+
+/* Run demo d into standard output, and its picture and table into plot and table if given. */
+static int demo_run(const struct demo_spec *d, const demo_args *a, const char *plot,
+                    const char *table)
+{
+    int rc;
     /* Open every output before any work, so a bad path fails fast. */
     cli_out o, fig, tab;
     memset(&fig, 0, sizeof fig), memset(&tab, 0, sizeof tab);
@@ -686,13 +761,13 @@ int cmd_demo(int argc, char **argv)
     if ((plot || table) && !dat)
         rc = cli_sys_error("demo", "out of memory");
     if (!rc)
-        rc = d->fn(o.fp, &a, dat);
+        rc = d->fn(o.fp, a, dat);
     if (dat && fclose(dat) != 0 && !rc)
         rc = cli_sys_error("demo", "out of memory");
     if (!rc && plot)
-        rc = draw(d, &a, data, datalen, &fig, false);
+        rc = draw(d, a, data, datalen, &fig, false);
     if (!rc && table)
-        rc = draw(d, &a, data, datalen, &tab, true);
+        rc = draw(d, a, data, datalen, &tab, true);
     if (!rc && plot)
         rc = cli_out_commit(&fig);
     if (!rc && table)
@@ -705,4 +780,21 @@ int cmd_demo(int argc, char **argv)
     cli_out_abort(&o), cli_out_abort(&fig), cli_out_abort(&tab);
     free(data);
     return rc;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+    demo_cmdline D = {.a = {*srl_format_find("bf16"), 0.001, 0.01, 0, 1}};
+    int rc = demo_parse_args(argc, argv, &D);
+    if (rc || D.finished)
+        return rc;
+    if (!D.name) {
+        if (D.plot || D.table || D.n_text || D.term_opt || D.lr_opt)
+            return cli_error("demo", "name a demo for these options (srlab demo lists them)");
+        return list_demos();
+    }
+    const struct demo_spec *d = NULL;
+    if ((rc = demo_lookup(D.name, &d)) || (rc = demo_check_options(&D, d)))
+        return rc;
+    return demo_run(d, &D.a, D.plot, D.table);
 }

@@ -79,6 +79,81 @@ static bool is_flag(const char *name, size_t n)
     return false;
 }
 
+/* A short option at argv[*k] (-o only; the others are forwarded); *k moves past its value. */
+static void scan_short(sl_args *A, int argc, char **argv, int *k)
+{
+    char *s = argv[*k];
+    if (s[1] == 'o') {
+        if (s[2])
+            A->output = s + 2;
+        else if (*k + 1 < argc)
+            A->output = argv[++*k];
+        else
+            A->fwd[A->nfwd++] = s; /* the dry run says it needs a value */
+        return;
+    }
+    A->fwd[A->nfwd++] = s; /* -f FMT, -r MODE, or one the dry run refuses */
+    if ((s[1] == 'f' || s[1] == 'r') && !s[2] && *k + 1 < argc)
+        A->fwd[A->nfwd++] = argv[++*k];
+}
+
+/* A long option at argv[*k], `--name VALUE` or `--name=VALUE`; *k moves past its value. */
+static void scan_long(sl_args *A, int argc, char **argv, int *k)
+{
+    char *s = argv[*k];
+    const char *name = s + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    const char *val = eq ? eq + 1 : NULL;
+#define IS(lit) (n == sizeof(lit) - 1 && !strncmp(name, lit, n))
+    if (IS("help")) {
+        A->help = true;
+        return;
+    }
+    if (IS("slurm-status")) {
+        A->status = true;
+        return;
+    }
+    if (IS("quiet"))
+        return; /* the job script runs every srlab quietly */
+    if (is_flag(name, n)) {
+        if (IS("resume") || IS("dry-run"))
+            A->refused = IS("resume") ? "--resume" : "--dry-run";
+        else
+            A->fwd[A->nfwd++] = s;
+        return;
+    }
+    /* Everything else takes a value. */
+    if (!val) {
+        if (*k + 1 >= argc) {
+            /* Ours is reported by the caller; the sweep's, by the dry run. */
+            if (IS("slurm") || IS("partition") || IS("time") || IS("cpus-per-task"))
+                A->missing = s;
+            else
+                A->fwd[A->nfwd++] = s;
+            return;
+        }
+        val = argv[++*k];
+    }
+    if (IS("slurm"))
+        A->slurm = val;
+    else if (IS("partition"))
+        A->partition = val;
+    else if (IS("time"))
+        A->time = val;
+    else if (IS("cpus-per-task"))
+        A->cpus = val;
+    else if (IS("output"))
+        A->output = val;
+    else if (IS("shard") || IS("threads"))
+        A->refused = IS("shard") ? "--shard" : "--threads";
+    else {
+        A->fwd[A->nfwd++] = s;
+        if (!eq)
+            A->fwd[A->nfwd++] = argv[*k];
+    }
+#undef IS
+}
+
 /* Split argv (argv[0] is "sweep") the way cli_args_next reads it: `--name VALUE`,
  * `--name=VALUE`, flags, `-o VALUE`, `-oVALUE`, positional arguments, `--`. Nothing is reported
  * here (an ordinary sweep reports its own mistakes); -1 when out of memory. */
@@ -95,83 +170,16 @@ static int scan(sl_args *A, int argc, char **argv)
             if (!A->spec)
                 A->spec = s;
             A->fwd[A->nfwd++] = s;
-            continue;
-        }
-        if (!strcmp(s, "--")) {
+        } else if (!strcmp(s, "--")) {
             positional = true;
             A->fwd[A->nfwd++] = s;
-            continue;
-        }
-        if (!strcmp(s, "-h")) {
+        } else if (!strcmp(s, "-h")) {
             A->help = true;
-            continue;
+        } else if (s[1] != '-') {
+            scan_short(A, argc, argv, &k);
+        } else {
+            scan_long(A, argc, argv, &k);
         }
-        if (s[1] != '-') { /* a short option: -o only */
-            if (s[1] == 'o') {
-                if (s[2])
-                    A->output = s + 2;
-                else if (k + 1 < argc)
-                    A->output = argv[++k];
-                else
-                    A->fwd[A->nfwd++] = s; /* the dry run says it needs a value */
-                continue;
-            }
-            A->fwd[A->nfwd++] = s; /* -f FMT, -r MODE, or one the dry run refuses */
-            if ((s[1] == 'f' || s[1] == 'r') && !s[2] && k + 1 < argc)
-                A->fwd[A->nfwd++] = argv[++k];
-            continue;
-        }
-        const char *name = s + 2, *eq = strchr(name, '=');
-        size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        const char *val = eq ? eq + 1 : NULL;
-#define IS(lit) (n == sizeof(lit) - 1 && !strncmp(name, lit, n))
-        if (IS("help")) {
-            A->help = true;
-            continue;
-        }
-        if (IS("slurm-status")) {
-            A->status = true;
-            continue;
-        }
-        if (IS("quiet"))
-            continue; /* the job script runs every srlab quietly */
-        if (is_flag(name, n)) {
-            if (IS("resume") || IS("dry-run"))
-                A->refused = IS("resume") ? "--resume" : "--dry-run";
-            else
-                A->fwd[A->nfwd++] = s;
-            continue;
-        }
-        /* Everything else takes a value. */
-        if (!val) {
-            if (k + 1 >= argc) {
-                /* Ours is reported by the caller; the sweep's, by the dry run. */
-                if (IS("slurm") || IS("partition") || IS("time") || IS("cpus-per-task"))
-                    A->missing = s;
-                else
-                    A->fwd[A->nfwd++] = s;
-                continue;
-            }
-            val = argv[++k];
-        }
-        if (IS("slurm"))
-            A->slurm = val;
-        else if (IS("partition"))
-            A->partition = val;
-        else if (IS("time"))
-            A->time = val;
-        else if (IS("cpus-per-task"))
-            A->cpus = val;
-        else if (IS("output"))
-            A->output = val;
-        else if (IS("shard") || IS("threads"))
-            A->refused = IS("shard") ? "--shard" : "--threads";
-        else {
-            A->fwd[A->nfwd++] = s;
-            if (!eq)
-                A->fwd[A->nfwd++] = argv[k];
-        }
-#undef IS
     }
     return 0;
 }
@@ -301,14 +309,13 @@ static void dry_free(dry *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Run `sweep ARGS --dry-run` in a child process (the messages of a refused sweep are its own, on
- * standard error) and read what it prints. 0, or an exit status. */
-static int dry_run(const sl_args *A, const srl_runner *const *runners, dry *d)
+/* The dry run's argv: "sweep", the sweep's arguments and --dry-run (before any "--", after which
+ * everything is positional); its count in *acp. NULL when out of memory. */
+static char **dry_argv(const sl_args *A, int *acp)
 {
-    memset(d, 0, sizeof *d);
     char **av = calloc((size_t)A->nfwd + 3, sizeof *av);
     if (!av)
-        return cli_sys_error(CMD, "out of memory");
+        return NULL;
     static char sweep[] = "sweep", dry_flag[] = "--dry-run";
     int ac = 0;
     av[ac++] = sweep;
@@ -329,6 +336,67 @@ static int dry_run(const sl_args *A, const srl_runner *const *runners, dry *d)
         av[ac++] = dry_flag;
     }
     av[ac] = NULL;
+    *acp = ac;
+    return av;
+}
+
+/* Everything the child writes to fd, into *bufp (room for a final '\0'). 0, or an exit status. */
+static int dry_read_all(int fd, char **bufp, size_t *lenp)
+{
+    size_t len = 0, cap = 0;
+    char *buf = NULL;
+    int rc = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                rc = cli_sys_error(CMD, "out of memory");
+                break;
+            }
+            buf = b;
+        }
+        ssize_t k = read(fd, buf + len, cap - len - 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    *bufp = buf;
+    *lenp = len;
+    return rc;
+}
+
+/* The "# command:" and "# runs:" lines of what the dry run printed (buf, owned by d now). */
+static int dry_parse(char *buf, dry *d)
+{
+    d->text = buf;
+    const char *c = strstr(buf, "# command: ");
+    const char *r = strstr(buf, "\n# runs: ");
+    if (!c || (c != buf && c[-1] != '\n') || !r) {
+        dry_free(d);
+        return cli_sys_error(CMD, "internal error: the dry run printed no '# command:' or "
+                             "'# runs:' line");
+    }
+    d->command = strndup(c, strcspn(c, "\n"));
+    d->runs = strtoull(r + 9, NULL, 10);
+    if (!d->command) {
+        dry_free(d);
+        return cli_sys_error(CMD, "out of memory");
+    }
+    return 0;
+}
+
+/* Run `sweep ARGS --dry-run` in a child process (the messages of a refused sweep are its own, on
+ * standard error) and read what it prints. 0, or an exit status. */
+static int dry_run(const sl_args *A, const srl_runner *const *runners, dry *d)
+{
+    memset(d, 0, sizeof *d);
+    int ac = 0;
+    char **av = dry_argv(A, &ac);
+    if (!av)
+        return cli_sys_error(CMD, "out of memory");
 
     int fds[2];
     if (pipe(fds) != 0) {
@@ -355,26 +423,9 @@ static int dry_run(const sl_args *A, const srl_runner *const *runners, dry *d)
     }
     close(fds[1]);
     free(av);
-    size_t len = 0, cap = 0;
-    char *buf = NULL;
-    int rc = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                rc = cli_sys_error(CMD, "out of memory");
-                break;
-            }
-            buf = b;
-        }
-        ssize_t k = read(fds[0], buf + len, cap - len - 1);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        len += (size_t)k;
-    }
+    size_t len;
+    char *buf;
+    int rc = dry_read_all(fds[0], &buf, &len);
     close(fds[0]);
     int ws;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
@@ -389,21 +440,7 @@ static int dry_run(const sl_args *A, const srl_runner *const *runners, dry *d)
         return rc;
     }
     buf[len] = 0;
-    d->text = buf;
-    const char *c = strstr(buf, "# command: ");
-    const char *r = strstr(buf, "\n# runs: ");
-    if (!c || (c != buf && c[-1] != '\n') || !r) {
-        dry_free(d);
-        return cli_sys_error(CMD, "internal error: the dry run printed no '# command:' or "
-                             "'# runs:' line");
-    }
-    d->command = strndup(c, strcspn(c, "\n"));
-    d->runs = strtoull(r + 9, NULL, 10);
-    if (!d->command) {
-        dry_free(d);
-        return cli_sys_error(CMD, "out of memory");
-    }
-    return 0;
+    return dry_parse(buf, d);
 }
 
 /* ---- where the files go ---- */
@@ -580,9 +617,9 @@ static void put_merge_cmd(FILE *fp, const plan *P, const char *jid)
     fputs(" merge", fp);
 }
 
-static void write_script(FILE *fp, const plan *P)
+/* The script's first line and its comment: what it runs, how it was submitted, interruptions. */
+static void write_script_header(FILE *fp, const plan *P)
 {
-    const sl_args *A = P->A;
     fputs("#!/bin/bash\n", fp);
     fprintf(fp, "# This job script was written by `srlab sweep --slurm` (srlab %s): the sweep\n",
             srl_version());
@@ -615,6 +652,12 @@ static void write_script(FILE *fp, const plan *P)
           "# does a task whose srlab was killed with SIGKILL (the OOM killer, an administrator). An\n"
           "# attempt that finished no run is not requeued: the task fails instead of looping (give\n"
           "# a longer --time). Each attempt adds a line to the task's log.\n", fp);
+}
+
+/* The #SBATCH options and the shell variables of this sweep. */
+static void write_script_settings(FILE *fp, const plan *P)
+{
+    const sl_args *A = P->A;
     fprintf(fp, "#SBATCH --job-name=%s\n", P->name);
     fprintf(fp, "#SBATCH --cpus-per-task=%lld\n", P->cpus);
     if (P->time)
@@ -640,6 +683,12 @@ static void write_script(FILE *fp, const plan *P)
         put_sq(fp, A->fwd[i]);
     }
     fputs(")\n", fp);
+}
+
+/* The script's fixed shell code (the merge job, the array task and its requeueing). Kept whole:
+ * it is one template text, clearer unsplit than cut into arbitrary pieces. */
+static void write_script_body(FILE *fp)
+{
     fputs(
         "\n"
         "say() { echo \"srlab-slurm: $(date -u +%Y-%m-%dT%H:%M:%SZ) $*\"; }\n"
@@ -712,6 +761,13 @@ static void write_script(FILE *fp, const plan *P)
         "say \"task $i: srlab sweep exited with status $status\"\n"
         "exit \"$status\"\n",
         fp);
+}
+
+static void write_script(FILE *fp, const plan *P)
+{
+    write_script_header(fp, P);
+    write_script_settings(fp, P);
+    write_script_body(fp);
 }
 
 /* ---- running sbatch ---- */
@@ -876,33 +932,31 @@ static long long finished_runs(const char *csv, const char *command, long long i
 
 /* ---- --slurm N ---- */
 
-static int do_submit(const sl_args *A, const srl_runner *const *runners)
+/* The options --slurm reads and the ones it refuses; 0 when all are usable. */
+static int submit_check_options(const sl_args *A, plan *P)
 {
     char q[CLI_QUOTE_LEN];
-    plan P;
-    memset(&P, 0, sizeof P);
-    P.A = A;
     long long v;
     int rc;
     if ((rc = cli_parse_int(CMD, "--slurm", A->slurm, 1, 1000000, &v)))
         return rc;
-    P.shards = v;
-    P.cpus = 1;
+    P->shards = v;
+    P->cpus = 1;
     if (A->cpus) {
         if ((rc = cli_parse_int(CMD, "--cpus-per-task", A->cpus, 1, 4096, &v)))
             return rc;
-        P.cpus = v;
+        P->cpus = v;
     }
-    P.lead = 120;
+    P->lead = 120;
     if (A->time) {
         long long t = parse_time(A->time);
         if (t <= 0)
             return cli_error(CMD, "--time: %s is not a SLURM time limit (minutes, MM:SS, HH:MM:SS "
                              "or D-HH:MM:SS)",
                              cli_quote(q, sizeof q, A->time, strlen(A->time), CLI_QUOTE_MAX));
-        P.time = A->time;
-        if (t / 2 < P.lead)
-            P.lead = t / 2;
+        P->time = A->time;
+        if (t / 2 < P->lead)
+            P->lead = t / 2;
     }
     if (A->partition) {
         if (!partition_ok(A->partition))
@@ -910,7 +964,7 @@ static int do_submit(const sl_args *A, const srl_runner *const *runners)
                              "'_', '.', '-'; ',' between several)",
                              cli_quote(q, sizeof q, A->partition, strlen(A->partition),
                                        CLI_QUOTE_MAX));
-        P.partition = A->partition;
+        P->partition = A->partition;
     }
     if (A->refused)
         return cli_error(CMD, "%s and --slurm: %s", A->refused,
@@ -926,84 +980,79 @@ static int do_submit(const sl_args *A, const srl_runner *const *runners)
     if (!on_path("sbatch"))
         return cli_error(CMD, "--slurm: no sbatch on PATH (is this a SLURM login node?); "
                          "nothing was submitted");
+    return 0;
+}
 
-    dry d;
-    if ((rc = dry_run(A, runners, &d)))
-        return rc;
-    P.d = &d;
-    if ((size_t)P.shards > d.runs) {
-        rc = cli_error(CMD, "--slurm: %lld shards for %zu runs: give at most %zu (every array "
-                       "task needs a run)", P.shards, d.runs, d.runs);
-        goto done;
-    }
+/* The job name: srlab- and the output's name, in letters, digits and _.- */
+static char *job_name(const char *out)
+{
+    const char *slash = strrchr(out, '/');
+    const char *base = slash ? slash + 1 : out;
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".csv"))
+        n -= 4;
+    if (n > 60)
+        n = 60;
+    char *name = xprintf("srlab-%.*s", (int)n, base);
+    for (char *p = name ? name + 6 : NULL; p && *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+            *p = '_';
+    return name;
+}
+
+/* The plan's paths (output, program, directory, script, shard prefix, logs), job name and date. */
+static int submit_plan_paths(const sl_args *A, plan *P)
+{
+    char q[CLI_QUOTE_LEN];
     int orc = 0;
-    P.out = output_of(A, &orc);
-    if (!P.out) {
-        rc = orc ? orc : cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
-    if (has_control(P.out)) {
-        rc = cli_error(CMD, "-o: %s holds a control character",
-                       cli_quote(q, sizeof q, P.out, strlen(P.out), CLI_QUOTE_MAX));
-        goto done;
-    }
-    P.srlab = self_exe();
-    P.cwd = current_dir();
-    if (!P.srlab || !P.cwd) {
-        rc = cli_sys_error(CMD, "cannot find %s: %s", P.srlab ? "the current directory"
-                           : "the srlab program (/proc/self/exe)", strerror(errno));
-        goto done;
-    }
-    if (has_control(P.cwd) || has_control(P.srlab)) {
-        rc = cli_error(CMD, "--slurm: the current directory or srlab's path holds a control "
-                       "character");
-        goto done;
-    }
-    char *absout = absolute(P.cwd, P.out);
+    P->out = output_of(A, &orc);
+    if (!P->out)
+        return orc ? orc : cli_sys_error(CMD, "out of memory");
+    if (has_control(P->out))
+        return cli_error(CMD, "-o: %s holds a control character",
+                         cli_quote(q, sizeof q, P->out, strlen(P->out), CLI_QUOTE_MAX));
+    P->srlab = self_exe();
+    P->cwd = current_dir();
+    if (!P->srlab || !P->cwd)
+        return cli_sys_error(CMD, "cannot find %s: %s", P->srlab ? "the current directory"
+                             : "the srlab program (/proc/self/exe)", strerror(errno));
+    if (has_control(P->cwd) || has_control(P->srlab))
+        return cli_error(CMD, "--slurm: the current directory or srlab's path holds a control "
+                         "character");
+    char *absout = absolute(P->cwd, P->out);
     char *ab = absout ? cli_sweep_sibling(absout, ".slurm-") : NULL;
     char *abe = ab ? sbatch_escape(ab) : NULL;
-    P.script = cli_sweep_sibling(P.out, ".sbatch");
-    P.prefix = cli_sweep_sibling(P.out, ".shard.");
+    P->script = cli_sweep_sibling(P->out, ".sbatch");
+    P->prefix = cli_sweep_sibling(P->out, ".shard.");
     if (abe) {
-        P.log = xprintf("%s%%A_%%a.log", abe);
-        P.mlog = xprintf("%smerge-%%j.log", abe);
+        P->log = xprintf("%s%%A_%%a.log", abe);
+        P->mlog = xprintf("%smerge-%%j.log", abe);
     }
     free(ab);
     free(abe);
-    /* The job name: srlab- and the output's name, in letters, digits and _.- */
-    {
-        const char *slash = strrchr(P.out, '/');
-        const char *base = slash ? slash + 1 : P.out;
-        size_t n = strlen(base);
-        if (n > 4 && !strcmp(base + n - 4, ".csv"))
-            n -= 4;
-        if (n > 60)
-            n = 60;
-        P.name = xprintf("srlab-%.*s", (int)n, base);
-        for (char *p = P.name ? P.name + 6 : NULL; p && *p; p++)
-            if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
-                *p = '_';
-    }
-    P.wscript = P.script; /* written as the user names it; submitted by its absolute path */
-    P.script = P.wscript ? absolute(P.cwd, P.wscript) : NULL;
+    P->name = job_name(P->out);
+    P->wscript = P->script; /* written as the user names it; submitted by its absolute path */
+    P->script = P->wscript ? absolute(P->cwd, P->wscript) : NULL;
     free(absout);
-    if (!P.wscript || !P.script || !P.prefix || !P.log || !P.mlog || !P.name) {
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
-    }
+    if (!P->wscript || !P->script || !P->prefix || !P->log || !P->mlog || !P->name)
+        return cli_sys_error(CMD, "out of memory");
     /* One date line for every shard: SOURCE_DATE_EPOCH (the dry run has checked it), else now. */
     const char *sde = getenv("SOURCE_DATE_EPOCH");
-    P.sde = sde && *sde ? strtoull(sde, NULL, 10) : (unsigned long long)time(NULL);
+    P->sde = sde && *sde ? strtoull(sde, NULL, 10) : (unsigned long long)time(NULL);
+    return 0;
+}
 
-    /* Journals of an earlier submission must belong to this sweep and this many shards. */
-    for (long long i = 0; i < P.shards; i++) {
-        char *jp = xprintf("%s%lld.journal", P.prefix, i);
-        if (!jp) {
-            rc = cli_sys_error(CMD, "out of memory");
-            goto done;
-        }
+/* Journals of an earlier submission must belong to this sweep and this many shards. */
+static int submit_check_journals(const plan *P)
+{
+    char q[CLI_QUOTE_LEN];
+    int rc = 0;
+    for (long long i = 0; i < P->shards; i++) {
+        char *jp = xprintf("%s%lld.journal", P->prefix, i);
+        if (!jp)
+            return cli_sys_error(CMD, "out of memory");
         struct stat st;
-        long long r = stat(jp, &st) == 0 ? journal_runs(jp, d.command, i, P.shards) : 0;
+        long long r = stat(jp, &st) == 0 ? journal_runs(jp, P->d->command, i, P->shards) : 0;
         if (r < 0)
             rc = cli_error(CMD, "%s %s: remove it, or write this sweep elsewhere (-o)",
                            cli_quote(q, sizeof q, jp, strlen(jp), 200),
@@ -1011,68 +1060,68 @@ static int do_submit(const sl_args *A, const srl_runner *const *runners)
                                    : "cannot be read");
         free(jp);
         if (rc)
-            goto done;
+            return rc;
     }
+    return 0;
+}
 
-    /* The script (its directory is the outputs'; a missing one is reported here). */
-    cli_out o;
-    if ((rc = cli_out_open(&o, CMD, "-o", P.wscript)))
-        goto done;
-    write_script(o.fp, &P);
-    if ((rc = cli_out_commit(&o)))
-        goto done;
-
-    /* Submit. */
-    char *arr = xprintf("--array=0-%lld", P.shards - 1);
-    char *olog = xprintf("--output=%s", P.log);
-    char jid[64], mid[64];
+/* Submit the job array, then the merge job that depends on it; their ids in jid and mid. */
+static int submit_jobs(const plan *P, char *jid, size_t jlen, char *mid, size_t mlen)
+{
+    int rc;
+    char *arr = xprintf("--array=0-%lld", P->shards - 1);
+    char *olog = xprintf("--output=%s", P->log);
     if (!arr || !olog) {
         free(arr);
         free(olog);
-        rc = cli_sys_error(CMD, "out of memory");
-        goto done;
+        return cli_sys_error(CMD, "out of memory");
     }
     {
         static char sbatch[] = "sbatch", parsable[] = "--parsable";
-        char *argv[] = {sbatch, parsable, arr, olog, P.script, NULL};
-        rc = submit(argv, "job array", jid, sizeof jid);
+        char *argv[] = {sbatch, parsable, arr, olog, P->script, NULL};
+        rc = submit(argv, "job array", jid, jlen);
     }
     free(arr);
     free(olog);
     if (rc) {
-        fprintf(stderr, "srlab %s: nothing was submitted; the job script is %s\n", CMD, P.script);
-        goto done;
+        fprintf(stderr, "srlab %s: nothing was submitted; the job script is %s\n", CMD, P->script);
+        return rc;
     }
     char *dep = xprintf("--dependency=afterok:%s", jid);
-    char *mlog = xprintf("--output=%s", P.mlog);
+    char *mlog = xprintf("--output=%s", P->mlog);
     if (!dep || !mlog) {
         rc = cli_sys_error(CMD, "out of memory");
     } else {
         static char sbatch[] = "sbatch", parsable[] = "--parsable", one[] = "--cpus-per-task=1",
                     merge[] = "merge";
-        char *argv[] = {sbatch, parsable, dep, one, mlog, P.script, merge, NULL};
-        rc = submit(argv, "merge job", mid, sizeof mid);
+        char *argv[] = {sbatch, parsable, dep, one, mlog, P->script, merge, NULL};
+        rc = submit(argv, "merge job", mid, mlen);
     }
     free(dep);
     free(mlog);
     if (rc) {
         fprintf(stderr, "srlab %s: the job array is submitted as job %s but the merge is not; "
                 "submit it with:\n  ", CMD, jid);
-        put_merge_cmd(stderr, &P, jid);
+        put_merge_cmd(stderr, P, jid);
         fputc('\n', stderr);
-        goto done;
     }
+    return rc;
+}
 
+/* What was submitted, and how to follow it. */
+static int submit_report(const sl_args *A, const plan *P, const char *jid, const char *mid)
+{
+    int rc;
     cli_out so;
     if ((rc = cli_out_open(&so, CMD, NULL, NULL)))
-        goto done;
-    fprintf(so.fp, "job script: %s\n", P.script);
-    fprintf(so.fp, "array job %s: %lld tasks, %zu runs (shard I: ", jid, P.shards, d.runs);
-    fputs(P.prefix, so.fp);
+        return rc;
+    fprintf(so.fp, "job script: %s\n", P->script);
+    fprintf(so.fp, "array job %s: %lld tasks, %zu runs (shard I: ", jid, P->shards, P->d->runs);
+    fputs(P->prefix, so.fp);
     fputs("I.csv)\n", so.fp);
     fprintf(so.fp, "merge job %s: after array job %s succeeds (%s and its .runs.csv and "
             ".summary.csv)\n", mid,
-            jid, P.out);
+            jid, P->out);
     fprintf(so.fp, "watch: squeue -j %s,%s\n", jid, mid);
     fputs("progress: srlab sweep", so.fp);
     for (int i = 0; i < A->nfwd; i++) {
@@ -1084,7 +1133,41 @@ static int do_submit(const sl_args *A, const srl_runner *const *runners)
         put_word(so.fp, A->output);
     }
     fputs(" --slurm-status\n", so.fp);
-    rc = cli_out_commit(&so);
+    return cli_out_commit(&so);
+}
+
+static int do_submit(const sl_args *A, const srl_runner *const *runners)
+{
+    plan P;
+    memset(&P, 0, sizeof P);
+    P.A = A;
+    int rc;
+    if ((rc = submit_check_options(A, &P)))
+        return rc;
+    dry d;
+    if ((rc = dry_run(A, runners, &d)))
+        return rc;
+    P.d = &d;
+    if ((size_t)P.shards > d.runs) {
+        rc = cli_error(CMD, "--slurm: %lld shards for %zu runs: give at most %zu (every array "
+                       "task needs a run)", P.shards, d.runs, d.runs);
+        goto done;
+    }
+    if ((rc = submit_plan_paths(A, &P)) || (rc = submit_check_journals(&P)))
+        goto done;
+
+    /* The script (its directory is the outputs'; a missing one is reported here). */
+    cli_out o;
+    if ((rc = cli_out_open(&o, CMD, "-o", P.wscript)))
+        goto done;
+    write_script(o.fp, &P);
+    if ((rc = cli_out_commit(&o)))
+        goto done;
+
+    char jid[64], mid[64];
+    if ((rc = submit_jobs(&P, jid, sizeof jid, mid, sizeof mid)))
+        goto done;
+    rc = submit_report(A, &P, jid, mid);
 done:
     dry_free(&d);
     plan_free(&P);
@@ -1092,6 +1175,82 @@ done:
 }
 
 /* ---- --slurm-status ---- */
+
+/* The job script's shard count (its shards= line); 0 when it is not this sweep's script (its
+ * command= line must be d's command). -1 when out of memory. */
+static long long status_script_shards(const char *text, const char *command)
+{
+    const char *s = strstr(text, "\nshards=");
+    long long n = s ? strtoll(s + 8, NULL, 10) : 0;
+    char *want = NULL;
+    size_t bl = 0;
+    FILE *m = open_memstream(&want, &bl);
+    if (m) {
+        fputs("\ncommand=", m);
+        put_sq(m, command);
+        fputc('\n', m);
+        fclose(m);
+    }
+    if (!want)
+        return -1;
+    if (n < 1 || !strstr(text, want))
+        n = 0;
+    free(want);
+    return n;
+}
+
+/* Shard i's line of the status table; its finished runs are added to *total. */
+static int status_shard_row(FILE *fp, const dry *d, const char *prefix, long long i, long long n,
+                            size_t *total)
+{
+    size_t mine = d->runs > (size_t)i ? (d->runs - (size_t)i + (size_t)n - 1) / (size_t)n : 0;
+    char *jp = xprintf("%s%lld.journal", prefix, i);
+    char *cp = xprintf("%s%lld.csv", prefix, i);
+    if (!jp || !cp) {
+        free(jp);
+        free(cp);
+        return -1;
+    }
+    struct stat st;
+    long long r = 0;
+    const char *state;
+    if (stat(jp, &st) == 0) {
+        r = journal_runs(jp, d->command, i, n);
+        state = r == -2 ? "another sweep's journal" : r < 0 ? "unreadable journal"
+                                                            : "started (journal)";
+    } else if (stat(cp, &st) == 0) {
+        r = finished_runs(cp, d->command, i, n);
+        state = r == -2 ? "another sweep's file" : r < 0 ? "unreadable file" : "finished";
+    } else {
+        state = "not started";
+    }
+    if (r < 0)
+        r = 0;
+    *total += (size_t)r;
+    fprintf(fp, "%lld,%zu,%lld,%s\n", i, mine, r, state);
+    free(jp);
+    free(cp);
+    return 0;
+}
+
+/* Whether out is the merged output of this sweep: its comment lines hold the command, and it
+ * is no shard. */
+static bool status_merged(const char *out, const char *command)
+{
+    bool merged = false;
+    char *mt;
+    size_t ml;
+    if (!cli_read_file(out, &mt, &ml)) {
+        for (const char *p = mt; *p == '#' && !merged;) {
+            size_t l = strcspn(p, "\n");
+            merged = l == strlen(command) && !strncmp(p, command, l);
+            p += l + (p[l] ? 1 : 0);
+        }
+        merged = merged && !strstr(mt, "\n# shard: ");
+        free(mt);
+    }
+    return merged;
+}
 
 static int do_status(const sl_args *A, const srl_runner *const *runners)
 {
@@ -1106,7 +1265,7 @@ static int do_status(const sl_args *A, const srl_runner *const *runners)
     int rc = dry_run(A, runners, &d);
     if (rc)
         return rc;
-    char *out = NULL, *script = NULL, *text = NULL, *prefix = NULL, *want = NULL;
+    char *out = NULL, *script = NULL, *text = NULL, *prefix = NULL;
     size_t len;
     int orc = 0;
     out = output_of(A, &orc);
@@ -1127,26 +1286,12 @@ static int do_status(const sl_args *A, const srl_runner *const *runners)
                        "with --slurm N first", q, strerror(e));
         goto done;
     }
-    /* The script's shards= line, and its command= line must be this sweep's. */
-    const char *s = strstr(text, "\nshards=");
-    long long n = s ? strtoll(s + 8, NULL, 10) : 0;
-    {
-        char *buf = NULL;
-        size_t bl = 0;
-        FILE *m = open_memstream(&buf, &bl);
-        if (m) {
-            fputs("\ncommand=", m);
-            put_sq(m, d.command);
-            fputc('\n', m);
-            fclose(m);
-        }
-        want = buf;
-    }
-    if (!want) {
+    long long n = status_script_shards(text, d.command);
+    if (n < 0) {
         rc = cli_sys_error(CMD, "out of memory");
         goto done;
     }
-    if (n < 1 || !strstr(text, want)) {
+    if (n == 0) {
         rc = cli_error(CMD, "--slurm-status: %s was written for another sweep: give the "
                        "arguments it was submitted with", q);
         goto done;
@@ -1157,51 +1302,13 @@ static int do_status(const sl_args *A, const srl_runner *const *runners)
     fprintf(o.fp, "%s\n# job script: %s (%lld shards, %zu runs)\n", d.command, script, n, d.runs);
     fputs("shard,runs,done,state\n", o.fp);
     size_t total = 0;
-    for (long long i = 0; i < n; i++) {
-        size_t mine = d.runs > (size_t)i ? (d.runs - (size_t)i + (size_t)n - 1) / (size_t)n : 0;
-        char *jp = xprintf("%s%lld.journal", prefix, i);
-        char *cp = xprintf("%s%lld.csv", prefix, i);
-        if (!jp || !cp) {
-            free(jp);
-            free(cp);
+    for (long long i = 0; i < n; i++)
+        if (status_shard_row(o.fp, &d, prefix, i, n, &total)) {
             cli_out_abort(&o);
             rc = cli_sys_error(CMD, "out of memory");
             goto done;
         }
-        struct stat st;
-        long long r = 0;
-        const char *state;
-        if (stat(jp, &st) == 0) {
-            r = journal_runs(jp, d.command, i, n);
-            state = r == -2 ? "another sweep's journal" : r < 0 ? "unreadable journal"
-                                                                : "started (journal)";
-        } else if (stat(cp, &st) == 0) {
-            r = finished_runs(cp, d.command, i, n);
-            state = r == -2 ? "another sweep's file" : r < 0 ? "unreadable file" : "finished";
-        } else {
-            state = "not started";
-        }
-        if (r < 0)
-            r = 0;
-        total += (size_t)r;
-        fprintf(o.fp, "%lld,%zu,%lld,%s\n", i, mine, r, state);
-        free(jp);
-        free(cp);
-    }
-    bool merged = false;
-    {
-        char *mt;
-        size_t ml;
-        if (!cli_read_file(out, &mt, &ml)) {
-            for (const char *p = mt; *p == '#' && !merged;) {
-                size_t l = strcspn(p, "\n");
-                merged = l == strlen(d.command) && !strncmp(p, d.command, l);
-                p += l + (p[l] ? 1 : 0);
-            }
-            merged = merged && !strstr(mt, "\n# shard: ");
-            free(mt);
-        }
-    }
+    bool merged = status_merged(out, d.command);
     fprintf(o.fp, "# done: %zu of %zu runs; merged: %s (%s)\n", total, d.runs,
             merged ? "yes" : "no", out);
     rc = cli_out_commit(&o);
@@ -1211,7 +1318,6 @@ done:
     free(script);
     free(prefix);
     free(text);
-    free(want);
     return rc;
 }
 
