@@ -140,91 +140,117 @@ static int parse_onoff(const char *s, size_t len, bool *out)
     return 0;
 }
 
+/* A format spec as it is read: the preset's values or the keys given so far. */
+typedef struct spec_state {
+    int p, emax, emin;
+    bool have_p, have_emax, have_emin;
+    bool sub, inf, sat;
+    unsigned seen; /* keys already given, to reject duplicates */
+} spec_state;
+
+/* The leading preset name of spec (the text before the first comma, when it has no '='): its
+ * values into *st; *rest is where the keys start (NULL: the spec is the bare preset). */
+static int parse_preset(spec_state *st, const srl_format **pre, const char *spec,
+                        const char **rest, srl_err *err)
+{
+    const char *s = spec;
+    const char *comma = strchr(s, ',');
+    size_t first = comma ? (size_t)(comma - s) : strlen(s);
+    *pre = NULL;
+    *rest = spec;
+    if (memchr(s, '=', first))
+        return SRL_OK; /* no preset: keys from the start */
+    char name[32];
+    if (first >= sizeof name)
+        return srl_err_set(err, SRL_EPARSE, "unknown format '%.*s'; known: %s",
+                           (int)(first > 40 ? 40 : first), s, known_list());
+    memcpy(name, s, first);
+    name[first] = 0;
+    *pre = srl_format_find(name);
+    if (!*pre)
+        return srl_err_set(err, SRL_EPARSE, "unknown format '%s'; known: %s", name,
+                           known_list());
+    st->p = (*pre)->p, st->emax = (*pre)->emax, st->emin = (*pre)->emin;
+    st->have_p = st->have_emax = st->have_emin = true;
+    st->sub = (*pre)->subnormals, st->inf = (*pre)->inf, st->sat = (*pre)->saturate;
+    *rest = comma ? comma + 1 : NULL;
+    if (comma && !comma[1])
+        return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
+    return SRL_OK;
+}
+
+/* One key=value of length len at s into *st. */
+static int parse_key(spec_state *st, const char *spec, const char *s, size_t len, srl_err *err)
+{
+    const char *eq = memchr(s, '=', len);
+    if (!eq)
+        return srl_err_set(err, SRL_EPARSE, "format '%s': '%.*s' is not key=value; expected %s",
+                           spec, (int)len, s, known_list());
+    size_t klen = (size_t)(eq - s);
+    const char *v = eq + 1;
+    size_t vlen = len - klen - 1;
+    int bad = 0;
+    static const char *const keys[] = {"p", "emax", "emin", "subnormals", "inf", "saturate"};
+    for (unsigned kk = 0; kk < 6; kk++) {
+        if (strlen(keys[kk]) == klen && !strncmp(s, keys[kk], klen)) {
+            if (st->seen & (1u << kk))
+                return srl_err_set(err, SRL_EPARSE, "format '%s': key '%s' given twice", spec,
+                                   keys[kk]);
+            st->seen |= 1u << kk;
+        }
+    }
+    if (klen == 1 && s[0] == 'p')
+        bad = parse_int(v, vlen, &st->p), st->have_p = true;
+    else if (klen == 4 && !strncmp(s, "emax", 4))
+        bad = parse_int(v, vlen, &st->emax), st->have_emax = true;
+    else if (klen == 4 && !strncmp(s, "emin", 4))
+        bad = parse_int(v, vlen, &st->emin), st->have_emin = true;
+    else if (klen == 10 && !strncmp(s, "subnormals", 10))
+        bad = parse_onoff(v, vlen, &st->sub);
+    else if (klen == 3 && !strncmp(s, "inf", 3))
+        bad = parse_onoff(v, vlen, &st->inf);
+    else if (klen == 8 && !strncmp(s, "saturate", 8))
+        bad = parse_onoff(v, vlen, &st->sat);
+    else
+        return srl_err_set(err, SRL_EPARSE,
+                           "format '%s': unknown key '%.*s' (keys: p, emax, emin, subnormals, "
+                           "inf, saturate)", spec, (int)klen, s);
+    if (bad)
+        return srl_err_set(err, SRL_EPARSE, "format '%s': bad value '%.*s' for '%.*s'", spec,
+                           (int)vlen, v, (int)klen, s);
+    return SRL_OK;
+}
+
 int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
 {
     if (!spec || !*spec)
         return srl_err_set(err, SRL_EPARSE, "empty format name; expected %s", known_list());
-    const srl_format *pre = NULL;
-    int p = 0, emax = 0, emin = 0;
-    bool have_p = false, have_emax = false, have_emin = false;
-    bool sub = true, inf = true, sat = false;
-    const char *s = spec;
-    const char *comma = strchr(s, ',');
-    size_t first = comma ? (size_t)(comma - s) : strlen(s);
-    if (!memchr(s, '=', first)) {
-        char name[32];
-        if (first >= sizeof name)
-            return srl_err_set(err, SRL_EPARSE, "unknown format '%.*s'; known: %s",
-                               (int)(first > 40 ? 40 : first), s, known_list());
-        memcpy(name, s, first);
-        name[first] = 0;
-        pre = srl_format_find(name);
-        if (!pre)
-            return srl_err_set(err, SRL_EPARSE, "unknown format '%s'; known: %s", name,
-                               known_list());
-        p = pre->p, emax = pre->emax, emin = pre->emin;
-        have_p = have_emax = have_emin = true;
-        sub = pre->subnormals, inf = pre->inf, sat = pre->saturate;
-        if (!comma) {
-            *f = *pre;
-            return SRL_OK;
-        }
-        s = comma + 1;
-        if (!*s)
-            return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
+    spec_state st = {.sub = true, .inf = true, .sat = false};
+    const srl_format *pre;
+    const char *s;
+    int rc = parse_preset(&st, &pre, spec, &s, err);
+    if (rc)
+        return rc;
+    if (pre && !s) {
+        *f = *pre;
+        return SRL_OK;
     }
-    unsigned seen = 0; /* keys already given, to reject duplicates */
     while (*s) {
         const char *end = strchr(s, ',');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        const char *eq = memchr(s, '=', len);
-        if (!eq)
-            return srl_err_set(err, SRL_EPARSE, "format '%s': '%.*s' is not key=value; expected %s",
-                               spec, (int)len, s, known_list());
-        size_t klen = (size_t)(eq - s);
-        const char *v = eq + 1;
-        size_t vlen = len - klen - 1;
-        int bad = 0;
-        static const char *const keys[] = {"p", "emax", "emin", "subnormals", "inf", "saturate"};
-        for (unsigned kk = 0; kk < 6; kk++) {
-            if (strlen(keys[kk]) == klen && !strncmp(s, keys[kk], klen)) {
-                if (seen & (1u << kk))
-                    return srl_err_set(err, SRL_EPARSE, "format '%s': key '%s' given twice",
-                                       spec, keys[kk]);
-                seen |= 1u << kk;
-            }
-        }
-        if (klen == 1 && s[0] == 'p')
-            bad = parse_int(v, vlen, &p), have_p = true;
-        else if (klen == 4 && !strncmp(s, "emax", 4))
-            bad = parse_int(v, vlen, &emax), have_emax = true;
-        else if (klen == 4 && !strncmp(s, "emin", 4))
-            bad = parse_int(v, vlen, &emin), have_emin = true;
-        else if (klen == 10 && !strncmp(s, "subnormals", 10))
-            bad = parse_onoff(v, vlen, &sub);
-        else if (klen == 3 && !strncmp(s, "inf", 3))
-            bad = parse_onoff(v, vlen, &inf);
-        else if (klen == 8 && !strncmp(s, "saturate", 8))
-            bad = parse_onoff(v, vlen, &sat);
-        else
-            return srl_err_set(err, SRL_EPARSE,
-                               "format '%s': unknown key '%.*s' (keys: p, emax, emin, subnormals, "
-                               "inf, saturate)", spec, (int)klen, s);
-        if (bad)
-            return srl_err_set(err, SRL_EPARSE, "format '%s': bad value '%.*s' for '%.*s'", spec,
-                               (int)vlen, v, (int)klen, s);
+        if ((rc = parse_key(&st, spec, s, end ? (size_t)(end - s) : strlen(s), err)))
+            return rc;
         if (!end)
             break;
         s = end + 1;
         if (!*s)
             return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
     }
-    if (!have_p || !have_emax)
+    if (!st.have_p || !st.have_emax)
         return srl_err_set(err, SRL_EPARSE, "format '%s': a custom format needs p= and emax=; "
                            "expected %s", spec, known_list());
-    if (!have_emin)
-        emin = 1 - emax;
-    return srl_format_make(f, p, emax, emin, sub, inf, sat, err);
+    if (!st.have_emin)
+        st.emin = 1 - st.emax;
+    return srl_format_make(f, st.p, st.emax, st.emin, st.sub, st.inf, st.sat, err);
 }
 
 /* ---- grid queries ---- */
