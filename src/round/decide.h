@@ -110,7 +110,8 @@ SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V ne
     const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, mask = (one << s) - one;
     if (mode == SRL_RN)
         return (a + (mask >> 1) + ((a >> s) & (s ? one : zero))) & ~mask;
-    const SRL_DECIDE_V R = a & mask, f1 = (R << (SRL_DECIDE_W - 1 - s)) << 1;
+    /* f1 = R 2^(W-s); s = 0: R = 0, and the shift count (W - s) mod W is 0 */
+    const SRL_DECIDE_V R = a & mask, f1 = R << ((SRL_DECIDE_W - s) & (SRL_DECIDE_W - 1));
     return (a - R) + (SRL_DECIDE_FN(mode, r, f1, f1, zero, (a >> s) & one, neg, u, ub,
                                     undecided)
                       << s);
