@@ -14,7 +14,6 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
-#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "reproduce"
 
@@ -66,7 +65,7 @@ static int copy_spec(const rp_report *r, const rp_experiment *e)
     int rc, err = cli_read_file(e->source, &text, &len);
     if (err) {
         free(dst);
-        return cli_sys_error(CMD, "cannot read %s: %s", e->source, strerror(err));
+        return cli_sys_error(CMD, "cannot read %s: %s", e->source, cli_read_strerror(err));
     }
     cli_out o;
     if (!(rc = cli_out_open(&o, CMD, "-o", dst))) {
