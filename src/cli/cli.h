@@ -219,6 +219,11 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
 /* Make the output visible: write the buffer to stdout, or flush, fsync and rename the temporary
  * file over the destination. Returns 0 or an exit status (the temporary file is removed). */
 int cli_out_commit(cli_out *o);
+/* A file written as the work goes, not at the end (a sweep's journal, reproduce's logs): opened
+ * for appending into *fd (create: created when absent, else emptied), only when it is a regular
+ * file or absent; a link, a FIFO or a device is refused (exit 2, naming `what` and path). It may
+ * be a file the run read (a journal resumed). Returns 0 or an exit status. */
+int cli_out_append(const char *cmd, const char *what, const char *path, bool create, int *fd);
 /* Discard everything written (remove the temporary file); the destination is untouched.
  * Safe after a failed open or a commit. */
 void cli_out_abort(cli_out *o);

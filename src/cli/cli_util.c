@@ -765,6 +765,34 @@ int cli_out_commit(cli_out *o)
     return rc;
 }
 
+int cli_out_append(const char *cmd, const char *what, const char *path, bool create, int *fd)
+{
+    char q[CLI_QUOTE_LEN];
+    cli_quote(q, sizeof q, path, strlen(path), 200);
+    /* O_NOFOLLOW: a link is refused, not followed; O_NONBLOCK: a FIFO without a reader fails
+     * (ENXIO) instead of waiting */
+    *fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+                         (create ? O_CREAT : 0), 0666);
+    struct stat st;
+    int e = *fd < 0 ? errno : fstat(*fd, &st) != 0 ? errno : 0;
+    if (!e && !S_ISREG(st.st_mode))
+        e = ENXIO;
+    if (!e && (fcntl(*fd, F_SETFL, O_APPEND) != 0 || (create && ftruncate(*fd, 0) != 0)))
+        e = errno;
+    if (!e)
+        return 0;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    if (e == ELOOP)
+        return cli_error(cmd, "%s: %s is a symbolic link: srlab does not write through links "
+                         "(give the path of the file itself)", what, q);
+    if (e == ENXIO)
+        return cli_error(cmd, "%s: %s is not a regular file: srlab appends only to regular files",
+                         what, q);
+    return cli_sys_error(cmd, "cannot write %s: %s", q, strerror(e));
+}
+
 void cli_out_abort(cli_out *o)
 {
     if (o->fp) {

@@ -1063,17 +1063,20 @@ static int open_journal(sweep_cmd *c)
     cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
     if (c->jr) {
         size_t good = srl_sweep_journal_valid_len(c->jr);
-        x->jfd = open(c->jpath, O_WRONLY | O_APPEND);
-        if (x->jfd < 0 || ftruncate(x->jfd, (off_t)good) != 0)
+        int rc = cli_out_append(CMD, "-o", c->jpath, false, &x->jfd); /* no link, no device */
+        if (rc)
+            return rc;
+        if (ftruncate(x->jfd, (off_t)good) != 0)
             return cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
         if (good < c->jlen && !c->a.quiet)
             fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
                     "(%zu bytes); that run runs again\n", CMD, q, c->jlen - good);
         return 0;
     }
-    x->jfd = open(c->jpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0666);
-    int e = x->jfd < 0 ? errno : 0;
-    if (!e && srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
+    int e = 0, rc = cli_out_append(CMD, "-o", c->jpath, true, &x->jfd); /* no link, no device */
+    if (rc)
+        return rc;
+    if (srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
         e = ENOMEM;
     if (!e)
         e = write_all(x->jfd, h, hl);

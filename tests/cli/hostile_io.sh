@@ -92,6 +92,12 @@ for c in "run --problem sum --n 10" "train --problem quadratic --steps 5" "sweep
     expect "srlab $c -o symlink" 2 "'link.csv' is a symbolic link"
 done
 [ "$(cat target.csv)" = precious ] && ok "every command: target intact" || bad "a command wrote through the link"
+# a file written as the work goes (a sweep's journal) follows the same rule
+ln -s elsewhere.txt j.journal
+"$srlab" sweep k.ini -o j.csv 2>err; rc=$?
+expect "journal is a symlink" 2 "'j.journal' is a symbolic link"
+[ -L j.journal ] && [ ! -e elsewhere.txt ] && ok "journal symlink: nothing created through it" ||
+    bad "journal symlink: written through"
 
 # ---- threads: a huge OMP_NUM_THREADS is clamped and changes nothing ----
 for c in "sweep k.ini --dry-run" "sweep k.ini" "run --problem sum --n 1000 --seeds 3" \
