@@ -124,6 +124,11 @@ run_t 20 "$srlab" sweep infifo 2>err; rc=$?
 expect "sweep FIFO (no writer)" 2 "not a regular file"
 run_t 20 "$srlab" sweep adir 2>err; rc=$?
 expect "sweep directory" 2 "a directory"
+# standard input is a stream, read a line at a time: a line is at most 64 MiB
+run_t 60 "$srlab" round --batch </dev/zero >/dev/null 2>err; rc=$?
+expect "round --batch </dev/zero" 2 "line 1: longer than 64 MiB"
+run_t 60 "$srlab" op add --batch </dev/zero >/dev/null 2>err; rc=$?
+expect "op add --batch </dev/zero" 2 "line 1: longer than 64 MiB"
 run_t 20 "$srlab" plot loss_vs_step --in /dev/zero -o p.png 2>err; rc=$?
 expect "plot --in /dev/zero" 2 "not a regular file"
 if truncate -s 257M big.ini 2>/dev/null; then
