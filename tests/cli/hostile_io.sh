@@ -173,6 +173,23 @@ if command -v gnuplot >/dev/null 2>&1; then
     cmp -s rows.png rows.keep && ok "plot --in X -o X: X intact" || bad "plot --in X -o X: X changed"
 fi
 
+# figures: plot draws into a file of its own and writes a FIFO through; demo refuses one
+if command -v gnuplot >/dev/null 2>&1; then
+    mkfifo pfifo.png
+    cat pfifo.png >got.png &
+    reader=$!
+    run_t 60 "$srlab" plot loss_vs_step --in rows.csv -o pfifo.png 2>err; rc=$?
+    [ -p pfifo.png ] || kill $reader 2>/dev/null
+    wait $reader
+    expect "plot -o FIFO" 0 ""
+    [ -p pfifo.png ] && [ "$(head -c 4 got.png | od -An -c | tr -d ' ')" = "211PNG" ] &&
+        ok "plot -o FIFO: a PNG through the FIFO" || bad "plot -o FIFO: '$(head -c 8 got.png | od -An -c)'"
+fi
+mkfifo dfifo.png
+run_t 20 "$srlab" demo accumulate --plot dfifo.png >/dev/null 2>err; rc=$?
+expect "demo --plot FIFO" 2 "--plot: 'dfifo.png' is not a regular file"
+[ -p dfifo.png ] && ok "demo --plot FIFO: untouched" || bad "demo --plot FIFO: replaced"
+
 # ---- spec output: from the spec's folder, inside it unless --allow-outside ----
 mkdir -p sub/deeper
 { cat k.ini; echo "output = o.csv"; } >sub/rel.ini
