@@ -219,6 +219,10 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
 /* Make the output visible: write the buffer to stdout, or flush, fsync and rename the temporary
  * file over the destination. Returns 0 or an exit status (the temporary file is removed). */
 int cli_out_commit(cli_out *o);
+/* 0 when o writes a file (a temporary file renamed over path), else an exit status after
+ * "WHAT: PATH is not a regular file: WHY": for outputs that need a file (gnuplot draws into one;
+ * a sweep writes its runs and summary files beside its rows). */
+int cli_out_need_file(const cli_out *o, const char *path, const char *why);
 /* A file written as the work goes, not at the end (a sweep's journal, reproduce's logs): opened
  * for appending into *fd (create: created when absent, else emptied), only when it is a regular
  * file or absent; a link, a FIFO or a device is refused (exit 2, naming `what` and path). It may

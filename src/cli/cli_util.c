@@ -765,6 +765,15 @@ int cli_out_commit(cli_out *o)
     return rc;
 }
 
+int cli_out_need_file(const cli_out *o, const char *path, const char *why)
+{
+    char q[CLI_QUOTE_LEN];
+    if (o->tmp)
+        return 0;
+    return cli_error(o->cmd, "%s: %s is not a regular file: %s", o->what, cli_quote(q, sizeof q,
+                     path ? path : "-", strlen(path ? path : "-"), 200), why);
+}
+
 int cli_out_append(const char *cmd, const char *what, const char *path, bool create, int *fd)
 {
     char q[CLI_QUOTE_LEN];

@@ -647,16 +647,8 @@ static int list_demos(void)
 
 enum { O_SEED, O_FORMAT, O_N, O_TERM, O_LR, O_PLOT, O_TABLE };
 
-/* gnuplot draws a figure or a table into a file beside its destination: standard output, a
- * device or a FIFO (an output without a temporary file, src/cli/cli.h) cannot take one. */
-static int need_file(const cli_out *o, const char *what, const char *path)
-{
-    char q[CLI_QUOTE_LEN];
-    if (o->tmp)
-        return 0;
-    return cli_error("demo", "%s: %s is not a regular file: gnuplot draws into a file (give a "
-                     "file name)", what, cli_quote(q, sizeof q, path, strlen(path), 200));
-}
+/* gnuplot draws a figure or a table into a file beside its destination */
+#define GP_FILE "gnuplot draws into a file (give a file name)"
 
 /* The command line of srlab demo, as read. */
 typedef struct demo_cmdline {
@@ -759,12 +751,12 @@ static int demo_run(const struct demo_spec *d, const demo_args *a, const char *p
     if ((rc = cli_out_open(&o, "demo", NULL, NULL)))
         return rc;
     if (plot && ((rc = cli_out_open(&fig, "demo", "--plot", plot)) ||
-                 (rc = need_file(&fig, "--plot", plot)))) {
+                 (rc = cli_out_need_file(&fig, plot, GP_FILE)))) {
         cli_out_abort(&o), cli_out_abort(&fig);
         return rc;
     }
     if (table && ((rc = cli_out_open(&tab, "demo", "--table", table)) ||
-                  (rc = need_file(&tab, "--table", table)))) {
+                  (rc = cli_out_need_file(&tab, table, GP_FILE)))) {
         cli_out_abort(&o), cli_out_abort(&fig), cli_out_abort(&tab);
         return rc;
     }

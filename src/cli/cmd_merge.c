@@ -192,6 +192,7 @@ int cmd_merge(int argc, char **argv)
                        cli_quote(q, sizeof q, out, strlen(out), 200));
     /* Check the outputs before reading anything. */
     if (!rc && !(rc = cli_out_open(&o, CMD, "-o", out)) &&
+        !(rc = cli_out_need_file(&o, out, "merge writes the runs and summary files beside it")) &&
         !(rc = cli_out_open(&orr, CMD, "-o", runs_out)))
         rc = cli_out_open(&os, CMD, "-o", sum_out);
     if (!rc)

@@ -718,10 +718,11 @@ static int check_output(const char *what, const char *path)
 {
     cli_out o;
     int rc = cli_out_open(&o, CMD, what, path);
-    if (rc)
-        return rc;
+    if (!rc && path && strcmp(path, "-")) /* its siblings go beside it */
+        rc = cli_out_need_file(&o, path, "a sweep writes its runs and summary files beside it "
+                               "(give a file name)");
     cli_out_abort(&o);
-    return 0;
+    return rc;
 }
 
 /* ---- the command: arguments -> the sweep -> its runs -> the files ---- */

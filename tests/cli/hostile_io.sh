@@ -99,6 +99,13 @@ expect "journal is a symlink" 2 "'j.journal' is a symbolic link"
 [ -L j.journal ] && [ ! -e elsewhere.txt ] && ok "journal symlink: nothing created through it" ||
     bad "journal symlink: written through"
 
+# a sweep and a merge write two files beside -o: it must be a file name
+if [ -c "$dev" ]; then
+    "$srlab" sweep k.ini -o "$dev" 2>err; rc=$?
+    expect "sweep -o a character device" 2 "is not a regular file: a sweep writes its runs and summary"
+    [ ! -e "$dev.runs.csv" ] && ok "sweep -o a device: nothing beside it" || bad "sweep -o a device: $dev.runs.csv"
+fi
+
 # ---- threads: a huge OMP_NUM_THREADS is clamped and changes nothing ----
 for c in "sweep k.ini --dry-run" "sweep k.ini" "run --problem sum --n 1000 --seeds 3" \
     "train --problem quadratic --steps 50 --seeds 2" "check T13 --quick"; do
