@@ -92,9 +92,9 @@ static bool has_column(const char *hdr, const char *col)
  * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
  * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
  * Returns 0, or the exit status of the error it printed. */
-static int check_columns(const char *script, const char *name, const char *in, const char *data)
+static int check_columns(const char *script, const char *name, const char *in, const char *hdr)
 {
-    char q[CLI_QUOTE_LEN], needs[512] = "", hdr[8192] = "";
+    char q[CLI_QUOTE_LEN], needs[512] = "";
     char *text;
     size_t len;
     if (cli_read_file(script, &text, &len) == 0) {
@@ -108,11 +108,6 @@ static int check_columns(const char *script, const char *name, const char *in, c
     }
     if (!needs[0])
         return 0;
-    for (const char *l = data; *l; l += strcspn(l, "\n"), l += *l == '\n')
-        if (*l != '#') {
-            snprintf(hdr, sizeof hdr, "%.*s", (int)strcspn(l, "\r\n"), l);
-            break;
-        }
     for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
          col = strtok_r(NULL, " \t\r\n", &save)) {
         if (has_column(hdr, col))
@@ -186,18 +181,13 @@ static int parse_args(plot_args *p, int argc, char **argv)
     return 0;
 }
 
-/* The --set variables that name columns of --in, checked against its first line (hdr: the
- * data, after any byte-order mark) before gnuplot runs, which would otherwise stop on an
- * internal error: by=COL,COL..., xcol=COL, ycol=METRIC (a column, or METRIC_mean in a summary
- * file), where=COL=VALUE COL=VALUE... Returns 0, or the exit status of the error it printed. */
-static int check_sets(const plot_args *p, const char *data)
+/* The --set variables that name columns of --in, checked against its header line hdr before
+ * gnuplot runs, which would otherwise stop on an internal error: by=COL,COL..., xcol=COL,
+ * ycol=METRIC (a column, or METRIC_mean in a summary file), where=COL=VALUE COL=VALUE...
+ * Returns 0, or the exit status of the error it printed. */
+static int check_sets(const plot_args *p, const char *hdr)
 {
-    char q[CLI_QUOTE_LEN], hdr[8192] = "", col[256];
-    for (const char *l = data; *l; l += strcspn(l, "\n"), l += *l == '\n')
-        if (*l != '#') {
-            snprintf(hdr, sizeof hdr, "%.*s", (int)strcspn(l, "\r\n"), l);
-            break;
-        }
+    char q[CLI_QUOTE_LEN], col[256];
     for (size_t i = 0; i < p->nsets; i++) {
         const char *set = p->sets[i], *val = strchr(set, '=');
         if (!val++)
@@ -268,13 +258,16 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
     if (rc)
         return cli_error(CMD, "--in: cannot read %s: %s",
                          cli_quote(q, sizeof q, p->in, strlen(p->in), 200), cli_read_strerror(rc));
-    const char *body = data;
-    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3))
-        body += 3; /* a UTF-8 byte-order mark is no part of the header */
-    rc = check_columns(script, p->name, p->in, body);
-    if (!rc)
-        rc = check_sets(p, body);
+    char hdr[8192] = ""; /* the first line that is no '#' comment (the reader drops a BOM) */
+    for (const char *l = data; *l; l += strcspn(l, "\n"), l += *l == '\n')
+        if (*l != '#') {
+            snprintf(hdr, sizeof hdr, "%.*s", (int)strcspn(l, "\r\n"), l);
+            break;
+        }
     free(data);
+    rc = check_columns(script, p->name, p->in, hdr);
+    if (!rc)
+        rc = check_sets(p, hdr);
     if (rc)
         return rc;
     const char *dot = strrchr(p->out, '.');
