@@ -20,7 +20,8 @@
  *   Exit       0 success; 1 a check failed (reserved for `srlab check`); 2 bad input or usage
  *              (anything the user fixes in the command line or the input); 3 the system failed
  *              (writing output, out of memory).
- *   Output     results go through a cli_out: standard output is buffered in memory and written
+ *   Output     results go through a cli_out (the rule for every output path: "atomic outputs"
+ *              below): standard output is buffered in memory and written
  *              only on success, and a file (-o FILE) is written to a temporary file in the same
  *              directory and renamed over the target on success (fsync first), so a failed or
  *              interrupted run never leaves a half-written or clobbered file. Open outputs before
@@ -178,25 +179,56 @@ void cli_gp_quote(FILE *fp, const char *s);
 /* printf into a malloc'd string; NULL when out of memory. */
 char *cli_alloc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- atomic outputs ---- */
+/* ---- inputs ----
+ * Every file srlab reads (cli_read_file in src/cli/host.c notes it; a file a library call reads,
+ * such as train --data, is noted by its command) is remembered by device and inode, so that no
+ * output replaces an input whatever its spelling ("./a.csv", a link to it): cli_out_open and
+ * cli_out_commit refuse such an output (exit 2). Mutable global state, like the temporary files. */
+struct stat;
+/* Remember path (st: its stat, or NULL to stat it now; nothing when it does not exist). */
+void cli_input_note(const char *path, const struct stat *st);
+/* The name under which an input that is the same file as path was read, or NULL. */
+const char *cli_input_same(const char *path);
+
+/* ---- atomic outputs ----
+ * The rule for an output path (every file srlab writes goes through cli_out):
+ *   "-", "/dev/stdout"     standard output, written on success;
+ *   absent, regular file   a temporary file in the same directory, renamed over it on success
+ *                          (keeping the permissions of the file it replaces);
+ *   a character device or a FIFO, or a link to one (/dev/null, /dev/stderr, a named pipe)
+ *                          written into on success (opened then, never replaced);
+ *   any other symbolic link, a directory, a socket, a block device
+ *                          refused, exit 2, the message naming the path: srlab never replaces
+ *                          a link or a special file;
+ *   a file this run read   refused, exit 2 (see inputs above), at open and again at commit. */
 typedef struct cli_out {
     const char *cmd;
+    const char *what; /* how the user named the output ("-o") */
     FILE *fp;     /* write here */
     char *path;   /* destination; NULL for standard output */
-    char *tmp;    /* the temporary file next to it */
-    char *mem;    /* standard output's buffer (open_memstream) */
+    char *tmp;    /* the temporary file next to it; NULL when written through (device, FIFO) */
+    char *mem;    /* the buffer of standard output, a device or a FIFO (open_memstream) */
     size_t memlen;
     int slot;     /* signal-cleanup slot of tmp, or -1 */
 } cli_out;
 
-/* Open an output: path NULL or "-" is standard output (buffered in memory until commit);
- * otherwise a temporary file is created in path's directory. A missing directory, a path that is
- * a directory, or an uncreatable file is reported (naming `what`, e.g. "-o") before any work.
- * Returns 0 or an exit status. */
+/* Open an output following the rule above: standard output, a device or a FIFO is buffered in
+ * memory until commit; otherwise a temporary file is created in path's directory. A missing
+ * directory, a path that is a directory, a link, a special file, an input or an uncreatable file
+ * is reported (naming `what`, e.g. "-o") before any work. Returns 0 or an exit status. */
 int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path);
 /* Make the output visible: write the buffer to stdout, or flush, fsync and rename the temporary
  * file over the destination. Returns 0 or an exit status (the temporary file is removed). */
 int cli_out_commit(cli_out *o);
+/* 0 when o writes a file (a temporary file renamed over path), else an exit status after
+ * "WHAT: PATH is not a regular file: WHY": for outputs that need a file (gnuplot draws into one;
+ * a sweep writes its runs and summary files beside its rows). */
+int cli_out_need_file(const cli_out *o, const char *path, const char *why);
+/* A file written as the work goes, not at the end (a sweep's journal, reproduce's logs): opened
+ * for appending into *fd (create: created when absent, else emptied), only when it is a regular
+ * file or absent; a link, a FIFO or a device is refused (exit 2, naming `what` and path). It may
+ * be a file the run read (a journal resumed). Returns 0 or an exit status. */
+int cli_out_append(const char *cmd, const char *what, const char *path, bool create, int *fd);
 /* Discard everything written (remove the temporary file); the destination is untouched.
  * Safe after a failed open or a commit. */
 void cli_out_abort(cli_out *o);

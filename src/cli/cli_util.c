@@ -98,6 +98,11 @@ static int bad_text(const char *cmd, const char *what, const char *s, const char
     va_start(ap, fmt);
     vsnprintf(rest, sizeof rest, fmt, ap);
     va_end(ap);
+    if (!strncmp(s, "\xEF\xBB\xBF", 3)) { /* invisible in the message: name it */
+        cli_quote(q, sizeof q, s + 3, strlen(s + 3), CLI_QUOTE_MAX);
+        return cli_error(cmd, "%s%s%s starts with a UTF-8 byte-order mark (bytes EF BB BF, "
+                         "invisible): remove it", what ? what : "", what ? ": " : "", q);
+    }
     cli_quote(q, sizeof q, s, strlen(s), CLI_QUOTE_MAX);
     return cli_error(cmd, "%s%s%s %s", what ? what : "", what ? ": " : "", q, rest);
 }
@@ -491,27 +496,133 @@ static void tmp_unregister(int slot)
         cli_tmp_live[slot] = 0;
 }
 
+/* ---- inputs: the files this process read (no output may replace one) ---- */
+
+typedef struct cli_input {
+    dev_t dev;
+    ino_t ino;
+    char *name;
+} cli_input;
+static cli_input *cli_inputs;
+static size_t cli_ninputs, cli_inputs_cap;
+
+void cli_input_note(const char *path, const struct stat *st)
+{
+    struct stat sb;
+    if (!st) {
+        if (stat(path, &sb) != 0)
+            return;
+        st = &sb;
+    }
+    for (size_t k = 0; k < cli_ninputs; k++)
+        if (cli_inputs[k].dev == st->st_dev && cli_inputs[k].ino == st->st_ino)
+            return;
+    if (cli_ninputs == cli_inputs_cap) {
+        size_t cap = cli_inputs_cap ? 2 * cli_inputs_cap : 16;
+        cli_input *v = realloc(cli_inputs, cap * sizeof *v);
+        if (!v)
+            return;
+        cli_inputs = v;
+        cli_inputs_cap = cap;
+    }
+    char *name = strdup(path);
+    if (!name)
+        return;
+    cli_inputs[cli_ninputs++] = (cli_input){st->st_dev, st->st_ino, name};
+}
+
+const char *cli_input_same(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    for (size_t k = 0; k < cli_ninputs; k++)
+        if (cli_inputs[k].dev == st.st_dev && cli_inputs[k].ino == st.st_ino)
+            return cli_inputs[k].name;
+    return NULL;
+}
+
+/* ---- atomic outputs ---- */
+
+enum { OUT_REPLACE, OUT_THROUGH, OUT_STDOUT };
+
+/* What an output path is (the rule in cli.h): OUT_REPLACE (absent or a regular file: a
+ * temporary file renamed over it), OUT_THROUGH (a character device or FIFO, or a link to one:
+ * written into), OUT_STDOUT ("/dev/stdout"), or an exit status after a message naming `what`. */
+static int out_kind(const char *cmd, const char *what, const char *path, const char *q)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return OUT_STDOUT;
+    struct stat ls, st;
+    if (lstat(path, &ls) != 0)
+        return OUT_REPLACE;
+    bool link = S_ISLNK(ls.st_mode);
+    if (link && stat(path, &st) != 0)
+        return -cli_error(cmd, "%s: %s is a symbolic link to nothing: srlab does not replace links "
+                          "(give the path of the file itself)", what, q);
+    if (!link)
+        st = ls;
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+        return OUT_THROUGH;
+    if (S_ISDIR(st.st_mode))
+        return -cli_error(cmd, "%s: cannot write %s: it is a directory", what, q);
+    if (link)
+        return -cli_error(cmd, "%s: %s is a symbolic link: srlab does not replace links (give the "
+                          "path of the file itself)", what, q);
+    if (!S_ISREG(st.st_mode))
+        return -cli_error(cmd, "%s: %s is not a regular file (a %s): srlab writes only regular "
+                          "files, character devices and FIFOs", what, q,
+                          S_ISSOCK(st.st_mode) ? "socket" : S_ISBLK(st.st_mode) ? "block device"
+                                                                                : "special file");
+    const char *in = cli_input_same(path);
+    if (in) {
+        char qi[CLI_QUOTE_LEN];
+        cli_quote(qi, sizeof qi, in, strlen(in), 200);
+        return -cli_error(cmd, "%s: %s is the same file as the input %s: srlab does not replace "
+                          "its own input (choose another output)", what, q, qi);
+    }
+    return OUT_REPLACE;
+}
+
 int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path)
 {
     char q[CLI_QUOTE_LEN], qd[CLI_QUOTE_LEN];
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->slot = -1;
-    if (!path || strcmp(path, "-") == 0) {
-        o->fp = open_memstream(&o->mem, &o->memlen);
-        if (!o->fp)
-            return cli_sys_error(cmd, "cannot buffer standard output: %s", strerror(errno));
-        return 0;
-    }
     if (!what)
         what = "output";
-    cli_quote(q, sizeof q, path, strlen(path), 200);
+    o->what = what;
+    int kind = OUT_STDOUT;
+    if (path && strcmp(path, "-") != 0) {
+        if (!*path)
+            return cli_error(cmd, "%s: empty file name", what);
+        cli_quote(q, sizeof q, path, strlen(path), 200);
+        const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+        if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+            return cli_error(cmd, "%s: cannot write %s: it names a directory, not a file", what,
+                             q);
+        kind = out_kind(cmd, what, path, q);
+        if (kind < 0)
+            return -kind;
+    }
+    if (kind != OUT_REPLACE) {
+        if (kind == OUT_THROUGH) {
+            if (access(path, W_OK) != 0)
+                return cli_error(cmd, "%s: cannot write %s: %s", what, q, strerror(errno));
+            if (!(o->path = strdup(path)))
+                return cli_sys_error(cmd, "out of memory");
+        }
+        o->fp = open_memstream(&o->mem, &o->memlen);
+        if (!o->fp) {
+            int e = errno;
+            cli_out_abort(o);
+            return cli_sys_error(cmd, "cannot buffer the output: %s", strerror(e));
+        }
+        return 0;
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    if (!*path)
-        return cli_error(cmd, "%s: empty file name", what);
-    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-        return cli_error(cmd, "%s: cannot write %s: it names a directory, not a file", what, q);
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir)
         return cli_sys_error(cmd, "out of memory");
@@ -525,8 +636,6 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
             rc = cli_error(cmd, "%s: cannot write %s: %s: %s", what, q, qd, strerror(errno));
     } else if (!S_ISDIR(st.st_mode)) {
         rc = cli_error(cmd, "%s: cannot write %s: %s is not a directory", what, q, qd);
-    } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        rc = cli_error(cmd, "%s: cannot write %s: it is a directory", what, q);
     }
     if (rc) {
         free(dir);
@@ -562,28 +671,64 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
     return 0;
 }
 
+/* Write the buffer of standard output or of a device/FIFO (o->path) there. */
+static int commit_buffer(cli_out *o)
+{
+    char q[CLI_QUOTE_LEN];
+    int rc = 0;
+    bool bad = ferror(o->fp) != 0;
+    int e = errno;
+    if (fclose(o->fp) != 0)
+        bad = true, e = errno;
+    o->fp = NULL;
+    if (bad) {
+        rc = cli_sys_error(o->cmd, "cannot buffer the output: %s", strerror(e));
+    } else if (!o->path) {
+        if ((o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen) ||
+            fflush(stdout) != 0 || ferror(stdout))
+            rc = cli_sys_error(o->cmd, "cannot write standard output: %s", strerror(errno));
+    } else {
+        cli_quote(q, sizeof q, o->path, strlen(o->path), 200);
+        int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        size_t done = 0;
+        while (fd >= 0 && done < o->memlen) {
+            ssize_t k = write(fd, o->mem + done, o->memlen - done);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            done += (size_t)k;
+        }
+        if (fd < 0 || done < o->memlen)
+            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
+        if (fd >= 0 && close(fd) != 0 && !rc)
+            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
+    }
+    cli_out_abort(o);
+    return rc;
+}
+
 int cli_out_commit(cli_out *o)
 {
     char q[CLI_QUOTE_LEN];
     int rc = 0;
     if (!o->fp)
         return cli_sys_error(o->cmd, "internal error: output not open");
-    if (!o->path) { /* standard output */
-        bool bad = ferror(o->fp) != 0;
-        int e = errno;
-        if (fclose(o->fp) != 0)
-            bad = true, e = errno;
-        o->fp = NULL;
-        if (bad) {
-            rc = cli_sys_error(o->cmd, "cannot buffer standard output: %s", strerror(e));
-        } else if ((o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen) ||
-                   fflush(stdout) != 0 || ferror(stdout)) {
-            rc = cli_sys_error(o->cmd, "cannot write standard output: %s", strerror(errno));
-        }
+    if (!o->tmp)
+        return commit_buffer(o);
+    cli_quote(q, sizeof q, o->path, strlen(o->path), 200);
+    /* The rule again, now that every input is read: what the path became meanwhile, and
+     * whether it is a file this run read. */
+    int kind = out_kind(o->cmd, o->what, o->path, q);
+    if (kind != OUT_REPLACE) {
+        if (kind >= 0)
+            rc = cli_error(o->cmd, "%s: %s changed into a device, FIFO or link while srlab ran: "
+                           "not replaced", o->what, q);
+        else
+            rc = -kind;
         cli_out_abort(o);
         return rc;
     }
-    cli_quote(q, sizeof q, o->path, strlen(o->path), 200);
     int fd = fileno(o->fp);
     struct stat st;
     mode_t mode;
@@ -618,6 +763,43 @@ int cli_out_commit(cli_out *o)
     }
     cli_out_abort(o);
     return rc;
+}
+
+int cli_out_need_file(const cli_out *o, const char *path, const char *why)
+{
+    char q[CLI_QUOTE_LEN];
+    if (o->tmp)
+        return 0;
+    return cli_error(o->cmd, "%s: %s is not a regular file: %s", o->what, cli_quote(q, sizeof q,
+                     path ? path : "-", strlen(path ? path : "-"), 200), why);
+}
+
+int cli_out_append(const char *cmd, const char *what, const char *path, bool create, int *fd)
+{
+    char q[CLI_QUOTE_LEN];
+    cli_quote(q, sizeof q, path, strlen(path), 200);
+    /* O_NOFOLLOW: a link is refused, not followed; O_NONBLOCK: a FIFO without a reader fails
+     * (ENXIO) instead of waiting */
+    *fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+                         (create ? O_CREAT : 0), 0666);
+    struct stat st;
+    int e = *fd < 0 ? errno : fstat(*fd, &st) != 0 ? errno : 0;
+    if (!e && !S_ISREG(st.st_mode))
+        e = ENXIO;
+    if (!e && (fcntl(*fd, F_SETFL, O_APPEND) != 0 || (create && ftruncate(*fd, 0) != 0)))
+        e = errno;
+    if (!e)
+        return 0;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    if (e == ELOOP)
+        return cli_error(cmd, "%s: %s is a symbolic link: srlab does not write through links "
+                         "(give the path of the file itself)", what, q);
+    if (e == ENXIO)
+        return cli_error(cmd, "%s: %s is not a regular file: srlab appends only to regular files",
+                         what, q);
+    return cli_sys_error(cmd, "cannot write %s: %s", q, strerror(e));
 }
 
 void cli_out_abort(cli_out *o)

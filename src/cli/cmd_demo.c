@@ -647,6 +647,9 @@ static int list_demos(void)
 
 enum { O_SEED, O_FORMAT, O_N, O_TERM, O_LR, O_PLOT, O_TABLE };
 
+/* gnuplot draws a figure or a table into a file beside its destination */
+#define GP_FILE "gnuplot draws into a file (give a file name)"
+
 /* The command line of srlab demo, as read. */
 typedef struct demo_cmdline {
     const char *name, *plot, *table, *n_text;
@@ -747,12 +750,14 @@ static int demo_run(const struct demo_spec *d, const demo_args *a, const char *p
     fig.slot = tab.slot = -1;
     if ((rc = cli_out_open(&o, "demo", NULL, NULL)))
         return rc;
-    if (plot && (rc = cli_out_open(&fig, "demo", "--plot", plot))) {
-        cli_out_abort(&o);
+    if (plot && ((rc = cli_out_open(&fig, "demo", "--plot", plot)) ||
+                 (rc = cli_out_need_file(&fig, plot, GP_FILE)))) {
+        cli_out_abort(&o), cli_out_abort(&fig);
         return rc;
     }
-    if (table && (rc = cli_out_open(&tab, "demo", "--table", table))) {
-        cli_out_abort(&o), cli_out_abort(&fig);
+    if (table && ((rc = cli_out_open(&tab, "demo", "--table", table)) ||
+                  (rc = cli_out_need_file(&tab, table, GP_FILE)))) {
+        cli_out_abort(&o), cli_out_abort(&fig), cli_out_abort(&tab);
         return rc;
     }
     char *data = NULL;

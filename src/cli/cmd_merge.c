@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "srlab/sweep.h"
+#include "cli/host.h" /* cli_read_file */
 #include "cli/sweep_cli.h"
 
 #define CMD "merge"
@@ -107,13 +108,13 @@ static int read_shards(shards *s, const char *const *in, size_t nin)
         int e = cli_read_file(in[i], &d, &n);
         if (e)
             return cli_error(CMD, "cannot read %s: %s",
-                             cli_quote(q, sizeof q, in[i], strlen(in[i]), 200), strerror(e));
+                             cli_quote(q, sizeof q, in[i], strlen(in[i]), 200), cli_read_strerror(e));
         s->rows[i] = (srl_sweep_text){in[i], d, n};
         const char *name = s->sum_names[i];
         e = cli_read_file(name, &d, &n);
         if (e)
             return cli_error(CMD, "cannot read %s, the runs file of %s: %s",
-                             cli_quote(q, sizeof q, name, strlen(name), 200), in[i], strerror(e));
+                             cli_quote(q, sizeof q, name, strlen(name), 200), in[i], cli_read_strerror(e));
         s->sums[i] = (srl_sweep_text){name, d, n};
     }
     return 0;
@@ -191,6 +192,7 @@ int cmd_merge(int argc, char **argv)
                        cli_quote(q, sizeof q, out, strlen(out), 200));
     /* Check the outputs before reading anything. */
     if (!rc && !(rc = cli_out_open(&o, CMD, "-o", out)) &&
+        !(rc = cli_out_need_file(&o, out, "merge writes the runs and summary files beside it")) &&
         !(rc = cli_out_open(&orr, CMD, "-o", runs_out)))
         rc = cli_out_open(&os, CMD, "-o", sum_out);
     if (!rc)

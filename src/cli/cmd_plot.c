@@ -92,29 +92,22 @@ static bool has_column(const char *hdr, const char *col)
  * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
  * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
  * Returns 0, or the exit status of the error it printed. */
-static int check_columns(const char *script, const char *name, const char *in)
+static int check_columns(const char *script, const char *name, const char *in, const char *hdr)
 {
-    char q[CLI_QUOTE_LEN], needs[512] = "", hdr[8192] = "", line[8192];
-    FILE *f = fopen(script, "r");
-    while (f && fgets(line, sizeof line, f) && line[0] == '#')
-        if (!strncmp(line, "# needs:", 8)) {
-            line[strcspn(line, "(")] = '\0'; /* the names end where the explanation starts */
-            snprintf(needs, sizeof needs, "%.511s", line + 8);
-            break;
-        }
-    if (f)
-        fclose(f);
+    char q[CLI_QUOTE_LEN], needs[512] = "";
+    char *text;
+    size_t len;
+    if (cli_read_file(script, &text, &len) == 0) {
+        for (const char *l = text; *l == '#'; l += strcspn(l, "\n"), l += *l == '\n')
+            if (!strncmp(l, "# needs:", 8)) {
+                /* the names end where the explanation starts */
+                snprintf(needs, sizeof needs, "%.*s", (int)strcspn(l + 8, "(\n"), l + 8);
+                break;
+            }
+        free(text);
+    }
     if (!needs[0])
         return 0;
-    f = fopen(in, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (line[0] != '#') {
-            line[strcspn(line, "\r\n")] = '\0';
-            snprintf(hdr, sizeof hdr, "%s", line);
-            break;
-        }
-    if (f)
-        fclose(f);
     for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
          col = strtok_r(NULL, " \t\r\n", &save)) {
         if (has_column(hdr, col))
@@ -188,6 +181,47 @@ static int parse_args(plot_args *p, int argc, char **argv)
     return 0;
 }
 
+/* The --set variables that name columns of --in, checked against its header line hdr before
+ * gnuplot runs, which would otherwise stop on an internal error: by=COL,COL..., xcol=COL,
+ * ycol=METRIC (a column, or METRIC_mean in a summary file), where=COL=VALUE COL=VALUE...
+ * Returns 0, or the exit status of the error it printed. */
+static int check_sets(const plot_args *p, const char *hdr)
+{
+    char q[CLI_QUOTE_LEN], col[256];
+    for (size_t i = 0; i < p->nsets; i++) {
+        const char *set = p->sets[i], *val = strchr(set, '=');
+        if (!val++)
+            continue; /* refused later, with its own message */
+        const size_t vlen = (size_t)(val - 1 - set);
+        const bool by = vlen == 2 && !strncmp(set, "by", 2);
+        const bool where = vlen == 5 && !strncmp(set, "where", 5);
+        const bool xcol = vlen == 4 && !strncmp(set, "xcol", 4);
+        const bool ycol = vlen == 4 && !strncmp(set, "ycol", 4);
+        if (!by && !where && !xcol && !ycol)
+            continue;
+        const char *sep = by ? "," : where ? " \t" : "";
+        for (const char *c = val; *c;) {
+            size_t n = strcspn(c, sep);
+            size_t name = where ? strcspn(c, "=") : n;
+            if (name > n)
+                name = n;
+            if (n && name) {
+                snprintf(col, sizeof col, "%.*s", (int)(name < 200 ? name : 200), c);
+                char mean[300];
+                snprintf(mean, sizeof mean, "%s_mean", col);
+                if (!has_column(hdr, col) && !(ycol && has_column(hdr, mean)))
+                    return cli_error(CMD, "--set %.*s: --in %s has no column %s%s", (int)vlen,
+                                     set, cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
+                                     cli_quote(mean, sizeof mean, col, strlen(col), CLI_QUOTE_MAX),
+                                     ycol ? " (nor METRIC_mean)" : "");
+            }
+            c += n;
+            c += strspn(c, sep);
+        }
+    }
+    return 0;
+}
+
 /* The script of the figure p->name, plots/NAME.gp (malloc'd into *script). */
 static int find_script(const plot_args *p, char **script)
 {
@@ -218,11 +252,22 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
     char q[CLI_QUOTE_LEN];
     if (!p->in)
         return cli_error(CMD, "no data: --in CSV");
-    if (access(p->in, R_OK) != 0 || cli_host_is_dir(p->in))
+    char *data;
+    size_t len;
+    int rc = cli_read_file(p->in, &data, &len);
+    if (rc)
         return cli_error(CMD, "--in: cannot read %s: %s",
-                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
-                         cli_host_is_dir(p->in) ? "a directory" : strerror(errno));
-    int rc = check_columns(script, p->name, p->in);
+                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200), cli_read_strerror(rc));
+    char hdr[8192] = ""; /* the first line that is no '#' comment (the reader drops a BOM) */
+    for (const char *l = data; *l; l += strcspn(l, "\n"), l += *l == '\n')
+        if (*l != '#') {
+            snprintf(hdr, sizeof hdr, "%.*s", (int)strcspn(l, "\r\n"), l);
+            break;
+        }
+    free(data);
+    rc = check_columns(script, p->name, p->in, hdr);
+    if (!rc)
+        rc = check_sets(p, hdr);
     if (rc)
         return rc;
     const char *dot = strrchr(p->out, '.');
@@ -293,11 +338,11 @@ static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
     return expr;
 }
 
-/* gnuplot -e EXPR SCRIPT, drawing into o's temporary file; 0 when it drew something. */
-static int run_gnuplot(const plot_args *p, const char *script, const cli_out *o, const char *fmt)
+/* gnuplot -e EXPR SCRIPT, drawing into the file tmp; 0 when it drew something. */
+static int run_gnuplot(const plot_args *p, const char *script, const char *tmp, const char *fmt)
 {
     char q[CLI_QUOTE_LEN];
-    char *expr = gp_expression(p, o->tmp, fmt);
+    char *expr = gp_expression(p, tmp, fmt);
     if (!expr)
         return cli_sys_error(CMD, "out of memory");
     char *args[] = {"gnuplot", "-e", expr, (char *)script, NULL};
@@ -318,10 +363,39 @@ static int run_gnuplot(const plot_args *p, const char *script, const cli_out *o,
         return cli_error(CMD, "gnuplot could not draw %s from %s (its message is above)", p->name,
                          cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
     struct stat sb;
-    if (stat(o->tmp, &sb) != 0 || sb.st_size == 0)
+    if (stat(tmp, &sb) != 0 || sb.st_size == 0)
         return cli_error(CMD, "gnuplot drew nothing for %s from %s", p->name,
                          cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
     return 0;
+}
+
+/* A figure for standard output, a character device or a FIFO (an output with no temporary file
+ * beside it, src/cli/cli.h): gnuplot draws into a temporary file of its own ($TMPDIR, else
+ * /tmp), which is copied into the output's buffer and removed. */
+static int draw_through(const plot_args *p, const char *script, cli_out *o, const char *fmt)
+{
+    const char *dir = getenv("TMPDIR");
+    char *tmp = cli_alloc_printf("%s/.srlab-plot-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (!tmp)
+        return cli_sys_error(CMD, "out of memory");
+    int fd = mkstemp(tmp), rc = 0;
+    if (fd < 0) {
+        rc = cli_sys_error(CMD, "cannot create a temporary file %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    rc = run_gnuplot(p, script, tmp, fmt);
+    char buf[1 << 15];
+    for (ssize_t k; !rc && (k = read(fd, buf, sizeof buf)) != 0;) {
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 || fwrite(buf, 1, (size_t)k, o->fp) != (size_t)k)
+            rc = cli_sys_error(CMD, "cannot copy the figure from %s: %s", tmp, strerror(errno));
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return rc;
 }
 
 /* ---- the command ---- */
@@ -349,8 +423,10 @@ int cmd_plot(int argc, char **argv)
         rc = check_inputs(&p, script, &fmt);
     if (!rc)
         rc = cli_out_open(&o, CMD, "-o", p.out);
-    if (!rc)
-        rc = run_gnuplot(&p, script, &o, fmt);
+    if (!rc && o.tmp)
+        rc = run_gnuplot(&p, script, o.tmp, fmt);
+    else if (!rc)
+        rc = draw_through(&p, script, &o, fmt);
     if (!rc)
         rc = cli_out_commit(&o);
     cli_out_abort(&o);

@@ -94,6 +94,9 @@ static const char help_text[] =
     "  --shard I/N          only runs whose number is I modulo N (0 <= I < N); join the\n"
     "                       shards with srlab merge\n"
     "  --resume             continue an interrupted sweep from its journal (OUT.journal)\n"
+    "  --allow-outside      let the spec's `output =` be an absolute path or leave the\n"
+    "                       spec's folder with ..; a relative `output =` is a path from\n"
+    "                       the spec file's folder (a spec found by name: this folder)\n"
     "  --quick              apply the spec file's [quick] section (small, fast settings)\n"
     "  --dry-run            check everything and list the runs, run nothing\n"
     "  --quiet              no progress line (shown only when standard error is a terminal)\n"
@@ -246,13 +249,14 @@ static int resolve(const layer *const *layers, size_t nl, srl_sweep_setting **ou
 /* The options of the sweep itself (the indices are used below). */
 enum {
     O_COMMAND, O_SEEDS, O_ZIP, O_TARGET, O_OUTPUT, O_THREADS, O_SHARD, O_RESUME, O_QUICK,
-    O_DRYRUN, O_QUIET, O_LIST, O_NOWN
+    O_DRYRUN, O_QUIET, O_LIST, O_ALLOW_OUTSIDE, O_NOWN
 };
 static const cli_opt own_opts[O_NOWN] = {
     {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY"},
     {"target", 0, "T"},          {"output", 'o', "FILE"},  {"threads", 0, "N"},
     {"shard", 0, "I/N"},         {"resume", 0, NULL},      {"quick", 0, NULL},
     {"dry-run", 0, NULL},        {"quiet", 0, NULL},       {"list", 0, NULL},
+    {"allow-outside", 0, NULL},
 };
 
 typedef struct keyset {
@@ -422,52 +426,6 @@ static int spec_handler(void *user, const char *section, const char *name, const
     return 1;
 }
 
-int cli_read_file(const char *path, char **data, size_t *len)
-{
-    *data = NULL;
-    *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return errno ? errno : EIO;
-    struct stat sb;
-    if (fstat(fileno(fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(fp);
-        return EISDIR;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(fp);
-        return ENOMEM;
-    }
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *b2 = realloc(buf, cap + 1);
-            if (!b2) {
-                free(buf);
-                fclose(fp);
-                return ENOMEM;
-            }
-            buf = b2;
-        }
-        size_t k = fread(buf + n, 1, cap - n, fp);
-        n += k;
-        if (k == 0)
-            break;
-    }
-    int e = ferror(fp) ? (errno ? errno : EIO) : 0;
-    fclose(fp);
-    if (e) {
-        free(buf);
-        return e;
-    }
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 /* The spec file: `path` when it is a file (or cannot be read for another reason than its
  * absence), else, when it names no folder (or experiments/, relative), the spec of that name
  * (experiments/NAME.ini in the source tree or the installed data folder, src/cli/host.h);
@@ -486,12 +444,12 @@ static int read_spec(spec_state *st, const char *path, char **found)
         *found = cli_host_find_spec(name, looked, sizeof looked);
         if (!*found)
             return cli_error(CMD, "cannot read the spec file %s: %s; no spec of that name in %s "
-                             "(srlab sweep --list shows them)", q, strerror(e), looked);
+                             "(srlab sweep --list shows them)", q, cli_read_strerror(e), looked);
         path = *found;
         e = cli_read_file(path, &text, &len);
     }
     if (e)
-        return cli_error(CMD, "cannot read the spec file %s: %s", q, strerror(e));
+        return cli_error(CMD, "cannot read the spec file %s: %s", q, cli_read_strerror(e));
     st->path = path;
     st->rd.text = text;
     st->rd.len = len;
@@ -760,10 +718,11 @@ static int check_output(const char *what, const char *path)
 {
     cli_out o;
     int rc = cli_out_open(&o, CMD, what, path);
-    if (rc)
-        return rc;
+    if (!rc && path && strcmp(path, "-")) /* its siblings go beside it */
+        rc = cli_out_need_file(&o, path, "a sweep writes its runs and summary files beside it "
+                               "(give a file name)");
     cli_out_abort(&o);
-    return 0;
+    return rc;
 }
 
 /* ---- the command: arguments -> the sweep -> its runs -> the files ---- */
@@ -771,7 +730,7 @@ static int check_output(const char *what, const char *path)
 /* How to run the sweep (never part of its results). */
 typedef struct sweep_args {
     const char *spec, *output, *threads, *shard;
-    bool resume, quick, dry_run, quiet, list;
+    bool resume, quick, dry_run, quiet, list, allow_outside;
 } sweep_args;
 
 /* What sweep_main holds between its phases; sweep_cmd_free releases it. */
@@ -833,6 +792,7 @@ static int take_option(sweep_cmd *c, const cli_args *a, int k)
     case O_DRYRUN: c->a.dry_run = true; return 0;
     case O_QUIET: c->a.quiet = true; return 0;
     case O_LIST: c->a.list = true; return 0;
+    case O_ALLOW_OUTSIDE: c->a.allow_outside = true; return 0;
     case O_OUTPUT:
         if (c->a.output)
             return cli_error(CMD, "%s is given twice", a->opt);
@@ -884,27 +844,41 @@ static int parse_args(sweep_cmd *c, int argc, char **argv, bool *help)
                              cli_quote(q, sizeof q, a.val, strlen(a.val), CLI_QUOTE_MAX),
                              c->a.spec);
         } else {
-            c->a.spec = a.val;
+            c->a.spec = cli_host_plain_path(a.val); /* "./k.ini" is "k.ini": one identity */
         }
     }
     return 0;
 }
 
-/* The output: -o, else the spec's `output` (not a setting of the grid). */
-static void take_spec_output(sweep_cmd *c)
+/* The output: -o, else the spec's `output` (not a setting of the grid), relative to the spec
+ * file's folder and inside it unless --allow-outside (cli_host_spec_output). */
+static int take_spec_output(sweep_cmd *c)
 {
     layer *m = &c->spec.main;
     long oi = layer_find(m, "output");
     if (oi < 0)
-        return;
+        return 0;
     setting t = m->s[oi];
     memmove(m->s + oi, m->s + oi + 1, (m->n - (size_t)oi - 1) * sizeof *m->s);
     m->n--;
-    c->output_owned = t.value;
     free(t.key);
+    if (c->a.output) { /* -o wins */
+        free(t.value);
+        free(t.origin);
+        return 0;
+    }
+    const char *why = NULL;
+    int e = cli_host_spec_output(c->spec_path ? NULL : c->a.spec, t.value, c->a.allow_outside,
+                                 &c->output_owned, &why);
+    char q[CLI_QUOTE_LEN];
+    int rc = e == ENOMEM ? cli_sys_error(CMD, "out of memory")
+             : e ? cli_error(CMD, "%s: output = %s: %s (give --allow-outside to write there)",
+                             t.origin, cli_quote(q, sizeof q, t.value, strlen(t.value), 200), why)
+                 : 0;
+    free(t.value);
     free(t.origin);
-    if (!c->a.output)
-        c->a.output = c->output_owned;
+    c->a.output = c->output_owned;
+    return rc;
 }
 
 /* The spec file, where the output goes, the threads, the shard. */
@@ -920,16 +894,14 @@ static int read_inputs(sweep_cmd *c)
         return cli_error(CMD, "--quick applies a spec file's [quick] section: give the spec file");
     if (c->a.quick && c->spec.quick.n == 0)
         return cli_error(CMD, "--quick: %s has no [quick] section", c->a.spec);
-    take_spec_output(c);
-    c->nthreads = 1;
-#ifdef _OPENMP
-    c->nthreads = omp_get_max_threads();
-#endif
+    if ((rc = take_spec_output(c)))
+        return rc;
+    c->nthreads = cli_host_team(0, 0); /* OMP_NUM_THREADS, clamped (src/cli/host.h) */
     if (c->a.threads) {
         long long t;
         if ((rc = cli_parse_int(CMD, "--threads", c->a.threads, 1, 4096, &t)))
             return rc;
-        c->nthreads = (int)t;
+        c->nthreads = cli_host_team(t, 0);
     }
     srl_err err;
     if (c->a.shard && srl_sweep_parse_shard(c->a.shard, &c->shard_i, &c->shard_n, &err))
@@ -1006,7 +978,7 @@ static int read_journal(sweep_cmd *c)
                          "finish it, or remove it to start over", q);
     int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
     if (e)
-        return cli_error(CMD, "cannot read %s: %s", q, strerror(e));
+        return cli_error(CMD, "cannot read %s: %s", q, cli_read_strerror(e));
     srl_err err;
     if (srl_sweep_journal_read(&c->jr, c->jtext, c->jlen, &err))
         return cli_error(CMD, "%s: %s (remove it to start over)", q, err.msg);
@@ -1092,17 +1064,20 @@ static int open_journal(sweep_cmd *c)
     cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
     if (c->jr) {
         size_t good = srl_sweep_journal_valid_len(c->jr);
-        x->jfd = open(c->jpath, O_WRONLY | O_APPEND);
-        if (x->jfd < 0 || ftruncate(x->jfd, (off_t)good) != 0)
+        int rc = cli_out_append(CMD, "-o", c->jpath, false, &x->jfd); /* no link, no device */
+        if (rc)
+            return rc;
+        if (ftruncate(x->jfd, (off_t)good) != 0)
             return cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
         if (good < c->jlen && !c->a.quiet)
             fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
                     "(%zu bytes); that run runs again\n", CMD, q, c->jlen - good);
         return 0;
     }
-    x->jfd = open(c->jpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0666);
-    int e = x->jfd < 0 ? errno : 0;
-    if (!e && srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
+    int e = 0, rc = cli_out_append(CMD, "-o", c->jpath, true, &x->jfd); /* no link, no device */
+    if (rc)
+        return rc;
+    if (srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
         e = ENOMEM;
     if (!e)
         e = write_all(x->jfd, h, hl);
@@ -1137,7 +1112,8 @@ static int run_sweep(sweep_cmd *c)
     if (x->jfd >= 0)
         sync_start(&ysync, x->jfd);
     srl_err err;
-    int st = srl_sweep_execute(c->sw, c->todo, c->ntodo, c->nthreads, on_done, x, NULL, &err);
+    int st = srl_sweep_execute(c->sw, c->todo, c->ntodo, cli_host_team(c->nthreads, c->ntodo),
+                               on_done, x, NULL, &err);
     if (x->jfd >= 0) {
         int e = sync_stop(&ysync);
         if (!e && fdatasync(x->jfd) != 0)
@@ -1271,7 +1247,7 @@ static int write_outputs(sweep_cmd *c)
     c->jtext = NULL;
     int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
     if (e)
-        return cli_sys_error(CMD, "cannot read %s back: %s", c->jpath, strerror(e));
+        return cli_sys_error(CMD, "cannot read %s back: %s", c->jpath, cli_read_strerror(e));
     int rc = write_files(c, c->jtext, c->jlen);
     if (!rc && unlink(c->jpath) != 0)
         rc = cli_sys_error(CMD, "cannot remove %s: %s", c->jpath, strerror(errno));

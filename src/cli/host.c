@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "cli/cli.h"
-#include "cli/sweep_cli.h" /* cli_read_file */
 #include "srl_experiments_paths.h"
 #include "srl_plots_paths.h"
 
@@ -98,6 +102,92 @@ bool cli_host_access(const char *dir, const char *name, int mode)
     return ok;
 }
 
+int cli_read_file(const char *path, char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return errno ? errno : EIO;
+    struct stat sb;
+    int e = 0;
+    if (fstat(fd, &sb) != 0)
+        e = errno ? errno : EIO;
+    else if (S_ISDIR(sb.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(sb.st_mode))
+        e = CLI_READ_ESPECIAL;
+    else if (sb.st_size > 0 && (uintmax_t)sb.st_size > CLI_READ_MAX)
+        e = CLI_READ_ETOOBIG;
+    if (e) {
+        close(fd);
+        return e;
+    }
+    /* st_size is a hint only (files in /proc say 0; a file may grow while read) */
+    size_t cap = sb.st_size > 0 ? (size_t)sb.st_size + 1 : (size_t)1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        close(fd);
+        return ENOMEM;
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap > CLI_READ_MAX) {
+                e = CLI_READ_ETOOBIG;
+                break;
+            }
+            cap = cap > CLI_READ_MAX / 2 ? CLI_READ_MAX + 1 : 2 * cap;
+            char *b2 = realloc(buf, cap + 1);
+            if (!b2) {
+                e = ENOMEM;
+                break;
+            }
+            buf = b2;
+        }
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            e = errno ? errno : EIO;
+            break;
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    if (!e && n > CLI_READ_MAX)
+        e = CLI_READ_ETOOBIG;
+    if (e) {
+        free(buf);
+        return e;
+    }
+    if (n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) { /* a UTF-8 byte-order mark: no text */
+        memmove(buf, buf + 3, n - 3);
+        n -= 3;
+    }
+    buf[n] = 0;
+    cli_input_note(path, &sb);
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+const char *cli_read_strerror(int e)
+{
+    switch (e) {
+    case CLI_READ_ESPECIAL:
+        return "not a regular file (a device, FIFO or socket): srlab reads only regular files";
+    case CLI_READ_ETOOBIG:
+        return "larger than 256 MiB, the most srlab reads from one file";
+    case EISDIR:
+        return "it is a directory, not a file";
+    default:
+        return strerror(e);
+    }
+}
+
 char *cli_host_read(const char *dir, const char *name, size_t *len)
 {
     char *p = cli_host_path(dir, name), *data = NULL;
@@ -113,13 +203,26 @@ char *cli_host_read(const char *dir, const char *name, size_t *len)
 char *cli_host_read_head(const char *dir, const char *name, size_t max)
 {
     char *p = cli_host_path(dir, name);
-    FILE *fp = p ? fopen(p, "rb") : NULL;
+    int fd = p ? open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
     free(p);
-    if (!fp)
+    struct stat sb;
+    if (fd < 0)
         return NULL;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a regular file only, as cli_read_file */
+        close(fd);
+        return NULL;
+    }
     char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, fp) : 0;
-    fclose(fp);
+    size_t n = 0;
+    while (buf && n < max) {
+        ssize_t k = read(fd, buf + n, max - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
     if (buf)
         buf[n] = 0;
     return buf;
@@ -270,4 +373,91 @@ int cli_host_wait(pid_t pid, cli_host_exit *e)
     e->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     e->status = WIFEXITED(status) ? WEXITSTATUS(status) : e->signal ? 128 + e->signal : 127;
     return 0;
+}
+
+const char *cli_host_plain_path(const char *path)
+{
+    while (path[0] == '.' && path[1] == '/') {
+        path += 2;
+        while (*path == '/')
+            path++;
+    }
+    return *path ? path : ".";
+}
+
+/* ---- where a spec's output goes ---- */
+
+int cli_host_spec_output(const char *spec, const char *value, bool allow_outside, char **path,
+                         const char **why)
+{
+    *path = NULL;
+    *why = NULL;
+    if (!*value) {
+        *why = "an empty file name";
+        return EINVAL;
+    }
+    if (value[0] == '/' && !allow_outside) {
+        *why = "an absolute path, outside the spec file's folder";
+        return EPERM;
+    }
+    /* climbs out of the folder: more ".." than names before them, component by component */
+    long depth = 0;
+    for (const char *c = value; *c && !allow_outside;) {
+        size_t n = strcspn(c, "/");
+        if (n == 2 && !strncmp(c, "..", 2))
+            depth--;
+        else if (n && !(n == 1 && *c == '.'))
+            depth++;
+        if (depth < 0) {
+            *why = "its .. leaves the spec file's folder";
+            return EPERM;
+        }
+        c += n;
+        c += *c == '/';
+    }
+    if (spec)
+        spec = cli_host_plain_path(spec); /* "./k.ini" and "k.ini" give the same name */
+    const char *slash = spec ? strrchr(spec, '/') : NULL;
+    if (value[0] == '/' || !slash) /* absolute, or the spec is in the current folder */
+        *path = strdup(value);
+    else if (slash == spec)
+        *path = cli_alloc_printf("/%s", value);
+    else
+        *path = cli_alloc_printf("%.*s/%s", (int)(slash - spec), spec, value);
+    return *path ? 0 : ENOMEM;
+}
+
+/* ---- threads ---- */
+
+int cli_host_max_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        cpus = 1;
+    long max = CLI_THREADS_PER_CPU * cpus;
+    return (int)(max > CLI_THREADS_MAX ? CLI_THREADS_MAX : max);
+}
+
+int cli_host_team(long long requested, size_t work)
+{
+    if (requested <= 0) {
+#ifdef _OPENMP
+        requested = omp_get_max_threads();
+#else
+        requested = 1;
+#endif
+    }
+    long long max = cli_host_max_threads();
+    if (requested > max)
+        requested = max;
+    if (work > 0 && (unsigned long long)requested > work)
+        requested = (long long)work;
+    return requested < 1 ? 1 : (int)requested;
+}
+
+void cli_host_clamp_threads(void)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(cli_host_team(0, 0));
+#endif
 }

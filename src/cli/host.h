@@ -30,6 +30,23 @@ char *cli_host_find_spec(const char *name, char *looked, size_t len);
 
 /* ---- files ---- */
 
+/* The one way srlab reads a file (every input: specs, shards, journals, plot inputs, batch
+ * files, train --data): the whole of path, NUL-terminated, malloc'd in *data, its length in *len.
+ * Only a regular file is read (a device, FIFO, socket or directory is refused without reading
+ * it, and a FIFO without waiting for a writer), and at most CLI_READ_MAX bytes (256 MiB: srlab's
+ * inputs are text tables and specs; a bigger file is refused, not truncated). A UTF-8
+ * byte-order mark at its start is dropped (it is no part of the text). The file is noted
+ * as an input (cli_input_note in cli.h), so no output replaces it. Returns 0, or an errno value
+ * or one of CLI_READ_E* below: say it with cli_read_strerror. */
+#define CLI_READ_MAX ((size_t)256 << 20)
+enum {
+    CLI_READ_ESPECIAL = -2001, /* not a regular file */
+    CLI_READ_ETOOBIG = -2002   /* more than CLI_READ_MAX bytes */
+};
+int cli_read_file(const char *path, char **data, size_t *len);
+/* Why cli_read_file failed, as the end of a message ("cannot read X: ..."). */
+const char *cli_read_strerror(int e);
+
 /* Is path an existing folder (following links)? */
 bool cli_host_is_dir(const char *path);
 /* "dir/name", malloc'd; NULL when out of memory. */
@@ -52,6 +69,37 @@ bool cli_host_has_program(const char *name);
 
 /* Seconds on a monotonic clock (for wall times: differences only). */
 double cli_host_now(void);
+
+/* path without its leading "./" (and the slashes after it): "./k.ini" and ".//k.ini" are "k.ini",
+ * so the spelling of a relative path does not change what srlab writes about it (a sweep's
+ * "# spec:" line). A pointer into path; "." when nothing is left. */
+const char *cli_host_plain_path(const char *path);
+
+/* ---- where a spec's output goes ----
+ * A spec file's `output = VALUE` is a path from the spec file's folder (spec: its path as given;
+ * NULL for a spec found by its name, whose outputs go to the current folder), so a sweep writes
+ * the same file from any folder. An absolute VALUE, or one whose ".." components climb out of
+ * that folder (decided on the text: "a/../../x" climbs, "a/../x" does not), is refused unless
+ * allow_outside (srlab sweep --allow-outside). Returns 0 with the path malloc'd in *path; EPERM or
+ * EINVAL with the reason in *why; ENOMEM. */
+int cli_host_spec_output(const char *spec, const char *value, bool allow_outside, char **path,
+                         const char **why);
+
+/* ---- threads ----
+ * Every OpenMP team srlab starts is at most cli_host_max_threads() threads, whatever
+ * OMP_NUM_THREADS or --threads ask (OMP_NUM_THREADS=100000 would otherwise try to start that
+ * many threads and crash), and a team over a list of work items (the runs of a sweep, the checks)
+ * has at most one thread per item. The results never depend on the team size (docs/design.md). */
+#define CLI_THREADS_PER_CPU 4 /* a few per online processor: more only wait */
+#define CLI_THREADS_MAX 1024
+/* CLI_THREADS_PER_CPU x the online processors, at most CLI_THREADS_MAX. */
+int cli_host_max_threads(void);
+/* A team size: `requested` (<= 0: OpenMP's default, omp_get_max_threads()), at most
+ * cli_host_max_threads(), at most `work` when work > 0, at least 1. */
+int cli_host_team(long long requested, size_t work);
+/* Clamp OpenMP's default team size (OMP_NUM_THREADS) to cli_host_team(0, 0), for every parallel
+ * region that sets none of its own: main() calls it before any command runs. */
+void cli_host_clamp_threads(void);
 
 /* ---- child programs ---- */
 

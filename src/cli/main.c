@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/help_gen.h"
+#include "cli/host.h"
 #include "srlab/common.h"
 
 typedef struct cli_command {
@@ -144,6 +145,7 @@ static int run_command(const cli_command *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    cli_host_clamp_threads(); /* whatever OMP_NUM_THREADS says (src/cli/host.h) */
     if (argc < 2) {
         char list[256] = "";
         for (size_t k = 0; k < NCOMMANDS; k++)

@@ -11,6 +11,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cli/host.h"
 #include "cli/rows.h"
 
 /* The value of --problem, or NULL. */
@@ -185,6 +186,8 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
                 rc = cli_error(cmd, "%s: given twice", ar.opt);
             else if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
+            else if (!strcmp(param[k]->key, "data")) /* a file the run reads: no output may */
+                cli_input_note(ar.val, NULL);        /* replace it (cli.h, inputs) */
             break;
         }
     }
@@ -290,7 +293,7 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     }
 #ifdef _OPENMP
     if (a->threads > 0) /* the kernels' threads; the results do not depend on them */
-        omp_set_num_threads(a->threads);
+        omp_set_num_threads(cli_host_team(a->threads, 0));
 #endif
     if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
         goto done;

@@ -14,7 +14,6 @@ int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners);
  * without ".csv" gets the suffixes appended). malloc'd; NULL when out of memory. */
 char *cli_sweep_sibling(const char *out, const char *suffix);
 
-/* Read a whole file; 0, or errno. */
-int cli_read_file(const char *path, char **data, size_t *len);
+/* Files are read with cli_read_file (src/cli/host.h). */
 
 #endif

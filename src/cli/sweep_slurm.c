@@ -1283,7 +1283,7 @@ static int do_status(const sl_args *A, const srl_runner *const *runners)
     int e = cli_read_file(script, &text, &len);
     if (e) {
         rc = cli_error(CMD, "--slurm-status: cannot read the job script %s (%s): submit the sweep "
-                       "with --slurm N first", q, strerror(e));
+                       "with --slurm N first", q, cli_read_strerror(e));
         goto done;
     }
     long long n = status_script_shards(text, d.command);

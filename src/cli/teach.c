@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -345,18 +346,55 @@ void teach_result_clause(teach_buf *b, const srl_format *f, srl_rounding m, cons
     }
 }
 
+/* One line of t->fp with its '\n' into t->line: its length; -1 at the end of the input or on a
+ * read error; -2 when it grows beyond TEACH_LINE_MAX bytes (memory stays bounded whatever the
+ * input: /dev/zero has no newline), -3 when out of memory. */
+static ssize_t read_line(teach_lines *t)
+{
+    size_t n = 0;
+    int c = EOF;
+    while ((c = getc(t->fp)) != EOF) {
+        if (n + 1 >= t->cap) {
+            if (t->cap >= TEACH_LINE_MAX + 2) /* TEACH_LINE_MAX bytes and no end in sight */
+                return -2;
+            size_t cap = t->cap ? 2 * t->cap : 256;
+            if (cap > TEACH_LINE_MAX + 2)
+                cap = TEACH_LINE_MAX + 2;
+            char *l = realloc(t->line, cap);
+            if (!l)
+                return -3;
+            t->line = l;
+            t->cap = cap;
+        }
+        t->line[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (n == 0)
+        return -1;
+    t->line[n] = 0;
+    return (ssize_t)n;
+}
+
 int teach_next_line(teach_lines *t, const char *cmd, char **text)
 {
     errno = 0;
-    const ssize_t got = getline(&t->line, &t->cap, t->fp);
+    const ssize_t got = read_line(t);
+    if (got != -1) {
+        t->lineno++;
+        snprintf(t->what, sizeof t->what, "line %" PRIu64, t->lineno);
+    }
+    if (got == -2)
+        return cli_error(cmd, "%s: longer than %zu MiB, the most srlab reads in one line",
+                         t->what, TEACH_LINE_MAX >> 20);
+    if (got == -3)
+        return cli_sys_error(cmd, "%s: out of memory", t->what);
     if (got == -1) {
         if (ferror(t->fp))
             return cli_sys_error(cmd, "cannot read standard input: %s", strerror(errno));
         return TEACH_EOF;
     }
     char *line = t->line;
-    t->lineno++;
-    snprintf(t->what, sizeof t->what, "line %" PRIu64, t->lineno);
     size_t len = (size_t)got;
     if (len && line[len - 1] == '\n')
         len--;

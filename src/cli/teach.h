@@ -116,6 +116,8 @@ typedef struct teach_lines {
     uint64_t lineno;
     char what[48];
 } teach_lines;
+/* A line longer than TEACH_LINE_MAX bytes is refused (exit 2) after reading that much of it. */
+#define TEACH_LINE_MAX ((size_t)64 << 20)
 int teach_next_line(teach_lines *t, const char *cmd, char **text);
 
 /* Clopper-Pearson interval [lo, hi] for k successes in n trials at the given confidence. */

@@ -248,8 +248,14 @@ int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
     if (!st.have_p || !st.have_emax)
         return srl_err_set(err, SRL_EPARSE, "format '%s': a custom format needs p= and emax=; "
                            "expected %s", spec, known_list());
-    if (!st.have_emin)
+    if (!st.have_emin) {
+        /* the default emin is the user's emax in disguise: say so in terms of what was given */
         st.emin = 1 - st.emax;
+        if (st.emax < 1) /* (with emax <= 1023, 1 - emax never goes below binary64's range) */
+            return srl_err_set(err, SRL_EINVAL, "format '%s': emax=%d is too small: without emin= "
+                               "the smallest normal exponent is 1 - emax = %d, above emax (give "
+                               "emax >= 1, or emin=)", spec, st.emax, st.emin);
+    }
     return srl_format_make(f, st.p, st.emax, st.emin, st.sub, st.inf, st.sat, err);
 }
 

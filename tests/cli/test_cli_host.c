@@ -2,7 +2,9 @@
  * against its contract in src/cli/host.h: the data directories' lookup order, files in a folder
  * (read whole and in part, access, the sorted list of names with a suffix), programs on PATH,
  * and child programs (exit status, death by a signal, a program or folder that is not there,
- * the working directory, standard input from /dev/null, output into a file). */
+ * the working directory, standard input from /dev/null, output into a file); the bounded reader
+ * (special files, the size cap, a byte-order mark, inputs noted), team sizes, spec outputs. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/host.h"
 #include "srl_experiments_paths.h"
 #include "srl_plots_paths.h"
@@ -146,6 +149,110 @@ static void test_children(void)
     GROUP("child programs: status, signal, folder, stdin, output, 127", before);
 }
 
+static void test_reader(void)
+{
+    long before = srl_test_failures;
+    char *data = NULL, *p;
+    size_t len = 99;
+    /* a device, a FIFO (without waiting for a writer), a folder: refused, nothing read */
+    CHECK(cli_read_file("/dev/zero", &data, &len) == CLI_READ_ESPECIAL && !data && len == 0,
+          "/dev/zero is not a regular file");
+    p = cli_host_path(dir, "fifo");
+    CHECK(p && mkfifo(p, 0600) == 0, "mkfifo");
+    CHECK(p && cli_read_file(p, &data, &len) == CLI_READ_ESPECIAL && !data, "a FIFO is refused");
+    free(p);
+    CHECK(cli_read_file(dir, &data, &len) == EISDIR && !data, "a folder is refused");
+    CHECK(strstr(cli_read_strerror(CLI_READ_ESPECIAL), "not a regular file") &&
+              strstr(cli_read_strerror(CLI_READ_ETOOBIG), "256 MiB"),
+          "messages: %s / %s", cli_read_strerror(CLI_READ_ESPECIAL),
+          cli_read_strerror(CLI_READ_ETOOBIG));
+    /* one byte beyond the cap (a sparse file: nothing is written to disk) */
+    p = cli_host_path(dir, "big");
+    int fd = p ? open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)CLI_READ_MAX + 1) == 0, "a sparse file");
+    if (fd >= 0)
+        close(fd);
+    CHECK(p && cli_read_file(p, &data, &len) == CLI_READ_ETOOBIG && !data, "beyond the cap");
+    CHECK(p && truncate(p, (off_t)CLI_READ_MAX) == 0, "at the cap");
+    CHECK(p && cli_read_file(p, &data, &len) == 0 && data && len == CLI_READ_MAX && !data[len],
+          "exactly the cap is read: %zu", len);
+    free(data);
+    data = NULL;
+    free(p); /* kept (sparse): a file made after its removal could take its inode number */
+    /* a byte-order mark is dropped; the file becomes an input, under any spelling */
+    write_file("bom.ini", "\xEF\xBB\xBF" "a = 1\n");
+    p = cli_host_path(dir, "bom.ini");
+    CHECK(p && !cli_input_same(p), "not an input before it is read");
+    CHECK(p && cli_read_file(p, &data, &len) == 0 && len == 6 && !strcmp(data, "a = 1\n"),
+          "byte-order mark dropped: %zu [%s]", len, data ? data : "");
+    free(data);
+    char *alias = cli_host_path(dir, "./bom.ini"), *link = cli_host_path(dir, "link.ini");
+    CHECK(link && symlink(p, link) == 0, "symlink");
+    CHECK(p && cli_input_same(p) && alias && cli_input_same(alias) && cli_input_same(link),
+          "an input under three spellings");
+    free(alias);
+    free(link);
+    free(p);
+    GROUP("cli_read_file: special files, the cap, a BOM, inputs noted", before);
+}
+
+static void test_teams(void)
+{
+    long before = srl_test_failures;
+    int max = cli_host_max_threads();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(max >= 1 && max <= CLI_THREADS_MAX &&
+              (max == CLI_THREADS_MAX || max == CLI_THREADS_PER_CPU * (cpus < 1 ? 1 : cpus)),
+          "max threads %d with %ld processors", max, cpus);
+    CHECK(cli_host_team(100000, 0) == max, "100000 asked: %d", cli_host_team(100000, 0));
+    CHECK(cli_host_team(100000, 3) == (max < 3 ? max : 3), "3 work items");
+    CHECK(cli_host_team(1, 1000) == 1 && cli_host_team(-5, 1) == 1, "at least 1, at most work");
+    GROUP("team sizes: clamped to the machine and the work", before);
+}
+
+static void test_spec_output(void)
+{
+    long before = srl_test_failures;
+    static const struct {
+        const char *spec, *value, *path; /* path NULL: refused */
+    } cases[] = {
+        {"k.ini", "o.csv", "o.csv"},
+        {"./k.ini", "o.csv", "o.csv"},
+        {"sub/k.ini", "o.csv", "sub/o.csv"},
+        {"./sub/k.ini", "out/o.csv", "sub/out/o.csv"},
+        {"/abs/k.ini", "o.csv", "/abs/o.csv"},
+        {NULL, "o.csv", "o.csv"},           /* a spec found by name: the current folder */
+        {"sub/k.ini", "a/../o.csv", "sub/a/../o.csv"},
+        {"sub/k.ini", "../o.csv", NULL},
+        {"sub/k.ini", "a/../../o.csv", NULL},
+        {"sub/k.ini", "/tmp/o.csv", NULL},
+        {"sub/k.ini", "", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = NULL;
+        const char *why = NULL;
+        int e = cli_host_spec_output(cases[i].spec, cases[i].value, false, &path, &why);
+        if (cases[i].path)
+            CHECK(e == 0 && path && !strcmp(path, cases[i].path), "%s + %s: %s", cases[i].spec,
+                  cases[i].value, path ? path : why);
+        else
+            CHECK(e != 0 && !path && why, "%s + %s is refused", cases[i].spec, cases[i].value);
+        free(path);
+    }
+    char *path = NULL;
+    const char *why = NULL;
+    CHECK(cli_host_spec_output("sub/k.ini", "../o.csv", true, &path, &why) == 0 && path &&
+              !strcmp(path, "sub/../o.csv"),
+          "--allow-outside: %s", path ? path : why);
+    free(path);
+    CHECK(!strcmp(cli_host_plain_path("./k.ini"), "k.ini") &&
+              !strcmp(cli_host_plain_path(".//./k.ini"), "k.ini") &&
+              !strcmp(cli_host_plain_path("./"), ".") &&
+              !strcmp(cli_host_plain_path("a/./b"), "a/./b"),
+          "plain paths");
+    GROUP("spec outputs: from the spec's folder, inside it; plain paths", before);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -155,6 +262,9 @@ int main(void)
     test_data_dirs();
     test_files();
     test_children();
+    test_reader();
+    test_teams();
+    test_spec_output();
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

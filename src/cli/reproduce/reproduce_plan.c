@@ -11,7 +11,6 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
-#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "reproduce"
 
@@ -383,7 +382,7 @@ static int plan_experiment(rp_experiment *e, const char *name, const rp_report *
         return -1;
     int err = cli_read_file(e->source, &text, &len);
     if (err) {
-        e->problem = cli_alloc_printf("cannot read %s: %s", e->source, strerror(err));
+        e->problem = cli_alloc_printf("cannot read %s: %s", e->source, cli_read_strerror(err));
         return e->problem ? 0 : -1;
     }
     int rc = read_spec(e, text, len, r->plots);

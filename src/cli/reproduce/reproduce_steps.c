@@ -14,7 +14,6 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
-#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "reproduce"
 
@@ -66,7 +65,7 @@ static int copy_spec(const rp_report *r, const rp_experiment *e)
     int rc, err = cli_read_file(e->source, &text, &len);
     if (err) {
         free(dst);
-        return cli_sys_error(CMD, "cannot read %s: %s", e->source, strerror(err));
+        return cli_sys_error(CMD, "cannot read %s: %s", e->source, cli_read_strerror(err));
     }
     cli_out o;
     if (!(rc = cli_out_open(&o, CMD, "-o", dst))) {
@@ -156,7 +155,6 @@ static char *last_line(const char *dir, const char *log)
  * is in s->status. */
 static int run_step(const rp_report *r, rp_step *s)
 {
-    char q[CLI_QUOTE_LEN];
     char *logpath = cli_host_path(r->dir, s->log), *line = rp_command(s->argc, s->argv);
     char **argv = malloc(((size_t)s->argc + 2) * sizeof *argv);
     int rc = 0, fd = -1, err;
@@ -168,11 +166,8 @@ static int run_step(const rp_report *r, rp_step *s)
     for (int i = 0; i < s->argc; i++)
         argv[i + 1] = s->argv[i];
     argv[s->argc + 1] = NULL;
-    if ((fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        rc = cli_sys_error(CMD, "cannot write %s: %s",
-                           cli_quote(q, sizeof q, logpath, strlen(logpath), 200), strerror(errno));
+    if ((rc = cli_out_append(CMD, "the log", logpath, true, &fd))) /* no link, no device */
         goto done;
-    }
     dprintf(fd, "$ %s\n", line);
     const double t0 = cli_host_now(), c0 = children_cpu();
     const cli_host_child child = {r->exe, false, argv, r->dir, fd, true,
