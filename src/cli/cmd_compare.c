@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/sweep_cli.h"
+#include "cli/host.h"
 #include "srlab/compare.h"
 
 #define CMD "compare"
@@ -151,7 +151,7 @@ int cmd_compare(int argc, char **argv)
     int e = cli_read_file(a.in, &data, &n);
     if (e) {
         rc = cli_error(CMD, "cannot read %s: %s", cli_quote(q, sizeof q, a.in, strlen(a.in), 200),
-                       strerror(e));
+                       cli_read_strerror(e));
     } else {
         srl_sweep_text t = {a.in, data, n};
         srl_err err;
