@@ -156,7 +156,7 @@ static int parse_args(plot_args *p, int argc, char **argv)
     enum { O_IN, O_OUTPUT, O_SET };
     static const cli_opt opts[] = {[O_IN] = {"in", 0, "CSV"},
                                    [O_OUTPUT] = {"output", 'o', "FILE"},
-                                   [O_SET] = {"set", 0, "VAR=VALUE"},
+                                   [O_SET] = {"set", 0, "VAR=VALUE..."},
                                    {NULL, 0, NULL}};
     char q[CLI_QUOTE_LEN];
     cli_args a;

@@ -249,7 +249,7 @@ enum {
     O_DRYRUN, O_QUIET, O_LIST, O_NOWN
 };
 static const cli_opt own_opts[O_NOWN] = {
-    {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY"},
+    {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY..."},
     {"target", 0, "T"},          {"output", 'o', "FILE"},  {"threads", 0, "N"},
     {"shard", 0, "I/N"},         {"resume", 0, NULL},      {"quick", 0, NULL},
     {"dry-run", 0, NULL},        {"quiet", 0, NULL},       {"list", 0, NULL},

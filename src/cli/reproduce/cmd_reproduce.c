@@ -84,7 +84,7 @@ static int parse_args(rp_opts *o, int argc, char **argv)
     static const cli_opt opts[] = {[O_QUICK] = {"quick", 0, NULL},
                                    [O_OUTPUT] = {"output", 'o', "DIR"},
                                    [O_FORCE] = {"force", 0, NULL},
-                                   [O_ONLY] = {"only", 0, "NAMES"},
+                                   [O_ONLY] = {"only", 0, "NAMES..."},
                                    [O_CHECKS] = {"checks", 0, "NAMES"},
                                    [O_THREADS] = {"threads", 0, "N"},
                                    {NULL, 0, NULL}};
