@@ -7,6 +7,7 @@
  * beside FILE that is renamed over it only when gnuplot succeeded and the file is not empty. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "plot"
 
@@ -88,6 +90,101 @@ static bool has_column(const char *hdr, const char *col)
     return false;
 }
 
+/* The names of a script's "# needs:" line into needs[512] ("" without one). */
+static void script_needs(const char *script, char *needs)
+{
+    char line[8192];
+    needs[0] = '\0';
+    FILE *f = fopen(script, "r");
+    while (f && fgets(line, sizeof line, f) && line[0] == '#')
+        if (!strncmp(line, "# needs:", 8)) {
+            line[strcspn(line, "(")] = '\0'; /* the names end where the explanation starts */
+            snprintf(needs, 512, "%.511s", line + 8);
+            break;
+        }
+    if (f)
+        fclose(f);
+}
+
+/* Field k (from 0) of the CSV line [s, e) into [*b, *fe) (quotes kept); false if the line is
+ * shorter. */
+static bool csv_field(const char *s, const char *e, size_t k, const char **b, const char **fe)
+{
+    for (size_t i = 0;; i++) {
+        const char *c = s;
+        for (bool quoted = false; c < e && (quoted || *c != ','); c++)
+            if (*c == '"')
+                quoted = !quoted;
+        if (i == k) {
+            *b = s;
+            *fe = c;
+            return true;
+        }
+        if (c >= e)
+            return false;
+        s = c + 1;
+    }
+}
+
+/* Issue 12, item 13: gnuplot draws an empty figure, and exits 0, when a plotted column holds no
+ * number. Every column the script plots as a number -- the names of its "# needs:" line (not
+ * *SUFFIX ones, nor NAME:text), and the columns --set xcol=/ycol= name -- must hold at least one
+ * finite number in the data rows of --in; else refuse, naming the column. Returns 0, or the exit
+ * status of the error printed (a file that cannot be read is left to gnuplot's message). */
+static int check_numbers(const char *script, const char *in, const char *const *sets, size_t nsets)
+{
+    char q[CLI_QUOTE_LEN], needs[512], cols[1024];
+    script_needs(script, needs);
+    size_t used = (size_t)snprintf(cols, sizeof cols, "%s", needs);
+    for (size_t i = 0; i < nsets; i++)
+        if ((!strncmp(sets[i], "ycol=", 5) || !strncmp(sets[i], "xcol=", 5)) && used < sizeof cols)
+            used += (size_t)snprintf(cols + used, sizeof cols - used, " %s", sets[i] + 5);
+    char *data;
+    size_t len;
+    if (cli_read_file(in, &data, &len))
+        return 0;
+    const char *end = data + len, *hdr = NULL, *line = data, *hdr_end = NULL;
+    int rc = 0;
+    while (line < end && !hdr) { /* the header: the first line not starting with '#' */
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *e = nl ? nl : end;
+        if (*line != '#')
+            hdr = line, hdr_end = e;
+        line = nl ? nl + 1 : end;
+    }
+    for (char *save = NULL, *col = strtok_r(cols, " \t\r\n", &save); hdr && !rc && col;
+         col = strtok_r(NULL, " \t\r\n", &save)) {
+        if (col[0] == '*' || strchr(col, ':'))
+            continue;
+        size_t k = 0, n = strlen(col);
+        const char *b, *fe;
+        while (csv_field(hdr, hdr_end, k, &b, &fe) &&
+               !((size_t)(fe - b) - (fe > b && fe[-1] == '\r') == n && !strncmp(b, col, n)))
+            k++;
+        if (!csv_field(hdr, hdr_end, k, &b, &fe))
+            continue; /* not a column of this file: check_columns or gnuplot says so */
+        bool found = false;
+        for (const char *l = line; l < end && !found;) {
+            const char *nl = memchr(l, '\n', (size_t)(end - l));
+            const char *e = nl ? nl : end;
+            if (*l != '#' && csv_field(l, e, k, &b, &fe) && fe > b && fe - b < 64) {
+                char num[64], *stop;
+                snprintf(num, sizeof num, "%.*s", (int)(fe - b), b);
+                num[strcspn(num, "\r")] = '\0';
+                double v = strtod(num, &stop);
+                found = stop != num && !*stop && isfinite(v);
+            }
+            l = nl ? nl + 1 : end;
+        }
+        if (!found)
+            rc = cli_error(CMD, "--in %s: column '%s' holds no finite number (every value is nan, "
+                           "inf, text or empty): nothing to plot",
+                           cli_quote(q, sizeof q, in, strlen(in), 200), col);
+    }
+    free(data);
+    return rc;
+}
+
 /* A script names the columns it cannot do without in a "# needs: a b c" line of its header (a
  * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
  * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
@@ -95,15 +192,8 @@ static bool has_column(const char *hdr, const char *col)
 static int check_columns(const char *script, const char *name, const char *in)
 {
     char q[CLI_QUOTE_LEN], needs[512] = "", hdr[8192] = "", line[8192];
-    FILE *f = fopen(script, "r");
-    while (f && fgets(line, sizeof line, f) && line[0] == '#')
-        if (!strncmp(line, "# needs:", 8)) {
-            line[strcspn(line, "(")] = '\0'; /* the names end where the explanation starts */
-            snprintf(needs, sizeof needs, "%.511s", line + 8);
-            break;
-        }
-    if (f)
-        fclose(f);
+    script_needs(script, needs);
+    FILE *f;
     if (!needs[0])
         return 0;
     f = fopen(in, "r");
@@ -117,6 +207,7 @@ static int check_columns(const char *script, const char *name, const char *in)
         fclose(f);
     for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
          col = strtok_r(NULL, " \t\r\n", &save)) {
+        col[strcspn(col, ":")] = '\0'; /* "format:text" */
         if (has_column(hdr, col))
             continue;
         const char *hint = "";
@@ -223,6 +314,8 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
                          cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
                          cli_host_is_dir(p->in) ? "a directory" : strerror(errno));
     int rc = check_columns(script, p->name, p->in);
+    if (!rc)
+        rc = check_numbers(script, p->in, p->sets, p->nsets);
     if (rc)
         return rc;
     const char *dot = strrchr(p->out, '.');
