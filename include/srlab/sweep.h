@@ -182,9 +182,14 @@ int srl_sweep_journal_read(srl_sweep_journal **out, const char *text, size_t len
                            srl_err *err) SRL_WUR;
 void srl_sweep_journal_free(srl_sweep_journal *j); /* NULL-safe */
 
-/* The length of the valid part: bytes beyond it are an entry torn by an interruption (cut the
- * file to this length before appending to it). */
+/* The length up to the end of the last record that verifies: bytes beyond it are an entry torn
+ * by an interruption or damaged (cut the file to this length before appending to it). A damaged
+ * record before it is skipped, and every record after it that verifies is kept. */
 size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j);
+/* What reading dropped, one line per record ("the record of run 7 at line 57 (812 bytes): its
+ * checksum does not match its contents", "a record cut short by the interruption ..."), each
+ * ending in '\n'; "" when nothing was. */
+const char *srl_sweep_journal_damage(const srl_sweep_journal *j);
 /* How many runs the journal holds, and its preamble (the '#' lines the sweep's outputs start
  * with), for progress reports such as `srlab sweep --slurm-status`. */
 size_t srl_sweep_journal_count(const srl_sweep_journal *j);

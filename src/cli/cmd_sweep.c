@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +94,10 @@ static const char help_text[] =
     "  --threads N          runs in parallel (default: all cores; OMP_NUM_THREADS)\n"
     "  --shard I/N          only runs whose number is I modulo N (0 <= I < N); join the\n"
     "                       shards with srlab merge\n"
-    "  --resume             continue an interrupted sweep from its journal (OUT.journal)\n"
+    "  --resume             continue an interrupted sweep from its journal (OUT.journal):\n"
+    "                       a damaged record is dropped (named on standard error) and only\n"
+    "                       its run runs again. The journal is locked while a sweep writes\n"
+    "                       it: a second sweep on the same output exits 2 at once\n"
     "  --quick              apply the spec file's [quick] section (small, fast settings)\n"
     "  --dry-run            check everything and list the runs, run nothing\n"
     "  --quiet              no progress line (shown only when standard error is a terminal)\n"
@@ -797,12 +801,19 @@ typedef struct sweep_cmd {
     size_t *runs, nr;    /* the runs of this shard */
     size_t *todo, ntodo; /* those the journal does not hold */
     run_ctx rcx;
+    int lockfd;          /* the journal, flock'ed for the whole sweep, or -1 */
+    bool lock_made;      /* lock_journal created the (empty) journal */
 } sweep_cmd;
 
 static void sweep_cmd_free(sweep_cmd *c)
 {
     if (c->rcx.jfd >= 0)
         close(c->rcx.jfd);
+    struct stat sb;
+    if (c->lock_made && c->lockfd >= 0 && fstat(c->lockfd, &sb) == 0 && sb.st_size == 0)
+        unlink(c->jpath); /* refused before its start was written: leave no trace */
+    if (c->lockfd >= 0)
+        close(c->lockfd); /* releases the lock, after the journal is removed or complete */
     free(c->rcx.mem);
     srl_sweep_journal_free(c->jr);
     free(c->jtext);
@@ -992,13 +1003,52 @@ static int make_sweep(sweep_cmd *c)
     return st ? library_error(st, &err) : 0;
 }
 
+/* One sweep at a time per output (issue 12, item 10): the journal OUT.journal is created if
+ * missing and flock'ed (exclusive, non-blocking) before it is read, and stays locked until the
+ * files are written and it is removed. A second srlab sweep on the same output -- --resume or
+ * not -- is refused at once with exit status 2 and does no work. The lock is the file's, so it
+ * is retried when the winner removed or replaced the journal between our open and our flock.
+ * Not for --dry-run (it writes nothing) nor without -o (the journal is in memory). */
+static int lock_journal(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    if (!c->jpath || c->a.dry_run)
+        return 0;
+    cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
+    for (int tries = 0; tries < 8; tries++) {
+        struct stat before, held, now;
+        bool existed = stat(c->jpath, &before) == 0;
+        int fd = open(c->jpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return cli_sys_error(CMD, "cannot open %s: %s", q, strerror(errno));
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(fd);
+            if (e == EWOULDBLOCK)
+                return cli_error(CMD, "%s is in use: another srlab sweep is writing this output "
+                                 "now; wait for it to finish (or stop it, then --resume)", q);
+            return cli_sys_error(CMD, "cannot lock %s: %s", q, strerror(e));
+        }
+        if (fstat(fd, &held) == 0 && stat(c->jpath, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+            c->lockfd = fd;
+            c->lock_made = !existed;
+            return 0;
+        }
+        close(fd); /* the journal we locked was removed meanwhile: lock the one there now */
+    }
+    return cli_sys_error(CMD, "cannot lock %s: it keeps being replaced", q);
+}
+
 /* The journal an interrupted sweep left beside the output: refused without --resume, read with
- * it (c->jr stays NULL when it holds no run yet). */
+ * it (c->jr stays NULL when it holds no run yet). An empty journal (a sweep stopped before it
+ * wrote the journal's start) is no journal. */
 static int read_journal(sweep_cmd *c)
 {
     char q[CLI_QUOTE_LEN];
     struct stat sb;
-    if (!c->jpath || (!c->a.resume && c->a.dry_run) || stat(c->jpath, &sb) != 0)
+    if (!c->jpath || (!c->a.resume && c->a.dry_run) || stat(c->jpath, &sb) != 0 ||
+        sb.st_size == 0)
         return 0;
     cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
     if (!c->a.resume)
@@ -1076,6 +1126,17 @@ static int list_runs(const sweep_cmd *c)
     return cli_out_commit(&o);
 }
 
+/* Say what reading the journal (quoted q) dropped, record by record: each such run runs again
+ * (issue 12, item 9). */
+static void report_damage(const srl_sweep_journal *j, const char *q)
+{
+    for (const char *d = srl_sweep_journal_damage(j); *d;) {
+        size_t n = strcspn(d, "\n");
+        fprintf(stderr, "srlab %s: %s: dropped %.*s; that run runs again\n", CMD, q, (int)n, d);
+        d += n + (d[n] ? 1 : 0);
+    }
+}
+
 /* The journal to append to: the interrupted sweep's, cut to its valid part; or a new one with
  * its start (a file beside the output, or in memory when the rows go to standard output). */
 static int open_journal(sweep_cmd *c)
@@ -1095,9 +1156,8 @@ static int open_journal(sweep_cmd *c)
         x->jfd = open(c->jpath, O_WRONLY | O_APPEND);
         if (x->jfd < 0 || ftruncate(x->jfd, (off_t)good) != 0)
             return cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
-        if (good < c->jlen && !c->a.quiet)
-            fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
-                    "(%zu bytes); that run runs again\n", CMD, q, c->jlen - good);
+        if (!c->a.quiet)
+            report_damage(c->jr, q);
         return 0;
     }
     x->jfd = open(c->jpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0666);
@@ -1335,7 +1395,8 @@ static int sweep_main(sweep_cmd *c, int argc, char **argv)
     if (c->a.list)
         return list_specs();
     if ((rc = read_inputs(c)) || (rc = make_sweep(c)) ||
-        (rc = sweep_date(c->date, sizeof c->date)) || (rc = read_journal(c)) ||
+        (rc = sweep_date(c->date, sizeof c->date)) || (rc = lock_journal(c)) ||
+        (rc = read_journal(c)) ||
         (rc = make_preamble(c)) || (rc = plan_runs(c)))
         return rc;
     if (c->a.dry_run)
@@ -1354,6 +1415,7 @@ int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners)
     memset(&c, 0, sizeof c);
     c.runners = runners;
     c.rcx.jfd = -1;
+    c.lockfd = -1;
     int rc = sweep_main(&c, argc, argv);
     sweep_cmd_free(&c);
     return rc;

@@ -21,9 +21,12 @@
  *            "@run RUN rows BYTES summary BYTES fnv HEX16\n", then the run's rows (BYTES bytes)
  *            and its line of the runs file (BYTES bytes); HEX16 is the FNV-1a checksum (srlab/rng.h) of
  *            RUN in decimal, the rows and the summary line, as 16 lowercase hex digits.
- * A record cut by kill -9, or damaged, fails its lengths or its checksum: it and everything after
- * it are ignored (good_len is the length of the valid prefix). A torn header means no run was
- * recorded. A run recorded twice keeps its first record. */
+ * A record cut by kill -9, or damaged, fails its lengths or its checksum. A damaged record is
+ * dropped and reading goes on at the next record that verifies (a line "@run ..." whose lengths
+ * and checksum hold), so one flipped digit costs one run; what was dropped and why is in
+ * `damage`. A record cut short with nothing valid after it is the torn tail (good_len ends before
+ * it: the file is cut there before appending). A torn header means no run was recorded. A run
+ * recorded twice keeps its first record. */
 #ifndef SRL_SWEEP_IMPL_H
 #define SRL_SWEEP_IMPL_H
 
@@ -195,7 +198,8 @@ struct srl_sweep_journal {
     srl__sw_journal_entry *entries; /* in file order; a run at most once (first kept) */
     size_t nentries;
     srl__sw_journal_entry *by_run; /* the entries by increasing run (srl_sweep_journal_read) */
-    size_t good_len; /* length of the valid prefix; bytes beyond it are a torn record */
+    size_t good_len; /* up to the end of the last valid record; beyond it, a torn or bad tail */
+    char *damage;    /* malloc'd: one line per dropped record (srl_sweep_journal_damage), or NULL */
     bool complete_header; /* false: the header itself is torn (no run was recorded) */
 };
 

@@ -569,10 +569,28 @@ static void test_runs(void)
     CHECK(srl_sweep_journal_read(&jp, j, hl - 1, &err) == SRL_OK && !jp,
           "a torn start: nothing to resume");
     CHECK(srl_sweep_journal_read(&jp, "hello\n", 6, &err) != SRL_OK && !jp, "not a journal");
-    /* A flipped byte in the second record: it and what follows are dropped. */
+    /* A flipped byte in the second record (run 4): it alone is dropped, and said so; every
+     * record after it that verifies is kept (issue 12, item 9). */
     j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
-    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 1 &&
-              jr.good_len == ends[0], "corrupt record");
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 3 &&
+              jr.entries[0].run == 6 && jr.entries[1].run == 5 && jr.entries[2].run == 7 &&
+              jr.good_len == jl && jr.damage &&
+              strstr(jr.damage, "the record of run 4 at line ") &&
+              strstr(jr.damage, "its checksum does not match its contents\n") &&
+              !strchr(jr.damage, '\n')[1],
+          "corrupt record: %s", jr.damage ? jr.damage : "(no damage)");
+    srl__sw_journal_clear(&jr);
+    j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
+    /* A digit of the third record's '@run' line (its rows length) made a letter: its line is
+     * damaged, the run it claims unknown; the fourth record is kept. */
+    j[ends[1] + strlen("@run 5 rows ")] = 'x';
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 3 &&
+              jr.entries[2].run == 7 && jr.damage && strstr(jr.damage, "'@run' line is damaged"),
+          "damaged record line: %s", jr.damage ? jr.damage : "(no damage)");
+    srl__sw_journal_clear(&jr);
+    /* The same damage in the last record: nothing after it, so the file is cut before it. */
+    CHECK(srl__sw_journal_parse(j, ends[2], &jr, &err) == SRL_OK && jr.nentries == 2 &&
+              jr.good_len == ends[1], "damaged last record");
     srl__sw_journal_clear(&jr);
     free(j);
     free(h);
