@@ -68,7 +68,9 @@
  *             column order, without options that cannot change a result), `# spec: PATH` (if
  *             any), `# date: YYYY-MM-DDTHH:MM:SSZ`, `# format: bf16 (...)` when implied (see
  *             Settings), `# seeds: ...`, `# runs: R (P grid points x
- *             S seeds)`, and `# shard: I/N` for a shard.
+ *             S seeds)`, and `# shard: I/N` for a shard. A shard's rows file also carries
+ *             `# rows per run: C C*K ...`, the number of rows of each of its runs in run order
+ *             (C*K: K runs of C rows each), which srl_sweep_merge checks its rows against.
  *
  * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
  * text (a file beside the output): its start, written before any run, then one entry per
@@ -217,6 +219,11 @@ int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
 int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
                            const char *preamble, const size_t *runs, size_t n, char **out,
                            size_t *len, srl_err *err) SRL_WUR;
+/* The `# rows per run: ...` line (see Files, '#' lines; with its '\n') of the listed runs (a
+ * shard's, in increasing order), malloc'd into *line; the rows file of a shard carries it in its
+ * preamble. SRL_EINVAL names a run the journal does not hold. */
+int srl_sweep_journal_row_counts(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                                 char **line, srl_err *err) SRL_WUR;
 
 /* ---- merge ---- */
 
@@ -229,7 +236,10 @@ typedef struct srl_sweep_text {
 /* Join shard files (every shard of one sweep, each once, in any order) into the file the whole
  * sweep would have written: rows files (runs false) or runs files (true: one line per run, every
  * run of the sweep). Refuses files of different sweeps, naming the first differing '#' line; the
- * date is the earliest shard's. */
+ * date is the earliest shard's. Proves every shard complete: a runs file must hold each run of its
+ * shard once, and a rows file exactly the rows its `# rows per run:` line counts for each run
+ * (a shard without that line is refused); a missing run, a cut tail or a repeated line is refused
+ * naming the file, its shard and the run. */
 int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out,
                     size_t *len, srl_err *err) SRL_WUR;
 

@@ -1261,8 +1261,16 @@ static int write_files(sweep_cmd *c, const char *jtext, size_t jlen)
         if (!srl_sweep_journal_has(j, c->runs[k]))
             rc = cli_sys_error(CMD, "internal error: run %zu finished but is not in the journal",
                                c->runs[k]);
-    if (!rc && srl_sweep_journal_rows(j, c->sw, c->pre, c->runs, c->nr, &rows, &rows_len, &err))
+    char *counts = NULL, *rows_pre = NULL; /* a shard's rows file: its rows per run as well */
+    if (!rc && c->shard_n && srl_sweep_journal_row_counts(j, c->runs, c->nr, &counts, &err))
         rc = cli_sys_error(CMD, "%s", err.msg);
+    if (!rc && counts && !(rows_pre = cli_alloc_printf("%s%s", c->pre, counts)))
+        rc = cli_sys_error(CMD, "out of memory");
+    if (!rc && srl_sweep_journal_rows(j, c->sw, rows_pre ? rows_pre : c->pre, c->runs, c->nr,
+                                      &rows, &rows_len, &err))
+        rc = cli_sys_error(CMD, "%s", err.msg);
+    free(counts);
+    free(rows_pre);
     if (!rc && srl_sweep_journal_runs(j, c->sw, c->pre, c->runs, c->nr, &runs, &runs_len, &err))
         rc = cli_sys_error(CMD, "%s", err.msg);
     srl_sweep_text rt = {c->runs_path ? c->runs_path : "runs", runs, runs_len};

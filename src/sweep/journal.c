@@ -442,3 +442,31 @@ int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     return SRL_OK;
 }
+
+int srl_sweep_journal_row_counts(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                                 char **line, srl_err *err)
+{
+    *line = NULL;
+    const srl__sw_journal_entry **e;
+    int st = entries_of(j, runs, n, &e, err);
+    if (st)
+        return st;
+    srl__sw_text b = {0};
+    srl__sw_puts(&b, "# rows per run:");
+    for (size_t k = 0; k < n;) {
+        size_t c = srl__sw_count_lines(j->text + e[k]->rows_off, e[k]->rows_len), same = 1;
+        while (k + same < n &&
+               srl__sw_count_lines(j->text + e[k + same]->rows_off, e[k + same]->rows_len) == c)
+            same++;
+        if (same > 1)
+            srl__sw_printf(&b, " %zu*%zu", c, same);
+        else
+            srl__sw_printf(&b, " %zu", c);
+        k += same;
+    }
+    srl__sw_putc(&b, '\n');
+    free(e);
+    if (!(*line = srl__sw_take(&b)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    return SRL_OK;
+}

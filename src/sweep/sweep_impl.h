@@ -76,6 +76,8 @@ bool srl__sw_number(const char *s, size_t n, double *out);
 /* The line at *pos of t (without its '\n'), and *pos past it; false when no complete line is
  * left. */
 bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line, size_t *ll);
+/* The number of '\n' in [t, t + n). */
+size_t srl__sw_count_lines(const char *t, size_t n);
 
 /* ---- values (values.c) ---- */
 

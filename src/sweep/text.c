@@ -161,3 +161,11 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
     *pos += *ll + 1;
     return true;
 }
+
+size_t srl__sw_count_lines(const char *t, size_t n)
+{
+    size_t k = 0;
+    for (const char *e = t + n; (t = memchr(t, '\n', (size_t)(e - t))); t++)
+        k++;
+    return k;
+}
