@@ -125,6 +125,11 @@ const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i);
  * into it: fp32 weights under an fp32 update, for instance). */
 const char *srl_sweep_warnings(const srl_sweep *s);
 
+/* An upper bound of the rows the sweep's rows file holds (srl_run_rows_bound summed over its
+ * runs, saturating at UINT64_MAX), known before any run; *largest is the run with the most,
+ * *most its bound. */
+uint64_t srl_sweep_rows_bound(const srl_sweep *s, size_t *largest, uint64_t *most);
+
 /* "I/N" with 0 <= I < N: the runs whose number is I modulo N. */
 int srl_sweep_parse_shard(const char *text, size_t *i, size_t *n, srl_err *err) SRL_WUR;
 

@@ -22,6 +22,7 @@
  * is kept in memory and the rows go to standard output. A line on standard error ends the sweep
  * (print_result), terminal or not, unless --quiet. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@
 #include "cli/cli.h"
 #include "cli/host.h"
 #include "srlab/sweep.h"
+#include "cli/runcmd.h" /* CLI_MAX_ROWS */
 #include "cli/sweep_cli.h"
 #include "cli/sweep_slurm.h"
 
@@ -994,6 +996,15 @@ static int make_sweep(sweep_cmd *c)
     int rc = c->a.output ? check_outputs(c) : 0;
     if (rc)
         return rc;
+    size_t big;
+    uint64_t most;
+    const uint64_t rows = srl_sweep_rows_bound(c->sw, &big, &most);
+    if (rows > CLI_MAX_ROWS) /* bounded work (issue 12, item 5), before any run */
+        return cli_error(CMD, "the sweep would write up to %" PRIu64 " rows (--steps and "
+                         "--log-every over %zu runs; run %zu alone up to %" PRIu64 "), more "
+                         "than one output holds (at most %u rows, about 1 GB of CSV): log less "
+                         "often (--log-every), or run fewer steps, runs or seeds", rows,
+                         srl_sweep_nruns(c->sw), big, most, CLI_MAX_ROWS);
     for (const char *w = srl_sweep_warnings(c->sw); *w;) {
         size_t n = strcspn(w, "\n");
         fprintf(stderr, "srlab %s: warning: %.*s\n", CMD, (int)n, w);
