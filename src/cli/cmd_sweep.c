@@ -846,16 +846,11 @@ static int take_option(sweep_cmd *c, const cli_args *a, int k)
     case O_DRYRUN: c->a.dry_run = true; return 0;
     case O_QUIET: c->a.quiet = true; return 0;
     case O_LIST: c->a.list = true; return 0;
-    case O_OUTPUT:
-        if (c->a.output)
-            return cli_error(CMD, "%s is given twice", a->opt);
-        c->a.output = a->val;
-        return 0;
+    case O_OUTPUT: c->a.output = a->val; return 0;
     default: break;
     }
+    /* each option once (cli_args_next refuses a repeat), but --zip, which repeats */
     const char *name = c->opts[k].name;
-    if (strcmp(name, "zip") && layer_find(&c->flags, name) >= 0)
-        return cli_error(CMD, "%s is given twice (give one list: --%s a,b,c)", a->opt, name);
     char origin[64];
     snprintf(origin, sizeof origin, "--%s", name);
     if (layer_add(&c->flags, name, a->val, origin))

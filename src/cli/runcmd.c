@@ -180,10 +180,8 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
                 a->threads = (int)t;
             break;
         }
-        default:
-            if (srl_config_get(a->cfg, param[k]->key))
-                rc = cli_error(cmd, "%s: given twice", ar.opt);
-            else if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
+        default: /* each key once: cli_args_next refuses a repeat */
+            if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
             break;
         }

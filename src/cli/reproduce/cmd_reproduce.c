@@ -114,9 +114,7 @@ static int parse_args(rp_opts *o, int argc, char **argv)
         case O_THREADS: slot = &o->threads; break;
         default: break;
         }
-        if (slot && *slot)
-            return cli_error(CMD, "%s is given twice", a.opt);
-        if (slot)
+        if (slot) /* once each: cli_args_next refuses a repeat */
             *slot = a.val;
     }
     return 0;
