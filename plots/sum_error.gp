@@ -18,7 +18,7 @@
 # An error of 0 (exact sums, as for the first terms) cannot show on a log axis: the mean line has a
 # gap there and the band is drawn down to the bottom of the plot.
 #
-# needs: run k format   (columns of --in; srlab plot checks them before gnuplot runs)
+# needs: run k format:text   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "sum_error.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }
 if (!exists("out")) out = "sum_error.png"
 if (!exists("fmt")) fmt = out[strlen(out)-2:]

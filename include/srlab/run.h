@@ -32,6 +32,14 @@ const srl_param *srl_runner_param(const srl_runner *r, const char *key);
 int srl_run(const srl_runner *r, const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
             srl_err *err) SRL_WUR;
 
+/* Bounded work (issue 12, item 5): an upper bound of the rows one run of r under cfg delivers,
+ * known before it starts. A training problem logs step 0, every log-every-th step and the last:
+ * floor(steps / log-every) + 1 rows, plus one when log-every does not divide steps (fewer when
+ * it diverges; saturating at UINT64_MAX). 0 for an experiment
+ * (srlab run: its own keys' ranges bound its rows) and when steps or log-every do not parse (the
+ * run itself refuses them). */
+uint64_t srl_run_rows_bound(const srl_runner *r, const srl_config *cfg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,7 +68,9 @@
  *             column order, without options that cannot change a result), `# spec: PATH` (if
  *             any), `# date: YYYY-MM-DDTHH:MM:SSZ`, `# format: bf16 (...)` when implied (see
  *             Settings), `# seeds: ...`, `# runs: R (P grid points x
- *             S seeds)`, and `# shard: I/N` for a shard.
+ *             S seeds)`, and `# shard: I/N` for a shard. A shard's rows file also carries
+ *             `# rows per run: C C*K ...`, the number of rows of each of its runs in run order
+ *             (C*K: K runs of C rows each), which srl_sweep_merge checks its rows against.
  *
  * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
  * text (a file beside the output): its start, written before any run, then one entry per
@@ -122,6 +124,11 @@ const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i);
  * cannot change anything (training runs whose weight format holds every value the update writes
  * into it: fp32 weights under an fp32 update, for instance). */
 const char *srl_sweep_warnings(const srl_sweep *s);
+
+/* An upper bound of the rows the sweep's rows file holds (srl_run_rows_bound summed over its
+ * runs, saturating at UINT64_MAX), known before any run; *largest is the run with the most,
+ * *most its bound. */
+uint64_t srl_sweep_rows_bound(const srl_sweep *s, size_t *largest, uint64_t *most);
 
 /* "I/N" with 0 <= I < N: the runs whose number is I modulo N. */
 int srl_sweep_parse_shard(const char *text, size_t *i, size_t *n, srl_err *err) SRL_WUR;
@@ -182,9 +189,14 @@ int srl_sweep_journal_read(srl_sweep_journal **out, const char *text, size_t len
                            srl_err *err) SRL_WUR;
 void srl_sweep_journal_free(srl_sweep_journal *j); /* NULL-safe */
 
-/* The length of the valid part: bytes beyond it are an entry torn by an interruption (cut the
- * file to this length before appending to it). */
+/* The length up to the end of the last record that verifies: bytes beyond it are an entry torn
+ * by an interruption or damaged (cut the file to this length before appending to it). A damaged
+ * record before it is skipped, and every record after it that verifies is kept. */
 size_t srl_sweep_journal_valid_len(const srl_sweep_journal *j);
+/* What reading dropped, one line per record ("the record of run 7 at line 57 (812 bytes): its
+ * checksum does not match its contents", "a record cut short by the interruption ..."), each
+ * ending in '\n'; "" when nothing was. */
+const char *srl_sweep_journal_damage(const srl_sweep_journal *j);
 /* How many runs the journal holds, and its preamble (the '#' lines the sweep's outputs start
  * with), for progress reports such as `srlab sweep --slurm-status`. */
 size_t srl_sweep_journal_count(const srl_sweep_journal *j);
@@ -212,6 +224,11 @@ int srl_sweep_journal_rows(const srl_sweep_journal *j, const srl_sweep *s,
 int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
                            const char *preamble, const size_t *runs, size_t n, char **out,
                            size_t *len, srl_err *err) SRL_WUR;
+/* The `# rows per run: ...` line (see Files, '#' lines; with its '\n') of the listed runs (a
+ * shard's, in increasing order), malloc'd into *line; the rows file of a shard carries it in its
+ * preamble. SRL_EINVAL names a run the journal does not hold. */
+int srl_sweep_journal_row_counts(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                                 char **line, srl_err *err) SRL_WUR;
 
 /* ---- merge ---- */
 
@@ -224,7 +241,10 @@ typedef struct srl_sweep_text {
 /* Join shard files (every shard of one sweep, each once, in any order) into the file the whole
  * sweep would have written: rows files (runs false) or runs files (true: one line per run, every
  * run of the sweep). Refuses files of different sweeps, naming the first differing '#' line; the
- * date is the earliest shard's. */
+ * date is the earliest shard's. Proves every shard complete: a runs file must hold each run of its
+ * shard once, and a rows file exactly the rows its `# rows per run:` line counts for each run
+ * (a shard without that line is refused); a missing run, a cut tail or a repeated line is refused
+ * naming the file, its shard and the run. */
 int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out,
                     size_t *len, srl_err *err) SRL_WUR;
 

@@ -87,11 +87,16 @@ const char *cli_quote(char *buf, size_t len, const char *s, size_t slen, size_t 
 
 /* ---- options ---- */
 
+/* One rule for repeated options, in every command: an option given twice (by either of its
+ * names) is refused, "option --x is given twice", exit 2; only an option whose placeholder ends
+ * in "..." ("VAR=VALUE...") may be given more than once, each value adding to a list. */
 typedef struct cli_opt {
     const char *name; /* long name without "--"; NULL ends the table */
     char letter;      /* short name, or 0 */
-    const char *arg;  /* placeholder of the value ("FMT"), or NULL for a flag */
+    const char *arg;  /* placeholder of the value ("FMT"), or NULL for a flag; "...": repeatable */
 } cli_opt;
+
+#define CLI_ARGS_MAX_OPTS 1024 /* options a table may hold (cli_args_init refuses more) */
 
 typedef struct cli_args {
     const char *cmd;
@@ -102,6 +107,7 @@ typedef struct cli_args {
     bool positional;  /* after "--" */
     const char *val;  /* the value of the option, or the positional argument */
     char opt[48];     /* the option as the user spelled it ("-f", "--format"), for messages */
+    unsigned char seen[CLI_ARGS_MAX_OPTS / 8]; /* the options given so far (one bit each) */
 } cli_args;
 
 enum {
@@ -111,9 +117,11 @@ enum {
     CLI_ARGS_BAD = -4         /* an unknown option, a missing value, ...: message printed */
 };
 
-/* argv[0] is the command's name and is skipped. */
+/* argv[0] is the command's name and is skipped. A table of more than CLI_ARGS_MAX_OPTS options
+ * is a programming error: every option of it is then reported as CLI_ARGS_BAD. */
 void cli_args_init(cli_args *a, const char *cmd, const cli_opt *opts, int argc, char **argv);
-/* The index of the next option in opts (its value, if any, in a->val), or a CLI_ARGS_* code. */
+/* The index of the next option in opts (its value, if any, in a->val), or a CLI_ARGS_* code;
+ * CLI_ARGS_BAD (after the message) for an option given twice that is not repeatable. */
 int cli_args_next(cli_args *a);
 
 /* ---- strict parsers: 0, or an exit status after one message naming `what` ----

@@ -119,6 +119,28 @@ void cli_args_init(cli_args *a, const char *cmd, const cli_opt *opts, int argc, 
     a->i = 1;
 }
 
+/* The repeated-option rule (cli.h): has option o been given before, and may it not be? Marks it
+ * as given; prints the message when it is refused. */
+static bool once_more(cli_args *a, const cli_opt *o)
+{
+    size_t k = (size_t)(o - a->opts);
+    if (k >= CLI_ARGS_MAX_OPTS) {
+        cli_error(a->cmd, "option %s: too many options in this command's table", a->opt);
+        return true;
+    }
+    size_t n = o->arg ? strlen(o->arg) : 0;
+    if (n >= 3 && !strcmp(o->arg + n - 3, "..."))
+        return false;
+    unsigned char bit = (unsigned char)(1u << (k % 8));
+    if (a->seen[k / 8] & bit) {
+        cli_error(a->cmd, "option %s is given twice (each option once; see 'srlab %s --help')",
+                  a->opt, a->cmd);
+        return true;
+    }
+    a->seen[k / 8] |= bit;
+    return false;
+}
+
 /* "-0.5", "-.5", "-inf", "-nan", "-0x1p-3": a negative number, hence a positional argument. */
 static bool negative_number(const char *s)
 {
@@ -184,6 +206,8 @@ int cli_args_next(cli_args *a)
         if (s[2])
             attached = s + 2;
     }
+    if (once_more(a, o))
+        return CLI_ARGS_BAD;
     if (!o->arg)
         return (int)(o - a->opts);
     if (attached) {

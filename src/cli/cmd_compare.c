@@ -63,7 +63,6 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
                                    [O_POWER] = {"power", 0, "P"},
                                    [O_OUT] = {"output", 'o', "FILE"},
                                    {NULL, 0, NULL}};
-    bool seen[O_OUT + 1] = {false};
     a->o = (srl_compare_opts){.axis = "strategy", .alpha = 0.05, .power = 0.8};
     cli_args c;
     cli_args_init(&c, CMD, opts, argc, argv);
@@ -80,9 +79,6 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
             a->in = c.val;
             continue;
         }
-        if (seen[k])
-            return cli_error(CMD, "%s is given twice", c.opt);
-        seen[k] = true;
         int rc = 0;
         switch (k) {
         case O_BASE: a->o.baseline = c.val; break;

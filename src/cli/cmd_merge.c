@@ -28,7 +28,10 @@ static const char help_text[] =
     "and 95% confidence interval over its seeds, computed here from all shards). Each\n"
     "shard's runs file is read from beside it (SHARD.runs.csv). Every shard must be given\n"
     "once; files of different sweeps are refused, naming the first '#' line that differs.\n"
-    "The date line is the earliest shard's.\n"
+    "The date line is the earliest shard's. Every shard is proved complete: its runs file\n"
+    "must hold each of its runs once, and its rows file the rows its '# rows per run:' line\n"
+    "counts; a missing run, cut lines or a repeated line is refused (exit 2), naming the\n"
+    "shard file and the run.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE   the merged rows file (required); the runs and summary files go\n"
@@ -77,10 +80,8 @@ static int parse_args(int argc, char **argv, const char **in, size_t *nin, const
             return CLI_EXIT_USAGE;
         if (k == CLI_ARGS_POSITIONAL)
             in[(*nin)++] = a.val;
-        else if (*out)
-            return cli_error(CMD, "%s is given twice", a.opt);
         else
-            *out = a.val;
+            *out = a.val; /* -o once: cli_args_next refuses it twice */
     }
     if (!*nin)
         return cli_error(CMD, "no shard files (srlab merge SHARD.csv... -o out.csv)");

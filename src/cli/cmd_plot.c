@@ -7,6 +7,7 @@
  * beside FILE that is renamed over it only when gnuplot succeeded and the file is not empty. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "plot"
 
@@ -88,28 +90,115 @@ static bool has_column(const char *hdr, const char *col)
     return false;
 }
 
+/* The names of a script's "# needs:" line into needs[512] ("" without one); the names end
+ * where the explanation starts. */
+static void script_needs(const char *script, char *needs)
+{
+    char *text;
+    size_t len;
+    needs[0] = '\0';
+    if (cli_read_file(script, &text, &len) != 0)
+        return;
+    for (const char *l = text; *l == '#'; l += strcspn(l, "\n"), l += *l == '\n')
+        if (!strncmp(l, "# needs:", 8)) {
+            snprintf(needs, 512, "%.*s", (int)strcspn(l + 8, "(\n"), l + 8);
+            break;
+        }
+    free(text);
+}
+
+/* Field k (from 0) of the CSV line [s, e) into [*b, *fe) (quotes kept); false if the line is
+ * shorter. */
+static bool csv_field(const char *s, const char *e, size_t k, const char **b, const char **fe)
+{
+    for (size_t i = 0;; i++) {
+        const char *c = s;
+        for (bool quoted = false; c < e && (quoted || *c != ','); c++)
+            if (*c == '"')
+                quoted = !quoted;
+        if (i == k) {
+            *b = s;
+            *fe = c;
+            return true;
+        }
+        if (c >= e)
+            return false;
+        s = c + 1;
+    }
+}
+
+/* Issue 12, item 13: gnuplot draws an empty figure, and exits 0, when a plotted column holds no
+ * number. Every column the script plots as a number -- the names of its "# needs:" line (not
+ * *SUFFIX ones, nor NAME:text), and the columns --set xcol=/ycol= name -- must hold at least one
+ * finite number in the data rows of --in; else refuse, naming the column. Returns 0, or the exit
+ * status of the error printed (a file that cannot be read is left to gnuplot's message). */
+static int check_numbers(const char *script, const char *in, const char *const *sets, size_t nsets)
+{
+    char q[CLI_QUOTE_LEN], needs[512], cols[1024];
+    script_needs(script, needs);
+    size_t used = (size_t)snprintf(cols, sizeof cols, "%s", needs);
+    for (size_t i = 0; i < nsets; i++)
+        if ((!strncmp(sets[i], "ycol=", 5) || !strncmp(sets[i], "xcol=", 5)) && used < sizeof cols)
+            used += (size_t)snprintf(cols + used, sizeof cols - used, " %s", sets[i] + 5);
+    char *data;
+    size_t len;
+    if (cli_read_file(in, &data, &len))
+        return 0;
+    const char *end = data + len, *hdr = NULL, *line = data, *hdr_end = NULL;
+    int rc = 0;
+    while (line < end && !hdr) { /* the header: the first line not starting with '#' */
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *e = nl ? nl : end;
+        if (*line != '#')
+            hdr = line, hdr_end = e;
+        line = nl ? nl + 1 : end;
+    }
+    for (char *save = NULL, *col = strtok_r(cols, " \t\r\n", &save); hdr && !rc && col;
+         col = strtok_r(NULL, " \t\r\n", &save)) {
+        if (col[0] == '*' || strchr(col, ':'))
+            continue;
+        size_t k = 0, n = strlen(col);
+        const char *b, *fe;
+        while (csv_field(hdr, hdr_end, k, &b, &fe) &&
+               !((size_t)(fe - b) - (fe > b && fe[-1] == '\r') == n && !strncmp(b, col, n)))
+            k++;
+        if (!csv_field(hdr, hdr_end, k, &b, &fe))
+            continue; /* not a column of this file: check_columns or gnuplot says so */
+        bool found = false;
+        for (const char *l = line; l < end && !found;) {
+            const char *nl = memchr(l, '\n', (size_t)(end - l));
+            const char *e = nl ? nl : end;
+            if (*l != '#' && csv_field(l, e, k, &b, &fe) && fe > b && fe - b < 64) {
+                char num[64], *stop;
+                snprintf(num, sizeof num, "%.*s", (int)(fe - b), b);
+                num[strcspn(num, "\r")] = '\0';
+                double v = strtod(num, &stop);
+                found = stop != num && !*stop && isfinite(v);
+            }
+            l = nl ? nl + 1 : end;
+        }
+        if (!found)
+            rc = cli_error(CMD, "--in %s: column '%s' holds no finite number (every value is nan, "
+                           "inf, text or empty): nothing to plot",
+                           cli_quote(q, sizeof q, in, strlen(in), 200), col);
+    }
+    free(data);
+    return rc;
+}
+
 /* A script names the columns it cannot do without in a "# needs: a b c" line of its header (a
  * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
  * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
  * Returns 0, or the exit status of the error it printed. */
 static int check_columns(const char *script, const char *name, const char *in, const char *hdr)
 {
-    char q[CLI_QUOTE_LEN], needs[512] = "";
-    char *text;
-    size_t len;
-    if (cli_read_file(script, &text, &len) == 0) {
-        for (const char *l = text; *l == '#'; l += strcspn(l, "\n"), l += *l == '\n')
-            if (!strncmp(l, "# needs:", 8)) {
-                /* the names end where the explanation starts */
-                snprintf(needs, sizeof needs, "%.*s", (int)strcspn(l + 8, "(\n"), l + 8);
-                break;
-            }
-        free(text);
-    }
+    char q[CLI_QUOTE_LEN], needs[512];
+    script_needs(script, needs);
     if (!needs[0])
         return 0;
     for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
          col = strtok_r(NULL, " \t\r\n", &save)) {
+        col[strcspn(col, ":")] = '\0'; /* "format:text" */
         if (has_column(hdr, col))
             continue;
         const char *hint = "";
@@ -149,7 +238,7 @@ static int parse_args(plot_args *p, int argc, char **argv)
     enum { O_IN, O_OUTPUT, O_SET };
     static const cli_opt opts[] = {[O_IN] = {"in", 0, "CSV"},
                                    [O_OUTPUT] = {"output", 'o', "FILE"},
-                                   [O_SET] = {"set", 0, "VAR=VALUE"},
+                                   [O_SET] = {"set", 0, "VAR=VALUE..."},
                                    {NULL, 0, NULL}};
     char q[CLI_QUOTE_LEN];
     cli_args a;
@@ -268,6 +357,8 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
     rc = check_columns(script, p->name, p->in, hdr);
     if (!rc)
         rc = check_sets(p, hdr);
+    if (!rc)
+        rc = check_numbers(script, p->in, p->sets, p->nsets);
     if (rc)
         return rc;
     const char *dot = strrchr(p->out, '.');

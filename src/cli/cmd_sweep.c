@@ -22,6 +22,7 @@
  * is kept in memory and the rows go to standard output. A line on standard error ends the sweep
  * (print_result), terminal or not, unless --quiet. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +44,7 @@
 #include "cli/cli.h"
 #include "cli/host.h"
 #include "srlab/sweep.h"
+#include "cli/runcmd.h" /* CLI_MAX_ROWS */
 #include "cli/sweep_cli.h"
 #include "cli/sweep_slurm.h"
 
@@ -93,7 +96,10 @@ static const char help_text[] =
     "  --threads N          runs in parallel (default: all cores; OMP_NUM_THREADS)\n"
     "  --shard I/N          only runs whose number is I modulo N (0 <= I < N); join the\n"
     "                       shards with srlab merge\n"
-    "  --resume             continue an interrupted sweep from its journal (OUT.journal)\n"
+    "  --resume             continue an interrupted sweep from its journal (OUT.journal):\n"
+    "                       a damaged record is dropped (named on standard error) and only\n"
+    "                       its run runs again. The journal is locked while a sweep writes\n"
+    "                       it: a second sweep on the same output exits 2 at once\n"
     "  --allow-outside      let the spec's `output =` be an absolute path or leave the\n"
     "                       spec's folder with ..; a relative `output =` is a path from\n"
     "                       the spec file's folder (a spec found by name: this folder)\n"
@@ -252,7 +258,7 @@ enum {
     O_DRYRUN, O_QUIET, O_LIST, O_ALLOW_OUTSIDE, O_NOWN
 };
 static const cli_opt own_opts[O_NOWN] = {
-    {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY"},
+    {"command", 0, "train|run"}, {"seeds", 0, "N"},        {"zip", 0, "KEY,KEY..."},
     {"target", 0, "T"},          {"output", 'o', "FILE"},  {"threads", 0, "N"},
     {"shard", 0, "I/N"},         {"resume", 0, NULL},      {"quick", 0, NULL},
     {"dry-run", 0, NULL},        {"quiet", 0, NULL},       {"list", 0, NULL},
@@ -756,12 +762,19 @@ typedef struct sweep_cmd {
     size_t *runs, nr;    /* the runs of this shard */
     size_t *todo, ntodo; /* those the journal does not hold */
     run_ctx rcx;
+    int lockfd;          /* the journal, flock'ed for the whole sweep, or -1 */
+    bool lock_made;      /* lock_journal created the (empty) journal */
 } sweep_cmd;
 
 static void sweep_cmd_free(sweep_cmd *c)
 {
     if (c->rcx.jfd >= 0)
         close(c->rcx.jfd);
+    struct stat sb;
+    if (c->lock_made && c->lockfd >= 0 && fstat(c->lockfd, &sb) == 0 && sb.st_size == 0)
+        unlink(c->jpath); /* refused before its start was written: leave no trace */
+    if (c->lockfd >= 0)
+        close(c->lockfd); /* releases the lock, after the journal is removed or complete */
     free(c->rcx.mem);
     srl_sweep_journal_free(c->jr);
     free(c->jtext);
@@ -793,16 +806,11 @@ static int take_option(sweep_cmd *c, const cli_args *a, int k)
     case O_QUIET: c->a.quiet = true; return 0;
     case O_LIST: c->a.list = true; return 0;
     case O_ALLOW_OUTSIDE: c->a.allow_outside = true; return 0;
-    case O_OUTPUT:
-        if (c->a.output)
-            return cli_error(CMD, "%s is given twice", a->opt);
-        c->a.output = a->val;
-        return 0;
+    case O_OUTPUT: c->a.output = a->val; return 0;
     default: break;
     }
+    /* each option once (cli_args_next refuses a repeat), but --zip, which repeats */
     const char *name = c->opts[k].name;
-    if (strcmp(name, "zip") && layer_find(&c->flags, name) >= 0)
-        return cli_error(CMD, "%s is given twice (give one list: --%s a,b,c)", a->opt, name);
     char origin[64];
     snprintf(origin, sizeof origin, "--%s", name);
     if (layer_add(&c->flags, name, a->val, origin))
@@ -955,6 +963,15 @@ static int make_sweep(sweep_cmd *c)
     int rc = c->a.output ? check_outputs(c) : 0;
     if (rc)
         return rc;
+    size_t big;
+    uint64_t most;
+    const uint64_t rows = srl_sweep_rows_bound(c->sw, &big, &most);
+    if (rows > CLI_MAX_ROWS) /* bounded work (issue 12, item 5), before any run */
+        return cli_error(CMD, "the sweep would write up to %" PRIu64 " rows (--steps and "
+                         "--log-every over %zu runs; run %zu alone up to %" PRIu64 "), more "
+                         "than one output holds (at most %u rows, about 1 GB of CSV): log less "
+                         "often (--log-every), or run fewer steps, runs or seeds", rows,
+                         srl_sweep_nruns(c->sw), big, most, CLI_MAX_ROWS);
     for (const char *w = srl_sweep_warnings(c->sw); *w;) {
         size_t n = strcspn(w, "\n");
         fprintf(stderr, "srlab %s: warning: %.*s\n", CMD, (int)n, w);
@@ -964,13 +981,62 @@ static int make_sweep(sweep_cmd *c)
     return st ? library_error(st, &err) : 0;
 }
 
+/* One sweep at a time per output (issue 12, item 10): the journal OUT.journal is created if
+ * missing and flock'ed (exclusive, non-blocking) before it is read, and stays locked until the
+ * files are written and it is removed. A second srlab sweep on the same output -- --resume or
+ * not -- is refused at once with exit status 2 and does no work. The lock is the file's, so it
+ * is retried when the winner removed or replaced the journal between our open and our flock.
+ * Not for --dry-run (it writes nothing) nor without -o (the journal is in memory). */
+static int lock_journal(sweep_cmd *c)
+{
+    char q[CLI_QUOTE_LEN];
+    if (!c->jpath || c->a.dry_run)
+        return 0;
+    cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
+    for (int tries = 0; tries < 8; tries++) {
+        struct stat before, held, now;
+        bool existed = lstat(c->jpath, &before) == 0;
+        /* the output rule (cli.h): a journal is a regular file, never a link or a device */
+        int fd = open(c->jpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+                      0666);
+        if (fd < 0 && errno == ELOOP)
+            return cli_error(CMD, "-o: %s is a symbolic link: srlab does not write through links "
+                             "(give the path of the file itself)", q);
+        if (fd < 0)
+            return cli_sys_error(CMD, "cannot open %s: %s", q, strerror(errno));
+        if (fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+            close(fd);
+            return cli_error(CMD, "-o: %s is not a regular file: a sweep's journal must be one",
+                             q);
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(fd);
+            if (e == EWOULDBLOCK)
+                return cli_error(CMD, "%s is in use: another srlab sweep is writing this output "
+                                 "now; wait for it to finish (or stop it, then --resume)", q);
+            return cli_sys_error(CMD, "cannot lock %s: %s", q, strerror(e));
+        }
+        if (fstat(fd, &held) == 0 && stat(c->jpath, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+            c->lockfd = fd;
+            c->lock_made = !existed;
+            return 0;
+        }
+        close(fd); /* the journal we locked was removed meanwhile: lock the one there now */
+    }
+    return cli_sys_error(CMD, "cannot lock %s: it keeps being replaced", q);
+}
+
 /* The journal an interrupted sweep left beside the output: refused without --resume, read with
- * it (c->jr stays NULL when it holds no run yet). */
+ * it (c->jr stays NULL when it holds no run yet). An empty journal (a sweep stopped before it
+ * wrote the journal's start) is no journal. */
 static int read_journal(sweep_cmd *c)
 {
     char q[CLI_QUOTE_LEN];
     struct stat sb;
-    if (!c->jpath || (!c->a.resume && c->a.dry_run) || stat(c->jpath, &sb) != 0)
+    if (!c->jpath || (!c->a.resume && c->a.dry_run) || stat(c->jpath, &sb) != 0 ||
+        sb.st_size == 0)
         return 0;
     cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
     if (!c->a.resume)
@@ -1048,6 +1114,17 @@ static int list_runs(const sweep_cmd *c)
     return cli_out_commit(&o);
 }
 
+/* Say what reading the journal (quoted q) dropped, record by record: each such run runs again
+ * (issue 12, item 9). */
+static void report_damage(const srl_sweep_journal *j, const char *q)
+{
+    for (const char *d = srl_sweep_journal_damage(j); *d;) {
+        size_t n = strcspn(d, "\n");
+        fprintf(stderr, "srlab %s: %s: dropped %.*s; that run runs again\n", CMD, q, (int)n, d);
+        d += n + (d[n] ? 1 : 0);
+    }
+}
+
 /* The journal to append to: the interrupted sweep's, cut to its valid part; or a new one with
  * its start (a file beside the output, or in memory when the rows go to standard output). */
 static int open_journal(sweep_cmd *c)
@@ -1069,9 +1146,8 @@ static int open_journal(sweep_cmd *c)
             return rc;
         if (ftruncate(x->jfd, (off_t)good) != 0)
             return cli_sys_error(CMD, "cannot write %s: %s", q, strerror(errno));
-        if (good < c->jlen && !c->a.quiet)
-            fprintf(stderr, "srlab %s: %s: dropped a record cut short by the interruption "
-                    "(%zu bytes); that run runs again\n", CMD, q, c->jlen - good);
+        if (!c->a.quiet)
+            report_damage(c->jr, q);
         return 0;
     }
     int e = 0, rc = cli_out_append(CMD, "-o", c->jpath, true, &x->jfd); /* no link, no device */
@@ -1177,8 +1253,16 @@ static int write_files(sweep_cmd *c, const char *jtext, size_t jlen)
         if (!srl_sweep_journal_has(j, c->runs[k]))
             rc = cli_sys_error(CMD, "internal error: run %zu finished but is not in the journal",
                                c->runs[k]);
-    if (!rc && srl_sweep_journal_rows(j, c->sw, c->pre, c->runs, c->nr, &rows, &rows_len, &err))
+    char *counts = NULL, *rows_pre = NULL; /* a shard's rows file: its rows per run as well */
+    if (!rc && c->shard_n && srl_sweep_journal_row_counts(j, c->runs, c->nr, &counts, &err))
         rc = cli_sys_error(CMD, "%s", err.msg);
+    if (!rc && counts && !(rows_pre = cli_alloc_printf("%s%s", c->pre, counts)))
+        rc = cli_sys_error(CMD, "out of memory");
+    if (!rc && srl_sweep_journal_rows(j, c->sw, rows_pre ? rows_pre : c->pre, c->runs, c->nr,
+                                      &rows, &rows_len, &err))
+        rc = cli_sys_error(CMD, "%s", err.msg);
+    free(counts);
+    free(rows_pre);
     if (!rc && srl_sweep_journal_runs(j, c->sw, c->pre, c->runs, c->nr, &runs, &runs_len, &err))
         rc = cli_sys_error(CMD, "%s", err.msg);
     srl_sweep_text rt = {c->runs_path ? c->runs_path : "runs", runs, runs_len};
@@ -1311,7 +1395,8 @@ static int sweep_main(sweep_cmd *c, int argc, char **argv)
     if (c->a.list)
         return list_specs();
     if ((rc = read_inputs(c)) || (rc = make_sweep(c)) ||
-        (rc = sweep_date(c->date, sizeof c->date)) || (rc = read_journal(c)) ||
+        (rc = sweep_date(c->date, sizeof c->date)) || (rc = lock_journal(c)) ||
+        (rc = read_journal(c)) ||
         (rc = make_preamble(c)) || (rc = plan_runs(c)))
         return rc;
     if (c->a.dry_run)
@@ -1330,6 +1415,7 @@ int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners)
     memset(&c, 0, sizeof c);
     c.runners = runners;
     c.rcx.jfd = -1;
+    c.lockfd = -1;
     int rc = sweep_main(&c, argc, argv);
     sweep_cmd_free(&c);
     return rc;

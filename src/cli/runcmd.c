@@ -181,10 +181,8 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
                 a->threads = (int)t;
             break;
         }
-        default:
-            if (srl_config_get(a->cfg, param[k]->key))
-                rc = cli_error(cmd, "%s: given twice", ar.opt);
-            else if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
+        default: /* each key once: cli_args_next refuses a repeat */
+            if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
             else if (!strcmp(param[k]->key, "data")) /* a file the run reads: no output may */
                 cli_input_note(ar.val, NULL);        /* replace it (cli.h, inputs) */
@@ -274,6 +272,22 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
     return rc;
 }
 
+/* The rows of every seed, bounded before any work (CLI_MAX_ROWS): else exit 2 naming the keys. */
+static int check_rows(const char *cmd, const srl_runner *r, const cli_runcmd_args *a)
+{
+    const uint64_t each = srl_run_rows_bound(r, a->cfg);
+    if (each <= CLI_MAX_ROWS && a->nseeds <= CLI_MAX_ROWS / (each ? each : 1))
+        return 0;
+    const char *steps = srl_config_get(a->cfg, "steps"), *every = srl_config_get(a->cfg, "log-every");
+    const srl_param *ps = srl_runner_param(r, "steps"), *pl = srl_runner_param(r, "log-every");
+    const uint64_t total = each > UINT64_MAX / a->nseeds ? UINT64_MAX : each * a->nseeds;
+    return cli_error(cmd, "--steps %s with --log-every %s (%" PRIu64 " seed%s) would write up "
+                     "to %" PRIu64 " rows, more than one output holds (at most %u rows, about "
+                     "1 GB of CSV): log less often (--log-every), or run fewer steps or seeds",
+                     steps ? steps : ps->def, every ? every : pl->def, a->nseeds,
+                     a->nseeds == 1 ? "" : "s", total, CLI_MAX_ROWS);
+}
+
 int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
                        cli_runcmd_axes *ax, int argc, char **argv, const char *const *extra,
                        int *ndiverged)
@@ -282,7 +296,9 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     size_t memlen = 0, notes_len = 0;
     FILE *body = NULL, *notes = NULL;
     cli_out out;
-    int rc = cli_out_open(&out, cmd, "-o", a->path);
+    int rc = check_rows(cmd, r, a);
+    if (!rc)
+        rc = cli_out_open(&out, cmd, "-o", a->path);
     if (rc)
         return rc;
     body = open_memstream(&mem, &memlen);

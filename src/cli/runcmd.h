@@ -17,6 +17,9 @@
 #include "srlab/run.h"
 
 #define CLI_RUNCMD_MAX_SEEDS 100000
+/* Bounded work (issue 12, item 5): the most rows one output of srlab train, run or sweep may hold
+ * (about 1 GB of CSV), checked from the settings before any run (srl_run_rows_bound). */
+#define CLI_MAX_ROWS 4000000u
 
 /* A help text: write(fp, r) composes it (r: the problem, or NULL for the command's own help). */
 typedef void (*cli_runcmd_help_fn)(FILE *fp, const srl_runner *r);

@@ -73,3 +73,17 @@ int srl_run(const srl_runner *r, const srl_config *cfg, const srl_sink *out, srl
     memset(rep, 0, sizeof *rep);
     return r->run(cfg, out, rep, err);
 }
+
+uint64_t srl_run_rows_bound(const srl_runner *r, const srl_config *cfg)
+{
+    if (r->kind != SRL_RUN_TRAIN)
+        return 0;
+    const srl_param *ps = srl_runner_param(r, "steps"), *pl = srl_runner_param(r, "log-every");
+    uint64_t steps, every;
+    srl_err err;
+    if (!ps || !pl || srl_config_u64(cfg, "steps", ps->def, &steps, &err) ||
+        srl_config_u64(cfg, "log-every", pl->def, &every, &err) || every == 0)
+        return 0;
+    const uint64_t logged = steps / every, extra = 1 + (steps % every != 0);
+    return logged > UINT64_MAX - extra ? UINT64_MAX : logged + extra;
+}

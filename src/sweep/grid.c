@@ -785,6 +785,26 @@ int srl__sw_config(const srl_sweep *s, size_t run, srl_config **out)
     return SRL_OK;
 }
 
+uint64_t srl_sweep_rows_bound(const srl_sweep *s, size_t *largest, uint64_t *most)
+{
+    uint64_t total = 0;
+    *largest = 0;
+    *most = 0;
+    for (size_t run = 0; run < s->nruns; run++) {
+        srl_config *c;
+        if (srl__sw_config(s, run, &c))
+            return UINT64_MAX; /* out of memory: nothing this large can be held either */
+        const uint64_t rows = srl_run_rows_bound(srl__sw_runner(s, run), c);
+        srl_config_free(c);
+        total = rows > UINT64_MAX - total ? UINT64_MAX : total + rows;
+        if (rows > *most) {
+            *most = rows;
+            *largest = run;
+        }
+    }
+    return total;
+}
+
 void srl__sw_describe_run(srl__sw_text *b, const srl_sweep *s, size_t run)
 {
     srl__sw_printf(b, "problem '%s'", srl__sw_runner(s, run)->name);

@@ -3,6 +3,7 @@
  * damaged tail detected, deciding whether it belongs to a sweep, and the rows and runs files
  * it holds, assembled in run order whatever the order the runs finished in. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ void srl__sw_journal_clear(srl_sweep_journal *j)
     free(j->runs_header);
     free(j->entries);
     free(j->by_run);
+    free(j->damage);
     memset(j, 0, sizeof *j);
 }
 
@@ -149,6 +151,70 @@ static int add_entry(srl_sweep_journal *j, size_t *cap, size_t run, size_t pos, 
     return SRL_OK;
 }
 
+/* What is at a record's start. */
+enum { REC_OK, REC_TORN, REC_BAD };
+
+/* The record starting at *pos: REC_OK (its run, lengths, *pos after it) when its line parses,
+ * its lengths fit in the text and its checksum matches; REC_TORN when the text ends inside it
+ * (its line, or its rows and summary); REC_BAD when it is complete but its line does not parse
+ * or its checksum does not match (*run is then what the line claims, or SIZE_MAX). */
+static int read_record(const char *text, size_t len, size_t *pos, size_t *run, size_t *ra,
+                       size_t *sa)
+{
+    const char *l;
+    size_t ll, p = *pos;
+    uint64_t h;
+    *run = SIZE_MAX;
+    const char *nl = memchr(text + p, '\n', len - p);
+    if (!nl)
+        return REC_TORN;
+    if (!srl__sw_next_line(text, len, &p, &l, &ll) || !parse_record_line(l, ll, run, ra, sa, &h))
+        return REC_BAD;
+    if (*ra > len - p || *sa > len - p - *ra)
+        return REC_TORN;
+    if (record_hash(*run, text + p, *ra, text + p + *ra, *sa) != h)
+        return REC_BAD;
+    *pos = p + *ra + *sa;
+    return REC_OK;
+}
+
+/* The start of the next record after `from` that verifies (at a line start), or len. */
+static size_t next_good_record(const char *text, size_t len, size_t from)
+{
+    for (const char *p = text + from; p < text + len;) {
+        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (!nl)
+            break;
+        size_t at = (size_t)(nl + 1 - text), q = at, run, ra, sa;
+        if (len - at > 5 && !memcmp(text + at, "@run ", 5) &&
+            read_record(text, len, &q, &run, &ra, &sa) == REC_OK)
+            return at;
+        p = nl + 1;
+    }
+    return len;
+}
+
+/* One line of j->damage: what was dropped from [from, to) and why. */
+static void describe_drop(srl__sw_text *d, const char *text, size_t len, size_t from, size_t to,
+                          int why, size_t run)
+{
+    size_t line = 1;
+    for (const char *c = text; (c = memchr(c, '\n', (size_t)(text + from - c))); c++)
+        line++;
+    if (why == REC_TORN && to == len) {
+        srl__sw_printf(d, "a record cut short by the interruption (%zu bytes at line %zu)\n",
+                       len - from, line);
+        return;
+    }
+    if (run != SIZE_MAX)
+        srl__sw_printf(d, "the record of run %zu at line %zu (%zu bytes): its %s does not match "
+                       "its contents\n", run, line, to - from,
+                       why == REC_TORN ? "length" : "checksum");
+    else
+        srl__sw_printf(d, "the record at line %zu (%zu bytes): its '@run' line is damaged\n",
+                       line, to - from);
+}
+
 int srl__sw_journal_parse(const char *text, size_t len, srl_sweep_journal *j, srl_err *err)
 {
     memset(j, 0, sizeof *j);
@@ -162,25 +228,38 @@ int srl__sw_journal_parse(const char *text, size_t len, srl_sweep_journal *j, sr
     }
     j->good_len = pos;
     size_t cap = 0;
-    for (;;) {
-        const char *l;
-        size_t ll, run, ra, sa;
-        uint64_t h;
-        if (!srl__sw_next_line(text, len, &pos, &l, &ll) ||
-            !parse_record_line(l, ll, &run, &ra, &sa, &h))
-            break;
-        if (ra > len - pos || sa > len - pos - ra)
-            break;
-        if (record_hash(run, text + pos, ra, text + pos + ra, sa) != h)
-            break;
-        if (add_entry(j, &cap, run, pos, ra, sa)) {
+    srl__sw_text damage = {0};
+    while (pos < len) {
+        size_t start = pos, run, ra, sa;
+        int r = read_record(text, len, &pos, &run, &ra, &sa);
+        if (r != REC_OK) {
+            /* a damaged record: keep every record after it that verifies (issue 12, item 9) */
+            size_t next = next_good_record(text, len, start);
+            describe_drop(&damage, text, len, start, next, r, run);
+            if (next == len)
+                break; /* nothing valid after it: cut there when appending */
+            pos = next;
+            continue;
+        }
+        if (add_entry(j, &cap, run, pos - ra - sa, ra, sa)) {
+            free(damage.p);
             srl__sw_journal_clear(j);
             return srl_err_set(err, SRL_ENOMEM, "out of memory");
         }
-        pos += ra + sa;
         j->good_len = pos;
     }
+    if (damage.oom) {
+        free(damage.p);
+        srl__sw_journal_clear(j);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    j->damage = damage.p;
     return SRL_OK;
+}
+
+const char *srl_sweep_journal_damage(const srl_sweep_journal *j)
+{
+    return j->damage ? j->damage : "";
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -360,6 +439,34 @@ int srl_sweep_journal_runs(const srl_sweep_journal *j, const srl_sweep *s,
     free(e);
     *len = b.len;
     if (!(*out = srl__sw_take(&b)))
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    return SRL_OK;
+}
+
+int srl_sweep_journal_row_counts(const srl_sweep_journal *j, const size_t *runs, size_t n,
+                                 char **line, srl_err *err)
+{
+    *line = NULL;
+    const srl__sw_journal_entry **e;
+    int st = entries_of(j, runs, n, &e, err);
+    if (st)
+        return st;
+    srl__sw_text b = {0};
+    srl__sw_puts(&b, "# rows per run:");
+    for (size_t k = 0; k < n;) {
+        size_t c = srl__sw_count_lines(j->text + e[k]->rows_off, e[k]->rows_len), same = 1;
+        while (k + same < n &&
+               srl__sw_count_lines(j->text + e[k + same]->rows_off, e[k + same]->rows_len) == c)
+            same++;
+        if (same > 1)
+            srl__sw_printf(&b, " %zu*%zu", c, same);
+        else
+            srl__sw_printf(&b, " %zu", c);
+        k += same;
+    }
+    srl__sw_putc(&b, '\n');
+    free(e);
+    if (!(*line = srl__sw_take(&b)))
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     return SRL_OK;
 }

@@ -22,6 +22,8 @@ typedef struct mfile {
     const char *date;
     size_t date_len;
     char *pre; /* the preamble without the shard line */
+    const char *counts; /* after "# rows per run:" (a shard's rows file), or NULL */
+    size_t counts_len;
 } mfile;
 
 /* The consecutive data lines of one run in one file. */
@@ -78,6 +80,11 @@ static int read_shard(mfile *m, const srl_sweep_text *t, srl_err *err)
         if (ll >= 9 && !memcmp(l, "# shard: ", 9)) {
             st = shard_line(m, l, ll, err);
             have_shard = true;
+            continue;
+        }
+        if (ll >= 15 && !memcmp(l, "# rows per run:", 15)) {
+            m->counts = l + 15; /* this shard's own, like its shard line: not in the preamble */
+            m->counts_len = ll - 15;
             continue;
         }
         if (ll >= 8 && !memcmp(l, "# date: ", 8)) {
@@ -240,6 +247,74 @@ static void put_head(srl__sw_text *o, const merge *g)
     srl__sw_putc(o, '\n');
 }
 
+/* The next count of a "# rows per run:" list ("5*38 3 5": 38 runs of 5 rows, then 3, then 5) at
+ * *p (before end) into *c, which holds the current C of a C*K while *rep more are left; false
+ * when the list is done or damaged. */
+static bool next_count(const char **p, const char *end, size_t *c, size_t *rep)
+{
+    if (*rep) {
+        (*rep)--;
+        return true;
+    }
+    while (*p < end && **p == ' ')
+        (*p)++;
+    if (*p >= end || !isdigit((unsigned char)**p))
+        return false;
+    char *e;
+    unsigned long long v = strtoull(*p, &e, 10), k = 1;
+    if (e < end && *e == '*') {
+        const char *q = e + 1;
+        if (q >= end || !isdigit((unsigned char)*q) || (k = strtoull(q, &e, 10)) == 0)
+            return false;
+    }
+    if (e < end && *e != ' ')
+        return false;
+    *p = e;
+    *c = (size_t)v;
+    *rep = (size_t)k - 1;
+    return true;
+}
+
+/* Issue 12, item 6: file i (its blocks from b on) holds every run of its shard, each with as many
+ * lines as it should -- one in a runs file, its count of "# rows per run:" in a rows file --
+ * else an error naming the file, its shard and the run. */
+static int check_complete(const merge *g, size_t i, size_t b, srl_err *err)
+{
+    const mfile *m = &g->f[i];
+    const char *name = g->files[i].name, *p = m->counts, *end = m->counts + m->counts_len;
+    if (!g->runs && !m->counts)
+        return srl_err_set(err, SRL_EINVAL, "%s (shard %zu/%zu) has no '# rows per run:' line, "
+                           "so its rows cannot be proved complete (write it again with this "
+                           "srlab's sweep --shard)", name, m->shard_i, g->N);
+    size_t rep = 0, cur = 1; /* the current count, repeated rep more times */
+    for (size_t r = m->shard_i; r < g->R; r += g->N) {
+        size_t have = 0;
+        if (!g->runs && !next_count(&p, end, &cur, &rep))
+            return srl_err_set(err, SRL_EPARSE, "%s (shard %zu/%zu): its '# rows per run:' "
+                               "line is damaged or too short (at run %zu)", name, m->shard_i,
+                               g->N, r);
+        if (b < g->nb && g->blocks[b].run == r) {
+            have = srl__sw_count_lines(g->blocks[b].p, g->blocks[b].n);
+            b++;
+        }
+        const size_t want = cur;
+        if (have == want)
+            continue;
+        if (!have)
+            return srl_err_set(err, SRL_EINVAL, "%s (shard %zu/%zu): run %zu is missing (%zu "
+                               "line%s expected)", name, m->shard_i, g->N, r, want,
+                               want == 1 ? "" : "s");
+        return srl_err_set(err, SRL_EINVAL, "%s (shard %zu/%zu): run %zu has %zu lines where "
+                           "%zu were written (lines %s)", name, m->shard_i, g->N, r, have, want,
+                           have < want ? "cut" : "repeated or added");
+    }
+    size_t c;
+    if (!g->runs && next_count(&p, end, &c, &rep))
+        return srl_err_set(err, SRL_EPARSE, "%s (shard %zu/%zu): its '# rows per run:' line "
+                           "counts more runs than the shard has", name, m->shard_i, g->N);
+    return SRL_OK;
+}
+
 /* Read, check and gather the shards. */
 static int gather(merge *g, srl_err *err)
 {
@@ -253,8 +328,12 @@ static int gather(merge *g, srl_err *err)
         st = check_every_shard(g, err);
     if (!st)
         st = sweep_size(g, err);
-    for (size_t i = 0; i < g->n && !st; i++)
+    for (size_t i = 0; i < g->n && !st; i++) {
+        size_t b = g->nb;
         st = collect_blocks(g, i, err);
+        if (!st)
+            st = check_complete(g, i, b, err);
+    }
     if (!st && g->runs && g->nb != g->R)
         st = srl_err_set(err, SRL_EINVAL, "the runs files hold %zu of the sweep's %zu runs",
                          g->nb, g->R);

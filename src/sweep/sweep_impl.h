@@ -21,9 +21,12 @@
  *            "@run RUN rows BYTES summary BYTES fnv HEX16\n", then the run's rows (BYTES bytes)
  *            and its line of the runs file (BYTES bytes); HEX16 is the FNV-1a checksum (srlab/rng.h) of
  *            RUN in decimal, the rows and the summary line, as 16 lowercase hex digits.
- * A record cut by kill -9, or damaged, fails its lengths or its checksum: it and everything after
- * it are ignored (good_len is the length of the valid prefix). A torn header means no run was
- * recorded. A run recorded twice keeps its first record. */
+ * A record cut by kill -9, or damaged, fails its lengths or its checksum. A damaged record is
+ * dropped and reading goes on at the next record that verifies (a line "@run ..." whose lengths
+ * and checksum hold), so one flipped digit costs one run; what was dropped and why is in
+ * `damage`. A record cut short with nothing valid after it is the torn tail (good_len ends before
+ * it: the file is cut there before appending). A torn header means no run was recorded. A run
+ * recorded twice keeps its first record. */
 #ifndef SRL_SWEEP_IMPL_H
 #define SRL_SWEEP_IMPL_H
 
@@ -77,6 +80,8 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
  * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
  * malformed. */
 size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
+/* The number of '\n' in [t, t + n). */
+size_t srl__sw_count_lines(const char *t, size_t n);
 
 /* ---- values (values.c) ---- */
 
@@ -199,7 +204,8 @@ struct srl_sweep_journal {
     srl__sw_journal_entry *entries; /* in file order; a run at most once (first kept) */
     size_t nentries;
     srl__sw_journal_entry *by_run; /* the entries by increasing run (srl_sweep_journal_read) */
-    size_t good_len; /* length of the valid prefix; bytes beyond it are a torn record */
+    size_t good_len; /* up to the end of the last valid record; beyond it, a torn or bad tail */
+    char *damage;    /* malloc'd: one line per dropped record (srl_sweep_journal_damage), or NULL */
     bool complete_header; /* false: the header itself is torn (no run was recorded) */
 };
 

@@ -199,3 +199,11 @@ size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, 
         i++; /* the comma */
     }
 }
+
+size_t srl__sw_count_lines(const char *t, size_t n)
+{
+    size_t k = 0;
+    for (const char *e = t + n; (t = memchr(t, '\n', (size_t)(e - t))); t++)
+        k++;
+    return k;
+}

@@ -185,7 +185,7 @@ static void test_parsers(void)
 static int run_args(int argc, char **argv, int *codes, const char **vals, int max)
 {
     static const cli_opt opts[] = {{"format", 'f', "FMT"}, {"csv", 0, NULL}, {"seed", 0, "S"},
-                                   {NULL, 0, NULL}};
+                                   {"set", 's', "V..."}, {NULL, 0, NULL}};
     cli_args a;
     cli_args_init(&a, "t", opts, argc, argv);
     int n = 0, k;
@@ -204,10 +204,10 @@ static void test_args(void)
     int codes[16];
     const char *vals[16];
     {
-        char *argv[] = {"t", "-f", "bf16", "--csv", "--seed=7", "-0.5", "-inf", "--seed", "-3",
-                        "-ffp16", "x", "--", "--csv", "-f", NULL};
+        char *argv[] = {"t", "-f", "bf16", "--csv", "--seed=7", "-0.5", "-inf", "--set", "-3",
+                        "-sfp16", "x", "--", "--csv", "-f", NULL};
         int n = run_args(14, argv, codes, vals, 16);
-        const int want[] = {0, 1, 2, CLI_ARGS_POSITIONAL, CLI_ARGS_POSITIONAL, 2, 0,
+        const int want[] = {0, 1, 2, CLI_ARGS_POSITIONAL, CLI_ARGS_POSITIONAL, 3, 3,
                             CLI_ARGS_POSITIONAL, CLI_ARGS_POSITIONAL, CLI_ARGS_POSITIONAL};
         const char *wval[] = {"bf16", NULL, "7", "-0.5", "-inf", "-3", "fp16", "x", "--csv", "-f"};
         CHECK(n == 10, "parsed %d items", n);
@@ -239,6 +239,15 @@ static void test_args(void)
         char *argv8[] = {"t", "--seed=", NULL};
         CHECK(run_args(2, argv8, codes, vals, 16) == 1 && codes[0] == 2 && strcmp(vals[0], "") == 0,
               "empty attached value");
+        /* the repeated-option rule: once each, by either name, flags too; "..." repeats */
+        char *argv9[] = {"t", "-f", "a", "--format=b", NULL};
+        CHECK(run_args(4, argv9, codes, vals, 16) == 2 && codes[1] == CLI_ARGS_BAD,
+              "-f then --format");
+        char *argv10[] = {"t", "--csv", "x", "--csv", NULL};
+        CHECK(run_args(4, argv10, codes, vals, 16) == 3 && codes[2] == CLI_ARGS_BAD, "flag twice");
+        char *argv11[] = {"t", "--set", "a", "-sb", "--set=c", NULL};
+        CHECK(run_args(5, argv11, codes, vals, 16) == 3 && codes[2] == 3 && !strcmp(vals[2], "c"),
+              "a repeatable option");
     }
     GROUP("option parser", before);
 }

@@ -569,10 +569,28 @@ static void test_runs(void)
     CHECK(srl_sweep_journal_read(&jp, j, hl - 1, &err) == SRL_OK && !jp,
           "a torn start: nothing to resume");
     CHECK(srl_sweep_journal_read(&jp, "hello\n", 6, &err) != SRL_OK && !jp, "not a journal");
-    /* A flipped byte in the second record: it and what follows are dropped. */
+    /* A flipped byte in the second record (run 4): it alone is dropped, and said so; every
+     * record after it that verifies is kept (issue 12, item 9). */
     j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
-    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 1 &&
-              jr.good_len == ends[0], "corrupt record");
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 3 &&
+              jr.entries[0].run == 6 && jr.entries[1].run == 5 && jr.entries[2].run == 7 &&
+              jr.good_len == jl && jr.damage &&
+              strstr(jr.damage, "the record of run 4 at line ") &&
+              strstr(jr.damage, "its checksum does not match its contents\n") &&
+              !strchr(jr.damage, '\n')[1],
+          "corrupt record: %s", jr.damage ? jr.damage : "(no damage)");
+    srl__sw_journal_clear(&jr);
+    j[ends[0] + (ends[1] - ends[0]) / 2] ^= 1;
+    /* A digit of the third record's '@run' line (its rows length) made a letter: its line is
+     * damaged, the run it claims unknown; the fourth record is kept. */
+    j[ends[1] + strlen("@run 5 rows ")] = 'x';
+    CHECK(srl__sw_journal_parse(j, jl, &jr, &err) == SRL_OK && jr.nentries == 3 &&
+              jr.entries[2].run == 7 && jr.damage && strstr(jr.damage, "'@run' line is damaged"),
+          "damaged record line: %s", jr.damage ? jr.damage : "(no damage)");
+    srl__sw_journal_clear(&jr);
+    /* The same damage in the last record: nothing after it, so the file is cut before it. */
+    CHECK(srl__sw_journal_parse(j, ends[2], &jr, &err) == SRL_OK && jr.nentries == 2 &&
+              jr.good_len == ends[1], "damaged last record");
     srl__sw_journal_clear(&jr);
     free(j);
     free(h);
@@ -581,9 +599,9 @@ static void test_runs(void)
     /* Merge refusals. */
     before = srl_test_failures;
     const char *f0 = "# srlab 1\n# command: a\n# date: 2\n# runs: 2 (2 grid points x 1 seeds)\n"
-                     "# shard: 0/2 (x)\nrun,v\n0,a\n";
+                     "# shard: 0/2 (x)\n# rows per run: 1\nrun,v\n0,a\n";
     const char *f1 = "# srlab 1\n# command: a\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
-                     "# shard: 1/2 (x)\nrun,v\n1,b\n1,c\n";
+                     "# shard: 1/2 (x)\n# rows per run: 2\nrun,v\n1,b\n1,c\n";
     const char *f1b = "# srlab 1\n# command: zz\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
                       "# shard: 1/2 (x)\nrun,v\n1,b\n";
     const char *f1c = "# srlab 1\n# command: a\n# date: 1\n# runs: 2 (2 grid points x 1 seeds)\n"
@@ -617,6 +635,41 @@ static void test_runs(void)
     t[0] = t[1];
     CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
               strstr(err.msg, "are both shard 0/2"), "shard twice: %s", err.msg);
+    /* Completeness (issue 12, item 6): each shard's rows against its '# rows per run:' line. */
+    t[1] = (srl_sweep_text){"s1.csv", f1, strlen(f1)};
+    static const struct {
+        const char *f0, *want;
+    } incomplete[] = {
+        {"# rows per run: 1\nrun,v\n", "s0.csv (shard 0/2): run 0 is missing (1 line expected)"},
+        {"# rows per run: 3\nrun,v\n0,a\n0,a\n", "s0.csv (shard 0/2): run 0 has 2 lines where "
+                                               "3 were written (lines cut)"},
+        {"# rows per run: 1\nrun,v\n0,a\n0,a\n", "s0.csv (shard 0/2): run 0 has 2 lines where "
+                                               "1 were written (lines repeated or added)"},
+        {"run,v\n0,a\n", "s0.csv (shard 0/2) has no '# rows per run:' line"},
+        {"# rows per run: 1*x\nrun,v\n0,a\n", "line is damaged or too short (at run 0)"},
+        {"# rows per run: 1 1\nrun,v\n0,a\n", "counts more runs than the shard has"},
+    };
+    for (size_t k = 0; k < sizeof incomplete / sizeof *incomplete; k++) {
+        const char *head = "# srlab 1\n# command: a\n# date: 2\n# runs: 2 (2 grid points x 1 "
+                           "seeds)\n# shard: 0/2 (x)\n";
+        size_t hl0 = strlen(head), bl = strlen(incomplete[k].f0);
+        char *bad0 = malloc(hl0 + bl + 1);
+        memcpy(bad0, head, hl0);
+        memcpy(bad0 + hl0, incomplete[k].f0, bl + 1);
+        t[0] = (srl_sweep_text){"s0.csv", bad0, hl0 + bl};
+        CHECK(srl_sweep_merge(t, 2, false, &m, &ml, &err) != SRL_OK &&
+                  strstr(err.msg, incomplete[k].want), "incomplete shard %zu: %s", k, err.msg);
+        free(bad0);
+    }
+    const char *r0 = "# srlab 1\n# command: a\n# date: 2\n# runs: 4 (2 grid points x 2 seeds)\n"
+                     "# shard: 0/2 (x)\nrun,v\n0,a\n";
+    const char *r1 = "# srlab 1\n# command: a\n# date: 2\n# runs: 4 (2 grid points x 2 seeds)\n"
+                     "# shard: 1/2 (x)\nrun,v\n1,a\n3,b\n";
+    t[0] = (srl_sweep_text){"s0.runs.csv", r0, strlen(r0)};
+    t[1] = (srl_sweep_text){"s1.runs.csv", r1, strlen(r1)};
+    CHECK(srl_sweep_merge(t, 2, true, &m, &ml, &err) != SRL_OK &&
+              strstr(err.msg, "s0.runs.csv (shard 0/2): run 2 is missing (1 line expected)"),
+          "a runs file without a run: %s", err.msg);
     const char *nos = "# srlab 1\nrun,v\n0,a\n";
     srl_sweep_text u = {"full.csv", nos, strlen(nos)};
     CHECK(srl_sweep_merge(&u, 1, false, &m, &ml, &err) != SRL_OK &&

@@ -26,6 +26,7 @@
 #include "cli/reproduce/reproduce_plan.h"
 #include "cli/reproduce/reproduce_report.h"
 #include "cli/reproduce/reproduce_steps.h"
+#include "srlab/check.h"
 
 #define CMD "reproduce"
 
@@ -84,7 +85,7 @@ static int parse_args(rp_opts *o, int argc, char **argv)
     static const cli_opt opts[] = {[O_QUICK] = {"quick", 0, NULL},
                                    [O_OUTPUT] = {"output", 'o', "DIR"},
                                    [O_FORCE] = {"force", 0, NULL},
-                                   [O_ONLY] = {"only", 0, "NAMES"},
+                                   [O_ONLY] = {"only", 0, "NAMES..."},
                                    [O_CHECKS] = {"checks", 0, "NAMES"},
                                    [O_THREADS] = {"threads", 0, "N"},
                                    {NULL, 0, NULL}};
@@ -113,15 +114,15 @@ static int parse_args(rp_opts *o, int argc, char **argv)
         case O_THREADS: slot = &o->threads; break;
         default: break;
         }
-        if (slot && *slot)
-            return cli_error(CMD, "%s is given twice", a.opt);
-        if (slot)
+        if (slot) /* once each: cli_args_next refuses a repeat */
             *slot = a.val;
     }
     return 0;
 }
 
-/* --threads and --checks. */
+/* --threads and --checks: the syntax, then every name is a check or a statement that srlab
+ * check knows (or the list is "none"), so that no experiment runs for a list that fails at the
+ * end. */
 static int check_values(const rp_opts *o)
 {
     char q[CLI_QUOTE_LEN];
@@ -138,6 +139,19 @@ static int check_values(const rp_opts *o)
             return cli_error(CMD, "--checks: %s is not a comma list of statement names (T01,T05) "
                              "or none", cli_quote(q, sizeof q, o->checks, strlen(o->checks),
                                                   CLI_QUOTE_MAX));
+        for (const char *p = o->checks; strcmp(o->checks, "none") && *p;) {
+            size_t l = strcspn(p, ",");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), p);
+            bool known = false;
+            for (size_t i = 0; !known && l < sizeof name && i < srl_check_count(); i++)
+                known = srl_check_selects(name, srl_check_at(i));
+            if (!known)
+                return cli_error(CMD, "--checks: unknown check %s (a statement T01..T13, a check "
+                                 "such as T05a, or none; see srlab check --list)",
+                                 cli_quote(q, sizeof q, p, l, CLI_QUOTE_MAX));
+            p += l + (p[l] == ',');
+        }
     }
     return 0;
 }
