@@ -18,6 +18,8 @@
     (SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SR8) | SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SR_LE) |               \
      SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_TIES_AWAY) | SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_DRAW_HALF) |      \
      SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SUBNORMAL) | SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SR12))
+/* the defects that change the SR decisions of the summation paths (src/check/sum.c) */
+#define T03_BUGS (SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SR8) | SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_SR_LE))
 /* the parameters of a function that serves one row */
 #define NO_PARAMS {.matvec = false}
 
@@ -83,6 +85,21 @@ static const srl__chk_row rows[] = {
       M("sum with sr:r=4 (stagnates for good)", NULL),
       "a relative bias of E[s_n]/H_n - 1 of 0.040 (60 seeds)", 0},
      srl__chk_harmonic_sr, NO_PARAMS},
+    {{"T03g", "T03",
+      "SR summation: path-variance identity E(s - S)^2 = sum_k E[(y_k - RD(y_k))(RU(y_k) - y_k)]",
+      M("sum with sr-eq (variance q^2/4 per step)",
+        "predict q^2/4 per step instead of (y - RD)(RU - y)"),
+      "8% of E(s - S)^2 (20000 paths)", T03_BUGS},
+     srl__chk_sr_paths, NO_PARAMS},
+    {{"T03h", "T03", "SR summation is unbiased: E[s] = S (2048 terms, in units of RMS(s - S))",
+      M("sum with sr:r=4 instead of sr", NULL), "a bias of 0.052 RMS(s - S) (20000 paths)",
+      T03_BUGS},
+     srl__chk_sr_paths, NO_PARAMS},
+    {{"T03i", "T03",
+      "SR summation: mean independence E[delta_k | past] = 0 (tested with E[delta_k sign(y_k)])",
+      M("sum with sr:r=4 instead of sr", NULL), "0.05 RMS(s - S) in sum_k E[delta_k sign(y_k)]",
+      T03_BUGS},
+     srl__chk_sr_paths, NO_PARAMS},
     {{"T04a", "T04",
       "matrix-vector product under RN: backward error <= theta = (1+u)^n - 1 "
       "(~ n u)",

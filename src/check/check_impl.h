@@ -206,6 +206,7 @@ SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
 SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
 SRL__CHK_FN(srl__chk_harmonic_rn);            /* T03c-e */
 SRL__CHK_FN(srl__chk_harmonic_sr);            /* T03f */
+SRL__CHK_FN(srl__chk_sr_paths);               /* T03g-i */
 /* src/check/t05_gd.c: gradient descent on a quadratic */
 SRL__CHK_FN(srl__chk_gd_stall_band);          /* T05a */
 SRL__CHK_FN(srl__chk_gd_stall_point);         /* T05b */

@@ -23,6 +23,8 @@
 
 #include "srlab/format.h"
 #include "srlab/kernels.h"
+#include "srlab/rng.h"
+#include "srlab/rounding.h"
 #include "srlab/theory.h"
 
 /* An accumulation config: products and accumulation in f with mode m, recursive, no fma. */
@@ -297,4 +299,115 @@ int srl__chk_harmonic_sr(srl_check_result *out, const srl__chk_row *row, const s
         (unsigned long long)N, (unsigned long long)n);
     srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean, mean - half, mean + half, 0.0);
     return SRL_OK;
+}
+
+/* ---- T03g-i: SR recursive summation, path by path (theory/T03 items 5-7) ---- */
+
+#define PATH_N 2048 /* terms */
+
+/* One path: s_k = SR(s_{k-1} + x_k) in bf16 through ops (y_k = s_{k-1} + x_k is exact in
+ * binary64: a bf16 and a binary32 value of bounded exponents), against the exact prefix sums
+ * S_k (exact too: binary32 values in [2^-4, 1), 2048 of them, need fewer than 40 bits). */
+typedef struct path_out {
+    double e;   /* s_n - S_n */
+    double v;   /* sum_k (y_k - RD(y_k)) (RU(y_k) - y_k): the path's conditional variance */
+    double dep; /* sum_k delta_k sign(y_k): 0 in mean when E[delta_k | past] = 0 */
+} path_out;
+
+typedef struct path_job {
+    const double *x;
+    srl_rounding mode;
+    bool quarter; /* the prediction mutation: V with q^2/4 per step */
+    const srl__chk_round_ops *ops;
+    const char *id;
+    path_out *out;
+} path_job;
+
+static int path_item(void *ctx, size_t i, srl_err *err)
+{
+    (void)err;
+    const path_job *j = ctx;
+    const srl_format *bf16 = srl_format_find("bf16");
+    const srl_rounding rd = {SRL_RD, 0}, ru = {SRL_RU, 0};
+    srl_rng root, r;
+    srl_rng_init(&root, SRL_RNG_DEFAULT, 1, srl_hash_str(j->id));
+    srl_rng_derive(&r, &root, (uint64_t)i);
+    double s = 0, S = 0, v = 0, dep = 0;
+    for (size_t k = 0; k < PATH_N; k++) {
+        const double y = s + j->x[k];
+        const double lo = srl_round(y, bf16, rd, NULL), hi = srl_round(y, bf16, ru, NULL);
+        const double sn = j->ops->round(y, bf16, j->mode, &r);
+        v += j->quarter ? 0.25 * (hi - lo) * (hi - lo) : (y - lo) * (hi - y);
+        dep += (sn - y) * (y > 0 ? 1.0 : y < 0 ? -1.0 : 0.0);
+        s = sn;
+        S += j->x[k];
+    }
+    j->out[i] = (path_out){s - S, v, dep};
+    return SRL_OK;
+}
+
+/* T03g: the path-variance identity E(s - S)^2 = sum_k E[(y_k - RD)(RU - y_k)], tested on the
+ * per-path differences (s - S)^2 - V (paired: V is nearly constant); T03h: E[s] = S; T03i: mean
+ * independence, E[delta_k h(past)] = 0 for h(past) = sign(y_k) (y_k is fixed before draw k:
+ * no drift toward or away from zero). Paths are
+ * independent (one stream each), so each mean has a Student t interval (M - 1 degrees of
+ * freedom). The three rows share the experiment and are told apart by the id's letter. */
+int srl__chk_sr_paths(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
+{
+    const uint64_t M = srl__chk_seeds(o, 2000, 20000);
+    const char which = row->check.id[3];
+    double *x = malloc(PATH_N * sizeof *x);
+    path_out *po = malloc((size_t)M * sizeof *po);
+    double *d = malloc((size_t)M * sizeof *d);
+    if (!x || !po || !d) {
+        free(x);
+        free(po);
+        free(d);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    /* the data, fixed for every path: binary32 values (more fraction bits than bf16 keeps, the
+     * realistic input of a bf16 accumulator) uniform in magnitude over [2^-4, 1) with random
+     * signs (seed 1, stream "T03g/data") */
+    srl_rng dr;
+    srl_rng_init(&dr, SRL_RNG_DEFAULT, 1, srl_hash_str("T03g/data"));
+    for (size_t k = 0; k < PATH_N; k++) {
+        const double u = srl_rng_uniform(&dr), sg = (srl_rng_next(&dr) & 1) ? -1 : 1;
+        x[k] = sg * (double)(float)(ldexp(1, -4) + u * (1 - ldexp(1, -4)));
+    }
+    /* the experiment mutations: sr-eq for the identity (variance q^2/4), sr:r=4 otherwise */
+    const srl_rounding wrong = which == 'g' ? (srl_rounding){SRL_SR_EQ, 0}
+                                            : (srl_rounding){SRL_SR_BITS, 4};
+    path_job j = {x, o->mutation == SRL_CHECK_MUT_EXPERIMENT ? wrong : SRL_ROUND_SR,
+                  o->mutation == SRL_CHECK_MUT_PREDICTION, srl__chk_round(o), row->check.id, po};
+    int st = srl__chk_parallel((size_t)M, path_item, &j, err);
+    if (!st) {
+        double mv, vv, mean, var;
+        for (uint64_t i = 0; i < M; i++)
+            d[i] = po[i].v;
+        srl__chk_mean_var(&mv, &vv, d, (size_t)M);
+        for (uint64_t i = 0; i < M; i++)
+            d[i] = which == 'g' ? po[i].e * po[i].e - po[i].v : which == 'h' ? po[i].e : po[i].dep;
+        srl__chk_mean_var(&mean, &var, d, (size_t)M);
+        /* in units of E(s - S)^2 (g) or of its square root (h, i) */
+        const double unit = which == 'g' ? mv : sqrt(mv);
+        const double half =
+            srl__chk_t(SRL_CHECK_ALPHA, (double)(M - 1)) * sqrt(var / (double)M) / unit;
+        srl__chk_result_begin(
+            out, row->check.id,
+            "%s over %llu paths (seed 1, streams %s/path) of bf16 recursive SR sums of the same "
+            "%d binary32 terms (magnitudes in [2^-4, 1), random signs); "
+            "sum_k E(y_k - RD)(RU - y_k) = %.4g",
+            which == 'g'   ? "mean of (s - S)^2 - sum_k (y_k - RD)(RU - y_k), / the latter"
+            : which == 'h' ? "mean of s - S, / RMS(s - S)"
+                           : "mean of sum_k delta_k sign(y_k) (y_k known before draw k), / "
+                             "RMS(s - S)",
+            (unsigned long long)M, row->check.id, PATH_N, mv);
+        srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean / unit, mean / unit - half,
+                            mean / unit + half, 0.0);
+    }
+    free(x);
+    free(po);
+    free(d);
+    return st;
 }
