@@ -100,6 +100,12 @@ static const srl__chk_row rows[] = {
       M("sum with sr:r=4 instead of sr", NULL), "0.05 RMS(s - S) in sum_k E[delta_k sign(y_k)]",
       T03_BUGS},
      srl__chk_sr_paths, NO_PARAMS},
+    {{"T03j", "T03",
+      "SR summation: RMS relative error grows as sqrt(n) (log-log slope 1/2 over 4.2 decades)",
+      M("sum with sr:r=4 (biased: the error grows as n)",
+        "predict the worst case's growth n u (slope 1)"),
+      "0.072 in the slope (96 paths per n)", T03_BUGS},
+     srl__chk_sr_slope, NO_PARAMS},
     {{"T04a", "T04",
       "matrix-vector product under RN: backward error <= theta = (1+u)^n - 1 "
       "(~ n u)",

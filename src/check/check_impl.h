@@ -207,6 +207,7 @@ SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
 SRL__CHK_FN(srl__chk_harmonic_rn);            /* T03c-e */
 SRL__CHK_FN(srl__chk_harmonic_sr);            /* T03f */
 SRL__CHK_FN(srl__chk_sr_paths);               /* T03g-i */
+SRL__CHK_FN(srl__chk_sr_slope);               /* T03j */
 /* src/check/t05_gd.c: gradient descent on a quadratic */
 SRL__CHK_FN(srl__chk_gd_stall_band);          /* T05a */
 SRL__CHK_FN(srl__chk_gd_stall_point);         /* T05b */

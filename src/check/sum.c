@@ -411,3 +411,120 @@ int srl__chk_sr_paths(srl_check_result *out, const srl__chk_row *row, const srl_
     free(d);
     return st;
 }
+
+/* ---- T03j: the sqrt(n) growth of SR summation's RMS error (theory/T03 item 5) ---- */
+
+#define SLOPE_K 5
+static const int slope_log2n[SLOPE_K] = {5, 9, 12, 16, 19}; /* n from 32 to 524288 */
+
+typedef struct slope_job {
+    const double *x; /* binary32 values */
+    srl_rounding mode;
+    const srl__chk_round_ops *ops;
+    uint64_t M;        /* paths per n */
+    double *e2, *v;    /* SLOPE_K x M: (s - S)^2 and the path's sum of (y - RD)(RU - y) */
+} slope_job;
+
+/* Path i of the job: n = 2^slope_log2n[i / M] terms summed in binary32 with sr through ops
+ * (y = s + x is exact in binary64: a binary32 sum below 2^20 and a binary32 term in [1/2, 1)),
+ * RD and RU of y in binary32 from the native conversion (round to nearest) and a step. */
+static int slope_item(void *ctx, size_t i, srl_err *err)
+{
+    (void)err;
+    const slope_job *j = ctx;
+    const size_t kn = i / (size_t)j->M, n = (size_t)1 << slope_log2n[kn];
+    const srl_format *fp32 = srl_format_find("fp32");
+    srl_rng root, r;
+    srl_rng_init(&root, SRL_RNG_DEFAULT, 1, srl_hash_str("T03j"));
+    srl_rng_derive(&r, &root, (uint64_t)i);
+    double s = 0, S = 0, v = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double y = s + j->x[k];
+        float lo = (float)y;
+        if ((double)lo > y)
+            lo = nextafterf(lo, -INFINITY);
+        const double hi = (double)lo == y ? y : (double)nextafterf(lo, INFINITY);
+        v += (y - (double)lo) * (hi - y);
+        s = j->ops->round(y, fp32, j->mode, &r);
+        S += j->x[k];
+    }
+    j->e2[i] = (s - S) * (s - S) / (S * S);
+    j->v[i] = v / (S * S);
+    return SRL_OK;
+}
+
+/* The least-squares slope of y on log n over the SLOPE_K sizes, and (with se2, the variances of
+ * the y's) its standard error. */
+static double ls_slope(const double *y, const double *se2, double *se)
+{
+    double mx = 0, my = 0;
+    for (int k = 0; k < SLOPE_K; k++) {
+        mx += slope_log2n[k] * log(2.0) / SLOPE_K;
+        my += y[k] / SLOPE_K;
+    }
+    double sxx = 0, sxy = 0, var = 0;
+    for (int k = 0; k < SLOPE_K; k++) {
+        const double dx = slope_log2n[k] * log(2.0) - mx;
+        sxx += dx * dx;
+        sxy += dx * (y[k] - my);
+    }
+    for (int k = 0; k < SLOPE_K && se2; k++) {
+        const double dx = slope_log2n[k] * log(2.0) - mx;
+        var += dx * dx * se2[k];
+    }
+    if (se)
+        *se = sqrt(var) / sxx;
+    return sxy / sxx;
+}
+
+/* T03j: the relative RMS error sqrt(E(s - S)^2) / S of a binary32 recursive SR sum of n terms in
+ * [1/2, 1) grows as sqrt(n): the least-squares slope of its log against log n over n = 2^5 ..
+ * 2^19 (4.2 decades, M independent paths per n) must contain 1/2. The sizes are powers of two,
+ * so S_n sits at the same place in its binade for every n and the grid's spacing along the path
+ * scales exactly with n (the sqrt(n) law without the binade's log-periodic wobble); what remains
+ * of the law's model error at small n is measured by the slope of the paths' own
+ * sqrt(E V) / S, which T03g shows is the RMS, and added to the tolerance. The interval: the
+ * delta method on each log RMS (variance Var((s-S)^2) / (4 M E((s-S)^2)^2)), normal quantile. */
+int srl__chk_sr_slope(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
+{
+    const uint64_t M = srl__chk_seeds(o, 24, 96);
+    const size_t nmax = (size_t)1 << slope_log2n[SLOPE_K - 1];
+    /* one block: the terms, then (s - S)^2 and V of every path */
+    double *x = malloc((nmax + 2 * SLOPE_K * (size_t)M) * sizeof *x);
+    if (!x)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    double *e2 = x + nmax, *v = e2 + SLOPE_K * (size_t)M;
+    srl_rng dr;
+    srl_rng_init(&dr, SRL_RNG_DEFAULT, 1, srl_hash_str("T03j/data"));
+    for (size_t k = 0; k < nmax; k++)
+        x[k] = (double)(float)(0.5 + 0.5 * srl_rng_uniform(&dr));
+    const srl_rounding bits4 = {SRL_SR_BITS, 4};
+    slope_job j = {x, o->mutation == SRL_CHECK_MUT_EXPERIMENT ? bits4 : SRL_ROUND_SR,
+                   srl__chk_round(o), M, e2, v};
+    int st = srl__chk_parallel(SLOPE_K * (size_t)M, slope_item, &j, err);
+    if (!st) {
+        double ly[SLOPE_K], lv[SLOPE_K], se2[SLOPE_K];
+        for (int k = 0; k < SLOPE_K; k++) {
+            double m, var, mv, vv;
+            srl__chk_mean_var(&m, &var, e2 + (size_t)k * M, (size_t)M);
+            srl__chk_mean_var(&mv, &vv, v + (size_t)k * M, (size_t)M);
+            ly[k] = 0.5 * log(m);
+            lv[k] = 0.5 * log(mv);
+            se2[k] = var / (4 * (double)M * m * m);
+        }
+        double se;
+        const double b = ls_slope(ly, se2, &se), bv = ls_slope(lv, NULL, NULL);
+        const double half = srl__chk_z(SRL_CHECK_ALPHA) * se + fabs(bv - 0.5);
+        const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? 1.0 : 0.5;
+        srl__chk_result_begin(
+            out, row->check.id,
+            "least-squares slope of log RMS((s - S)/S) on log n, n = 2^5, 2^9, 2^12, 2^16, 2^19 "
+            "(4.2 decades), binary32 recursive SR sums of terms in [1/2, 1), %llu paths per n "
+            "(seed 1, streams T03j/path); the identity's slope (of sqrt(E V)/S) %.4f",
+            (unsigned long long)M, bv);
+        srl__chk_result_set(out, SRL_CHECK_INTERVAL, b, b - half, b + half, pred);
+    }
+    free(x);
+    return st;
+}
