@@ -159,6 +159,10 @@ double srl__chk_late_mean(const srl__chk_rows *r, const char *name, double burn)
 typedef union srl__chk_params {
     bool matvec; /* srl__chk_rn_bound, srl__chk_sr_bound: y = A x rather than a sum */
     struct {
+        char stat; /* 'v' the path-variance identity, 'm' the mean, 'i' mean independence */
+        bool dot;  /* inner products (T04) rather than sums (T03) */
+    } paths;       /* srl__chk_sr_paths */
+    struct {
         const char *format, *other; /* the format summed in, and the prediction's mutation */
         uint64_t n;                 /* terms */
     } harmonic;                     /* srl__chk_harmonic_rn */
@@ -206,7 +210,7 @@ SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
 SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
 SRL__CHK_FN(srl__chk_harmonic_rn);            /* T03c-e */
 SRL__CHK_FN(srl__chk_harmonic_sr);            /* T03f */
-SRL__CHK_FN(srl__chk_sr_paths);               /* T03g-i */
+SRL__CHK_FN(srl__chk_sr_paths);               /* T03g-i, T04c-e */
 SRL__CHK_FN(srl__chk_sr_slope);               /* T03j */
 /* src/check/t05_gd.c: gradient descent on a quadratic */
 SRL__CHK_FN(srl__chk_gd_stall_band);          /* T05a */

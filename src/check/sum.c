@@ -305,17 +305,21 @@ int srl__chk_harmonic_sr(srl_check_result *out, const srl__chk_row *row, const s
 
 #define PATH_N 2048 /* terms */
 
-/* One path: s_k = SR(s_{k-1} + x_k) in bf16 through ops (y_k = s_{k-1} + x_k is exact in
- * binary64: a bf16 and a binary32 value of bounded exponents), against the exact prefix sums
- * S_k (exact too: binary32 values in [2^-4, 1), 2048 of them, need fewer than 40 bits). */
+/* One path: s_k = SR(s_{k-1} + t_k) in bf16 through ops, against the exact prefix sums S_k.
+ * Sum (T03): t_k = x_k, a binary32 value in [2^-4, 1) in magnitude; y_k = s_{k-1} + x_k is exact
+ * in binary64 (a bf16 and a binary32 value of bounded exponents) and so is S (2048 terms need
+ * fewer than 40 bits). Inner product (T04, one row of A x): t_k = SR(a_k x_k) in bf16 first (the
+ * product of two binary32 values is exact in binary64), S = sum a_k x_k accumulated in binary64:
+ * its own error, below 2048 * 2^-53 sum |a_k x_k| ~ 1e-10, is 1e-10 of RMS(s - S) (~0.7). Both
+ * roundings of a step are martingale increments. */
 typedef struct path_out {
     double e;   /* s_n - S_n */
-    double v;   /* sum_k (y_k - RD(y_k)) (RU(y_k) - y_k): the path's conditional variance */
-    double dep; /* sum_k delta_k sign(y_k): 0 in mean when E[delta_k | past] = 0 */
+    double v;   /* sum over the roundings of (y - RD(y)) (RU(y) - y): the conditional variance */
+    double dep; /* sum over the roundings of delta sign(y): 0 in mean when E[delta | past] = 0 */
 } path_out;
 
 typedef struct path_job {
-    const double *x;
+    const double *x, *a; /* the terms; with a, the inner product of a and x */
     srl_rounding mode;
     bool quarter; /* the prediction mutation: V with q^2/4 per step */
     const srl__chk_round_ops *ops;
@@ -332,54 +336,68 @@ static int path_item(void *ctx, size_t i, srl_err *err)
     srl_rng root, r;
     srl_rng_init(&root, SRL_RNG_DEFAULT, 1, srl_hash_str(j->id));
     srl_rng_derive(&r, &root, (uint64_t)i);
-    double s = 0, S = 0, v = 0, dep = 0;
-    for (size_t k = 0; k < PATH_N; k++) {
-        const double y = s + j->x[k];
+    double s = 0, S = 0, v = 0, dep = 0, s_term = 0;
+    for (size_t k = 0; k < 2 * PATH_N; k++) {
+        /* even k: the product (inner product only), odd k: the addition */
+        const size_t i_ = k / 2;
+        if (k % 2 == 0 && !j->a)
+            continue;
+        const double y = k % 2 == 0 ? j->a[i_] * j->x[i_] : s + (j->a ? s_term : j->x[i_]);
         const double lo = srl_round(y, bf16, rd, NULL), hi = srl_round(y, bf16, ru, NULL);
-        const double sn = j->ops->round(y, bf16, j->mode, &r);
+        const double yn = j->ops->round(y, bf16, j->mode, &r);
         v += j->quarter ? 0.25 * (hi - lo) * (hi - lo) : (y - lo) * (hi - y);
-        dep += (sn - y) * (y > 0 ? 1.0 : y < 0 ? -1.0 : 0.0);
-        s = sn;
-        S += j->x[k];
+        dep += (yn - y) * (y > 0 ? 1.0 : y < 0 ? -1.0 : 0.0);
+        if (k % 2 == 0) {
+            s_term = yn;
+        } else {
+            s = yn;
+            S += j->a ? j->a[i_] * j->x[i_] : j->x[i_];
+        }
     }
     j->out[i] = (path_out){s - S, v, dep};
     return SRL_OK;
 }
 
-/* T03g: the path-variance identity E(s - S)^2 = sum_k E[(y_k - RD)(RU - y_k)], tested on the
- * per-path differences (s - S)^2 - V (paired: V is nearly constant); T03h: E[s] = S; T03i: mean
- * independence, E[delta_k h(past)] = 0 for h(past) = sign(y_k) (y_k is fixed before draw k:
- * no drift toward or away from zero). Paths are
- * independent (one stream each), so each mean has a Student t interval (M - 1 degrees of
- * freedom). The three rows share the experiment and are told apart by the id's letter. */
+/* T03g/T04c: the path-variance identity E(s - S)^2 = sum E[(y - RD)(RU - y)] over the roundings,
+ * tested on the per-path differences (s - S)^2 - V (paired: V is nearly constant); T03h/T04d:
+ * E[s] = S; T03i/T04e: mean independence, E[delta h(past)] = 0 for h(past) = sign(y) (y is fixed
+ * before its draw: no drift toward or away from zero). Paths are independent (one stream each),
+ * so each mean has a Student t interval (M - 1 degrees of freedom). The row's params say which
+ * statistic and whether the terms are products. */
 int srl__chk_sr_paths(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
                       srl_err *err)
 {
     const uint64_t M = srl__chk_seeds(o, 2000, 20000);
-    const char which = row->check.id[3];
-    double *x = malloc(PATH_N * sizeof *x);
+    const char which = row->params.paths.stat;
+    const bool dot = row->params.paths.dot;
+    /* one block: x, a, the per-path statistic */
+    double *x = malloc((2 * PATH_N + (size_t)M) * sizeof *x);
     path_out *po = malloc((size_t)M * sizeof *po);
-    double *d = malloc((size_t)M * sizeof *d);
-    if (!x || !po || !d) {
+    if (!x || !po) {
         free(x);
         free(po);
-        free(d);
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     }
+    double *a = x + PATH_N, *d = a + PATH_N;
     /* the data, fixed for every path: binary32 values (more fraction bits than bf16 keeps, the
      * realistic input of a bf16 accumulator) uniform in magnitude over [2^-4, 1) with random
-     * signs (seed 1, stream "T03g/data") */
+     * signs (seed 1, stream "T03g/data": x, then a) */
     srl_rng dr;
     srl_rng_init(&dr, SRL_RNG_DEFAULT, 1, srl_hash_str("T03g/data"));
-    for (size_t k = 0; k < PATH_N; k++) {
+    for (size_t k = 0; k < 2 * PATH_N; k++) {
         const double u = srl_rng_uniform(&dr), sg = (srl_rng_next(&dr) & 1) ? -1 : 1;
         x[k] = sg * (double)(float)(ldexp(1, -4) + u * (1 - ldexp(1, -4)));
     }
     /* the experiment mutations: sr-eq for the identity (variance q^2/4), sr:r=4 otherwise */
-    const srl_rounding wrong = which == 'g' ? (srl_rounding){SRL_SR_EQ, 0}
+    const srl_rounding wrong = which == 'v' ? (srl_rounding){SRL_SR_EQ, 0}
                                             : (srl_rounding){SRL_SR_BITS, 4};
-    path_job j = {x, o->mutation == SRL_CHECK_MUT_EXPERIMENT ? wrong : SRL_ROUND_SR,
-                  o->mutation == SRL_CHECK_MUT_PREDICTION, srl__chk_round(o), row->check.id, po};
+    path_job j = {x,
+                  dot ? a : NULL,
+                  o->mutation == SRL_CHECK_MUT_EXPERIMENT ? wrong : SRL_ROUND_SR,
+                  o->mutation == SRL_CHECK_MUT_PREDICTION,
+                  srl__chk_round(o),
+                  row->check.id,
+                  po};
     int st = srl__chk_parallel((size_t)M, path_item, &j, err);
     if (!st) {
         double mv, vv, mean, var;
@@ -387,28 +405,28 @@ int srl__chk_sr_paths(srl_check_result *out, const srl__chk_row *row, const srl_
             d[i] = po[i].v;
         srl__chk_mean_var(&mv, &vv, d, (size_t)M);
         for (uint64_t i = 0; i < M; i++)
-            d[i] = which == 'g' ? po[i].e * po[i].e - po[i].v : which == 'h' ? po[i].e : po[i].dep;
+            d[i] = which == 'v' ? po[i].e * po[i].e - po[i].v : which == 'm' ? po[i].e : po[i].dep;
         srl__chk_mean_var(&mean, &var, d, (size_t)M);
-        /* in units of E(s - S)^2 (g) or of its square root (h, i) */
-        const double unit = which == 'g' ? mv : sqrt(mv);
+        /* in units of E(s - S)^2 (v) or of its square root (m, i) */
+        const double unit = which == 'v' ? mv : sqrt(mv);
         const double half =
             srl__chk_t(SRL_CHECK_ALPHA, (double)(M - 1)) * sqrt(var / (double)M) / unit;
         srl__chk_result_begin(
             out, row->check.id,
-            "%s over %llu paths (seed 1, streams %s/path) of bf16 recursive SR sums of the same "
-            "%d binary32 terms (magnitudes in [2^-4, 1), random signs); "
-            "sum_k E(y_k - RD)(RU - y_k) = %.4g",
-            which == 'g'   ? "mean of (s - S)^2 - sum_k (y_k - RD)(RU - y_k), / the latter"
-            : which == 'h' ? "mean of s - S, / RMS(s - S)"
-                           : "mean of sum_k delta_k sign(y_k) (y_k known before draw k), / "
+            "%s over %llu paths (seed 1, streams %s/path) of bf16 recursive SR %s of the same "
+            "%d binary32 %s (magnitudes in [2^-4, 1), random signs); V = sum E(y - RD)(RU - y) "
+            "over the roundings = %.4g",
+            which == 'v'   ? "mean of (s - S)^2 - V, / V"
+            : which == 'm' ? "mean of s - S, / RMS(s - S)"
+                           : "mean of the sum of delta sign(y) (y known before its draw), / "
                              "RMS(s - S)",
-            (unsigned long long)M, row->check.id, PATH_N, mv);
+            (unsigned long long)M, row->check.id, dot ? "inner products" : "sums", PATH_N,
+            dot ? "pairs, products rounded with sr too" : "terms", mv);
         srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean / unit, mean / unit - half,
                             mean / unit + half, 0.0);
     }
     free(x);
     free(po);
-    free(d);
     return st;
 }
 
