@@ -74,7 +74,8 @@ static const char *const help_text =
     "            margin is 0 when equal and minus the relative difference otherwise.\n"
     "mde: the minimum detectable effect of the row, in the unit of measured: the smallest\n"
     "deviation from the prediction that the check FAILs with probability >= 0.99 (interval:\n"
-    "the interval's larger half times 1 + z_0.99/z; bound: the room left to the bound; exact: 0).\n"
+    "the interval's larger half times 1 + z_0.99/z; bound: the room left to the bound; exact:\n"
+    "'any', any change).\n"
     "With --mutate each row's 'what' starts with MUTATED (WHAT RAN INSTEAD): the description\n"
     "after it is the unmutated check's. Seeds are fixed, so a verdict is repeatable bit for bit\n"
     "on any machine and thread count; a correct implementation fails a statistical check for a\n"
@@ -124,8 +125,11 @@ static void table_row(FILE *fp, const srl_check_result *r, const char *what)
         snprintf(g, sizeof g, "%.3g", r->margin);
     char iv[140];
     snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
-    char d[64];
-    snprintf(d, sizeof d, "%.3g", r->mde);
+    char d[64]; /* an exact check detects any change: 'any' rather than a 0 read as no power */
+    if (r->kind == SRL_CHECK_EXACT)
+        snprintf(d, sizeof d, "any");
+    else
+        snprintf(d, sizeof d, "%.3g", r->mde);
     fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %-9s %s\n", r->id, r->pass ? "PASS" : "FAIL", m,
             iv, p, g, d, what);
 }
