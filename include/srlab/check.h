@@ -42,6 +42,19 @@
  * srl_check.mutation[k] says what mutation k does, or is NULL when the check has none of that
  * kind; every check has at least one. tests/check asserts that each one FAILs.
  *
+ * Realistic defects (`srlab check --mutate bug`). The mutations above are large on purpose; a
+ * defect (srl_check_bug) is small and realistic: sr deciding with 8 random bits, a tie broken
+ * away from zero, one draw shared by two elements... A check's experiment reaches the rounding
+ * through a table of functions (src/check/bugs.c); with opts.bug set, the table holds a wrong
+ * variant written in src/check, so the defect lives only inside the check's experiment, never
+ * in the library. srl_check.bugs says which defects reach a check's experiment; each defect must
+ * make at least one check FAIL (tests/check asserts it).
+ *
+ * Power. srl_check.mde states, for the sizes of the full check, the check's minimum detectable
+ * effect: the smallest deviation of the measured quantity from the prediction that makes the
+ * check FAIL with probability >= 0.99 (theory/TNN-*.md derive each). srl_check_result.mde is the
+ * same quantity computed from the interval of the run (srl_check_mde).
+ *
  * Nothing here prints or exits; results are values. */
 #ifndef SRLAB_CHECK_H
 #define SRLAB_CHECK_H
@@ -86,14 +99,36 @@ typedef struct srl_check_result {
     double ci_lo, ci_hi; /* the interval (see the kinds above) */
     double predicted;    /* the predicted value or bound */
     double margin;       /* >= 0 iff pass (see the kinds above) */
+    double mde;          /* the minimum detectable effect of this run (srl_check_mde) */
     bool pass;
 } srl_check_result;
+
+/* The realistic defects of `srlab check --mutate bug` (above). */
+typedef enum srl_check_bug {
+    SRL_CHECK_BUG_NONE = 0,
+    SRL_CHECK_BUG_SR8,       /* sr decides with 8 random bits instead of the exact comparison */
+    SRL_CHECK_BUG_SR_LE,     /* sr rounds away from zero when U <= f instead of U < f */
+    SRL_CHECK_BUG_TIES_AWAY, /* rn breaks ties away from zero instead of to even */
+    SRL_CHECK_BUG_DRAW_HALF, /* element i of an array reuses draw i/2 */
+    SRL_CHECK_BUG_SUBNORMAL, /* fp16's subnormal spacing off by a factor 2 (2^-23, not 2^-24) */
+    SRL_CHECK_BUG_SR12,      /* the seed paper's sr:r=16 write done with 12 random bits */
+    SRL_CHECK_BUG_ADAM_EPS,  /* Adam divides by sqrt(v + eps) instead of sqrt(v) + eps */
+    SRL_CHECK_BUG_REPLICA_STREAM, /* replicas' shared SR streams differ by the replica index */
+    SRL_CHECK_BUG_COUNT
+} srl_check_bug;
+
+/* The defect's short name ("sr8") and what it does (one line); NULL out of range. */
+const char *srl_check_bug_name(srl_check_bug b);
+const char *srl_check_bug_text(srl_check_bug b);
+/* The mask bit of defect b in srl_check.bugs. */
+#define SRL_CHECK_BUG_BIT(b) (1u << (unsigned)(b))
 
 typedef struct srl_check_opts {
     bool quick;                  /* the sizes of `srlab check --quick` */
     uint64_t seeds;              /* number of seeds of the statistical checks; 0: the
                                     check's default (quick or full) */
     srl_check_mutation mutation; /* SRL_CHECK_MUT_NONE except in tests */
+    srl_check_bug bug;           /* SRL_CHECK_BUG_NONE except in tests (with mutation NONE) */
 } srl_check_opts;
 
 /* One check of the catalogue, as `srlab check --list` shows it; run it with srl_check_run
@@ -104,6 +139,9 @@ typedef struct srl_check {
     const char *title;                         /* one line */
     const char *mutation[SRL_CHECK_MUT_COUNT]; /* [EXPERIMENT], [PREDICTION]: what the mutation
                                                   does, or NULL ([NONE] is always NULL) */
+    const char *mde; /* the minimum detectable effect at the full sizes, with its unit (every
+                        row states one: tests/check fails on a NULL) */
+    unsigned bugs;   /* SRL_CHECK_BUG_BIT of each defect that reaches the experiment */
 } srl_check;
 
 /* The catalogue in order (T01a, T01b, ..., T13f). */
@@ -125,6 +163,16 @@ int srl_check_run(srl_check_result *out, const srl_check *c, const srl_check_opt
 /* Fill the margin and the verdict of r from its kind and its numbers (the rules above). The
  * checks call it; exposed for tests and for tools that rebuild results. */
 void srl_check_judge(srl_check_result *r);
+
+/* The minimum detectable effect of a judged result, in the unit of `measured`: interval, a
+ * shift of the measurement by more than the half-width h on the prediction's far side plus
+ * z_0.99 standard errors (at most h (1 + z_0.99 / z), z the two-sided normal quantile of
+ * SRL_CHECK_ALPHA: the tolerance counts as statistical, so this errs on the large side);
+ * estimated bound, the distance to the bound plus the same allowance for the lower limit;
+ * band and deterministic bound, the distance from the measurement to the nearer edge the
+ * deviation would cross (the larger of the two for a band); exact, 0 (any change). NaN when
+ * the result has a NaN. */
+double srl_check_mde(const srl_check_result *r);
 
 /* ---- statistics (exposed for tests) ---- */
 

@@ -72,6 +72,30 @@ void srl_check_judge(srl_check_result *r)
     }
     r->margin = g;
     r->pass = !isnan(g) && g >= 0;
+    r->mde = srl_check_mde(r);
+}
+
+/* z_0.99 / z: the allowance for the statistical error beyond the interval's edge, as a fraction
+ * of the half-width (include/srlab/check.h). */
+static double power_allowance(void)
+{
+    return gsl_cdf_ugaussian_Qinv(0.01) / srl__chk_z(SRL_CHECK_ALPHA);
+}
+
+double srl_check_mde(const srl_check_result *r)
+{
+    const double m = r->measured, lo = r->ci_lo, hi = r->ci_hi, p = r->predicted;
+    if (isnan(m) || isnan(lo) || isnan(hi) || isnan(p))
+        return NAN;
+    switch (r->kind) {
+    case SRL_CHECK_INTERVAL: /* the half on the far side of the prediction, plus the allowance */
+        return fmax(hi - m, m - lo) * (1 + power_allowance());
+    case SRL_CHECK_BAND: return fmax(hi - m, m - lo);
+    case SRL_CHECK_BOUND:
+        return fmax(0, p - m) + (m - lo) * (lo < m ? 1 + power_allowance() : 0);
+    case SRL_CHECK_EXACT: return 0;
+    }
+    return NAN;
 }
 
 void srl__chk_result_begin(srl_check_result *r, const char *id, const char *fmt, ...)
@@ -82,7 +106,7 @@ void srl__chk_result_begin(srl_check_result *r, const char *id, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(r->what, sizeof r->what, fmt, ap);
     va_end(ap);
-    r->measured = r->ci_lo = r->ci_hi = r->predicted = r->margin = NAN;
+    r->measured = r->ci_lo = r->ci_hi = r->predicted = r->margin = r->mde = NAN;
     r->pass = false;
 }
 

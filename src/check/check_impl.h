@@ -9,6 +9,8 @@
  *   parallel    srl__chk_parallel: independent seeds over OpenMP threads, each into its own slot,
  *               so results cannot depend on the thread count
  *   training    srl__chk_job: a training runner over seeds, each seed reduced to a few numbers
+ *   rounding    srl__chk_round: the rounding functions of the experiments, wrong variants under
+ *               a realistic defect (src/check/bugs.c, `srlab check --mutate bug`)
  *   rows        the catalogue's row (srl__chk_row: the public srl_check, the function, its
  *               parameters) and every check function, declared here by file; the table is in
  *               src/check/catalogue.c */
@@ -22,6 +24,7 @@
 
 #include "srlab/check.h"
 #include "srlab/optim.h"
+#include "srlab/rounding.h"
 #include "srlab/run.h"
 
 /* ---- results ---- */
@@ -99,6 +102,21 @@ int srl__chk_run(srl__chk_rows *rows, srl_run_kind kind, const char *problem, co
 typedef int (*srl__chk_item_fn)(void *ctx, size_t i, srl_err *err);
 int srl__chk_parallel(size_t n, srl__chk_item_fn fn, void *ctx, srl_err *err);
 
+/* ---- the rounding of the experiments (src/check/bugs.c) ---- */
+
+/* The rounding functions a check's experiment calls: the library's, or with opts.bug set the
+ * wrong variant of that defect (written in src/check/bugs.c; the library is never touched). */
+typedef struct srl__chk_round_ops {
+    double (*round)(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
+    int (*round_array)(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
+                       srl_rng *rng);
+} srl__chk_round_ops;
+const srl__chk_round_ops *srl__chk_round(const srl_check_opts *o);
+/* The optimizer step a check's experiment calls: srl_optim_step, or under the defect adam-eps a
+ * variant dividing by sqrt(v + eps) (plain weights only). */
+typedef int (*srl__chk_step_fn)(srl_weights *W, const srl_optim_config *c, uint64_t t, double lr);
+srl__chk_step_fn srl__chk_step(const srl_check_opts *o);
+
 /* ---- training runs over seeds (src/check/train_runs.c) ---- */
 
 /* The unit roundoff of binary32, the update arithmetic of the fp32 strategies: the training
@@ -141,10 +159,15 @@ double srl__chk_late_mean(const srl__chk_rows *r, const char *name, double burn)
 typedef union srl__chk_params {
     bool matvec; /* srl__chk_rn_bound, srl__chk_sr_bound: y = A x rather than a sum */
     struct {
+        char stat; /* 'v' the path-variance identity, 'm' the mean, 'i' mean independence */
+        bool dot;  /* inner products (T04) rather than sums (T03) */
+    } paths;       /* srl__chk_sr_paths */
+    struct {
         const char *format, *other; /* the format summed in, and the prediction's mutation */
         uint64_t n;                 /* terms */
     } harmonic;                     /* srl__chk_harmonic_rn */
     double lr;                      /* srl__chk_gd_sr_floor */
+    double beta1;                   /* srl__chk_adam_rn_moves */
     struct {
         const char *opt; /* "sgd" (T06) or "adam" with beta1 = 0 (T10) */
         double lr;
@@ -178,6 +201,7 @@ SRL__CHK_FN(srl__chk_sr_mean);                /* T01a */
 SRL__CHK_FN(srl__chk_sr_variance);            /* T01b */
 SRL__CHK_FN(srl__chk_rn_error_bound);         /* T01c */
 SRL__CHK_FN(srl__chk_sr_error_bound);         /* T01d */
+SRL__CHK_FN(srl__chk_sr_pairs);               /* T01e */
 SRL__CHK_FN(srl__chk_sr_bits_bias);           /* T02a */
 SRL__CHK_FN(srl__chk_sr16_unbiased);          /* T02b */
 SRL__CHK_FN(srl__chk_quartic_shift);          /* T11b */
@@ -186,6 +210,8 @@ SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
 SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
 SRL__CHK_FN(srl__chk_harmonic_rn);            /* T03c-e */
 SRL__CHK_FN(srl__chk_harmonic_sr);            /* T03f */
+SRL__CHK_FN(srl__chk_sr_paths);               /* T03g-i, T04c-e */
+SRL__CHK_FN(srl__chk_sr_slope);               /* T03j */
 /* src/check/t05_gd.c: gradient descent on a quadratic */
 SRL__CHK_FN(srl__chk_gd_stall_band);          /* T05a */
 SRL__CHK_FN(srl__chk_gd_stall_point);         /* T05b */
@@ -203,8 +229,9 @@ SRL__CHK_FN(srl__chk_decay_sr_mean);          /* T08c */
 /* src/check/t09_moment.c: Adam's second moment under RN */
 SRL__CHK_FN(srl__chk_moment_no_decrease);     /* T09a */
 SRL__CHK_FN(srl__chk_moment_rise);            /* T09b */
-/* src/check/t10_freeze.c: Adam frozen under RN */
+/* src/check/t10_freeze.c: Adam frozen, or moving with a bias, under RN */
 SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
+SRL__CHK_FN(srl__chk_adam_rn_moves);          /* T10d, T10e */
 /* src/check/t11_trajectory.c: the mean SR trajectory */
 SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
 /* src/check/t12_replicas.c: data-parallel replicas */

@@ -9,13 +9,19 @@
  *         (x - RD)(RU - x) / q^2 (srl_t01_sr_variance).
  *   T01c  |RN(x) - x| <= u|x| (srl_t01_rn_error_bound): the largest ratio over random probes of
  *         seven formats (normal and subnormal ranges, binade bottoms where the bound is tight).
+ *         Under rn, the probes that are midpoints (a quarter of them) must go to the even
+ *         neighbour (ties to even): the count that does not is exact, 0.
  *   T01d  |SR(x) - x| < 2u|x| (srl_t01_sr_error_bound): the same probes under sr.
+ *   T01e  the elements of one array are rounded independently: the frequency of pairs
+ *         (2j, 2j + 1) both away from zero is Binomial(N/2, f^2) (Clopper-Pearson).
  *   T02a  sr:r=R: the frequency away from zero is Binomial(N, F/2^R); the bias in spacings
  *         (k/N - f) must be consistent with srl_t02_sr_bits_bias / q.
  *   T02b  sr:r=16 of binary32 values into bf16 is unbiased (T02: f has at most 16 bits).
  *   T11b  f(x) = x^4/4: for y between two grid points, E[SR(y)^3] - y^3 = 3 y s^2 + ab(b - a),
  *         s^2 = ab, a = y - RD, b = RU - y (T11 step 4); the leading term 3 y s^2 is checked, the
  *         third-moment term bounded and added to the tolerance.
+ * Every rounding goes through srl__chk_round (src/check/bugs.c), so `srlab check --mutate bug`
+ * reaches these experiments.
  * Draws: every probe has its own stream, srl_rng_derive of (check, probe), seed 1; the seeds are
  * printed in the `what` text. Sampling is done in chunks with srl_round_array (thread-invariant
  * by construction). */
@@ -33,7 +39,7 @@
 
 #define CHUNK 65536
 
-static const srl_rounding RZ = {SRL_RZ, 0}, RD = {SRL_RD, 0};
+static const srl_rounding RZ = {SRL_RZ, 0}, RD = {SRL_RD, 0}, RU = {SRL_RU, 0};
 
 /* The stream of probe i of check `id`: seed 1, stream hash(id), child i. */
 static void probe_stream(srl_rng *r, const char *id, uint64_t i)
@@ -43,10 +49,11 @@ static void probe_stream(srl_rng *r, const char *id, uint64_t i)
     srl_rng_derive(r, &root, i);
 }
 
-/* Round x N times into f with mode m (draws from r) and count the results away from zero
- * (|result| > |RZ(x)|). */
-static int count_away(uint64_t *k, double x, uint64_t N, const srl_format *f, srl_rounding m,
-                      srl_rng *r, srl_err *err)
+/* Round x N times into f with mode m (draws from r, through ops) and count the results away from
+ * zero (|result| > |RZ(x)|); with pairs, also the pairs of elements (2j, 2j + 1) of one array
+ * that both went away (N even). */
+static int count_away(uint64_t *k, uint64_t *pairs, double x, uint64_t N, const srl_format *f,
+                      srl_rounding m, const srl__chk_round_ops *ops, srl_rng *r, srl_err *err)
 {
     double *in = malloc(CHUNK * sizeof *in), *out = malloc(CHUNK * sizeof *out);
     if (!in || !out) {
@@ -57,19 +64,23 @@ static int count_away(uint64_t *k, double x, uint64_t N, const srl_format *f, sr
     const double t = fabs(srl_round(x, f, RZ, NULL));
     for (size_t i = 0; i < CHUNK; i++)
         in[i] = x;
-    uint64_t c = 0;
+    uint64_t c = 0, c2 = 0;
     int st = SRL_OK;
     for (uint64_t done = 0; done < N && !st; done += CHUNK) {
         const size_t n = (size_t)(N - done < CHUNK ? N - done : CHUNK);
-        st = srl_round_array(out, in, n, f, m, r);
+        st = ops->round_array(out, in, n, f, m, r);
         for (size_t i = 0; i < n; i++)
             c += fabs(out[i]) > t;
+        for (size_t i = 0; i + 1 < n; i += 2)
+            c2 += fabs(out[i]) > t && fabs(out[i + 1]) > t;
     }
     free(in);
     free(out);
     if (st)
         return srl_err_set(err, st, "srl_round_array failed");
     *k = c;
+    if (pairs)
+        *pairs = c2;
     return SRL_OK;
 }
 
@@ -103,6 +114,7 @@ static const probe t01_probes[] = {
     {-2.7, "e4m3", {SRL_SR, 0}},
     {3e-7, "fp16", {SRL_SR, 0}},                  /* subnormal range of fp16 */
     {1 + 0x1p-13 + 0x1p-40, "bf16", {SRL_SR, 0}}, /* f = 1/64 + 2^-33 */
+    {1 + 3 * 0x1p-17, "bf16", {SRL_SR, 0}},       /* f = 3/1024: below 2^-8 */
     {-12345.678, "fp32", {SRL_SR, 0}},
 };
 #define NT01 (sizeof t01_probes / sizeof t01_probes[0])
@@ -117,6 +129,7 @@ static const probe t02_probes[] = {
 typedef struct sample {
     double q, frac; /* spacing and fraction of x */
     uint64_t k, N;  /* away from zero, of N */
+    uint64_t k2;    /* pairs (2j, 2j + 1) of one array both away, of N/2 */
     double lo, hi;  /* Clopper-Pearson interval of the frequency away from zero */
 } sample;
 
@@ -131,6 +144,7 @@ typedef struct sample_job {
     uint64_t N;
     const char *id;
     const srl_rounding *ov;
+    const srl__chk_round_ops *ops;
 } sample_job;
 
 static int sample_item(void *ctx, size_t i, srl_err *err)
@@ -141,7 +155,7 @@ static int sample_item(void *ctx, size_t i, srl_err *err)
     probe_stream(&r, j->id, i);
     cell(&j->s[i].q, &j->s[i].frac, j->p[i].x, f);
     const srl_rounding m = j->ov ? *j->ov : j->p[i].mode;
-    int st = count_away(&j->s[i].k, j->p[i].x, j->N, f, m, &r, err);
+    int st = count_away(&j->s[i].k, &j->s[i].k2, j->p[i].x, j->N, f, m, j->ops, &r, err);
     if (st)
         return st;
     j->s[i].N = j->N;
@@ -151,10 +165,30 @@ static int sample_item(void *ctx, size_t i, srl_err *err)
 }
 
 static int sample_probes(sample *s, const probe *p, size_t count, uint64_t N, const char *id,
-                         const srl_rounding *mode_override, srl_err *err)
+                         const srl_rounding *mode_override, const srl_check_opts *o, srl_err *err)
 {
-    sample_job j = {s, p, count, N, id, mode_override};
+    sample_job j = {s, p, count, N, id, mode_override, srl__chk_round(o)};
     return srl__chk_parallel(count, sample_item, &j, err);
+}
+
+/* Judge a frequency k/n with interval [lo, hi] as a deviation from `centre`: measured k/n -
+ * centre, interval [lo - centre, hi - centre], predicted pred - centre. */
+static void set_freq(srl_check_result *c, uint64_t k, uint64_t n, double lo, double hi,
+                     double centre, double pred)
+{
+    srl__chk_result_set(c, SRL_CHECK_INTERVAL, (double)k / (double)n - centre, lo - centre,
+                        hi - centre, pred - centre);
+}
+
+/* Begin the result of T01 probe i: what, the probe, n units (draws, pairs), its stream. */
+static void begin_t01(srl_check_result *c, const char *id, const char *what, size_t i, uint64_t n,
+                      const char *units)
+{
+    srl__chk_result_begin(c, id,
+                          "%s, x = %.17g into %s, %llu %s (seed 1, stream %s/%zu); worst of %zu "
+                          "probes",
+                          what, t01_probes[i].x, t01_probes[i].format, (unsigned long long)n,
+                          units, id, i, (size_t)NT01);
 }
 
 static uint64_t draws(const srl_check_opts *o, uint64_t quick, uint64_t full)
@@ -169,21 +203,43 @@ int srl__chk_sr_mean(srl_check_result *out, const srl__chk_row *row, const srl_c
     const srl_rounding bits4 = {SRL_SR_BITS, 4};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits4 : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, o, err);
     if (st)
         return st;
     bool have = false;
     for (size_t i = 0; i < NT01; i++) {
         srl_check_result c;
-        srl__chk_result_begin(&c, row->check.id,
-                              "mean(SR(x)) - x in spacings, x = %.17g into %s, %llu "
-                              "draws (seed 1, stream T01a/%zu); worst of %zu probes",
-                              t01_probes[i].x, t01_probes[i].format, (unsigned long long)N, i,
-                              (size_t)NT01);
-        const double ph = (double)s[i].k / (double)N;
+        begin_t01(&c, row->check.id, "mean(SR(x)) - x in spacings", i, N, "draws");
         /* bias in spacings, measured in the direction away from zero: k/N - f */
-        srl__chk_result_set(&c, SRL_CHECK_INTERVAL, ph - s[i].frac, s[i].lo - s[i].frac,
-                            s[i].hi - s[i].frac, 0.0);
+        set_freq(&c, s[i].k, N, s[i].lo, s[i].hi, s[i].frac, s[i].frac);
+        srl__chk_keep_worst(out, &c, &have);
+    }
+    return SRL_OK;
+}
+
+/* T01e: the elements of one array are rounded with independent draws (srlab/rounding.h: draw
+ * counter + i for element i): among N/2 pairs (2j, 2j + 1), the number both rounded away is
+ * Binomial(N/2, f^2); its Clopper-Pearson interval, minus f^2, must contain 0. A draw shared by
+ * a pair makes it f (the prediction mutation). */
+int srl__chk_sr_pairs(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
+{
+    const uint64_t N = draws(o, UINT64_C(1) << 20, UINT64_C(1) << 22);
+    sample s[NT01];
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, NULL, o, err);
+    if (st)
+        return st;
+    bool have = false;
+    const uint64_t P = N / 2;
+    for (size_t i = 0; i < NT01; i++) {
+        const double f = s[i].frac;
+        const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? f : f * f;
+        double lo, hi;
+        srl_check_clopper_pearson(&lo, &hi, s[i].k2, P, SRL_CHECK_ALPHA / (double)NT01);
+        srl_check_result c;
+        begin_t01(&c, row->check.id, "P(both elements 2j, 2j+1 of one array away) - f^2", i, P,
+                  "pairs");
+        set_freq(&c, s[i].k2, P, lo, hi, f * f, pred);
         srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
@@ -204,7 +260,7 @@ int srl__chk_sr_variance(srl_check_result *out, const srl__chk_row *row, const s
     const srl_rounding eq = {SRL_SR_EQ, 0};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &eq : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, o, err);
     if (st)
         return st;
     bool have = false;
@@ -271,14 +327,28 @@ typedef struct bound_res {
     double worst;
     double x;
     const char *format;
+    uint64_t ties, odd; /* midpoints met, and those not rounded to the even neighbour (rn) */
+    double odd_x;       /* the first such midpoint */
+    const char *odd_format;
 } bound_res;
 
+/* The even one of the neighbours rd < ru of a midpoint: both are multiples of q = ru - rd (the
+ * spacing between them), and the even one is an even multiple (zero included). */
+static double even_neighbour(double rd, double ru)
+{
+    return fmod(fabs(rd) / (ru - rd), 2) == 0 ? rd : ru;
+}
+
 /* The largest |R(x) - x| / bound(x) over M probes of every format, R = mode into (format,
- * precision p + dp), bound from the format itself. */
+ * precision p + dp) through ops, bound from the format itself; under rn, every probe that is a
+ * midpoint of two neighbours must go to the even one (ties to even). */
 static void bound_scan(bound_res *res, uint64_t M, srl_rounding mode, int dp, bool sr_bound,
-                       double bound_scale, const char *id)
+                       double bound_scale, const char *id, const srl__chk_round_ops *ops)
 {
     res->worst = -1;
+    res->ties = res->odd = 0;
+    res->odd_x = NAN;
+    res->odd_format = "-";
     for (size_t k = 0; k < NBF; k++) {
         srl_format f, g;
         srl_err e;
@@ -295,7 +365,15 @@ static void bound_scan(bound_res *res, uint64_t M, srl_rounding mode, int dp, bo
             const double x = bound_probe(&r, &f, j);
             if (!(fabs(x) <= g.xmax))
                 continue; /* beyond the (mutated) format's range */
-            const double y = srl_round(x, &g, mode, &rs);
+            const double y = ops->round(x, &g, mode, &rs);
+            const double rd = srl_round(x, &g, RD, NULL), ru = srl_round(x, &g, RU, NULL);
+            if (mode.mode == SRL_RN && rd < ru && x - rd == ru - x) {
+                res->ties++;
+                if (y != even_neighbour(rd, ru) && !res->odd++) {
+                    res->odd_x = x;
+                    res->odd_format = bound_formats[k];
+                }
+            }
             const double b = bound_scale * (sr_bound ? srl_t01_sr_error_bound(x, &f)
                                                      : srl_t01_rn_error_bound(x, &f));
             const double ratio = fabs(y - x) / b;
@@ -316,13 +394,28 @@ int srl__chk_rn_error_bound(srl_check_result *out, const srl__chk_row *row, cons
     const srl_rounding m = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? RZ : SRL_ROUND_RN;
     const double scale = o->mutation == SRL_CHECK_MUT_PREDICTION ? 0.5 : 1.0;
     bound_res b;
-    bound_scan(&b, M, m, 0, false, scale, row->check.id);
-    srl__chk_result_begin(out, row->check.id,
+    bound_scan(&b, M, m, 0, false, scale, row->check.id, srl__chk_round(o));
+    srl_check_result c;
+    bool have = false;
+    srl__chk_result_begin(&c, row->check.id,
                           "max |RN(x) - x| / (u|x|) (below xmin: / half the spacing) "
                           "over %llu probes in each of %zu formats (seed 1, streams T01c/k); worst "
                           "x = %.17g in %s",
                           (unsigned long long)M, (size_t)NBF, b.x, b.format);
-    srl__chk_result_set(out, SRL_CHECK_BOUND, b.worst, b.worst, b.worst, 1.0);
+    srl__chk_result_set(&c, SRL_CHECK_BOUND, b.worst, b.worst, b.worst, 1.0);
+    srl__chk_keep_worst(out, &c, &have);
+    /* ties to even (T01 item 3): the midpoints among the probes, none rounded to the odd
+     * neighbour; there are midpoints (a quarter of the probes are), else the check is void */
+    srl__chk_result_begin(&c, row->check.id,
+                          "midpoints among the probes (seed 1, streams T01c/k) rounded by RN to "
+                          "the odd neighbour: %llu of %llu (predicted 0: ties to even); first "
+                          "x = %.17g in %s",
+                          (unsigned long long)b.odd, (unsigned long long)b.ties, b.odd_x,
+                          b.odd_format);
+    srl__chk_result_set(&c, SRL_CHECK_EXACT, (double)b.odd, (double)b.odd, (double)b.odd,
+                        b.ties ? 0.0 : NAN);
+    if (!c.pass) /* shown only when it fails: the bound's row says more when both pass */
+        *out = c;
     return SRL_OK;
 }
 
@@ -334,7 +427,7 @@ int srl__chk_sr_error_bound(srl_check_result *out, const srl__chk_row *row, cons
     const int dp = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? -1 : 0;
     const bool srb = o->mutation != SRL_CHECK_MUT_PREDICTION;
     bound_res b;
-    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, row->check.id);
+    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, row->check.id, srl__chk_round(o));
     srl__chk_result_begin(out, row->check.id,
                           "max |SR(x) - x| / (2u|x|) (below xmin: / the spacing) over "
                           "%llu probes in each of %zu formats (seed 1, streams T01d/k); must stay "
@@ -357,7 +450,7 @@ int srl__chk_sr_bits_bias(srl_check_result *out, const srl__chk_row *row, const 
     const srl_rounding sr = SRL_ROUND_SR;
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &sr : NULL;
     sample s[NT02];
-    int st = sample_probes(s, t02_probes, NT02, N, row->check.id, ov, err);
+    int st = sample_probes(s, t02_probes, NT02, N, row->check.id, ov, o, err);
     if (st)
         return st;
     bool have = false;
@@ -373,15 +466,15 @@ int srl__chk_sr_bits_bias(srl_check_result *out, const srl__chk_row *row, const 
                               "mean(SR_R(x)) - x in spacings, x = %.17g into %s with "
                               "sr:r=%d, %llu draws (seed 1, stream T02a/%zu); worst of %zu probes",
                               p->x, p->format, p->mode.r, (unsigned long long)N, i, (size_t)NT02);
-        const double ph = (double)s[i].k / (double)N;
-        srl__chk_result_set(&c, SRL_CHECK_INTERVAL, ph - s[i].frac, s[i].lo - s[i].frac,
-                            s[i].hi - s[i].frac, pred);
+        set_freq(&c, s[i].k, N, s[i].lo, s[i].hi, s[i].frac, s[i].frac + pred);
         srl__chk_keep_worst(out, &c, &have);
     }
     return SRL_OK;
 }
 
-#define NT02B 8
+/* 8 values whose 16 fraction bits end in >= 0xF0 (what sr:r=8 gets most wrong), 4 whose high 12
+ * are 0 (sr:r=12 never rounds them away) */
+#define NT02B 12
 
 int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
                            srl_err *err)
@@ -399,7 +492,8 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
          * (the case sr:r=8 gets most wrong): a binary32 number (8 + 16 bits) */
         const uint64_t w = srl_rng_next(&r);
         const double v = ldexp(128 + (double)(w & 127), (int)((w >> 7) % 4) - 7);
-        const uint64_t F = ((w >> 16) & 0xFF) << 8 | (0xF0 + ((w >> 24) & 0xF));
+        const uint64_t F = i < 8 ? ((w >> 16) & 0xFF) << 8 | (0xF0 + ((w >> 24) & 0xF))
+                                 : 8 + ((w >> 16) & 7);
         double x = v + srl_format_ulp(bf16, v) * ldexp((double)F, -16);
         if ((w >> 30) & 1)
             x = -x;
@@ -408,7 +502,7 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
     const srl_rounding bits8 = {SRL_SR_BITS, 8};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits8 : NULL;
     sample s[NT02B];
-    int st = sample_probes(s, p, NT02B, N, row->check.id, ov, err);
+    int st = sample_probes(s, p, NT02B, N, row->check.id, ov, o, err);
     if (st)
         return st;
     bool have = false;
@@ -422,9 +516,7 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
             "bf16 with sr:r=16, %llu draws (seed 1, stream T02b/%zu); worst of %d "
             "binary32 values",
             p[i].x, (unsigned long long)N, i, NT02B);
-        const double ph = (double)s[i].k / (double)N;
-        srl__chk_result_set(&c, SRL_CHECK_INTERVAL, ph - s[i].frac, s[i].lo - s[i].frac,
-                            s[i].hi - s[i].frac, pred);
+        set_freq(&c, s[i].k, N, s[i].lo, s[i].hi, s[i].frac, s[i].frac + pred);
         if ((double)(float)p[i].x != p[i].x)
             c.pass = false; /* the probe must be a binary32 number */
         srl__chk_keep_worst(out, &c, &have);
@@ -437,6 +529,7 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
 #define NT11B 64
 
 typedef struct t11b_job {
+    const srl__chk_round_ops *ops;
     uint64_t N;
     srl_rounding m;
     double y[NT11B];
@@ -448,7 +541,7 @@ static int t11b_item(void *ctx, size_t i, srl_err *err)
     t11b_job *j = ctx;
     srl_rng r;
     probe_stream(&r, "T11b", i);
-    return count_away(&j->k[i], j->y[i], j->N, fmt("bf16"), j->m, &r, err);
+    return count_away(&j->k[i], NULL, j->y[i], j->N, fmt("bf16"), j->m, j->ops, &r, err);
 }
 
 int srl__chk_quartic_shift(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
@@ -456,6 +549,7 @@ int srl__chk_quartic_shift(srl_check_result *out, const srl__chk_row *row, const
 {
     const srl_format *bf16 = fmt("bf16");
     t11b_job j;
+    j.ops = srl__chk_round(o);
     j.N = draws(o, UINT64_C(1) << 21, UINT64_C(1) << 23);
     j.m = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? SRL_ROUND_RN : SRL_ROUND_SR;
     srl_rng pts;

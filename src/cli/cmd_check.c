@@ -42,11 +42,18 @@ static const char *const help_text =
     "               counts instead\n"
     "  -o FILE      also write the rows as CSV: " CSV_HEADER "\n"
     "               (written only when every check ran; '-' writes the CSV instead of the table)\n"
-    "  --list       list the checks and what each mutation test changes, run nothing\n"
+    "  --list       list the checks, the minimum detectable effect of each, the defects that\n"
+    "               reach it and what each mutation test changes; run nothing\n"
     "  --mutate KIND  run each selected check's documented mutation instead (KIND experiment:\n"
     "               the experiment altered, e.g. sr swapped for rn; prediction: the predicted\n"
     "               constant perturbed); checks without one are skipped. Every mutated check\n"
-    "               must FAIL: this shows that each check can fail (tests/check asserts it)\n"
+    "               must FAIL: this shows that each check can fail (tests/check asserts it).\n"
+    "               KIND bug: every small realistic defect (sr deciding with 8 random bits, sr\n"
+    "               with U <= f, rn ties away from zero, element i reusing draw i/2, fp16's\n"
+    "               subnormal spacing off by 2, the sr:r=16 write with 12 bits, Adam's eps inside\n"
+    "               the square root, replicas' streams differing by replica index) on each check\n"
+    "               its experiment reaches (a wrong variant swapped in inside the check only),\n"
+    "               then the matrix defect x check; exit 1 when a defect made no check FAIL\n"
     "\n"
     "How to read a row. Four kinds of check; what each number means in each:\n"
     "  interval  (a statistical check) measured: the estimate; interval: its confidence\n"
@@ -65,6 +72,10 @@ static const char *const help_text =
     "            computations); interval is [measured, measured]. There is no tolerance, so\n"
     "            no margin: the table says 'exact' (PASS) or 'differ' (FAIL); the CSV's\n"
     "            margin is 0 when equal and minus the relative difference otherwise.\n"
+    "mde: the minimum detectable effect of the row, in the unit of measured: the smallest\n"
+    "deviation from the prediction that the check FAILs with probability >= 0.99 (interval:\n"
+    "the interval's larger half times 1 + z_0.99/z; bound: the room left to the bound; exact:\n"
+    "'any', any change).\n"
     "With --mutate each row's 'what' starts with MUTATED (WHAT RAN INSTEAD): the description\n"
     "after it is the unmutated check's. Seeds are fixed, so a verdict is repeatable bit for bit\n"
     "on any machine and thread count; a correct implementation fails a statistical check for a\n"
@@ -77,7 +88,8 @@ static const char *const help_text =
     "  srlab check --quick\n"
     "  srlab check T05 T06a --seeds 50\n"
     "  srlab check --quick -o check.csv\n"
-    "  srlab check T05c --mutate experiment     (must FAIL: rn in place of sr)\n";
+    "  srlab check T05c --mutate experiment     (must FAIL: rn in place of sr)\n"
+    "  srlab check --quick --mutate bug         (the matrix of realistic defects)\n";
 
 enum { O_QUICK, O_SEEDS, O_OUT, O_LIST, O_MUTATE };
 
@@ -113,8 +125,13 @@ static void table_row(FILE *fp, const srl_check_result *r, const char *what)
         snprintf(g, sizeof g, "%.3g", r->margin);
     char iv[140];
     snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
-    fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", r->id, r->pass ? "PASS" : "FAIL", m, iv, p,
-            g, what);
+    char d[64]; /* an exact check detects any change: 'any' rather than a 0 read as no power */
+    if (r->kind == SRL_CHECK_EXACT)
+        snprintf(d, sizeof d, "any");
+    else
+        snprintf(d, sizeof d, "%.3g", r->mde);
+    fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %-9s %s\n", r->id, r->pass ? "PASS" : "FAIL", m,
+            iv, p, g, d, what);
 }
 
 static void list_checks(FILE *fp)
@@ -123,6 +140,15 @@ static void list_checks(FILE *fp)
     for (size_t i = 0; i < srl_check_count(); i++) {
         const srl_check *c = srl_check_at(i);
         fprintf(fp, "  %-5s %s\n", c->id, c->title);
+        fprintf(fp, "        minimum detectable effect: %s\n",
+                c->mde ? c->mde : "NOT STATED (a bug of the catalogue)");
+        if (c->bugs) {
+            fputs("        defects that reach it (--mutate bug):", fp);
+            for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++)
+                if (c->bugs & SRL_CHECK_BUG_BIT(b))
+                    fprintf(fp, " %s", srl_check_bug_name((srl_check_bug)b));
+            fputc('\n', fp);
+        }
         if (c->mutation[SRL_CHECK_MUT_EXPERIMENT])
             fprintf(fp, "        mutation test (experiment): %s\n",
                     c->mutation[SRL_CHECK_MUT_EXPERIMENT]);
@@ -156,6 +182,7 @@ typedef struct check_args {
     srl_check_opts o;
     const char *out_path; /* -o */
     bool list, help;
+    bool bugs; /* --mutate bug: the matrix of realistic defects x checks */
 } check_args;
 
 /* Select the checks an ID names (a check or a statement): 0, or an exit status after a message. */
@@ -175,16 +202,20 @@ static int select_id(check_args *a, const char *id)
                      known_ids(ids, sizeof ids));
 }
 
-static int parse_mutation(srl_check_mutation *m, const char *opt, const char *v)
+static int parse_mutation(srl_check_mutation *m, bool *bugs, const char *opt, const char *v)
 {
     char q[CLI_QUOTE_LEN];
-    if (!strcmp(v, "experiment")) {
+    *bugs = false;
+    if (!strcmp(v, "bug")) {
+        *m = SRL_CHECK_MUT_NONE;
+        *bugs = true;
+    } else if (!strcmp(v, "experiment")) {
         *m = SRL_CHECK_MUT_EXPERIMENT;
     } else if (!strcmp(v, "prediction")) {
         *m = SRL_CHECK_MUT_PREDICTION;
     } else {
         cli_quote(q, sizeof q, v, strlen(v), CLI_QUOTE_MAX);
-        return cli_error(cmd, "%s: %s is not experiment or prediction", opt, q);
+        return cli_error(cmd, "%s: %s is not experiment, prediction or bug", opt, q);
     }
     return 0;
 }
@@ -219,7 +250,7 @@ static int parse_args(check_args *a, int argc, char **argv)
             break;
         case O_OUT: a->out_path = args.val; break;
         case O_LIST: a->list = true; break;
-        case O_MUTATE: rc = parse_mutation(&a->o.mutation, args.opt, args.val); break;
+        case O_MUTATE: rc = parse_mutation(&a->o.mutation, &a->bugs, args.opt, args.val); break;
         default: break;
         }
     }
@@ -236,6 +267,8 @@ static size_t finish_selection(check_args *a)
             a->sel[i] = true;
         if (a->o.mutation != SRL_CHECK_MUT_NONE && !srl_check_at(i)->mutation[a->o.mutation])
             a->sel[i] = false; /* no mutation of that kind: nothing to run */
+        if (a->bugs && !srl_check_at(i)->bugs)
+            a->sel[i] = false; /* no defect reaches its experiment */
         n += a->sel[i];
     }
     return n;
@@ -250,8 +283,8 @@ static void table_header(FILE *tab, size_t n, const srl_check_opts *o)
             o->mutation == SRL_CHECK_MUT_EXPERIMENT   ? ", MUTATED experiments (must FAIL)"
             : o->mutation == SRL_CHECK_MUT_PREDICTION ? ", MUTATED predictions (must FAIL)"
                                                       : "");
-    fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %s\n", "id", "res.", "measured", "interval",
-            "predicted", "margin", "what");
+    fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %-9s %s\n", "id", "res.", "measured", "interval",
+            "predicted", "margin", "mde", "what");
     fflush(tab);
 }
 
@@ -313,6 +346,119 @@ static int run_checks(const check_args *a, size_t n)
     return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
+/* One run of check c with defect b into *r: 0, or an exit status after a message. */
+static int run_defect(srl_check_result *r, const srl_check *c, const check_args *a, int b)
+{
+    srl_check_opts o = a->o;
+    o.bug = (srl_check_bug)b;
+    srl_err e;
+    e.msg[0] = 0;
+    const int st = srl_check_run(r, c, &o, &e);
+    if (st)
+        return cli_sys_error(cmd, "%s with the defect %s could not run: %s", c->id,
+                             srl_check_bug_name(o.bug), e.msg[0] ? e.msg : srl_strerror(st));
+    return 0;
+}
+
+/* The matrix defect x check: FAIL (the check caught the defect), pass (it did not), - (the
+ * defect does not reach its experiment), and per defect caught or UNDETECTED. */
+static void bug_matrix(FILE *tab, const check_args *a, const unsigned char *res)
+{
+    const size_t nc = srl_check_count();
+    fprintf(tab, "\ndefect x check (FAIL: caught, pass: missed, -: does not reach the check)\n");
+    fprintf(tab, "%-15s", "defect");
+    for (size_t i = 0; i < nc; i++)
+        if (a->sel[i])
+            fprintf(tab, " %-5s", srl_check_at(i)->id);
+    fputs(" verdict\n", tab);
+    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
+        bool caught = false;
+        fprintf(tab, "%-15s", srl_check_bug_name((srl_check_bug)b));
+        for (size_t i = 0; i < nc; i++) {
+            if (!a->sel[i])
+                continue;
+            const unsigned char v = res[(size_t)b * nc + i];
+            fprintf(tab, " %-5s", v == 2 ? "FAIL" : v == 1 ? "pass" : "-");
+            caught |= v == 2;
+        }
+        fprintf(tab, " %s\n", caught ? "caught" : "UNDETECTED");
+    }
+}
+
+/* --mutate bug: every realistic defect on every selected check it reaches, each row as it
+ * finishes (and into the CSV of -o), then the matrix. Exit 1 when some defect made no check
+ * FAIL. */
+static int run_bugs(const check_args *a, size_t n)
+{
+    const size_t nc = srl_check_count();
+    unsigned char *res = calloc((size_t)SRL_CHECK_BUG_COUNT * nc, 1);
+    if (!res)
+        return cli_sys_error(cmd, "out of memory");
+    cli_out out;
+    const bool csv = a->out_path != NULL, csv_stdout = csv && !strcmp(a->out_path, "-");
+    int rc = csv ? cli_out_open(&out, cmd, "-o", a->out_path) : 0;
+    if (rc) {
+        free(res);
+        return rc;
+    }
+    if (csv)
+        fputs(CSV_HEADER "\n", out.fp);
+    FILE *tab = csv_stdout ? NULL : stdout;
+    if (tab) {
+        fprintf(tab, "srlab check --mutate bug: %d realistic defects on the %zu checks they reach "
+                     "(each defect must make some check FAIL)%s\n",
+                SRL_CHECK_BUG_COUNT - 1, n, a->o.quick ? " (--quick)" : "");
+        table_header(tab, n, &a->o);
+    }
+    for (int b = 1; b < SRL_CHECK_BUG_COUNT && !rc; b++)
+        for (size_t i = 0; i < nc && !rc; i++) {
+            const srl_check *c = srl_check_at(i);
+            if (!a->sel[i] || !(c->bugs & SRL_CHECK_BUG_BIT(b)))
+                continue;
+            srl_check_result r;
+            if ((rc = run_defect(&r, c, a, b)))
+                break;
+            res[(size_t)b * nc + i] = r.pass ? 1 : 2;
+            char *what = cli_alloc_printf("DEFECT %s (%s) %s", srl_check_bug_name((srl_check_bug)b),
+                                          srl_check_bug_text((srl_check_bug)b), r.what);
+            if (!what) {
+                rc = cli_sys_error(cmd, "out of memory");
+                break;
+            }
+            if (tab) {
+                table_row(tab, &r, what);
+                fflush(tab);
+            }
+            if (csv)
+                csv_row(out.fp, &r, what);
+            free(what);
+        }
+    if (rc) {
+        if (csv)
+            cli_out_abort(&out);
+        free(res);
+        return rc;
+    }
+    bool missed = false;
+    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
+        bool caught = false;
+        for (size_t i = 0; i < nc; i++)
+            caught |= res[(size_t)b * nc + i] == 2;
+        missed |= !caught;
+    }
+    if (tab) {
+        bug_matrix(tab, a, res);
+        if (fflush(tab))
+            rc = cli_sys_error(cmd, "cannot write standard output");
+    }
+    free(res);
+    if (!rc && csv)
+        rc = cli_out_commit(&out);
+    else if (csv)
+        cli_out_abort(&out);
+    return rc ? rc : missed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
 /* Arguments -> the library's checks -> the table and the CSV. */
 int cmd_check(int argc, char **argv)
 {
@@ -325,9 +471,10 @@ int cmd_check(int argc, char **argv)
         rc = fflush(stdout) ? cli_sys_error(cmd, "cannot write standard output") : 0;
     } else if (!rc) {
         const size_t n = finish_selection(&a);
-        rc = n ? run_checks(&a, n)
-               : cli_error(cmd, "--mutate: none of the selected checks has a mutation of that "
-                                "kind (see srlab check --list)");
+        rc = n && a.bugs ? run_bugs(&a, n)
+             : n         ? run_checks(&a, n)
+                         : cli_error(cmd, "--mutate: none of the selected checks has a mutation "
+                                          "of that kind (see srlab check --list)");
     }
     free(a.sel);
     return rc;

@@ -23,7 +23,7 @@ usage_error "seeds missing value" "seeds" T13 --seeds
 usage_error "output missing dir" "directory '/nonexistent-srlab-dir' does not exist" T13 -o /nonexistent-srlab-dir/x.csv
 usage_error "output is a directory" "names a directory" T13 -o .
 usage_error "unknown option" "frobnicate" --frobnicate -o out.csv
-usage_error "bad mutate" "^srlab check: --mutate: 'sometimes' is not experiment or prediction" --mutate sometimes -o out.csv
+usage_error "bad mutate" "^srlab check: --mutate: 'sometimes' is not experiment, prediction or bug" --mutate sometimes -o out.csv
 usage_error "mutate without one" "none of the selected checks has a mutation" T03a --mutate experiment -o out.csv
 
 # --help, --list
@@ -33,7 +33,9 @@ else
     bad "--help"
 fi
 if "$srlab" check --list >list.txt 2>err.txt && grep -q '^  T05c ' list.txt &&
-    grep -q 'mutation test (experiment)' list.txt && [ ! -s err.txt ]; then
+    grep -q 'mutation test (experiment)' list.txt && [ ! -s err.txt ] &&
+    [ "$(grep -c 'minimum detectable effect: ' list.txt)" -eq "$(grep -c '^  T[0-9][0-9][a-z] ' list.txt)" ] &&
+    ! grep -q 'NOT STATED' list.txt; then
     ok "--list"
 else
     bad "--list: $(cat err.txt)"
@@ -72,5 +74,19 @@ elif [ "$(grep -c ',FAIL$' out.csv)" -ne 7 ] || [ "$(head -1 out.csv)" != "$head
     bad "mutated run CSV: $(cat out.csv)"
 else
     ok "mutated run: exit 1, 7 FAIL rows"
+fi
+# --mutate bug: the matrix defect x check; T01c catches ties-away, T10d-e adam-eps, and the
+# defects that reach none of the selected checks are UNDETECTED: exit 1
+"$srlab" check T01c T10d T10e --quick --mutate bug -o out.csv >stdout 2>stderr
+rc=$?
+if [ $rc -ne 1 ]; then
+    bad "--mutate bug: exit $rc (want 1): $(cat stderr)"
+elif ! grep -q '^ties-away  *FAIL  *-  *-  *caught$' stdout ||
+    ! grep -q '^adam-eps  *-  *FAIL  *FAIL  *caught$' stdout ||
+    ! grep -q '^sr8  *pass  *-  *-  *UNDETECTED$' stdout || [ "$(head -1 out.csv)" != "$header" ] ||
+    [ "$(grep -c '^T01c,"\?DEFECT' out.csv)" -ne 6 ]; then
+    bad "--mutate bug: $(cat stdout) $(cat out.csv)"
+else
+    ok "--mutate bug: the matrix, exit 1 while a defect is undetected"
 fi
 exit $fail

@@ -7,6 +7,8 @@
  *   test_check TNN       every check of statement TNN at --quick sizes must PASS, and every
  *                        mutation it documents (the experiment altered, or the predicted
  *                        constant perturbed) must FAIL: each check can fail
+ *   test_check bugs      every realistic defect (srl_check_bug) makes at least one of the checks
+ *                        it reaches FAIL, at --quick sizes (`srlab check --mutate bug`)
  *   test_check threads   results are bit-identical with 1, 2 and 3 OpenMP threads
  * Seeds are fixed (each check's own, printed in its `what` text, which is printed here). */
 #include <math.h>
@@ -147,7 +149,29 @@ static void test_judge(void)
             CHECK(fabs(r.margin - c[i].margin) < 1e-12, "case %zu: margin %.17g, want %g", i,
                   r.margin, c[i].margin);
     }
-    GROUP("verdict rules: interval, band, bound, exact; NaN and infinities fail safe", before);
+    /* the minimum detectable effect: k = 1 + z_0.99 / z_(1e-6) widens the larger half of an
+     * interval (and the estimated part of a bound) by the allowance for the statistical error */
+    const double k = 1 + gsl_cdf_ugaussian_Qinv(0.01) / gsl_cdf_ugaussian_Qinv(SRL_CHECK_ALPHA / 2);
+    CHECK(fabs(k - 1.4755) < 1e-3, "allowance factor %.17g", k);
+    const struct {
+        srl_check_kind kind;
+        double m, lo, hi, p, mde;
+    } d[] = {
+        {SRL_CHECK_INTERVAL, 1, 0, 4, 1, 3 * k}, /* the larger half */
+        {SRL_CHECK_BAND, 0.5, 0, 1, 1, 0.5},
+        {SRL_CHECK_BOUND, 0.25, 0.25, 0.25, 1, 0.75},
+        {SRL_CHECK_BOUND, 0.5, 0.25, 1, 1, 0.5 + 0.25 * k},
+        {SRL_CHECK_EXACT, 3, 3, 3, 3, 0},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        const srl_check_result r = mk(d[i].kind, d[i].m, d[i].lo, d[i].hi, d[i].p);
+        CHECK(fabs(r.mde - d[i].mde) < 1e-12 && srl_check_mde(&r) == r.mde,
+              "mde case %zu: %.17g, want %.17g", i, r.mde, d[i].mde);
+    }
+    CHECK(isnan(mk(SRL_CHECK_INTERVAL, NAN, 0, 1, 0).mde), "mde of a NaN result");
+    GROUP("verdict rules: interval, band, bound, exact; NaN and infinities fail safe; the minimum "
+          "detectable effect",
+          before);
 }
 
 static void test_catalogue(void)
@@ -164,6 +188,10 @@ static void test_catalogue(void)
         CHECK(c->mutation[SRL_CHECK_MUT_NONE] == NULL, "%s: a NONE mutation", c->id);
         CHECK(c->mutation[SRL_CHECK_MUT_EXPERIMENT] || c->mutation[SRL_CHECK_MUT_PREDICTION],
               "%s documents no mutation", c->id);
+        CHECK(c->mde && c->mde[0], "%s states no minimum detectable effect", c->id);
+        CHECK(!(c->bugs & ~((SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_COUNT) - 1) &
+                            ~SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_NONE))),
+              "%s: defect mask %#x", c->id, c->bugs);
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(srl_check_at(j)->id, c->id) < 0, "%s after %s: order", c->id,
                   srl_check_at(j)->id);
@@ -174,7 +202,7 @@ static void test_catalogue(void)
     size_t sel = 0;
     for (size_t i = 0; i < n; i++)
         sel += srl_check_selects("t03", srl_check_at(i));
-    CHECK(sel == 6, "T03 selects %zu checks", sel);
+    CHECK(sel == 10, "T03 selects %zu checks", sel);
     /* every statement of docs/design.md §9 has checks */
     for (int s = 1; s <= 13; s++) {
         char id[8];
@@ -186,7 +214,7 @@ static void test_catalogue(void)
     }
     /* an undocumented mutation is refused */
     const srl_check *t03a = srl_check_find("T03a");
-    srl_check_opts o = {true, 0, SRL_CHECK_MUT_EXPERIMENT};
+    srl_check_opts o = {true, 0, SRL_CHECK_MUT_EXPERIMENT, SRL_CHECK_BUG_NONE};
     srl_check_result r;
     srl_err e;
     CHECK(!t03a->mutation[SRL_CHECK_MUT_EXPERIMENT] &&
@@ -199,7 +227,61 @@ static void test_catalogue(void)
           "a check not from the catalogue: SRL_EINVAL");
     CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_OK && r.pass,
           "the catalogue's T13a runs");
+    /* a defect that does not reach the check's experiment is refused */
+    o.bug = SRL_CHECK_BUG_SR8;
+    CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_EINVAL && !r.pass,
+          "the defect sr8 on T13a: SRL_EINVAL");
+    o.bug = SRL_CHECK_BUG_COUNT;
+    CHECK(srl_check_run(&r, srl_check_find("T01a"), &o, &e) == SRL_EINVAL, "defect out of range");
+    for (int b = 0; b < SRL_CHECK_BUG_COUNT; b++)
+        CHECK(srl_check_bug_name((srl_check_bug)b) && srl_check_bug_text((srl_check_bug)b),
+              "defect %d unnamed", b);
+    CHECK(!srl_check_bug_name(SRL_CHECK_BUG_COUNT), "a name past the last defect");
     GROUP("the catalogue: ids, statements T01-T13, lookup, documented mutations", before);
+}
+
+/* ---- realistic defects: each makes some check FAIL ---- */
+
+/* Every defect on every check it reaches, at --quick sizes: at least one FAILs. */
+static void test_bugs(void)
+{
+    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
+        const long before = srl_test_failures;
+        size_t reached = 0, failed = 0;
+        for (size_t i = 0; i < srl_check_count(); i++) {
+            const srl_check *c = srl_check_at(i);
+            if (!(c->bugs & SRL_CHECK_BUG_BIT(b)))
+                continue;
+            reached++;
+            srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, (srl_check_bug)b};
+            srl_check_result r;
+            srl_err e;
+            e.msg[0] = 0;
+            const int st = srl_check_run(&r, c, &o, &e);
+            CHECK(st == SRL_OK, "%s with %s: %s", c->id, srl_check_bug_name(o.bug), e.msg);
+            failed += st == SRL_OK && !r.pass;
+            print_row(srl_check_bug_name(o.bug), &r);
+        }
+        /* replica-stream is not wired yet: the replicas' streams are derived inside the mlp
+         * runner (src/problems/), which the check layer cannot swap; `srlab check --mutate bug`
+         * reports it UNDETECTED and exits 1 until a check's experiment reaches it */
+        if (b == SRL_CHECK_BUG_REPLICA_STREAM)
+            CHECK(reached == 0 || failed > 0, "the defect %s reaches %zu checks and none FAILs",
+                  srl_check_bug_name((srl_check_bug)b), reached);
+        else
+            CHECK(failed > 0, "the defect %s (%s) reaches %zu checks and none FAILs",
+                  srl_check_bug_name((srl_check_bug)b), srl_check_bug_text((srl_check_bug)b),
+                  reached);
+        char name[200];
+        if (reached)
+            snprintf(name, sizeof name, "defect %s (%s): %zu of the %zu checks it reaches FAIL",
+                     srl_check_bug_name((srl_check_bug)b), srl_check_bug_text((srl_check_bug)b),
+                     failed, reached);
+        else
+            snprintf(name, sizeof name, "defect %s: NOT WIRED, no check reaches it (open)",
+                     srl_check_bug_name((srl_check_bug)b));
+        GROUP(name, before);
+    }
 }
 
 /* ---- one statement: PASS as is, FAIL under each mutation ---- */
@@ -222,7 +304,7 @@ static void test_statement(const char *stmt)
             continue;
         found++;
         const long before = srl_test_failures;
-        srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE};
+        srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, SRL_CHECK_BUG_NONE};
         srl_check_result r;
         srl_err e;
         e.msg[0] = 0;
@@ -266,7 +348,8 @@ static void test_threads(void)
                                       "T07b", "T11a", "T11b", "T12b"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const srl_check *c = srl_check_find(ids[i]);
-        srl_check_opts o = {true, 8, SRL_CHECK_MUT_NONE}; /* 8 seeds: small and still parallel */
+        /* 8 seeds: small and still parallel */
+        srl_check_opts o = {true, 8, SRL_CHECK_MUT_NONE, SRL_CHECK_BUG_NONE};
         srl_check_result r[3];
         for (int t = 0; t < 3; t++) {
             omp_set_num_threads(t + 1);
@@ -303,6 +386,8 @@ int main(int argc, char **argv)
             test_clopper_pearson();
             test_judge();
             test_catalogue();
+        } else if (!strcmp(argv[i], "bugs")) {
+            test_bugs();
         } else if (!strcmp(argv[i], "threads")) {
             test_threads();
         } else {
