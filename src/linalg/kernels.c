@@ -8,7 +8,8 @@
  * Engines (srl__kernels_engine in src/linalg/kernels_priv.h names them):
  *   native binary32 / binary64   prod and acc both binary32 (binary64) with rn, with or without
  *                fma: hardware loops (src/linalg/kernels_isa.h), sixteen (eight) output columns a
- *                vector;
+ *                vector; the binary32 matrix products by blocks of four rows (nat32_rows), each
+ *                row of B read once for four rows of C;
  *   binary32 lanes   binary32 inputs whose products the scan (f32_products_exact) has shown to
  *                be binary32 numbers -- the significant bits of A and of B sum to at most 24 and
  *                exponents keep products normal (bf16 inputs, say): the binary32 product is then
@@ -200,6 +201,16 @@ enum { MF_PK_P = 0, MF_PK_ROUND };
     X(r_a32, MF_PK_ROUND, MK_AK_F32ADD, SRL_RN, SRL_RN)                                           \
     X(r_sr, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_SR)                                              \
     X(r_rn, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_RN)
+
+/* The native binary32 engine on blocks of NAT32_MR rows (kernels_isa.h, nat32_rows): C (m, n)
+ * row-major, A[i, l] = A[i a_row + l a_step], B[l, j] = B[l ldb + j], blocks of K terms. */
+#define NAT32_MR 4
+typedef struct nat32_job {
+    const float *A, *B;
+    float *C;
+    size_t m, n, k, K, a_row, a_step, ldb;
+} nat32_job;
+typedef void (*nat32_fn)(const nat32_job *, size_t i0, size_t j0);
 
 /* The engines, once per instruction set (src/core/isa.h); the baseline copy keeps only the
  * generic instances (compile time: a CPU without x86-64-v3 is rare). */
@@ -545,6 +556,41 @@ static void gemm_out(void *vctx, size_t o)
     store(g->C, o, srl__kseq_eval(c->kc, &tm, g->k, c->rng, c->c0 + (uint64_t)o * c->D), g->isf);
 }
 
+/* The native binary32 engine by blocks of rows: tiles of NAT32_MR rows and 16 or 32 columns
+ * (the instruction set's tile width), the row blocks of one column strip consecutive so that
+ * the strip of B stays in cache. */
+typedef struct nat32_ctx {
+    nat32_job jb;
+    nat32_fn fn;
+    size_t nrb, width;
+} nat32_ctx;
+
+static void nat32_tile(void *vctx, size_t t)
+{
+    const nat32_ctx *c = vctx;
+    c->fn(&c->jb, (t % c->nrb) * NAT32_MR, (t / c->nrb) * c->width);
+}
+
+static void nat32_rows_run(const gemm_args *g, bool fused, size_t K, bool par)
+{
+    const int lvl = isa_level();
+    nat32_ctx c;
+    c.jb = (nat32_job){g->A, g->B, g->C, g->m, g->n, g->k, K, g->a_row, g->a_step, g->n};
+    c.width = 16;
+#if SRL_MULTI_ISA
+    if (lvl >= 2) {
+        c.fn = fused ? nat32_rows_fma_v4 : nat32_rows_v4;
+        c.width = 32;
+    } else if (lvl == 1)
+        c.fn = fused ? nat32_rows_fma_v3 : nat32_rows_v3;
+    else
+#endif
+        c.fn = fused ? nat32_rows_fma_base : nat32_rows_base;
+    (void)lvl;
+    c.nrb = (g->m + NAT32_MR - 1) / NAT32_MR;
+    srl__kern_for(c.nrb * ((g->n + c.width - 1) / c.width), par, nat32_tile, &c);
+}
+
 static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
 {
     if (!g->C || (!g->A && g->m && g->k) || (!g->B && g->n && g->k))
@@ -572,7 +618,10 @@ static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
     const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN;
     mk_job jt;
     const int spec = gemm_plan(g, c, &kc, rng, &jt);
-    if (spec >= 0) {
+    if (g->isf && (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA)) {
+        nat32_rows_run(g, spec == MK_S_NAT_F32_FMA, c->order == SRL_ORDER_BLOCKED ? c->block : k,
+                       par);
+    } else if (spec >= 0) {
         const mk_fn fn = mk_lookup(spec, isa_level());
         jt.a_step = g->a_step;
         jt.ldb = n;

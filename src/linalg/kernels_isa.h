@@ -424,6 +424,79 @@ MK_NATIVE(nat_f32, float, srl__f32x16, 16, SRL_SPLAT16, ISA(fma_f16))
 MK_NATIVE(nat_f64, double, srl__f64x8, 8, SRL_SPLAT8, ISA(fma_d8))
 #undef MK_NATIVE
 
+/* ---- the native binary32 engine on a block of rows (nat32_rows) ----
+ * The engine nat_f32 above reads a row of B for each output row; this one holds NAT32_MR rows
+ * of C at once (sb[r][v]: row r, vector v of the tile's columns), so each row of B read from
+ * memory feeds NAT32_MR rows' products. Each output still runs its own sequence l = 0, 1, ...
+ * (product rounded, then the sum rounded, or one fused operation; blocks of K terms joined
+ * into st as above): the same operations on the same values as nat_f32, hence the same bits.
+ * Tile width NAT32_NV(level) vectors of 16: two with AVX-512 (32 registers hold 4 x 2 sb, 4 x 2
+ * st), one below. Rows past m (a short last block) compute a copy of row i0 and are not stored;
+ * columns past n read a zero-padded copy of B's row and are not stored. */
+#if SRL_ISA_LEVEL >= 2
+#define NAT32_NV_HERE 2
+#else
+#define NAT32_NV_HERE 1
+#endif
+/* NV vectors of B's row at row (w valid columns; a short row through the zeroed pad). */
+SRL_INLINE void ISA(nat32_brow)(srl__f32x16 *b, const float *row, int w, float *pad)
+{
+    enum { W = 16 * NAT32_NV_HERE };
+    if (w < W) {
+        memcpy(pad, row, (size_t)w * sizeof *pad);
+        row = pad;
+    }
+    memcpy(b, row, W * sizeof *pad);
+}
+SRL_INLINE void ISA(nat32_core)(const nat32_job *g, size_t i0, size_t j0, const int fused)
+{
+    enum { R = NAT32_MR, NV = NAT32_NV_HERE, W = 16 * NAT32_NV_HERE };
+    const size_t k = g->k, K = g->K;
+    const size_t mr = g->m - i0 < R ? g->m - i0 : R;
+    const int w = (int)(g->n - j0 < (size_t)W ? g->n - j0 : (size_t)W);
+    const float *a[R];
+    for (size_t r = 0; r < R; r++)
+        a[r] = g->A + (i0 + (r < mr ? r : 0)) * g->a_row;
+    float pad[W];
+    memset(pad, 0, sizeof pad);
+    srl__f32x16 st[R][NV], sb[R][NV];
+    memset(st, 0, sizeof st);
+    size_t blk = 0;
+    for (size_t l0 = 0; l0 < k; l0 += K, blk++) {
+        const size_t l1 = K < k - l0 ? l0 + K : k;
+        srl__f32x16 b[NV];
+        ISA(nat32_brow)(b, g->B + l0 * g->ldb + j0, w, pad);
+        for (size_t r = 0; r < R; r++) {
+            const srl__f32x16 av = SRL_SPLAT16(a[r][l0 * g->a_step]);
+            for (int v = 0; v < NV; v++)
+                sb[r][v] = av * b[v]; /* start: RN of the exact product */
+        }
+        for (size_t l = l0 + 1; l < l1; l++) {
+            ISA(nat32_brow)(b, g->B + l * g->ldb + j0, w, pad);
+            for (size_t r = 0; r < R; r++) {
+                const srl__f32x16 av = SRL_SPLAT16(a[r][l * g->a_step]);
+                for (int v = 0; v < NV; v++)
+                    sb[r][v] = fused ? ISA(fma_f16)(av, b[v], sb[r][v])
+                                     : sb[r][v] + av * b[v]; /* two roundings: no contraction */
+            }
+        }
+        for (size_t r = 0; r < R; r++)
+            for (int v = 0; v < NV; v++)
+                st[r][v] = blk == 0 ? sb[r][v] : st[r][v] + sb[r][v];
+    }
+    for (size_t r = 0; r < mr; r++)
+        memcpy(g->C + (i0 + r) * g->n + j0, st[r], (size_t)w * sizeof(float));
+}
+static void ISA(nat32_rows)(const nat32_job *g, size_t i0, size_t j0)
+{
+    ISA(nat32_core)(g, i0, j0, 0);
+}
+static void ISA(nat32_rows_fma)(const nat32_job *g, size_t i0, size_t j0)
+{
+    ISA(nat32_core)(g, i0, j0, 1);
+}
+#undef NAT32_NV_HERE
+
 /* ---- the binary32-lane engine (binary32 inputs whose products are exact in binary32) ----
  * Used when the scan of src/linalg/kernels.c has shown that every product a*b of the call is a binary32
  * number (significant bits of A and B sum to at most 24, exponents keep it normal and finite):

@@ -159,6 +159,7 @@ void srl__gpt_layout_make(srl__gpt_layout *y, const srl__gpt_dims *d, int bwd)
     TAKE(ln2_rstd, BT);
     TAKE(fch, 4 * BTC);
     TAKE(fchg, 4 * BTC);
+    TAKE(fcth, 4 * BTC);
     TAKE(res3, BTC);
     y->per_layer = o;
     o = 0;
@@ -197,7 +198,7 @@ double srl__gpt_acts_elems(const srl__gpt_dims *d, int bwd)
     const double B = (double)d->B, T = (double)d->T, C = (double)d->C, V = (double)d->V;
     const double NH = (double)d->NH, L = (double)d->L, BT = B * T, BTC = BT * C;
     const double att = B * NH * T * T, pad = 16 * 64;
-    double per = 20 * BTC + 4 * BT + att + 17 * 16;
+    double per = 24 * BTC + 4 * BT + att + 18 * 16;
     double wt = (V > 4 * C ? V : 4 * C) * C;
     double n = BTC + L * per + BTC + 2 * BT + BT * V + BTC + (wt > BTC ? wt : BTC) + pad;
     if (bwd)

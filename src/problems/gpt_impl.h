@@ -53,7 +53,7 @@ typedef struct srl__gpt_layout {
     size_t per_layer, l0; /* layer l's buffers start at l0 + l * per_layer */
     /* inside a layer */
     size_t ln1, ln1_mean, ln1_rstd, qkv, qh, kh, vh, att, yh, atty, res2, ln2, ln2_mean,
-        ln2_rstd, fch, fchg, res3;
+        ln2_rstd, fch, fchg, fcth, res3; /* fcth: GELU's tanh term, kept for the backward */
     /* backward (bwd) */
     size_t dlogits, dres, dln, dqkv, dqh, dkh, dvh, datt, dyh, datty, dfchg, dfch, dtmp;
     size_t total;

@@ -85,18 +85,19 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
 
 /* ---- GELU (model_ops.h), elementwise ---- */
 
-static void TPL(gelu_fwd)(REAL *out, const REAL *x, size_t n)
+/* th: the tanh term of each element, for gelu_bwd */
+static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
 {
 #pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
     for (size_t i = 0; i < n; i++)
-        out[i] = TPL(gelu)(x[i]);
+        out[i] = TPL(gelu_th)(x[i], th + i);
 }
 
-static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *dout, size_t n)
+static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *dout, size_t n)
 {
 #pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
     for (size_t i = 0; i < n; i++)
-        dx[i] = TPL(gelu_grad)(x[i]) * dout[i];
+        dx[i] = TPL(gelu_grad_th)(x[i], th[i]) * dout[i];
 }
 
 /* out = a + b, elementwise (the residual connections). */
@@ -300,7 +301,7 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
     /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
     SRL__TRY(TPL(mm_nn)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C, acc, rng, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
-    TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fch, BT * C4);
+    TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4);
     SRL__TRY(TPL(round_slot)(Ly + lay->fchg, BT * C4, act, rng));
     /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
     SRL__TRY(TPL(mm_nn)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4, acc, rng, tsc));
@@ -386,7 +387,7 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
     SRL__TRY(TPL(mm_tn)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT, acc, rng, tsc));
     /* fchg = gelu(fch)                                                               ROUND_GRAD */
-    TPL(gelu_bwd)(dfch, Ly + lay->fch, dfchg, BT * C4);
+    TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4);
     SRL__TRY(TPL(round_slot)(dfch, BT * C4, gs, rng));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
     SRL__TRY(TPL(mm_nt)(dln, dfch, par + w.fcw, BT, C, C4, acc, rng, tsc));

@@ -105,8 +105,9 @@ void srl__model_compute_stream(srl_rng *c, const srl_train_config *tc, size_t r,
 void srl__model_writes_root(srl_rng *root, const srl_train_config *tc, size_t r, bool shared);
 
 /* Loops of the MLP and GPT passes fork OpenMP threads only above srl__models_omp_min elements
- * (default 2^18; a parallel region costs tens of microseconds). Tests lower it to run every
- * parallel loop on tiny models; results never depend on it. Not thread-safe: set it between
+ * (default 2^15: a parallel region costs microseconds, 2^15 elements of GELU hundreds of them;
+ * 2^18 left the middle GPT size one-threaded). Tests lower it to run every parallel loop on
+ * tiny models; results never depend on it. Not thread-safe: set it between
  * runs. */
 extern size_t srl__models_omp_min;
 

@@ -14,7 +14,8 @@
  *   mm_draws                    the draws one product takes from rng (0 outside _emu)
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
- *   gelu, gelu_grad             GELU in its tanh form and its derivative
+ *   gelu, gelu_grad             GELU in its tanh form and its derivative (gelu_th and
+ *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
 
 #undef R_EXP
@@ -148,20 +149,33 @@ static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
 
 /* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
 
-static inline REAL TPL(gelu)(REAL x)
+/* gelu(x), with *th = the tanh term (gelu_grad_th reuses it: the same expression, the same
+ * bits as gelu_grad recomputing it). */
+static inline REAL TPL(gelu_th)(REAL x, REAL *th)
 {
     const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
     const REAL u = s2pi * (x + c * ((x * x) * x));
-    return (half * x) * ((REAL)1 + R_TANH(u));
+    *th = R_TANH(u);
+    return (half * x) * ((REAL)1 + *th);
+}
+
+static inline REAL TPL(gelu)(REAL x)
+{
+    REAL th;
+    return TPL(gelu_th)(x, &th);
+}
+
+static inline REAL TPL(gelu_grad_th)(REAL x, REAL th)
+{
+    const REAL s2pi = (REAL)0.79788456080286535588, c3 = (REAL)(3 * 0.044715), half = (REAL)0.5;
+    const REAL du = s2pi * ((REAL)1 + c3 * (x * x));
+    return half * ((REAL)1 + th) + ((half * x) * ((REAL)1 - th * th)) * du;
 }
 
 static inline REAL TPL(gelu_grad)(REAL x)
 {
-    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715, half = (REAL)0.5;
-    const REAL c3 = (REAL)(3 * 0.044715);
-    const REAL th = R_TANH(s2pi * (x + c * ((x * x) * x)));
-    const REAL du = s2pi * ((REAL)1 + c3 * (x * x));
-    return half * ((REAL)1 + th) + ((half * x) * ((REAL)1 - th * th)) * du;
+    const REAL s2pi = (REAL)0.79788456080286535588, c = (REAL)0.044715;
+    return TPL(gelu_grad_th)(x, R_TANH(s2pi * (x + c * ((x * x) * x))));
 }
 
 /* ---- softmax cross-entropy of one row ---- */

@@ -50,7 +50,7 @@
 #include "srlab/theory.h"
 #include "train/train_impl.h"
 
-size_t srl__models_omp_min = (size_t)1 << 18;
+size_t srl__models_omp_min = (size_t)1 << 15;
 
 /* ---- layout, keys, memory ---- */
 

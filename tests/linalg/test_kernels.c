@@ -18,8 +18,9 @@
  * accumulator's overflow and subnormal ranges, and in small cases inf and NaN), so that every
  * path of src/linalg/kernels.c (native, bit logic, the slow fallback) is taken. Sizes 0, 1, 2, 3, 7,
  * 64, 100, 257 (gemm: shapes mixing them, so that vector tiles are full, partial and single
- * lanes). Both stream kinds. The matrix products run at every instruction-set level the CPU
- * has (src/linalg/kernels_priv.h). Everything is an equality; the seed is printed with failures. */
+ * lanes; m = 4 and 9 for the native engine's blocks of four rows, full and short). Both stream
+ * kinds. The matrix products run at every instruction-set level the CPU has
+ * (src/linalg/kernels_priv.h). Everything is an equality; the seed is printed with failures. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -427,6 +428,7 @@ typedef struct shape {
 static const shape shapes[] = {
     {0, 3, 5}, {3, 0, 5}, {2, 3, 0}, {1, 1, 1},  {2, 2, 2},  {3, 3, 3},   {7, 7, 7},
     {2, 64, 3}, {3, 100, 7}, {1, 257, 2}, {2, 9, 64}, {2, 8, 100}, {1, 17, 257}, {3, 65, 2},
+    {9, 37, 20}, {4, 32, 3}, /* full and short blocks of rows (nat32_rows: 4 rows) */
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 #define ALLCLASS_SHAPE 10 /* {2, 9, 64}: run with every input class */
