@@ -534,6 +534,57 @@ void srl_t12_eval(srl_t12_values *out, double x, double lr, double update, uint6
 /* Bytes per parameter of strategy s with optimizer k (srl_strategy_bytes). */
 srl_bytes srl_t13_bytes(const srl_strategy *s, srl_optim_kind k);
 
+/* ---- T14 ---- */
+
+/* Noisy SGD on a/2 (x - x*)^2 (gradient a e + sigma xi, e = x - x*) with the weight on a grid
+ * of spacing ulp (one binade): the exact step in spacings is s ~ N(m, r^2), r = lr sigma / ulp.
+ * (theory/T14-sr-vs-rn.md) */
+typedef enum srl_t14_mode { SRL_T14_EXACT, SRL_T14_RN, SRL_T14_SR } srl_t14_mode;
+/* E[frac(s)(1 - frac(s))] for s ~ N(0, r^2): SR's added variance per step in ulp^2 (1/6 once
+ * r >~ 0.5, 0 as r -> 0). */
+double srl_t14_sr_cell_var(double r);
+/* E[round(s)^2] for s ~ N(0, r^2): RN's step variance in ulp^2 (r^2 + 1/12 once r >~ 0.5,
+ * the dithered-quantisation limit; exponentially small as r -> 0). */
+double srl_t14_rn_step_var(double r);
+/* d/dm E[round(s + m)] at m = 0 for s ~ N(0, r^2): RN's gain on the restoring drift (1 once
+ * r >~ 0.5; exponentially small as r -> 0: the freeze). */
+double srl_t14_rn_gain(double r);
+/* The mean excess loss a/2 E[e_T^2] after `steps` steps from e0 (INFINITY: stationary, e0 then
+ * ignored) of the linearised recursion of mode m: e' = (1 - k lr a) e + noise of variance W
+ * (exact: k 1, W lr^2 sigma^2; SR: k 1, W (r^2 + sr_cell_var) ulp^2; RN: k rn_gain,
+ * W rn_step_var ulp^2). Requires 0 < lr a < 1. */
+double srl_t14_excess(srl_t14_mode m, double a, double lr, double sigma, double ulp, double e0,
+                      double steps);
+/* The same after each step t = 0 .. steps into excess[t], keeping the drift whole: the mean
+ * error moves by the exact mean step of the mode at the mean (nonlinear for RN), the variance
+ * contracts with the gain there and gains the step variance there. Agrees with srl_t14_excess
+ * near x*; far from it (RN near its freeze) it is the better model. */
+void srl_t14_path(double *excess, srl_t14_mode m, double a, double lr, double sigma, double ulp,
+                  double e0, uint64_t steps);
+/* The probability that one RN step at distance e moves the weight: P(|lr g| >= ulp/2). */
+double srl_t14_rn_move_prob(double a, double lr, double sigma, double ulp, double e);
+/* SR's best learning rate ulp / (sigma sqrt 6): the minimum of lr sigma^2/4 + ulp^2/(24 lr). */
+double srl_t14_lr_star(double ulp, double sigma);
+/* The crossover: the largest lr (below 16 ulp/sigma) at which SR's srl_t14_excess after
+ * `steps` steps from e0 is below RN's (NaN if none above 2^-20 of that). */
+double srl_t14_crossover(double a, double sigma, double ulp, double e0, double steps);
+
+/* Every prediction of T14 at one point, as `srlab theory T14` prints them. */
+typedef struct srl_t14_values {
+    double ulp, r;                             /* spacing at x*, r = lr sigma / ulp */
+    double rn_gain, rn_step_var;               /* srl_t14_rn_gain, srl_t14_rn_step_var at r */
+    double sr_cell_var;                        /* srl_t14_sr_cell_var at r */
+    double excess_exact, excess_rn, excess_sr; /* srl_t14_excess after steps from x0 */
+    double stat_exact, stat_rn, stat_sr;       /* the same, stationary */
+    double rn_move_prob;                       /* srl_t14_rn_move_prob at x0 */
+    double rn_moves_expected;                  /* steps rn_move_prob */
+    double lr_star;                            /* srl_t14_lr_star */
+    double excess_sr_at_lr_star;               /* stationary SR excess at lr_star */
+    double crossover_lr;                       /* srl_t14_crossover from x0 over steps */
+} srl_t14_values;
+void srl_t14_eval(srl_t14_values *out, double xstar, double a, double lr, double sigma,
+                  double x0, double steps, const srl_format *f);
+
 #ifdef __cplusplus
 }
 #endif
