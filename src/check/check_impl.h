@@ -212,5 +212,11 @@ SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
 /* src/check/t13_memory.c: bytes per parameter */
 SRL__CHK_FN(srl__chk_memory);                 /* T13a-f */
+/* src/check/t14_srrn.c: SR against RN with gradient noise */
+SRL__CHK_FN(srl__chk_t14_dither);             /* T14a */
+SRL__CHK_FN(srl__chk_t14_rn_edge);            /* T14b */
+SRL__CHK_FN(srl__chk_t14_rn_frozen);          /* T14c */
+SRL__CHK_FN(srl__chk_t14_sr_plateau);         /* T14d */
+SRL__CHK_FN(srl__chk_t14_crossover);          /* T14e */
 
 #endif
