@@ -509,6 +509,11 @@ double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m);
 /* 2 p (1 - p), p = srl_t12_away_prob(xe, f, m): the probability that two replicas writing xe
  * with independent draws store different values (T12 item 2). */
 double srl_t12_diff_prob(double xe, const srl_format *f, srl_rounding m);
+/* The factor by which one step of optimizer k with learning rate lr and weight decay wd
+ * multiplies the squared distance between two replicas (T12 step 3): (1 - lr wd)^2 for sgd and
+ * adamw (decoupled), whose exact values differ by (1 - lr wd) (x_r - x_0); 1 for momentum and
+ * adam (L2 decay enters their buffers: not modelled). */
+double srl_t12_decay_keep(srl_optim_kind k, double lr, double wd);
 
 /* Every prediction of T12 for replicas sharing the weight x (rounded to nearest into f) that
  * write x - lr update with mode m, over `steps` steps and `params` weights alike, as
