@@ -210,6 +210,7 @@ SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
 /* src/check/t12_replicas.c: data-parallel replicas */
 SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
+SRL__CHK_FN(srl__chk_replicas_decay);         /* T12c */
 /* src/check/t13_memory.c: bytes per parameter */
 SRL__CHK_FN(srl__chk_memory);                 /* T13a-f */
 /* src/check/t14_srrn.c: SR against RN with gradient noise */
