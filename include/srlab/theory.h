@@ -30,15 +30,19 @@
  *        update is lost below a computable learning rate, and the bias is the whole initial gap.
  *                                                           (theory/T10-adam-convergence.md)
  *   T11  implicit regularization: the mean SR iterate of gradient descent moves along the
- *        gradient of F + (1/2) sum_j F_jj s_j^2 to leading order (exactly along F's on a
- *        quadratic); on f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by
- *        exactly 3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
+ *        gradient of F + (1/2) tr(H Sigma_t) to leading order, Sigma_t the iterate's covariance
+ *        (its recursion: srl_t11_sigma_next; exactly along F's on a quadratic); on
+ *        f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by exactly
+ *        3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
  *                                                        (theory/T11-implicit-regularization.md)
  *   T12  data-parallel replicas with independent SR streams: from identical states, one write of
  *        the exact value xe puts a squared distance 2 p (1 - p) q^2 between two replicas in mean
  *        (p the probability of rounding away from zero, q the spacing); the sum over steps and
  *        parameters is the random-walk prediction replica_d2_pred. (theory/T12-replicas.md)
  *   T13  bytes per parameter of each strategy                  (theory/T13-memory.md)
+ *   T14  noisy SGD with RN or SR writes: RN's gain and step variance, SR's added variance, the
+ *        excess loss after T steps, RN's freeze, SR's plateau below lr* = ulp/(sigma sqrt 6),
+ *        the crossover learning rate                          (theory/T14-sr-vs-rn.md)
  *
  * Conventions: u = 2^-p is the unit roundoff of the format; ulp(x) is the grid spacing of the
  * format at x (srl_format_ulp); "v" is the largest relative error of one rounding in the normal
@@ -482,6 +486,15 @@ void srl_t10_eval(srl_t10_values *out, double xstar, double a, double lr, double
 double srl_t11_quartic_shift(double y, const srl_format *f);
 double srl_t11_quartic_shift_exact(double y, const srl_format *f);
 double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
+/* T11 item 3 on f(x) = x^4/4: the shift D_T = E[x_T] - x_T^GD of the mean SR iterate from exact
+ * gradient descent after T steps from x0, given the iterate variances sigma[0 .. T-1] before
+ * each step: D' = D - lr ((g + D)^3 - g^3 + 3 (g + D) sigma_t), g' = g - lr g^3 (the term
+ * (1/2) grad tr(H Sigma) = 3 m Sigma_t; the third central moment dropped). *gT = x_T^GD. */
+double srl_t11_quartic_mean_shift(double *gT, double x0, double lr, const double *sigma,
+                                  size_t T);
+/* One step of the iterate variance's recursion (T11 item 3): (1 - lr H)^2 sigma + s2, H the
+ * curvature at the mean, s2 the mean SR variance E[s^2(y)] of the step's write. */
+double srl_t11_sigma_next(double sigma, double lr, double hess, double s2);
 
 /* Every prediction of T11 item 4 at y (|y| <= xmax), as `srlab theory T11` prints them. */
 typedef struct srl_t11_values {

@@ -189,6 +189,24 @@ static void test_t12(void)
     GROUP("T12 values (srl_t12_eval)", before);
 }
 
+/* T11 item 3's recursions: with Sigma = 0 the mean stays on exact GD (D = 0 exactly); one step
+ * from x0 with Sigma_0 = S shifts the mean by -3 lr x0 S; the variance recursion by hand. */
+static void test_t11_shift(void)
+{
+    const long before = srl_test_failures;
+    const double zero[3] = {0, 0, 0}, one[1] = {1e-3};
+    double gT;
+    CHECK(srl_t11_quartic_mean_shift(&gT, 1.5, 0.05, zero, 3) == 0, "T11 shift without Sigma");
+    double g = 1.5;
+    for (int t = 0; t < 3; t++)
+        g -= 0.05 * g * g * g;
+    CHECK(gT == g, "T11 exact GD %a", gT);
+    const double D = srl_t11_quartic_mean_shift(&gT, 1.5, 0.05, one, 1);
+    CHECK(fabs(D / (-0.05 * 3 * 1.5 * 1e-3) - 1) < 1e-14, "T11 one-step shift %g", D);
+    CHECK(srl_t11_sigma_next(2.0, 0.1, 3.0, 0.5) == 0.7 * 0.7 * 2.0 + 0.5, "T11 Sigma step");
+    GROUP("T11 item 3 (srl_t11_quartic_mean_shift, srl_t11_sigma_next)", before);
+}
+
 /* T14's Gaussian sums against their Fourier series (Poisson summation, theory/T14 steps 2-3),
  * an independent route: with e_k = exp(-2 pi^2 k^2 r^2),
  *   E[frac(s)(1 - frac(s))] = 1/6 - sum_k e_k / (pi^2 k^2),
@@ -267,6 +285,7 @@ int main(void)
     test_t08();
     test_t09();
     test_t11();
+    test_t11_shift();
     test_t12();
     test_t14();
     TEST_END();
