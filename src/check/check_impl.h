@@ -207,6 +207,8 @@ SRL__CHK_FN(srl__chk_moment_rise);            /* T09b */
 SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
 /* src/check/t11_trajectory.c: the mean SR trajectory */
 SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
+/* src/check/t11_shift.c: the mean SR trajectory's shift on x^4/4 */
+SRL__CHK_FN(srl__chk_quartic_trajectory);     /* T11c */
 /* src/check/t12_replicas.c: data-parallel replicas */
 SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
