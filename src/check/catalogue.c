@@ -169,7 +169,7 @@ static const srl__chk_row rows[] = {
       M("allocate for SGD instead of AdamW", NULL)},
      srl__chk_memory, {.memory = {"bf16-kahan", 10}}},
     {{"T14a", "T14",
-      "noisy SGD, lr sigma >> ulp: RN dithers, adding ulp^2/12 per step (half SR's ulp^2/6)",
+      "noisy SGD, lr sigma = 1.3 ulp: RN dithers, adding ulp^2/12 per step (half SR's ulp^2/6)",
       M("write with sr instead of rn", "predict SR's ulp^2/6 per step")},
      srl__chk_t14_dither, NO_PARAMS},
     {{"T14b", "T14",
