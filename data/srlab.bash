@@ -57,7 +57,7 @@ _srlab()
     formats) COMPREPLY=($(compgen -W "$(_srlab_words formats)" -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "$(_srlab_words commands)" -- "$cur")) ;;
     op) COMPREPLY=($(compgen -W "add sub mul fma div sqrt" -- "$cur")) ;;
-    demo) COMPREPLY=($(compgen -W "accumulate harmonic gd replicas" -- "$cur")) ;;
+    demo) COMPREPLY=($(compgen -W "accumulate harmonic gd replicas crossover" -- "$cur")) ;;
     theory | check) COMPREPLY=($(compgen -W "T01 T02 T03 T04 T05 T06 T07 T08 T09 T10 T11 T12 T13" -- "$cur")) ;;
     esac
     return 0

@@ -30,15 +30,19 @@
  *        update is lost below a computable learning rate, and the bias is the whole initial gap.
  *                                                           (theory/T10-adam-convergence.md)
  *   T11  implicit regularization: the mean SR iterate of gradient descent moves along the
- *        gradient of F + (1/2) sum_j F_jj s_j^2 to leading order (exactly along F's on a
- *        quadratic); on f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by
- *        exactly 3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
+ *        gradient of F + (1/2) tr(H Sigma_t) to leading order, Sigma_t the iterate's covariance
+ *        (its recursion: srl_t11_sigma_next; exactly along F's on a quadratic); on
+ *        f(x) = x^4/4 one SR rounding of y shifts the mean gradient f'(SR(y)) by exactly
+ *        3 y s^2 + ab(b - a), s^2 = ab, a = y - RD(y), b = RU(y) - y.
  *                                                        (theory/T11-implicit-regularization.md)
  *   T12  data-parallel replicas with independent SR streams: from identical states, one write of
  *        the exact value xe puts a squared distance 2 p (1 - p) q^2 between two replicas in mean
  *        (p the probability of rounding away from zero, q the spacing); the sum over steps and
  *        parameters is the random-walk prediction replica_d2_pred. (theory/T12-replicas.md)
  *   T13  bytes per parameter of each strategy                  (theory/T13-memory.md)
+ *   T14  noisy SGD with RN or SR writes: RN's gain and step variance, SR's added variance, the
+ *        excess loss after T steps, RN's freeze, SR's plateau below lr* = ulp/(sigma sqrt 6),
+ *        the crossover learning rate                          (theory/T14-sr-vs-rn.md)
  *
  * Conventions: u = 2^-p is the unit roundoff of the format; ulp(x) is the grid spacing of the
  * format at x (srl_format_ulp); "v" is the largest relative error of one rounding in the normal
@@ -482,6 +486,15 @@ void srl_t10_eval(srl_t10_values *out, double xstar, double a, double lr, double
 double srl_t11_quartic_shift(double y, const srl_format *f);
 double srl_t11_quartic_shift_exact(double y, const srl_format *f);
 double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
+/* T11 item 3 on f(x) = x^4/4: the shift D_T = E[x_T] - x_T^GD of the mean SR iterate from exact
+ * gradient descent after T steps from x0, given the iterate variances sigma[0 .. T-1] before
+ * each step: D' = D - lr ((g + D)^3 - g^3 + 3 (g + D) sigma_t), g' = g - lr g^3 (the term
+ * (1/2) grad tr(H Sigma) = 3 m Sigma_t; the third central moment dropped). *gT = x_T^GD. */
+double srl_t11_quartic_mean_shift(double *gT, double x0, double lr, const double *sigma,
+                                  size_t T);
+/* One step of the iterate variance's recursion (T11 item 3): (1 - lr H)^2 sigma + s2, H the
+ * curvature at the mean, s2 the mean SR variance E[s^2(y)] of the step's write. */
+double srl_t11_sigma_next(double sigma, double lr, double hess, double s2);
 
 /* Every prediction of T11 item 4 at y (|y| <= xmax), as `srlab theory T11` prints them. */
 typedef struct srl_t11_values {
@@ -509,6 +522,11 @@ double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m);
 /* 2 p (1 - p), p = srl_t12_away_prob(xe, f, m): the probability that two replicas writing xe
  * with independent draws store different values (T12 item 2). */
 double srl_t12_diff_prob(double xe, const srl_format *f, srl_rounding m);
+/* The factor by which one step of optimizer k with learning rate lr and weight decay wd
+ * multiplies the squared distance between two replicas (T12 step 3): (1 - lr wd)^2 for sgd and
+ * adamw (decoupled), whose exact values differ by (1 - lr wd) (x_r - x_0); 1 for momentum and
+ * adam (L2 decay enters their buffers: not modelled). */
+double srl_t12_decay_keep(srl_optim_kind k, double lr, double wd);
 
 /* Every prediction of T12 for replicas sharing the weight x (rounded to nearest into f) that
  * write x - lr update with mode m, over `steps` steps and `params` weights alike, as
@@ -533,6 +551,57 @@ void srl_t12_eval(srl_t12_values *out, double x, double lr, double update, uint6
 
 /* Bytes per parameter of strategy s with optimizer k (srl_strategy_bytes). */
 srl_bytes srl_t13_bytes(const srl_strategy *s, srl_optim_kind k);
+
+/* ---- T14 ---- */
+
+/* Noisy SGD on a/2 (x - x*)^2 (gradient a e + sigma xi, e = x - x*) with the weight on a grid
+ * of spacing ulp (one binade): the exact step in spacings is s ~ N(m, r^2), r = lr sigma / ulp.
+ * (theory/T14-sr-vs-rn.md) */
+typedef enum srl_t14_mode { SRL_T14_EXACT, SRL_T14_RN, SRL_T14_SR } srl_t14_mode;
+/* E[frac(s)(1 - frac(s))] for s ~ N(0, r^2): SR's added variance per step in ulp^2 (1/6 once
+ * r >~ 0.5, 0 as r -> 0). */
+double srl_t14_sr_cell_var(double r);
+/* E[round(s)^2] for s ~ N(0, r^2): RN's step variance in ulp^2 (r^2 + 1/12 once r >~ 0.5,
+ * the dithered-quantisation limit; exponentially small as r -> 0). */
+double srl_t14_rn_step_var(double r);
+/* d/dm E[round(s + m)] at m = 0 for s ~ N(0, r^2): RN's gain on the restoring drift (1 once
+ * r >~ 0.5; exponentially small as r -> 0: the freeze). */
+double srl_t14_rn_gain(double r);
+/* The mean excess loss a/2 E[e_T^2] after `steps` steps from e0 (INFINITY: stationary, e0 then
+ * ignored) of the linearised recursion of mode m: e' = (1 - k lr a) e + noise of variance W
+ * (exact: k 1, W lr^2 sigma^2; SR: k 1, W (r^2 + sr_cell_var) ulp^2; RN: k rn_gain,
+ * W rn_step_var ulp^2). Requires 0 < lr a < 1. */
+double srl_t14_excess(srl_t14_mode m, double a, double lr, double sigma, double ulp, double e0,
+                      double steps);
+/* The same after each step t = 0 .. steps into excess[t], keeping the drift whole: the mean
+ * error moves by the exact mean step of the mode at the mean (nonlinear for RN), the variance
+ * contracts with the gain there and gains the step variance there. Agrees with srl_t14_excess
+ * near x*; far from it (RN near its freeze) it is the better model. */
+void srl_t14_path(double *excess, srl_t14_mode m, double a, double lr, double sigma, double ulp,
+                  double e0, uint64_t steps);
+/* The probability that one RN step at distance e moves the weight: P(|lr g| >= ulp/2). */
+double srl_t14_rn_move_prob(double a, double lr, double sigma, double ulp, double e);
+/* SR's best learning rate ulp / (sigma sqrt 6): the minimum of lr sigma^2/4 + ulp^2/(24 lr). */
+double srl_t14_lr_star(double ulp, double sigma);
+/* The crossover: the largest lr (below 16 ulp/sigma) at which SR's srl_t14_excess after
+ * `steps` steps from e0 is below RN's (NaN if none above 2^-20 of that). */
+double srl_t14_crossover(double a, double sigma, double ulp, double e0, double steps);
+
+/* Every prediction of T14 at one point, as `srlab theory T14` prints them. */
+typedef struct srl_t14_values {
+    double ulp, r;                             /* spacing at x*, r = lr sigma / ulp */
+    double rn_gain, rn_step_var;               /* srl_t14_rn_gain, srl_t14_rn_step_var at r */
+    double sr_cell_var;                        /* srl_t14_sr_cell_var at r */
+    double excess_exact, excess_rn, excess_sr; /* srl_t14_excess after steps from x0 */
+    double stat_exact, stat_rn, stat_sr;       /* the same, stationary */
+    double rn_move_prob;                       /* srl_t14_rn_move_prob at x0 */
+    double rn_moves_expected;                  /* steps rn_move_prob */
+    double lr_star;                            /* srl_t14_lr_star */
+    double excess_sr_at_lr_star;               /* stationary SR excess at lr_star */
+    double crossover_lr;                       /* srl_t14_crossover from x0 over steps */
+} srl_t14_values;
+void srl_t14_eval(srl_t14_values *out, double xstar, double a, double lr, double sigma,
+                  double x0, double steps, const srl_format *f);
 
 #ifdef __cplusplus
 }

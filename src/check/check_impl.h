@@ -234,10 +234,19 @@ SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
 SRL__CHK_FN(srl__chk_adam_rn_moves);          /* T10d, T10e */
 /* src/check/t11_trajectory.c: the mean SR trajectory */
 SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
+/* src/check/t11_shift.c: the mean SR trajectory's shift on x^4/4 */
+SRL__CHK_FN(srl__chk_quartic_trajectory);     /* T11c */
 /* src/check/t12_replicas.c: data-parallel replicas */
 SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
+SRL__CHK_FN(srl__chk_replicas_decay);         /* T12c */
 /* src/check/t13_memory.c: bytes per parameter */
 SRL__CHK_FN(srl__chk_memory);                 /* T13a-f */
+/* src/check/t14_srrn.c: SR against RN with gradient noise */
+SRL__CHK_FN(srl__chk_t14_dither);             /* T14a */
+SRL__CHK_FN(srl__chk_t14_rn_edge);            /* T14b */
+SRL__CHK_FN(srl__chk_t14_rn_frozen);          /* T14c */
+SRL__CHK_FN(srl__chk_t14_sr_plateau);         /* T14d */
+SRL__CHK_FN(srl__chk_t14_crossover);          /* T14e */
 
 #endif

@@ -6,11 +6,18 @@
  *   T12b  with independent streams they drift: the mean over seeds of replica_d2 equals the
  *         runner's random-walk prediction replica_d2_pred (the sum of srl_t12_pair_d2 over steps
  *         and parameters), a paired t interval on the per-seed differences.
+ *   T12c  the same with AdamW and weight decay 1 (lr wd = 10^-3): the prediction contracted by
+ *         (1 - lr wd)^2 per step (srl_t12_decay_keep), about 20% below the plain sum.
  * Seeds 1 .. N. */
 #include "check/check_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+#include "srlab/theory.h"
+
+#define T12_LR 0.001
+#define T12C_WD 1.0 /* AdamW's decay in T12c: lr wd = 10^-3, (1 - lr wd)^400 = 0.67 */
 
 /* 4 data-parallel replicas of a small mlp (bf16-sr weights, Adam), SR streams shared or not. */
 static void replicas_kv(srl__chk_kv *kv, bool shared, uint64_t steps, uint64_t every)
@@ -27,7 +34,7 @@ static void replicas_kv(srl__chk_kv *kv, bool shared, uint64_t steps, uint64_t e
     srl__chk_kv_set(kv, "sr-seed", "%s", shared ? "shared" : "independent");
     srl__chk_kv_set(kv, "strategy", "bf16-sr");
     srl__chk_kv_set(kv, "opt", "adam");
-    srl__chk_kv_set(kv, "lr", "0.001");
+    srl__chk_kv_set(kv, "lr", "%.17g", T12_LR);
     srl__chk_kv_set(kv, "steps", "%llu", (unsigned long long)steps);
     srl__chk_kv_set(kv, "log-every", "%llu", (unsigned long long)every);
 }
@@ -81,17 +88,32 @@ static int d2_reduce(const srl__chk_job *j, uint64_t seed, const srl__chk_rows *
     return SRL_OK;
 }
 
-int srl__chk_replicas_drift(srl_check_result *out, const srl__chk_row *row,
-                            const srl_check_opts *o, srl_err *err)
+/* T12b (Adam, no decay) and T12c (AdamW with decay T12C_WD: the prediction contracts) */
+static int drift_check(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                       bool decay, srl_err *err)
 {
-    const uint64_t N = srl__chk_seeds(o, 20, 100), steps = 200;
+    /* T12c's effect (about 20%) needs 100 seeds even in --quick for its mutation to FAIL
+     * reliably (minimum detectable effect about 14% of the prediction) */
+    const uint64_t N = decay ? srl__chk_seeds(o, 100, 200) : srl__chk_seeds(o, 20, 100);
+    const uint64_t steps = 200;
     srl__chk_job j;
     srl__chk_job_init(&j, "mlp", 1, 2, d2_reduce, NULL);
     replicas_kv(&j.kv[0], false, steps, steps);
+    if (decay) {
+        srl__chk_kv_set(&j.kv[0], "opt", "adamw");
+        srl__chk_kv_set(&j.kv[0], "wd", "%.17g", T12C_WD);
+    }
     int st = srl__chk_job_run(&j, N, err);
     if (st)
         return st;
-    const double scale = o->mutation == SRL_CHECK_MUT_PREDICTION ? 0.5 : 1.0;
+    double scale = 1.0;
+    if (o->mutation == SRL_CHECK_MUT_PREDICTION && !decay)
+        scale = 0.5;
+    else if (o->mutation == SRL_CHECK_MUT_PREDICTION) {
+        /* undo the contraction for steady increments: T (1 - c^2) / (1 - c^2T) */
+        const double c2 = srl_t12_decay_keep(SRL_OPTIM_ADAMW, T12_LR, T12C_WD);
+        scale = (double)steps * (1 - c2) / (1 - pow(c2, (double)steps));
+    }
     double *d = srl__chk_job_col(&j, N, 0), *p = srl__chk_job_col(&j, N, 1);
     free(j.out);
     if (!d || !p) {
@@ -109,15 +131,31 @@ int srl__chk_replicas_drift(srl_check_result *out, const srl__chk_row *row,
     srl__chk_mean_var(&mx, &vx, d, (size_t)N);
     free(d);
     free(p);
-    const double half = srl__chk_t(SRL_CHECK_ALPHA, (double)(N - 1)) * sqrt(vx / (double)N);
+    const double se = sqrt(vx / (double)N), t = srl__chk_t(SRL_CHECK_ALPHA, (double)(N - 1));
+    const double half = t * se, mde = (t + srl__chk_z(0.02)) * se;
     srl__chk_result_begin(out, row->check.id,
                           "mean over seeds 1-%llu of replica_d2 = mean_r ||x_r - x_0||^2 "
-                          "after %llu steps of 4 replicas with independent SR streams (as T12a); "
-                          "predicted the runner's random-walk sum of 2 p (1 - p) q^2 (paired t "
-                          "interval)",
-                          (unsigned long long)N, (unsigned long long)steps);
+                          "after %llu steps of 4 replicas with independent SR streams (as T12a%s); "
+                          "predicted the runner's random-walk sum of 2 p (1 - p) q^2%s (paired t "
+                          "interval); detects %.2g (%.0f%% of it)",
+                          (unsigned long long)N, (unsigned long long)steps,
+                          decay ? ", AdamW wd 1" : "",
+                          decay ? ", contracted by (1 - lr wd)^2 per step" : "", mde,
+                          100 * mde / (scale * mp));
     /* |mean(d2) - mean(pred)| <= half, written as an interval around the measurement */
     (void)mx;
     srl__chk_result_set(out, SRL_CHECK_INTERVAL, md, md - half, md + half, scale * mp);
     return SRL_OK;
+}
+
+int srl__chk_replicas_drift(srl_check_result *out, const srl__chk_row *row,
+                            const srl_check_opts *o, srl_err *err)
+{
+    return drift_check(out, row, o, false, err);
+}
+
+int srl__chk_replicas_decay(srl_check_result *out, const srl__chk_row *row,
+                            const srl_check_opts *o, srl_err *err)
+{
+    return drift_check(out, row, o, true, err);
 }

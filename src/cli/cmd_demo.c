@@ -19,6 +19,7 @@
 #include "cli/host.h"
 #include "srlab/ops.h"
 #include "srlab/rounding.h"
+#include "srlab/theory.h"
 
 static const char help_text[] =
     "usage: srlab demo [NAME] [-f FMT] [--n N] [--term T] [--lr LR] [--seed S]\n"
@@ -33,13 +34,16 @@ static const char help_text[] =
     "              learning rate (bf16 weights; knobs -f, --lr, --n)\n"
     "  replicas    two data-parallel replicas drifting apart with independent SR draws,\n"
     "              staying identical with shared draws (knobs -f, --lr, --n)\n"
+    "  crossover   noisy SGD at 15 learning rates: rn dithers, then freezes; sr never\n"
+    "              freezes; where sr wins, measured beside theory/T14 (knobs -f, --n)\n"
     "'srlab demo' alone lists them.\n"
     "\n"
     "options (a knob a demo does not have is refused):\n"
     "  -f, --format FMT  the low-precision format (default bf16; any srlab format)\n"
     "  --n N             accumulate: additions (default 1000, at most 100000); harmonic: terms\n"
     "                    (default 10000, at most 10^7); gd, replicas: steps (default 2000 and\n"
-    "                    1000, at most 10^6 and 10^5)\n"
+    "                    1000, at most 10^6 and 10^5); crossover: steps (default 10000, at\n"
+    "                    most 10^5)\n"
     "  --term T          accumulate: the term added, rounded once into FMT (default 0.001)\n"
     "  --lr LR           gd, replicas: the learning rate (default 0.01)\n"
     "  --seed S          seed of the sr draws (default 1, as in every srlab command), echoed\n"
@@ -520,6 +524,107 @@ static const char replicas_gp[] =
     "plot $data using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'independent draws (0 vs 2)', \\\n"
     "     $data using 1:2 with lines lw 2 lc rgb '#d62728' title 'shared draws (0 vs 1)'\n";
 
+/* ---- SR against RN with gradient noise ---- */
+
+#define XO_SEEDS 64
+#define XO_NLR 15
+
+/* The mean over XO_SEEDS seeds of the loss gap averaged over the last fifth of `steps` steps of
+ * noisy SGD on (x - x*)^2/2 (x0 = x* - 1/4, noise sd 1), for exact, rn and sr writes into the
+ * format; the three modes see the same noise. */
+static void crossover_lr(double mean[3], const demo_args *a, double lr, double xs, double x0)
+{
+    const uint64_t steps = a->n, from = steps - steps / 5;
+    mean[0] = mean[1] = mean[2] = 0;
+    for (uint64_t s = 0; s < XO_SEEDS; s++) {
+        srl_rng noise, draws;
+        srl_rng_init(&noise, SRL_RNG_DEFAULT, a->seed + s, 1);
+        srl_rng_init(&draws, SRL_RNG_DEFAULT, a->seed + s, 2);
+        double x[3] = {x0, x0, x0}, acc[3] = {0, 0, 0};
+        for (uint64_t t = 1; t <= steps; t++) {
+            const double xi = srl_rng_normal(&noise);
+            for (int m = 0; m < 3; m++) {
+                const double y = x[m] - lr * (x[m] - xs + xi);
+                x[m] = m == 0 ? y
+                              : srl_round(y, &a->f, mode_of(m == 1 ? SRL_RN : SRL_SR), &draws);
+                if (t > from)
+                    acc[m] += 0.5 * (x[m] - xs) * (x[m] - xs);
+            }
+        }
+        for (int m = 0; m < 3; m++)
+            mean[m] += acc[m] / (double)(steps - from) / XO_SEEDS;
+    }
+}
+
+/* The model's value of the same average (srl_t14_path) for mode m; NaN when out of memory. */
+static double crossover_model(srl_t14_mode m, const demo_args *a, double lr, double q)
+{
+    const uint64_t steps = a->n, from = steps - steps / 5;
+    double *ex = malloc((steps + 1) * sizeof *ex), sum = 0;
+    if (!ex)
+        return NAN;
+    srl_t14_path(ex, m, 1, lr, 1, q, -0.25, steps);
+    for (uint64_t t = from + 1; t <= steps; t++)
+        sum += ex[t];
+    free(ex);
+    return sum / (double)(steps - from);
+}
+
+static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
+{
+    const double xs = 1.5, x0 = 1.25, q = srl_format_ulp(&a->f, xs);
+    char b1[CLI_NUM_LEN];
+    fprintf(o, "Noisy SGD on f(x) = (x - x*)^2/2 with x* = 1.5, from x0 = 1.25, the gradient\n"
+               "x - x* + xi with xi standard normal; the weight is stored in %s (spacing\n"
+               "ulp = %s at x*) and written with rn or sr, or kept exact. Each row: the loss\n"
+               "gap averaged over the last fifth of %llu steps and %d seeds (from seed %llu),\n"
+               "measured and predicted (theory/T14).\n\n",
+            a->f.name, num(b1, q), (unsigned long long)a->n, XO_SEEDS,
+            (unsigned long long)a->seed);
+    fprintf(o, "  lr         r=lr/ulp  exact      rn         sr         | predicted: exact  "
+               "rn         sr\n");
+    if (dat)
+        fprintf(dat, "# lr measured: exact rn sr; predicted: exact rn sr\n");
+    for (int i = 0; i < XO_NLR; i++) {
+        const double lr = q / 32 * pow(2, 0.5 * i);
+        double mean[3], pred[3];
+        crossover_lr(mean, a, lr, xs, x0);
+        for (int m = 0; m < 3; m++)
+            pred[m] = crossover_model((srl_t14_mode)m, a, lr, q);
+        fprintf(o, "  %-10.3g %-9.3g %-10.3g %-10.3g %-10.3g |            %-10.3g %-10.3g "
+                   "%.3g\n",
+                lr, lr / q, mean[0], mean[1], mean[2], pred[0], pred[1], pred[2]);
+        if (dat)
+            fprintf(dat, "%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", lr, mean[0], mean[1],
+                    mean[2], pred[0], pred[1], pred[2]);
+    }
+    const double lrc = srl_t14_crossover(1, 1, q, x0 - xs, (double)a->n);
+    fprintf(o, "\nAt large lr rn dithers: its rounding error is nearly uniform, ulp^2/12 per\n"
+               "step, half of sr's ulp^2/6, so rn is slightly better. Near lr = ulp/2 rn's\n"
+               "updates start to be rounded away, and below it rn freezes at x0. sr never\n"
+               "freezes; below lr* = ulp/sqrt(6) = %.3g its loss stops falling and stays\n"
+               "near ulp/(2 sqrt(2 pi)). Over %llu steps sr beats rn below lr_c = %.3g.\n",
+            srl_t14_lr_star(q, 1), (unsigned long long)a->n, lrc);
+    fprintf(o, "\nThe picture of this demo: the same command with --plot crossover.png\n"
+               "The figure from a sweep (rn, sr, fp32 with the model drawn):\n"
+               "  srlab sweep experiments/srrn.ini --quick -o srrn.csv\n"
+               "  srlab plot srrn --in srrn.summary.csv -o srrn.png\n");
+    return 0;
+}
+
+static const char crossover_gp[] =
+    "set title sprintf('Noisy SGD with %s weights: loss gap against learning rate', fmt_name)\n"
+    "set xlabel 'learning rate'\n"
+    "set ylabel 'mean loss gap'\n"
+    "set logscale xy\n"
+    "set key top left\n"
+    "plot $data using 1:5 with lines dt 2 lw 2 lc rgb 'black' title 'exact (model)', \\\n"
+    "     $data using 1:6 with lines dt 2 lw 2 lc rgb '#d62728' title 'rn (model)', \\\n"
+    "     $data using 1:7 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'sr (model)', \\\n"
+    "     $data using 1:2 with points pt 7 lc rgb 'black' title 'exact', \\\n"
+    "     $data using 1:3 with points pt 7 lc rgb '#d62728' title 'rn', \\\n"
+    "     $data using 1:4 with points pt 7 lc rgb '#1f77b4' title 'sr'\n";
+
 /* Knobs a demo has (bits of demo_spec.knobs). */
 enum { K_TERM = 1, K_LR = 2 };
 
@@ -540,6 +645,8 @@ static const struct demo_spec {
      1000000, "-f, --n, --lr, --seed, --plot, --table"},
     {"replicas", demo_replicas, "replicas drifting apart with independent SR draws",
      replicas_gp, K_LR, 1000, 100000, "-f, --n, --lr, --seed, --plot, --table"},
+    {"crossover", demo_crossover, "noisy SGD: where sr beats rn, measured against theory/T14",
+     crossover_gp, 0, 10000, 100000, "-f, --n, --seed, --plot, --table"},
 };
 #define NDEMOS (sizeof demos / sizeof *demos)
 

@@ -200,7 +200,8 @@ static void c_t07(FILE *o, const th_view *t)
 
 const th_statement th_t07 = {
     "T07", "sr-random-walk", "theory/T07-sr-random-walk.md",
-    "SR at small learning rates is a random walk: moves per step ~ Bernoulli(lr |g| / ulp)",
+    "SR at small learning rates is a random walk, as fast in mean as exact arithmetic: moves "
+    "per step ~ Bernoulli(lr |g| / ulp)",
     {KEY("format", "bf16", TH_FORMAT, format, "weight format"),
      KEY("x", "1.5", TH_REAL, x,
          "the weight (sets ulp; avoid powers of two, where the spacing below halves)"),

@@ -49,6 +49,7 @@ typedef union th_values {
     srl_t10_values t10;
     srl_t11_values t11;
     srl_t12_values t12;
+    srl_t14_values t14;
 } th_values;
 
 typedef struct th_statement th_statement;
@@ -124,6 +125,7 @@ struct th_statement {
 /* The statements, listed in order by src/cli/cmd_theory.c. */
 extern const th_statement th_t01, th_t02, th_t03, th_t04, th_t05, th_t06, th_t07, th_t08, th_t09,
     th_t10, th_t11, th_t12, th_t13;
+extern const th_statement th_t14;
 
 /* The text of key `key` of t's statement (given or default). */
 const char *th_text(const th_view *t, const char *key);

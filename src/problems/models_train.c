@@ -309,8 +309,9 @@ static int allreduce(loopstate *L, uint64_t t)
 DEFINE_XE(xe_f, float, sqrtf)
 DEFINE_XE(xe_d, double, sqrt)
 
-/* Add this step's 2 p (1 - p) q^2 per coordinate (srl_t12_pair_d2), from replica 0's state
- * before the step. */
+/* Contract the prediction so far by the step's weight decay (srl_t12_decay_keep) and add this
+ * step's 2 p (1 - p) q^2 per coordinate (srl_t12_pair_d2), from replica 0's state before the
+ * step. */
 static void predict(loopstate *L, uint64_t t, double lr)
 {
     const srl_weights *W = &L->W[0];
@@ -318,6 +319,8 @@ static void predict(loopstate *L, uint64_t t, double lr)
     const srl_slot *slot = s->has_master ? &s->master : &s->param;
     const bool f32 = s->arith == SRL_ARITH_FP32;
     const srl_optim_config *c = &L->tc->opt;
+    /* T12 step 3: the squared distance so far contracts with the weight decay of this step */
+    const double keep = srl_t12_decay_keep(c->kind, lr, c->wd);
     for (size_t j = 0; j < W->count; j++) {
         const srl_weight *p = &W->p[j];
         const size_t n = p->n;
@@ -339,7 +342,7 @@ static void predict(loopstate *L, uint64_t t, double lr)
             for (size_t i = 0; i < k; i++) {
                 const double xe = f32 ? xe_f(c, c->kind, x[i], g[i], mm[i], vv[i], t, lr)
                                       : xe_d(c, c->kind, x[i], g[i], mm[i], vv[i], t, lr);
-                pr[i0 + i] += srl_t12_pair_d2(xe, &slot->fmt, slot->mode);
+                pr[i0 + i] = keep * pr[i0 + i] + srl_t12_pair_d2(xe, &slot->fmt, slot->mode);
             }
         }
     }

@@ -33,6 +33,29 @@ double srl_t11_quartic_remainder_bound(double y, const srl_format *f)
     return a * b * (a + b);
 }
 
+double srl_t11_quartic_mean_shift(double *gT, double x0, double lr, const double *sigma,
+                                  size_t T)
+{
+    /* T11 item 3 on f = x^4/4 (f' = x^3, third derivative 6x):
+     * m' = m - lr (m^3 + 3 m Sigma_t), the third central moment dropped; g' = g - lr g^3 (exact
+     * GD); D = m - g */
+    double g = x0, D = 0;
+    for (size_t t = 0; t < T; t++) {
+        const double m = g + D;
+        D -= lr * (m * m * m - g * g * g + 3 * m * sigma[t]);
+        g -= lr * g * g * g;
+    }
+    *gT = g;
+    return D;
+}
+
+double srl_t11_sigma_next(double sigma, double lr, double hess, double s2)
+{
+    /* T11 item 3: x' - m' = (1 - lr H) (x - m) + eta to first order, Var(eta) = E[s^2] */
+    const double c = 1 - lr * hess;
+    return c * c * sigma + s2;
+}
+
 void srl_t11_eval(srl_t11_values *out, double y, double lr, const srl_format *f)
 {
     gaps(&out->a, &out->b, y, f);

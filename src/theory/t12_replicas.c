@@ -49,6 +49,17 @@ double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m)
     return 2 * (p * (1 - p) * q * q);
 }
 
+double srl_t12_decay_keep(srl_optim_kind k, double lr, double wd)
+{
+    /* T12 step 3: with the same gradient (and, for AdamW, the same moments) the exact values of
+     * two replicas differ by (1 - lr wd) (x_r - x_0); under momentum and Adam with L2 decay the
+     * decay enters the buffers, which then differ: not modelled (factor 1) */
+    if (k != SRL_OPTIM_SGD && k != SRL_OPTIM_ADAMW)
+        return 1;
+    const double c = 1 - lr * wd;
+    return c * c;
+}
+
 void srl_t12_eval(srl_t12_values *out, double x, double lr, double update, uint64_t steps,
                   uint64_t params, const srl_format *f, srl_rounding m)
 {

@@ -189,6 +189,94 @@ static void test_t12(void)
     GROUP("T12 values (srl_t12_eval)", before);
 }
 
+/* T11 item 3's recursions: with Sigma = 0 the mean stays on exact GD (D = 0 exactly); one step
+ * from x0 with Sigma_0 = S shifts the mean by -3 lr x0 S; the variance recursion by hand. */
+static void test_t11_shift(void)
+{
+    const long before = srl_test_failures;
+    const double zero[3] = {0, 0, 0}, one[1] = {1e-3};
+    double gT;
+    CHECK(srl_t11_quartic_mean_shift(&gT, 1.5, 0.05, zero, 3) == 0, "T11 shift without Sigma");
+    double g = 1.5;
+    for (int t = 0; t < 3; t++)
+        g -= 0.05 * g * g * g;
+    CHECK(gT == g, "T11 exact GD %a", gT);
+    const double D = srl_t11_quartic_mean_shift(&gT, 1.5, 0.05, one, 1);
+    CHECK(fabs(D / (-0.05 * 3 * 1.5 * 1e-3) - 1) < 1e-14, "T11 one-step shift %g", D);
+    CHECK(srl_t11_sigma_next(2.0, 0.1, 3.0, 0.5) == 0.7 * 0.7 * 2.0 + 0.5, "T11 Sigma step");
+    GROUP("T11 item 3 (srl_t11_quartic_mean_shift, srl_t11_sigma_next)", before);
+}
+
+/* T14's Gaussian sums against their Fourier series (Poisson summation, theory/T14 steps 2-3),
+ * an independent route: with e_k = exp(-2 pi^2 k^2 r^2),
+ *   E[frac(s)(1 - frac(s))] = 1/6 - sum_k e_k / (pi^2 k^2),
+ *   E[round(s)^2]           = r^2 + 1/12 + sum_k (-1)^k e_k (4 r^2 + 1/(pi^2 k^2)),
+ *   d/dm E[round(s + m)]    = 1 + 2 sum_k (-1)^k e_k. */
+static void t14_fourier(double r, double *v, double *w, double *k)
+{
+    const double pi = 3.14159265358979323846;
+    *v = 1.0 / 6;
+    *w = r * r + 1.0 / 12;
+    *k = 1;
+    for (int j = 1; j <= 200; j++) {
+        const double e = exp(-2 * pi * pi * j * j * r * r), sg = j % 2 ? -1 : 1;
+        *v -= e / (pi * pi * j * j);
+        *w += sg * e * (4 * r * r + 1 / (pi * pi * j * j));
+        *k += 2 * sg * e;
+    }
+}
+
+/* T14 at x* = 1.5 (ulp 2^-7), a = sigma = 1, x0 = 1.25. */
+static void test_t14(void)
+{
+    const long before = srl_test_failures;
+    const double q = 0x1p-7;
+    static const double rs[] = {0.15, 0.3, 0.5, 1, 3};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        double v, w, k;
+        t14_fourier(rs[i], &v, &w, &k);
+        CHECK(fabs(srl_t14_sr_cell_var(rs[i]) - v) < 1e-12 &&
+                  fabs(srl_t14_rn_step_var(rs[i]) / w - 1) < 1e-12 &&
+                  fabs(srl_t14_rn_gain(rs[i]) - k) < 1e-12,
+              "T14 sums at r = %g: %.17g %.17g %.17g", rs[i], srl_t14_sr_cell_var(rs[i]),
+              srl_t14_rn_step_var(rs[i]), srl_t14_rn_gain(rs[i]));
+    }
+    /* stationary: exact is T06's, SR at r >= 1 is T06's exact + SR extra (ulp^2/6 per step,
+     * within e_1 / pi^2 < 3e-10 relative), RN at r >= 1 half that extra */
+    const double lr = 0.02, ex = srl_t06_excess_exact(lr, 1, 1), sr = srl_t06_excess_sr(lr, q, 1);
+    CHECK(fabs(srl_t14_excess(SRL_T14_EXACT, 1, lr, 1, q, 0, INFINITY) / ex - 1) < 1e-14,
+          "T14 exact stationary");
+    CHECK(fabs(srl_t14_excess(SRL_T14_SR, 1, lr, 1, q, 0, INFINITY) / (ex + sr) - 1) < 1e-9,
+          "T14 SR stationary");
+    CHECK(fabs(srl_t14_excess(SRL_T14_RN, 1, lr, 1, q, 0, INFINITY) / (ex + sr / 2) - 1) < 1e-9,
+          "T14 RN stationary (dithered)");
+    /* SR's plateau at small r: v ~ r sqrt(2/pi) - r^2, so the excess -> q sigma / (2 sqrt(2 pi))
+     * with relative error of order r */
+    const double plateau = q / (2 * sqrt(2 * 3.14159265358979323846));
+    CHECK(fabs(srl_t14_excess(SRL_T14_SR, 1, 1e-6, 1, q, 0, INFINITY) / plateau - 1) < 1e-3,
+          "T14 SR plateau");
+    /* the path from e0 = 0 stays at m = 0, so it is the closed form at every step */
+    double path[1001];
+    srl_t14_path(path, SRL_T14_RN, 1, 0.002, 1, q, 0, 1000);
+    CHECK(fabs(path[1000] / srl_t14_excess(SRL_T14_RN, 1, 0.002, 1, q, 0, 1000) - 1) < 1e-12,
+          "T14 path = closed form at x*");
+    /* frozen: from x* the move probability is 2 Q(q / (2 lr sigma)) */
+    CHECK(fabs(srl_t14_rn_move_prob(1, 5e-4, 1, q, 0) / erfc(7.8125 / sqrt(2.0)) - 1) < 1e-12,
+          "T14 move probability");
+    srl_t14_values v;
+    srl_t14_eval(&v, 1.5, 1, 0.002, 1, 1.25, 10000, bf16());
+    CHECK(v.ulp == q && v.r == 0.002 / q && v.lr_star == q / sqrt(6.0), "T14 lr*");
+    /* at the crossover the two excesses meet, just below it SR wins */
+    const double c = v.crossover_lr;
+    const double d = srl_t14_excess(SRL_T14_SR, 1, c, 1, q, -0.25, 1e4) /
+                     srl_t14_excess(SRL_T14_RN, 1, c, 1, q, -0.25, 1e4);
+    CHECK(c > 1e-3 && c < 0.002 && fabs(d - 1) < 1e-9 &&
+              srl_t14_excess(SRL_T14_SR, 1, c / 1.01, 1, q, -0.25, 1e4) <
+                  srl_t14_excess(SRL_T14_RN, 1, c / 1.01, 1, q, -0.25, 1e4),
+          "T14 crossover %g (ratio %.17g)", c, d);
+    GROUP("T14 values (srl_t14_*)", before);
+}
+
 int main(void)
 {
     test_t05();
@@ -197,6 +285,8 @@ int main(void)
     test_t08();
     test_t09();
     test_t11();
+    test_t11_shift();
     test_t12();
+    test_t14();
     TEST_END();
 }

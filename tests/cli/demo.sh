@@ -19,7 +19,7 @@ has() { # NAME PATTERN WHAT: the output of demo NAME holds PATTERN (fixed string
     grep -qF -- "$2" "out.$1" && ok "$1: $3" || bad "$1: $3 (no '$2' in the output)"
 }
 
-for d in accumulate harmonic gd replicas; do
+for d in accumulate harmonic gd replicas crossover; do
     if "$SRLAB" demo "$d" >"out.$d" 2>err.txt; then ok "demo $d runs"; else
         bad "demo $d: exit $?: $(head -c 300 err.txt)"; fi
 done
@@ -32,13 +32,16 @@ has accumulate "1.99945068359375" "the exact sum"
 has harmonic "at k = 65 the sum is 5.0625" "the stagnation term"
 has gd "ulp/(2 lr a)" "the stall prediction"
 has replicas "bit-identical" "shared draws keep replicas identical"
-for d in accumulate harmonic gd replicas; do
+# T14 with bf16 around x* = 1.5 (ulp 2^-7), sigma 1, from 1.25 over 10^4 steps: lr* = 2^-7/sqrt 6
+has crossover "lr* = ulp/sqrt(6) = 0.00319" "SR's knee"
+has crossover "sr beats rn below lr_c = 0.00146" "the crossover"
+for d in accumulate harmonic gd replicas crossover; do
     grep -q '^  srlab ' "out.$d" && ok "$d ends with the figure commands" ||
         bad "$d prints no srlab command"
 done
 
 if command -v gnuplot >/dev/null 2>&1; then
-    for d in accumulate harmonic gd replicas; do
+    for d in accumulate harmonic gd replicas crossover; do
         sed -n 's/^  srlab /srlab /p' "out.$d" >"cmds.$d"
         png=$(sed -n 's/.* -o \([^ ]*\.png\).*/\1/p' "cmds.$d")
         if (srlab() { "$SRLAB" "$@"; } && . "./cmds.$d") >cmd.txt 2>&1 && [ -s "$png" ]; then
@@ -52,7 +55,7 @@ else
 fi
 
 "$SRLAB" demo nope >out.txt 2>err.txt
-[ $? -eq 2 ] && grep -qF "unknown demo 'nope' (known: accumulate, harmonic, gd, replicas)" err.txt &&
+[ $? -eq 2 ] && grep -qF "unknown demo 'nope' (known: accumulate, harmonic, gd, replicas, crossover)" err.txt &&
     [ ! -s out.txt ] && ok "an unknown demo: exit 2, the list" || bad "unknown demo: $(cat err.txt)"
 
 echo "$checks checks, $fails failures"
