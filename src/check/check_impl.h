@@ -153,6 +153,7 @@ typedef union srl__chk_params {
         const char *strategy;
         size_t bytes; /* the T13 table's bytes per parameter with AdamW */
     } memory;         /* srl__chk_memory */
+    bool pairwise;    /* srl__chk_sum_var_bound: the pairwise order rather than recursive */
 } srl__chk_params;
 
 typedef struct srl__chk_row srl__chk_row;
@@ -212,5 +213,13 @@ SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
 /* src/check/t13_memory.c: bytes per parameter */
 SRL__CHK_FN(srl__chk_memory);                 /* T13a-f */
+/* src/check/t15_17_literature.c: statements from the literature */
+SRL__CHK_FN(srl__chk_heat_sr_slope);          /* T15a */
+SRL__CHK_FN(srl__chk_heat_sr_bound);          /* T15b */
+SRL__CHK_FN(srl__chk_heat_rn_frozen);         /* T15c */
+SRL__CHK_FN(srl__chk_kahan_rn);               /* T16a */
+SRL__CHK_FN(srl__chk_kahan_sr);               /* T16b */
+SRL__CHK_FN(srl__chk_sum_var_bound);          /* T17a, T17b */
+SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
 
 #endif

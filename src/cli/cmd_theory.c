@@ -27,6 +27,7 @@ const char *const th_cmd = "theory";
 static const th_statement *const statements[] = {
     &th_t01, &th_t02, &th_t03, &th_t04, &th_t05, &th_t06, &th_t07,
     &th_t08, &th_t09, &th_t10, &th_t11, &th_t12, &th_t13,
+    &th_t15, &th_t16, &th_t17,
 };
 #define NSTATEMENTS (sizeof statements / sizeof statements[0])
 
