@@ -54,7 +54,7 @@
  * formula's denominator vanishes (gamma_h for h v >= 1): no bound. Nothing here prints,
  * allocates or draws.
  *
- * Besides its formulas, each statement T01-T12 has srl_tNN_values and srl_tNN_eval: every
+ * Besides its formulas, each statement T01-T12, T15-T17 has srl_tNN_values and srl_tNN_eval: every
  * prediction of the statement at one point of its parameters, composed of the functions of its
  * section (the values `srlab theory TNN` prints; `srlab check` calls the same functions). The
  * sources are src/theory/tNN_slug.c, one per theory/TNN-slug.md. */
