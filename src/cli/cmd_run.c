@@ -91,7 +91,7 @@ static const char *columns_of(const char *problem)
                "  sr_prob   1 - 2 exp(-lambda^2/2)\n";
     if (!strcmp(problem, "heat"))
         return "  steps        time steps: round(t / dt), dt = r h^2, h = 1/m\n"
-               "  dt, t        the time step and the final time steps dt\n"
+               "  dt, t_final  the time step and the final time steps dt\n"
                "  rms_err      sqrt(mean_j (U_j - V_j)^2) at t, V the same scheme in binary64\n"
                "  max_err      max_j |U_j - V_j|;  rel_rms_err  rms_err / max_j |V_j|\n"
                "  lost_frac    share of updates whose exact change was rounded away\n"

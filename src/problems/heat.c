@@ -129,7 +129,7 @@ static int run_heat(const srl_config *cfg, const srl_sink *out, srl_run_report *
     srl__heat_out o;
     if ((st = srl__heat_solve(&o, &c, err)))
         return st;
-    static const char *const names[] = {"steps", "dt", "t", "rms_err", "max_err",
+    static const char *const names[] = {"steps", "dt", "t_final", "rms_err", "max_err",
                                         "rel_rms_err", "lost_frac", "discr_err"};
     static const srl_col_kind kinds[] = {SRL_COL_INT, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM,
                                          SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM, SRL_COL_NUM};
