@@ -604,7 +604,7 @@ typedef struct srl_t17_values {
     double rel_rec, rel_pair;   /* sqrt(bound) / |S| */
     double rel_rec_asym;        /* u sqrt(n/3): the recursive bound's large-n form */
     double lambda;              /* 1/sqrt(delta): Chebyshev's multiple for probability delta */
-    double prob_rec, prob_pair; /* lambda sqrt(bound) / |S|: relative error exceeded w.p. <= delta */
+    double prob_rec, prob_pair; /* lambda sqrt(bound) / |S|: exceeded with probability <= delta */
 } srl_t17_values;
 void srl_t17_eval(srl_t17_values *out, double x, uint64_t n, double delta, const srl_format *f);
 

@@ -357,10 +357,12 @@ int srl__chk_sum_var_bound(srl_check_result *out, const srl__chk_row *row,
         double mean, var;
         srl__chk_mean_var(&mean, &var, q->err, q->N);
         const double u = 0x1p-8;
-        double B = pw ? srl_t17_var_pairwise(q->x, T17_N, u) : srl_t17_var_recursive(q->x, T17_N, u);
+        double B = pw ? srl_t17_var_pairwise(q->x, T17_N, u)
+                      : srl_t17_var_recursive(q->x, T17_N, u);
         if (o->mutation == SRL_CHECK_MUT_PREDICTION)
             B /= 16; /* the bound of a format two bits more precise */
-        const double se = sqrt(var / (double)q->N), t = srl__chk_t(SRL_CHECK_ALPHA, (double)q->N - 1);
+        const double se = sqrt(var / (double)q->N);
+        const double t = srl__chk_t(SRL_CHECK_ALPHA, (double)q->N - 1);
         const double mde = B + (t + Z99) * se;
         srl__chk_result_begin(out, row->check.id,
                               "E (s - S)^2 of %s bf16 sr summation of %d terms k/256 (S = %.6g), "

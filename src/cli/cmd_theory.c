@@ -9,7 +9,8 @@
  * one-line meaning, some only under a condition) and the `srlab round`, `srlab run`, `srlab
  * train` and `srlab check` commands that test it. This file parses the key=value arguments by
  * the key table, lays the lines out and prints the commands; no prediction is computed here.
- * Covered: every statement of theory/, T01-T13 (docs/design.md §9 items 1-13). */
+ * Covered: every statement of theory/, T01-T13 and T15-T17 (docs/design.md §9 items 1-13 and
+ * 15-17). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

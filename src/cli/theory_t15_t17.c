@@ -15,7 +15,8 @@ static int e_t15(th_values *v, const th_view *t)
 {
     const th_params *p = t->p;
     if (!(p->heat_r <= 0.5))
-        return cli_error(th_cmd, "r: %g must be at most 1/2 (stability of explicit Euler)", p->heat_r);
+        return cli_error(th_cmd, "r: %g must be at most 1/2 (stability of explicit Euler)",
+                         p->heat_r);
     if (p->format.xmax < 1)
         return cli_error(th_cmd, "format: %s cannot hold the initial maximum 1", p->format.name);
     double *work = malloc(3 * (p->m + 1) * sizeof *work);
