@@ -43,6 +43,11 @@
  *   T14  noisy SGD with RN or SR writes: RN's gain and step variance, SR's added variance, the
  *        excess loss after T steps, RN's freeze, SR's plateau below lr* = ulp/(sigma sqrt 6),
  *        the crossover learning rate                          (theory/T14-sr-vs-rn.md)
+ *   T15  the heat equation in low precision (Croci and Giles 2022): RN stagnates for small dt,
+ *        SR's error grows like u dt^-1/4                        (theory/T15-heat-equation.md)
+ *   T16  Kahan-compensated weight writes under RN and SR         (theory/T16-kahan-updates.md)
+ *   T17  the variance bound of SR summation, recursive and pairwise, and its Chebyshev bound
+ *                                                              (theory/T17-sr-sum-variance.md)
  *
  * Conventions: u = 2^-p is the unit roundoff of the format; ulp(x) is the grid spacing of the
  * format at x (srl_format_ulp); "v" is the largest relative error of one rounding in the normal
@@ -53,7 +58,7 @@
  * formula's denominator vanishes (gamma_h for h v >= 1): no bound. Nothing here prints,
  * allocates or draws.
  *
- * Besides its formulas, each statement T01-T12 has srl_tNN_values and srl_tNN_eval: every
+ * Besides its formulas, each statement T01-T12, T15-T17 has srl_tNN_values and srl_tNN_eval: every
  * prediction of the statement at one point of its parameters, composed of the functions of its
  * section (the values `srlab theory TNN` prints; `srlab check` calls the same functions). The
  * sources are src/theory/tNN_slug.c, one per theory/TNN-slug.md. */
@@ -602,6 +607,74 @@ typedef struct srl_t14_values {
 } srl_t14_values;
 void srl_t14_eval(srl_t14_values *out, double xstar, double a, double lr, double sigma,
                   double x0, double steps, const srl_format *f);
+/* ---- T15-T17: statements from the literature (src/theory/t15_17_literature.c) ---- */
+
+/* T15 (theory/T15-heat-equation.md; Croci and Giles 2022): u_t = u_xx on [0, 1] by explicit
+ * Euler on m intervals, dt = r h^2, steps = round(t_end / dt), every update rounded once into a
+ * format of precision p, u = 2^-p. */
+/* The mean over the m - 1 interior points of the SR error's mean square bound:
+ * (u^2/4) (1/(m-1)) sum_k (1 - lambda_k^(2 steps)) / (1 - lambda_k^2), lambda_k = 1 - 4 r
+ * sin^2(k pi h / 2): the propagated per-step variance ulp^2/4 <= u^2/4 (values in [0, 1]). */
+double srl_t15_sr_ms_bound(uint64_t m, double r, uint64_t steps, double u);
+/* The RMS error of a run whose every update is lost (RN stagnated for good): rms_j (U0_j -
+ * V_j), U0 = RN(sin(pi x_j)) into f, V the binary64 scheme after `steps` steps from U0. */
+double srl_t15_frozen_rms(uint64_t m, double r, uint64_t steps, const srl_format *f,
+                          double *work); /* work: 3 (m + 1) doubles (nothing here allocates) */
+/* The least-squares slope of y against x (n >= 2 points). */
+double srl_t15_slope(const double *x, const double *y, size_t n);
+
+typedef struct srl_t15_values {
+    double u, h, dt, t;   /* unit roundoff, grid spacing, time step, final time steps dt */
+    uint64_t steps;
+    double mu1;           /* (4/h^2) sin^2(pi h/2): the decay rate of the sine mode */
+    double update_ratio;  /* dt mu1 / u: the sine mode's update per step in units of u |U| */
+    bool rn_frozen;       /* update_ratio < 1/2: below half a spacing at every point */
+    double rn_bound;      /* steps u: the worst-case RN bound on max |U - V| (O(u/dt)) */
+    double sr_rms_bound;  /* sqrt(srl_t15_sr_ms_bound) */
+    double sr_rms_asym;   /* u sqrt(1/(12 r h)) ~ u dt^-1/4: its small-h form */
+    double frozen_rms;    /* srl_t15_frozen_rms */
+} srl_t15_values;
+/* frozen_rms only when steps (m - 1) <= 10^8 (else NaN: the binary64 scheme would take long). */
+int srl_t15_eval(srl_t15_values *out, uint64_t m, double r, double t_end, const srl_format *f,
+                 double *work);
+
+/* T16 (theory/T16-kahan-updates.md): Kahan-compensated weight writes in gradient descent on
+ * f = a/2 (x - x*)^2. */
+typedef struct srl_t16_values {
+    double ulp;           /* spacing at x* */
+    double rn_limit;      /* RN(x*): where compensated RN descent ends */
+    double rn_limit_dist; /* |RN(x*) - x*| <= ulp/2 */
+    double rn_stall;      /* ulp(x*)/(2 lr a): plain RN's stall distance (T05), for contrast */
+    double x_exact;       /* x* + (1 - lr a)^steps (x0 - x*) */
+    double ulp_t;         /* the spacing at x_exact */
+    double sr_kahan_ms;   /* (x_exact - RD)(RU - x_exact): E (x_t - x_exact)^2 with SR writes and
+                             Kahan (one SR rounding of the exact iterate), <= ulp_t^2/4 */
+    double comp_tol;      /* its tolerance for a compensation stored with unit roundoff uc:
+                             the drift bound uc ulp_t / (lr a), as ulp_t (2 drift + drift^2) */
+    double sr_plain_ms;   /* (ulp_t^2/6) (1 - c^(2 steps)) / (1 - c^2), c = 1 - lr a: plain SR */
+} srl_t16_values;
+void srl_t16_eval(srl_t16_values *out, double a, double xstar, double x0, double lr,
+                  uint64_t steps, const srl_format *f, double uc);
+/* Under RN writes with compensation the weight dithers between the neighbours of x*: over K
+ * steps of the cycle its mean is within 2 ulp/K + uc ulp/(lr a) of x* (theory/T16 item 2). */
+double srl_t16_rn_mean_tol(double ulp, double lr, double a, uint64_t K, double uc);
+
+/* T17 (theory/T17-sr-sum-variance.md): the variance bound of SR summation of x[0..n), each
+ * addition rounded with variance <= u^2 y^2: recursive V_k <= (1 + u^2) V_(k-1) + u^2 S_k^2;
+ * pairwise (srl_sum's tree: the left part the largest power of two below the length)
+ * V <= (1 + u^2)(V_L + V_R) + u^2 S^2. */
+double srl_t17_var_recursive(const double *x, size_t n, double u);
+double srl_t17_var_pairwise(const double *x, size_t n, double u);
+
+typedef struct srl_t17_values {
+    double u, S;                /* unit roundoff, exact sum n x */
+    double var_rec, var_pair;   /* the bounds for n equal terms x */
+    double rel_rec, rel_pair;   /* sqrt(bound) / |S| */
+    double rel_rec_asym;        /* u sqrt(n/3): the recursive bound's large-n form */
+    double lambda;              /* 1/sqrt(delta): Chebyshev's multiple for probability delta */
+    double prob_rec, prob_pair; /* lambda sqrt(bound) / |S|: exceeded with probability <= delta */
+} srl_t17_values;
+void srl_t17_eval(srl_t17_values *out, double x, uint64_t n, double delta, const srl_format *f);
 
 #ifdef __cplusplus
 }

@@ -176,6 +176,7 @@ typedef union srl__chk_params {
         const char *strategy;
         size_t bytes; /* the T13 table's bytes per parameter with AdamW */
     } memory;         /* srl__chk_memory */
+    bool pairwise;    /* srl__chk_sum_var_bound: the pairwise order rather than recursive */
 } srl__chk_params;
 
 typedef struct srl__chk_row srl__chk_row;
@@ -248,5 +249,13 @@ SRL__CHK_FN(srl__chk_t14_rn_edge);            /* T14b */
 SRL__CHK_FN(srl__chk_t14_rn_frozen);          /* T14c */
 SRL__CHK_FN(srl__chk_t14_sr_plateau);         /* T14d */
 SRL__CHK_FN(srl__chk_t14_crossover);          /* T14e */
+/* src/check/t15_17_literature.c: statements from the literature */
+SRL__CHK_FN(srl__chk_heat_sr_slope);          /* T15a */
+SRL__CHK_FN(srl__chk_heat_sr_bound);          /* T15b */
+SRL__CHK_FN(srl__chk_heat_rn_frozen);         /* T15c */
+SRL__CHK_FN(srl__chk_kahan_rn);               /* T16a */
+SRL__CHK_FN(srl__chk_kahan_sr);               /* T16b */
+SRL__CHK_FN(srl__chk_sum_var_bound);          /* T17a, T17b */
+SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
 
 #endif

@@ -198,7 +198,7 @@ static int select_id(check_args *a, const char *id)
     static char ids[1024];
     char q[CLI_QUOTE_LEN];
     cli_quote(q, sizeof q, id, strlen(id), CLI_QUOTE_MAX);
-    return cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T13)", q,
+    return cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T17)", q,
                      known_ids(ids, sizeof ids));
 }
 

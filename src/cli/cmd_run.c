@@ -50,7 +50,8 @@ static const char help_tail[] =
     "  srlab run --problem harmonic -f bf16 -r rn --n 100\n"
     "  srlab run --problem harmonic -f fp16 -r sr --n 2000 --seeds 5 -o harmonic.csv\n"
     "  srlab run --problem sum -f fp16 -r sr --n 100000 --dist uniform --seeds 10\n"
-    "  srlab run --problem matvec -f bf16 -r sr --n 512 --m 16\n";
+    "  srlab run --problem matvec -f bf16 -r sr --n 512 --m 16\n"
+    "  srlab run --problem heat -f fp16 -r sr --m 128 --seeds 8\n";
 
 /* What the metric columns of the problems of src/problems/sum.c mean (theory/T03, T04). */
 static const char *columns_of(const char *problem)
@@ -88,6 +89,14 @@ static const char *columns_of(const char *problem)
                "  sr_bound  the bound of T04 for sr, for all m rows at once with probability\n"
                "            >= sr_prob\n"
                "  sr_prob   1 - 2 exp(-lambda^2/2)\n";
+    if (!strcmp(problem, "heat"))
+        return "  steps        time steps: round(t / dt), dt = r h^2, h = 1/m\n"
+               "  dt, t_final  the time step and the final time steps dt\n"
+               "  rms_err      sqrt(mean_j (U_j - V_j)^2) at t, V the same scheme in binary64\n"
+               "  max_err      max_j |U_j - V_j|;  rel_rms_err  rms_err / max_j |V_j|\n"
+               "  lost_frac    share of updates whose exact change was rounded away\n"
+               "  discr_err    max_j |V_j - exp(-pi^2 t) sin(pi x_j)|: the scheme's own error\n"
+               "               (theory T15: RN stagnates for small dt, SR grows like dt^-1/4)\n";
     return NULL;
 }
 

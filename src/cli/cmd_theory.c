@@ -9,7 +9,8 @@
  * one-line meaning, some only under a condition) and the `srlab round`, `srlab run`, `srlab
  * train` and `srlab check` commands that test it. This file parses the key=value arguments by
  * the key table, lays the lines out and prints the commands; no prediction is computed here.
- * Covered: every statement of theory/, T01-T13 (docs/design.md §9 items 1-13). */
+ * Covered: every statement of theory/, T01-T13 and T15-T17 (docs/design.md §9 items 1-13 and
+ * 15-17). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ const char *const th_cmd = "theory";
 static const th_statement *const statements[] = {
     &th_t01, &th_t02, &th_t03, &th_t04, &th_t05, &th_t06, &th_t07,
     &th_t08, &th_t09, &th_t10, &th_t11, &th_t12, &th_t13, &th_t14,
+    &th_t15, &th_t16, &th_t17,
 };
 #define NSTATEMENTS (sizeof statements / sizeof statements[0])
 

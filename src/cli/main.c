@@ -28,7 +28,7 @@ static const cli_command commands[] = {
     {"formats", cmd_formats, "the format presets: precision, exponent range, u, smallest and largest values"},
     {"round", cmd_round, "round numbers into a format, explained step by step, or a CSV batch from stdin"},
     {"op", cmd_op, "one exact operation (add sub mul fma div sqrt) rounded once, explained, or a CSV batch"},
-    {"run", cmd_run, "run one experiment (harmonic, sum, matvec) and write tidy CSV"},
+    {"run", cmd_run, "run one experiment (harmonic, sum, matvec, heat) and write tidy CSV"},
     {"train", cmd_train, "train a problem with an optimizer under a precision strategy; tidy CSV per logged step"},
     {"sweep", cmd_sweep, "run a grid of train/run configs over seeds in parallel: tidy CSV + summary, resumable, shardable"},
     {"merge", cmd_merge, "join the shards of a sweep (srlab sweep --shard I/N) into the single-machine files"},

@@ -1,6 +1,6 @@
 /* src/cli/theory_table.h: the statements of `srlab theory` as tables (src/cli/theory_t01_t04.c,
- * theory_t05_t08.c, theory_t09_t13.c: one th_statement each), and what the command
- * (src/cli/cmd_theory.c) offers their rows.
+ * theory_t05_t08.c, theory_t09_t13.c, theory_t15_t17.c: one th_statement each), and what the
+ * command (src/cli/cmd_theory.c) offers their rows.
  *
  * A statement is: its id, slug, file and title; its keys (name, default, help, kind, the field
  * of th_params the value goes to); an evaluation (validate the parameters, call the library's
@@ -30,6 +30,7 @@ typedef struct th_params {
     srl_arith arith;
     int opt; /* an index into srl_optim_names */
     double x, y, v, a, xstar, x0, lr, sigma, g, distance, wd, beta2, delta, update, lambda;
+    double heat_r, t_end; /* T15: dt / h^2 and the final time */
     uint64_t n, m, nmax, steps, params;
     long long r;
     const char *text[TH_MAX_KEYS]; /* each key's text, given or default, in key order */
@@ -50,6 +51,9 @@ typedef union th_values {
     srl_t11_values t11;
     srl_t12_values t12;
     srl_t14_values t14;
+    srl_t15_values t15;
+    srl_t16_values t16;
+    srl_t17_values t17;
 } th_values;
 
 typedef struct th_statement th_statement;
@@ -126,6 +130,8 @@ struct th_statement {
 extern const th_statement th_t01, th_t02, th_t03, th_t04, th_t05, th_t06, th_t07, th_t08, th_t09,
     th_t10, th_t11, th_t12, th_t13;
 extern const th_statement th_t14;
+/* src/cli/theory_t15_t17.c: statements from the literature */
+extern const th_statement th_t15, th_t16, th_t17;
 
 /* The text of key `key` of t's statement (given or default). */
 const char *th_text(const th_view *t, const char *key);

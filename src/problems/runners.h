@@ -12,5 +12,7 @@ extern const srl_runner srl_runner_quad1d, srl_runner_quadratic, srl_runner_lsq,
 extern const srl_runner srl_runner_mlp, srl_runner_gpt;
 /* src/problems/sum.c */
 extern const srl_runner srl_runner_harmonic, srl_runner_sum, srl_runner_matvec;
+/* src/problems/heat.c */
+extern const srl_runner srl_runner_heat;
 
 #endif

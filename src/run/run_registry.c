@@ -14,5 +14,6 @@ const srl_runner *const srl__runners[] = {
     &srl_runner_harmonic,
     &srl_runner_sum,
     &srl_runner_matvec,
+    &srl_runner_heat,
     NULL,
 };

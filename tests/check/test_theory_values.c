@@ -1,4 +1,4 @@
-/* tests/check/test_theory_values.c: the values `srlab theory` prints for T05-T12
+/* tests/check/test_theory_values.c: the values `srlab theory` prints for T05-T12 and T15-T17
  * (srl_t05_eval .. srl_t12_eval of include/srlab/theory.h, the functions `srlab check` calls
  * too) against numbers derived by hand from the theory/ files; T01-T04 are in
  * tests/run/test_theory_sum.c. In bf16 (p = 8) the spacing is 2^-7 in [1, 2) and 2^-9 in
@@ -277,6 +277,88 @@ static void test_t14(void)
     GROUP("T14 values (srl_t14_*)", before);
 }
 
+/* T15: m = 64, r = 1/4, t = 1/16 in fp16 (u = 2^-11): dt = 2^-14, 1024 steps. */
+static void test_t15(void)
+{
+    const long before = srl_test_failures;
+    const srl_format *fp16 = srl_format_find("fp16");
+    double work[3 * 65];
+    srl_t15_values v;
+    CHECK(srl_t15_eval(&v, 64, 0.25, 0.0625, fp16, work) == SRL_OK, "T15 eval");
+    const double sn = sin(3.14159265358979323846 / 128), mu1 = 4 * 4096 * sn * sn;
+    CHECK(v.u == 0x1p-11 && v.dt == 0x1p-14 && v.steps == 1024 && v.t == 0.0625 &&
+              v.rn_bound == 1024 * 0x1p-11,
+          "T15 grid: dt %a steps %llu", v.dt, (unsigned long long)v.steps);
+    CHECK(fabs(v.update_ratio / (0x1p-14 * mu1 * 0x1p11) - 1) < 1e-15 && !v.rn_frozen,
+          "T15 update ratio %g (about pi^2 2^-3 = 1.23: RN moves)", v.update_ratio);
+    /* the bound with one mode (m = 2: lambda = 1 - 4 r sin^2(pi/4) = 1/2): u^2/4 (1 - 4^-N)/(3/4) */
+    const double b2 = srl_t15_sr_ms_bound(2, 0.25, 3, 0x1p-11);
+    CHECK(fabs(b2 / (0x1p-22 / 4 * (1 - pow(0.25, 3)) / 0.75) - 1) < 1e-14, "T15 m = 2 bound %a",
+          b2);
+    /* its dt^-1/4 law: quadrupling m (dt / 16) doubles the mean square once N is large */
+    const double r1 = srl_t15_sr_ms_bound(256, 0.25, 1u << 20, 1) /
+                      srl_t15_sr_ms_bound(64, 0.25, 1u << 16, 1);
+    CHECK(fabs(r1 - 4) < 0.1 && fabs(v.sr_rms_asym / (0x1p-11 * sqrt(64.0 / 3)) - 1) < 1e-15,
+          "T15: 16x smaller dt, %g x the mean square (-> 4)", r1);
+    /* nothing moves in 0 steps; the frozen error at m = 2 is |U0 - V| at the one point (1 -> 1/2
+     * in one step: 1 + (0 - 2 + 0)/4) */
+    CHECK(srl_t15_frozen_rms(2, 0.25, 1, fp16, work) == 0.5 &&
+              srl_t15_frozen_rms(64, 0.25, 0, fp16, work) == 0,
+          "T15 frozen error");
+    const double x[3] = {0, 1, 2}, y[3] = {1, 0.5, 0};
+    CHECK(srl_t15_slope(x, y, 3) == -0.5, "T15 slope");
+    GROUP("T15 values (srl_t15_eval)", before);
+}
+
+/* T16 at the defaults of `srlab theory T16`: x* = 0.3, x0 = 1, lr 1e-3, t = 500. */
+static void test_t16(void)
+{
+    const long before = srl_test_failures;
+    srl_t16_values v;
+    srl_t16_eval(&v, 1, 0.3, 1, 1e-3, 500, bf16(), 0x1p-24);
+    /* 0.3 = 153.6 2^-9: RN(0.3) = 154 2^-9 */
+    CHECK(v.ulp == 0x1p-9 && v.rn_limit == 154 * 0x1p-9 && v.rn_stall == 0x1p-9 / 2e-3,
+          "T16 RN limit %a", v.rn_limit);
+    const double xe = 0.3 + pow(0.999, 500) * 0.7, f = xe / 0x1p-8 - floor(xe / 0x1p-8);
+    CHECK(v.x_exact == xe && v.ulp_t == 0x1p-8 &&
+              fabs(v.sr_kahan_ms / (f * (1 - f) * 0x1p-16) - 1) < 1e-9 &&
+              v.sr_kahan_ms <= 0x1p-16 / 4,
+          "T16 SR: f = %g, ms %a", f, v.sr_kahan_ms);
+    CHECK(v.sr_plain_ms > 100 * v.sr_kahan_ms && v.comp_tol < 1e-3 * v.sr_kahan_ms,
+          "T16 plain SR accumulates: %g", v.sr_plain_ms);
+    GROUP("T16 values (srl_t16_eval)", before);
+}
+
+/* T17: equal terms against the general recursions, and small cases by hand. */
+static void test_t17(void)
+{
+    const long before = srl_test_failures;
+    const double u = 0x1p-8, u2 = u * u;
+    double x[1000];
+    for (int i = 0; i < 1000; i++)
+        x[i] = 0.001;
+    srl_t17_values v;
+    srl_t17_eval(&v, 0.001, 1000, 0.01, bf16());
+    CHECK(fabs(v.var_rec / srl_t17_var_recursive(x, 1000, u) - 1) < 1e-12 &&
+              fabs(v.var_pair / srl_t17_var_pairwise(x, 1000, u) - 1) < 1e-12,
+          "T17 equal terms: rec %g pair %g", v.var_rec, v.var_pair);
+    /* three terms 1, 2, 3: recursive (1 + u^2) u^2 9 + u^2 36; pairwise: (1 + 2) then + 3 */
+    const double t[3] = {1, 2, 3};
+    CHECK(srl_t17_var_recursive(t, 3, u) == (1 + u2) * (u2 * 9) + u2 * 36 &&
+              srl_t17_var_pairwise(t, 3, u) == (1 + u2) * (u2 * 9) + u2 * 36,
+          "T17 three terms");
+    const double q[4] = {1, 2, 3, 4}; /* pairwise (1 + 2) + (3 + 4) */
+    CHECK(srl_t17_var_pairwise(q, 4, u) == (1 + u2) * (u2 * 9 + u2 * 49) + u2 * 100,
+          "T17 pairwise of four");
+    /* the large-n forms: recursive ~ u sqrt(n/3), pairwise ~ sqrt(2) u (n a power of two) */
+    CHECK(fabs(v.rel_rec / v.rel_rec_asym - 1) < 0.01 && v.lambda == 10 &&
+              v.prob_rec == 10 * v.rel_rec,
+          "T17 recursive %g against u sqrt(n/3) = %g", v.rel_rec, v.rel_rec_asym);
+    srl_t17_eval(&v, 1, 1024, 0.25, bf16());
+    CHECK(fabs(v.rel_pair / (sqrt(2.0) * u) - 1) < 0.01, "T17 pairwise %g", v.rel_pair / u);
+    GROUP("T17 values (srl_t17_eval)", before);
+}
+
 int main(void)
 {
     test_t05();
@@ -288,5 +370,8 @@ int main(void)
     test_t11_shift();
     test_t12();
     test_t14();
+    test_t15();
+    test_t16();
+    test_t17();
     TEST_END();
 }

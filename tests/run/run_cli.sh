@@ -9,6 +9,9 @@
 #                exactly what standard output receives;
 #   memory       a size beyond the machine is refused before allocating: exit 2, one line
 #                naming --n.
+#   heat         the heat runner (theory T15): seeds give different sr errors, the same seed the
+#                same bytes at any thread count; rn at m = 512 (stagnated) loses every update;
+#                bad keys exit 2 naming the key.
 set -u
 srlab=$1
 case $srlab in /*) ;; *) srlab=$PWD/$srlab ;; esac
@@ -71,4 +74,24 @@ if ls -a | grep -q '\.tmp-'; then flunk "a temporary file was left behind"; ls -
 grep -v '^# command:' out.csv >out.body
 grep -v '^# command:' stdout.csv >stdout.body
 same "-o writes what standard output receives (but for the # command line)" out.body stdout.body
+# ---- heat (src/problems/heat.c) ----
+for t in 1 3; do
+    OMP_NUM_THREADS=$t "$srlab" run --problem heat -f fp16 -r sr --m 32 --seeds 2 >heat.$t 2>&1
+done
+same "heat: 1 thread vs 3" heat.1 heat.3
+col=$(grep -v '^#' heat.1 | head -1 | tr , '\n' | grep -n '^rms_err$' | cut -d: -f1)
+[ "$(grep -v '^#' heat.1 | sed 1d | cut -d, -f"$col" | sort -u | wc -l)" = 2 ] \
+    && pass "heat: two seeds, two different sr errors" || flunk "heat: seeds"
+"$srlab" run --problem heat -f fp16 -r rn --m 512 >heatrn.csv 2>&1
+col=$(grep -v '^#' heatrn.csv | head -1 | tr , '\n' | grep -n '^lost_frac$' | cut -d: -f1)
+[ "$(grep -v '^#' heatrn.csv | sed 1d | cut -d, -f"$col")" = 1 ] \
+    && pass "heat: rn at m = 512 loses every update (T15 item 1)" || flunk "heat: rn stagnation"
+for bad in "--r 0.6" "--m 1" "--t -1"; do
+    # shellcheck disable=SC2086
+    "$srlab" run --problem heat $bad >out 2>err; rc=$?
+    key=$(echo "$bad" | cut -c3-3)
+    [ $rc = 2 ] && grep -q "^srlab run: --$key: " err && pass "heat: $bad refused naming $key" \
+        || { flunk "heat: $bad (exit $rc)"; cat err; }
+done
+
 exit $fail

@@ -1,0 +1,85 @@
+# plots/heat.gp: RMS rounding error of the 1-D heat equation (explicit Euler, every update
+# rounded once) against the time step dt = r h^2, one curve per rounding, with the lines of
+# theory/T15 (Croci and Giles 2022): the worst-case RN bound t u / dt, SR's small-h law
+# u sqrt(1/(12 r h)) ~ u dt^-1/4, and the level of a stagnated solution, the whole decay
+# rms((1 - exp(-pi^2 t)) sin(pi x)). RN follows u/dt and then stagnates; SR keeps to dt^-1/4.
+#
+#   gnuplot -e "in='heat.summary.csv'; out='heat.png'" plots/heat.gp
+#   srlab plot heat --in heat.summary.csv -o heat.png
+#
+# in     summary file of a heat sweep over m (columns final_dt_mean, final_rms_err_mean and _n)
+# out    .png, .svg or .pdf (default heat.png); fmt overrides the extension
+# by     the columns whose values get a curve each, comma-separated (default rounding and every
+#        other axis that varies; an axis left out that varies within a curve is refused)
+# where  keep grid points whose columns match, space-separated: "format=fp16"
+# debug  FILE: append the axis ranges drawn (tests)
+# p, r, t   the format's precision, dt / h^2 and the final time of the lines; by default from
+#        the '# command:' line (--r, --t) and the format column, else fp16 (p = 11), 0.25, 0.0625
+#
+# needs: final_dt_mean final_rms_err_mean final_rms_err_n   (columns of --in)
+if (!exists("in")) { print "heat.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
+if (!exists("out")) out = "heat.png"
+if (!exists("fmt")) fmt = out[strlen(out)-2:]
+if (!exists("where")) where = ""
+
+revs(s) = strlen(s) <= 1 ? s : revs(s[2:]).s[1:1]
+name = "heat.gp"; bydefault = "rounding"; xaxes = "m"
+plotdir = (exists("ARG0") && strstrt(ARG0, "/")) ? ARG0[1:strlen(ARG0) - strstrt(revs(ARG0), "/") + 1] : ""
+load plotdir."common.gpi"
+
+# ---- the run's settings, from its '# command:' line (read by common.gpi, no shell) ----
+cmd = cmdline
+argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
+    word(cmd, 1 + sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) : d
+if (!exists("r")) r = real(argof("r", "0.25"))
+if (!exists("t")) t = real(argof("t", "0.0625"))
+fcol = ""
+if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = strcol("format"), 0) : 0) nooutput }
+fmtname = (fcol ne "") ? fcol : argof("format", "fp16")
+if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
+    strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8
+u = 2.0 ** (-p)
+rnbound(x) = t * u / x
+srlaw(x) = u * sqrt(1 / (12 * r * sqrt(x / r)))
+frozen = (1 - exp(-pi**2 * t)) / sqrt(2)
+
+lmin = 1e308; lmax = 0; ypos = 1e308; nmin = 1e308; nmax = 0
+see(l, v, n) = (lmin = (l < lmin ? l : lmin), lmax = (l > lmax ? l : lmax), \
+             ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, nmin = (n < nmin ? n : nmin), nmax = (n > nmax ? n : nmax), 0)
+stats in using (keep(0) ? see(column("final_dt_mean"), column("final_rms_err_mean"), column("final_rms_err_n")) : 0) nooutput
+floor = (ypos < 1e308) ? ypos / 2 : 1e-300
+clip(v) = (finite(v) ? (v > floor ? v : floor) : NaN)
+ing(g) = keep(0) && gkey(0) eq word(groups, g)
+
+if (fmt eq "png") { set terminal pngcairo size 900,600 enhanced font "DejaVu Sans,12" }
+if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12" dynamic }
+if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
+if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "heat.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
+set output out
+set xlabel "time step dt = r h^2"
+set ylabel "RMS rounding error at t, against the binary64 scheme"
+set logscale xy
+set format y "10^{%T}"
+set format x "10^{%T}"
+set xrange [lmin / 1.5 : lmax * 1.5]
+set yrange [floor / 1.5 : 2]
+set grid xtics ytics lc rgb "#dddddd"
+set key bottom left box opaque samplen 2
+set title sprintf("heat equation by explicit Euler, every update rounded once: p = %d, r = %g, t = %g", p, r, t)
+set samples 200
+set bmargin 5
+set label 1 (nmax <= 1 ? "points: one seed each" : sprintf("points: mean over %s", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))) \
+    at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
+set print $RUNS
+print "g,x,y"
+set print
+set table $RUNS append separator comma
+plot for [g=1:G] in using (g):(column("final_dt_mean")):(clip(column("final_rms_err_mean"))) with table if (ing(g))
+unset table
+plot rnbound(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN worst case t u / dt", \
+     srlaw(x) with lines dt 4 lw 2 lc rgb "#555555" title "SR bound, small h: u / sqrt(12 r h), slope 1/4", \
+     frozen with lines dt 3 lw 1.5 lc rgb "#999999" title "stagnated: the whole decay", \
+     for [g=1:G] $RUNS using ($1 == g ? $2 : NaN):3 smooth unique \
+         with linespoints pt 7 ps 1 lw 2 lc rgb col(g) title GL[g]
+@showranges
+set output
