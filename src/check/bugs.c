@@ -173,7 +173,8 @@ static const srl__chk_round_ops ops[SRL_CHECK_BUG_COUNT] = {
     [SRL_CHECK_BUG_DRAW_HALF] = {round_half, array_half},
     [SRL_CHECK_BUG_SUBNORMAL] = {round_sub, array_sub},
     [SRL_CHECK_BUG_SR12] = {round_sr12, array_sr12},
-    /* the optimizer and replica defects do not touch rounding */
+    /* the optimizer and replica defects do not touch rounding (replica-stream: T12a runs the
+     * replicas with streams keyed by replica index, src/check/t12_replicas.c) */
     [SRL_CHECK_BUG_ADAM_EPS] = {srl_round, srl_round_array},
     [SRL_CHECK_BUG_REPLICA_STREAM] = {srl_round, srl_round_array},
 };

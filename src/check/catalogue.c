@@ -232,7 +232,8 @@ static const srl__chk_row rows[] = {
       "6% of the predicted shift (200 seeds; 15% with --quick's 40)", 0},
      srl__chk_quartic_trajectory, NO_PARAMS},
     {{"T12a", "T12", "replicas with shared SR randomness stay bit-identical",
-      M("independent SR streams", NULL), "any difference between replicas (exact)", 0},
+      M("independent SR streams", NULL), "any difference between replicas (exact)",
+      SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_REPLICA_STREAM)},
      srl__chk_replicas_shared, NO_PARAMS},
     {{"T12b", "T12",
       "replicas with independent SR streams drift: E||x_r - x_0||^2 = sum 2 p(1-p) "
