@@ -247,7 +247,9 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
     if (shard)
         return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
                            "(srlab merge)", runs->name);
-    if (S == 0 || R != P * S)
+    /* R = P S exactly (no wrap-around), and no more runs than the text has bytes: S sizes the
+     * arrays below */
+    if (S == 0 || S > R || R % S != 0 || R / S != P || R > runs->len)
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
     layout lay;
     int st = read_layout(&lay, l, ll, err);
