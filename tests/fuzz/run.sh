@@ -6,7 +6,8 @@
 #
 # TARGET: format rounding number batch spec journal merge plot data (default: all, in turn).
 # N: seconds of fuzzing per target (default $SRL_FUZZ_SECONDS, else 1800).
-# The build is one of its own, $SRL_FUZZ_BUILDDIR (default: build-fuzz in the source tree):
+# The build is one of its own, $SRL_FUZZ_BUILDDIR (default: build-fuzz in the source tree, or
+# fuzz-clang in the build directory of `meson test --suite fuzz`):
 # clang ($SRL_FUZZ_CC, default clang-14, else clang), -Dfuzz=enabled, address and undefined
 # sanitizers that stop at the first report, coverage instrumentation on the whole library, no
 # OpenMP. Only the targets are compiled (and the library under them).
@@ -31,7 +32,7 @@ targets=${*:-$all}
 for t in $targets; do
     case " $all " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (known: $all)" >&2; exit 2 ;; esac
 done
-build=${SRL_FUZZ_BUILDDIR:-$src/build-fuzz}
+build=${SRL_FUZZ_BUILDDIR:-${SRL_FUZZ_DEFAULT_BUILDDIR:-$src/build-fuzz}}
 
 cc=${SRL_FUZZ_CC:-}
 if [ -z "$cc" ]; then
@@ -80,7 +81,7 @@ for t in $targets; do
     if [ -d "$here/corpus/$t" ]; then cp "$here/corpus/$t"/* "$work/corpus/" 2>/dev/null || true; fi
     art="$build/artifacts/$t"
     mkdir -p "$art"
-    log="$build/artifacts/$t.log"
+    log="$build/artifacts/$t-$$.log" # one per run: runs of the same build may overlap
     rc=0
     # -close_fd_mask=3: the commands' own messages are discarded, libFuzzer's and the
     # sanitizers' reports are kept. The outer timeout catches a hang libFuzzer would miss.
@@ -90,9 +91,10 @@ for t in $targets; do
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" "$work/corpus") \
         >"$log" 2>&1 || rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: /, coverage /')
     if [ "$rc" -eq 0 ]; then
-        echo "fuzz_$t: ${secs} s, ${runs:-?} inputs, coverage ${cov:-?}: no finding"
+        echo "fuzz_$t: ${secs} s, ${runs:-?} inputs$cov: no finding"
+        rm -f "$log"
     else
         status=1
         echo "fuzz_$t: FINDING after ${runs:-?} inputs (exit $rc); the input is in $art/," \
