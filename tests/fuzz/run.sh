@@ -13,7 +13,8 @@
 # OpenMP. Only the targets are compiled (and the library under them).
 # Each target starts from a copy of its seed corpus, tests/fuzz/corpus/TARGET (what it finds
 # is not written back: the corpus stays small and reviewed), with per input a 10 s time limit
-# and a 1024 MB memory limit. Exit 0 when every target ran its time without a finding; 1 on a
+# and a 1024 MB limit on any one allocation, and 2048 MB on the process (the sanitizers' own
+# bookkeeping takes several hundred). Exit 0 when every target ran its time without a finding; 1 on a
 # finding: a crash, a sanitizer report, a leak, a hang (an input over 10 s), a memory blow-up,
 # or a target's own check (abort), with the input saved under BUILDDIR/artifacts/TARGET/ and
 # the end of the log printed (replay: BUILDDIR/tests/fuzz/fuzz_TARGET FILE); 77 (meson's skip)
@@ -86,7 +87,7 @@ for t in $targets; do
     # -close_fd_mask=3: the commands' own messages are discarded, libFuzzer's and the
     # sanitizers' reports are kept. The outer timeout catches a hang libFuzzer would miss.
     (cd "$work" && TMPDIR="$work" timeout -k 10 $((secs + 300)) nice "$build/tests/fuzz/fuzz_$t" \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=1024 \
+        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -max_len=8192 -use_value_profile=1 -close_fd_mask=3 -error_exitcode=1 \
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" "$work/corpus") \
         >"$log" 2>&1 || rc=$?
