@@ -92,7 +92,7 @@ for t in $targets; do
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" "$work/corpus") \
         >"$log" 2>&1 || rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: /, coverage /')
+    cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: /, coverage /')
     if [ "$rc" -eq 0 ]; then
         echo "fuzz_$t: ${secs} s, ${runs:-?} inputs$cov: no finding"
         rm -f "$log"
@@ -100,7 +100,7 @@ for t in $targets; do
         status=1
         echo "fuzz_$t: FINDING after ${runs:-?} inputs (exit $rc); the input is in $art/," \
             "the log in $log:"
-        grep -v '^#[0-9]' "$log" | tail -n 60
+        grep -a -v '^#[0-9]' "$log" | tail -n 60
     fi
     rm -rf "$work"
 done
