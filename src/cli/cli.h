@@ -59,6 +59,7 @@ int cmd_op(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_theory(int argc, char **argv);

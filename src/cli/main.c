@@ -31,6 +31,7 @@ static const cli_command commands[] = {
     {"train", cmd_train, "train a problem with an optimizer under a precision strategy; tidy CSV per logged step"},
     {"sweep", cmd_sweep, "run a grid of train/run configs over seeds in parallel: tidy CSV + summary, resumable, shardable"},
     {"merge", cmd_merge, "join the shards of a sweep (srlab sweep --shard I/N) into the single-machine files"},
+    {"compare", cmd_compare, "paired comparisons of a sweep's runs: Holm-corrected p and the smallest detectable difference"},
     {"plot", cmd_plot, "draw a figure from sweep CSV files with gnuplot (plots/NAME.gp): PNG, SVG or PDF"},
     {"theory", cmd_theory, "the predictions of a theory/ statement for given parameters"},
     {"check", cmd_check, "run every theory/ statement's experiment: measured vs predicted, PASS/FAIL"},

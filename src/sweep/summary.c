@@ -19,44 +19,6 @@
 static const char *const stat_suffix[] = {"_n", "_mean", "_sd", "_ci95_lo", "_ci95_hi"};
 #define NSTAT (sizeof stat_suffix / sizeof stat_suffix[0])
 
-/* Field offsets of one CSV line (without its newline): starts[k] = start, ends[k] = end (the
- * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
- * malformed. */
-static size_t csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max)
-{
-    size_t k = 0, i = 0;
-    for (;;) {
-        if (k == max)
-            return SIZE_MAX;
-        starts[k] = i;
-        if (i < n && p[i] == '"') {
-            i++;
-            for (;;) {
-                if (i >= n)
-                    return SIZE_MAX;
-                if (p[i] == '"') {
-                    if (i + 1 < n && p[i + 1] == '"') {
-                        i += 2;
-                        continue;
-                    }
-                    i++;
-                    break;
-                }
-                i++;
-            }
-            if (i < n && p[i] != ',')
-                return SIZE_MAX;
-        } else {
-            while (i < n && p[i] != ',')
-                i++;
-        }
-        ends[k++] = i;
-        if (i >= n)
-            return k;
-        i++; /* the comma */
-    }
-}
-
 /* The statistics of cnt values: ",N,MEAN,SD,LO,HI" (empty where undefined). */
 static void put_stats(srl__sw_text *stats, const double *x, size_t cnt)
 {
@@ -128,7 +90,7 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
     l->base = malloc(cap * sizeof *l->base);
     l->names = malloc(n + cap + 1);
     int st = SRL_OK;
-    size_t k = a && e && l->base && l->names ? csv_split(h, n, a, e, cap) : 0;
+    size_t k = a && e && l->base && l->names ? srl__sw_csv_split(h, n, a, e, cap) : 0;
     if (!a || !e || !l->base || !l->names)
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");
     else if (k == SIZE_MAX || k < 2 || !field_is(h, a, e, 0, "run"))
@@ -175,7 +137,7 @@ static void put_header(srl__sw_text *o, const char *h, size_t n, const layout *l
     if (!a || !e) {
         o->oom = true;
     } else {
-        csv_split(h, n, a, e, l->nf + 1);
+        srl__sw_csv_split(h, n, a, e, l->nf + 1);
         srl__sw_put(o, h + a[1], e[l->seed - 1] - a[1]);
     }
     free(a);
@@ -195,7 +157,7 @@ static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
 {
     size_t diverged = 0;
     for (size_t r = 0; r < nlines; r++) {
-        size_t k = csv_split(lines[r], lens[r], a, e, l->nf + 1);
+        size_t k = srl__sw_csv_split(lines[r], lens[r], a, e, l->nf + 1);
         if (k != l->nf)
             return srl_err_set(err, SRL_EPARSE,
                                "a line of the runs file has %zu fields where its header has "
@@ -211,7 +173,7 @@ static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
     for (size_t g = 0; g < l->ng; g++) {
         size_t cnt = 0;
         for (size_t r = 0; r < nlines; r++) {
-            csv_split(lines[r], lens[r], a, e, l->nf + 1);
+            srl__sw_csv_split(lines[r], lens[r], a, e, l->nf + 1);
             double v;
             size_t fb = l->base[g];
             if (srl__sw_number(lines[r] + a[fb], e[fb] - a[fb], &v))

@@ -73,6 +73,10 @@ bool srl__sw_number(const char *s, size_t n, double *out);
 /* The line at *pos of t (without its '\n'), and *pos past it; false when no complete line is
  * left. */
 bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line, size_t *ll);
+/* Field offsets of one CSV line (without its newline): starts[k] = start, ends[k] = end (the
+ * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
+ * malformed. */
+size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
 
 /* ---- values (values.c) ---- */
 

@@ -161,3 +161,41 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
     *pos += *ll + 1;
     return true;
 }
+
+/* Field offsets of one CSV line (without its newline): starts[k] = start, ends[k] = end (the
+ * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
+ * malformed. */
+size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max)
+{
+    size_t k = 0, i = 0;
+    for (;;) {
+        if (k == max)
+            return SIZE_MAX;
+        starts[k] = i;
+        if (i < n && p[i] == '"') {
+            i++;
+            for (;;) {
+                if (i >= n)
+                    return SIZE_MAX;
+                if (p[i] == '"') {
+                    if (i + 1 < n && p[i + 1] == '"') {
+                        i += 2;
+                        continue;
+                    }
+                    i++;
+                    break;
+                }
+                i++;
+            }
+            if (i < n && p[i] != ',')
+                return SIZE_MAX;
+        } else {
+            while (i < n && p[i] != ',')
+                i++;
+        }
+        ends[k++] = i;
+        if (i >= n)
+            return k;
+        i++; /* the comma */
+    }
+}

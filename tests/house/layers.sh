@@ -31,7 +31,7 @@ module_layer() {
     theory) echo theory ;;
     markov) echo problems ;;
     run) echo run ;;
-    sweep) echo sweep ;;
+    sweep | compare) echo sweep ;;
     check) echo check ;;
     *) echo unknown ;;
     esac

@@ -1,0 +1,420 @@
+/* src/sweep/compare.c: paired comparisons of a runs file (include/srlab/compare.h): the table
+ * read (header, axis, metric and seed columns, every line's fields), the grid-point columns
+ * chosen, the pairs formed per (grid point, level), the statistics, Holm's adjustment, the CSV.
+ *
+ * Pure text in, text out: no files, no printing. The statistics use GSL's Student t. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "srlab/compare.h"
+#include "sweep/sweep_impl.h"
+
+/* The runs file as a table: nl data lines of nf fields each (field k of line r is
+ * line[r] + fa[r*nf+k] .. fe[r*nf+k]). */
+typedef struct table {
+    size_t nf, nl;
+    const char *head;
+    size_t headlen, pre_end; /* the column line; the '#' lines end at pre_end */
+    size_t *ha, *he;         /* the column line's fields */
+    const char **line;
+    size_t *fa, *fe;
+    size_t seed, axis, metric;
+} table;
+
+static void table_free(table *t)
+{
+    free(t->ha);
+    free(t->he);
+    free(t->line);
+    free(t->fa);
+    free(t->fe);
+}
+
+static bool same(const char *a, size_t an, const char *b, size_t bn)
+{
+    return an == bn && !memcmp(a, b, an);
+}
+
+/* Field k of data line r. */
+static const char *fld(const table *t, size_t r, size_t k, size_t *n)
+{
+    size_t i = r * t->nf + k;
+    *n = t->fe[i] - t->fa[i];
+    return t->line[r] + t->fa[i];
+}
+
+static bool fld_eq(const table *t, size_t r, size_t s, size_t k)
+{
+    size_t a, b;
+    const char *x = fld(t, r, k, &a), *y = fld(t, s, k, &b);
+    return same(x, a, y, b);
+}
+
+/* The column named name, or SIZE_MAX. */
+static size_t column(const table *t, const char *name)
+{
+    for (size_t k = 0; k < t->nf; k++)
+        if (same(t->head + t->ha[k], t->he[k] - t->ha[k], name, strlen(name)))
+            return k;
+    return SIZE_MAX;
+}
+
+/* The column line, the '#' lines before it, and every data line split into fields. */
+static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
+{
+    memset(t, 0, sizeof *t);
+    const char *x = runs->data, *l = NULL;
+    size_t pos = 0, ll = 0;
+    while (srl__sw_next_line(x, runs->len, &pos, &l, &ll) && ll && l[0] == '#')
+        t->pre_end = pos;
+    if (!l || l[0] == '#' || !ll)
+        return srl_err_set(err, SRL_EPARSE, "%s: not a runs file of srlab sweep ('#' lines, "
+                           "then a column line)", runs->name);
+    t->head = l;
+    t->headlen = ll;
+    size_t cap = 2, nl = 0;
+    for (size_t i = 0; i < ll; i++)
+        cap += l[i] == ',';
+    for (size_t p = pos; p < runs->len; p++)
+        nl += x[p] == '\n';
+    t->ha = malloc(cap * sizeof *t->ha);
+    t->he = malloc(cap * sizeof *t->he);
+    t->line = malloc((nl + 1) * sizeof *t->line);
+    t->fa = malloc((nl + 1) * cap * sizeof *t->fa);
+    t->fe = malloc((nl + 1) * cap * sizeof *t->fe);
+    if (!t->ha || !t->he || !t->line || !t->fa || !t->fe)
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    t->nf = srl__sw_csv_split(l, ll, t->ha, t->he, cap);
+    if (t->nf == SIZE_MAX || t->nf < 3 || column(t, "run") != 0)
+        return srl_err_set(err, SRL_EPARSE, "%s: the column line is not a runs file's (it starts "
+                           "with 'run'): '%.60s'", runs->name, l);
+    t->seed = column(t, "seed");
+    if (t->seed == SIZE_MAX || t->seed < 2)
+        return srl_err_set(err, SRL_EPARSE, "%s: no axis and seed columns: '%.60s'", runs->name,
+                           l);
+    size_t lineno = 0;
+    for (size_t r = 0; srl__sw_next_line(x, runs->len, &pos, &l, &ll); r++) {
+        lineno++;
+        size_t k = srl__sw_csv_split(l, ll, t->fa + r * t->nf, t->fe + r * t->nf, t->nf + 1);
+        if (k != t->nf)
+            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu has %zu fields where the "
+                               "column line has %zu", runs->name, lineno,
+                               k == SIZE_MAX ? 0 : k, t->nf);
+        t->line[t->nl++] = l;
+    }
+    if (pos < runs->len)
+        return srl_err_set(err, SRL_EPARSE, "%s: the last line has no newline (a cut file?)",
+                           runs->name);
+    if (!t->nl)
+        return srl_err_set(err, SRL_EPARSE, "%s: no runs", runs->name);
+    return SRL_OK;
+}
+
+/* The axis and metric columns, by name, each error naming the columns there are. */
+static int find_columns(table *t, const srl_sweep_text *runs, const srl_compare_opts *o,
+                        srl_err *err)
+{
+    t->axis = column(t, o->axis);
+    if (t->axis == SIZE_MAX || t->axis == 0 || t->axis >= t->seed)
+        return srl_err_set(err, SRL_EINVAL, "%s: no axis column '%s' (the axes are the columns "
+                           "between 'run' and 'seed': '%.*s')", runs->name, o->axis,
+                           (int)(t->ha[t->seed] - 1 - t->ha[1]), t->head + t->ha[1]);
+    const char *metric = o->metric;
+    if (!metric)
+        metric = column(t, "final_val_loss") != SIZE_MAX ? "final_val_loss" : "final_loss";
+    t->metric = column(t, metric);
+    if (t->metric == SIZE_MAX || t->metric <= t->seed)
+        return srl_err_set(err, SRL_EINVAL, "%s: no per-run column '%s' (they follow 'seed': "
+                           "'%.80s')", runs->name, metric, t->head + t->ha[t->seed + 1]);
+    return SRL_OK;
+}
+
+/* Whether axis column k makes a grid point: it varies, and the compared axis does not
+ * determine it (a column with one value per level of the axis, like format under strategy). */
+static bool is_key(const table *t, size_t k)
+{
+    if (k == t->axis)
+        return false;
+    bool varies = false, determined = true;
+    for (size_t r = 1; r < t->nl && (!varies || determined); r++) {
+        varies |= !fld_eq(t, r, 0, k);
+        for (size_t s = 0; s < r && determined; s++)
+            if (fld_eq(t, r, s, t->axis) && !fld_eq(t, r, s, k)) {
+                determined = false;
+                break;
+            }
+    }
+    return varies && !determined;
+}
+
+/* One comparison: grid point of line `first`, level of line `lvl`. */
+typedef struct cmp {
+    size_t first, lvl;
+    size_t pairs, unpaired;
+    double mean, sd, se, t, p, p_holm, mdd;
+} cmp;
+
+static bool same_point(const table *t, const bool *key, size_t r, size_t s)
+{
+    for (size_t k = 1; k < t->seed; k++)
+        if (key[k] && !fld_eq(t, r, s, k))
+            return false;
+    return true;
+}
+
+static bool metric_of(const table *t, size_t r, double *v)
+{
+    size_t n;
+    const char *s = fld(t, r, t->metric, &n);
+    return srl__sw_number(s, n, v) && isfinite(*v);
+}
+
+/* The pairs of one comparison: for each baseline line of the grid point, the line of the level
+ * with the same seed; their differences in d (at most nl). A (point, level, seed) given twice
+ * is an error. */
+static int pair_up(const table *t, const bool *key, size_t base_line, cmp *c, double *d,
+                   const srl_sweep_text *runs, srl_err *err)
+{
+    for (size_t r = 0; r < t->nl; r++) {
+        if (!same_point(t, key, r, c->first) || !fld_eq(t, r, base_line, t->axis))
+            continue;
+        size_t match = SIZE_MAX;
+        for (size_t s = 0; s < t->nl; s++) {
+            if (!same_point(t, key, s, c->first) || !fld_eq(t, s, c->lvl, t->axis) ||
+                !fld_eq(t, s, r, t->seed))
+                continue;
+            if (match != SIZE_MAX) {
+                size_t n;
+                const char *sd = fld(t, s, t->seed, &n);
+                return srl_err_set(err, SRL_EPARSE, "%s: seed %.*s appears twice at one grid "
+                                   "point and level (data lines %zu and %zu)", runs->name,
+                                   (int)n, sd, match + 1, s + 1);
+            }
+            match = s;
+        }
+        double a, b;
+        if (match != SIZE_MAX && metric_of(t, r, &b) && metric_of(t, match, &a))
+            d[c->pairs++] = a - b;
+        else
+            c->unpaired++;
+    }
+    return SRL_OK;
+}
+
+static void stats(cmp *c, const double *d)
+{
+    c->mean = c->sd = c->se = c->t = c->p = c->p_holm = c->mdd = NAN;
+    if (c->pairs < 2)
+        return;
+    double n = (double)c->pairs, m = 0, ss = 0;
+    for (size_t i = 0; i < c->pairs; i++)
+        m += d[i];
+    m /= n;
+    for (size_t i = 0; i < c->pairs; i++)
+        ss += (d[i] - m) * (d[i] - m);
+    c->mean = m;
+    c->sd = sqrt(ss / (n - 1));
+    c->se = c->sd / sqrt(n);
+    if (c->se > 0) {
+        c->t = m / c->se;
+        c->p = fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(c->t), n - 1));
+    } else {
+        /* every pair differs by the same amount: exactly equal (p = 1) or a sure difference */
+        c->t = m == 0 ? 0 : copysign(INFINITY, m);
+        c->p = m == 0 ? 1 : 0;
+    }
+}
+
+int srl_holm_adjust(double *p, size_t m, size_t *family)
+{
+    size_t fam = 0;
+    size_t *ord = malloc((m + 1) * sizeof *ord);
+    if (!ord)
+        return SRL_ENOMEM;
+    for (size_t i = 0; i < m; i++)
+        if (!isnan(p[i]))
+            ord[fam++] = i;
+    /* insertion sort by p, stable: families are tens to hundreds of comparisons */
+    for (size_t i = 1; i < fam; i++)
+        for (size_t j = i; j > 0 && p[ord[j]] < p[ord[j - 1]]; j--) {
+            size_t x = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = x;
+        }
+    double run = 0;
+    for (size_t j = 0; j < fam; j++) {
+        run = fmax(run, fmin(1.0, (double)(fam - j) * p[ord[j]]));
+        p[ord[j]] = run;
+    }
+    free(ord);
+    if (family)
+        *family = fam;
+    return SRL_OK;
+}
+
+static void put_num(srl__sw_text *o, double x)
+{
+    char buf[SRL__SW_NUM_LEN];
+    srl__sw_putc(o, ',');
+    if (isnan(x))
+        return;
+    srl__sw_fmt_num(buf, x);
+    srl__sw_puts(o, buf);
+}
+
+/* The '#' lines, the column line. */
+static void put_head(srl__sw_text *o, const table *t, const bool *key,
+                     const srl_compare_opts *op, const srl_sweep_text *runs, size_t m)
+{
+    srl__sw_put(o, runs->data, t->pre_end);
+    size_t mn = t->he[t->metric] - t->ha[t->metric];
+    srl__sw_printf(o, "# compare: %.*s, %s against %s, paired by seed at each grid point of the "
+                   "other axes (%s)\n", (int)mn, t->head + t->ha[t->metric], op->axis, op->baseline, runs->name);
+    srl__sw_printf(o, "# method: mean_diff = mean over pairs of (level - baseline); two-sided "
+                   "paired t; p_holm: Holm over the %zu comparisons with at least 2 pairs, "
+                   "family-wise alpha %g; mdd: the difference detected with power %g at the "
+                   "Bonferroni level alpha/%zu\n", m, op->alpha, op->power, m);
+    for (size_t k = 1; k < t->seed; k++)
+        if (key[k]) {
+            srl__sw_put(o, t->head + t->ha[k], t->he[k] - t->ha[k]);
+            srl__sw_putc(o, ',');
+        }
+    srl__sw_puts(o, "level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,"
+                    "verdict\n");
+}
+
+static void put_row(srl__sw_text *o, const table *t, const bool *key, const cmp *c,
+                    size_t base_line, const srl_compare_opts *op, size_t m)
+{
+    size_t n;
+    for (size_t k = 1; k < t->seed; k++)
+        if (key[k]) {
+            const char *f = fld(t, c->first, k, &n);
+            srl__sw_put(o, f, n);
+            srl__sw_putc(o, ',');
+        }
+    const char *f = fld(t, c->lvl, t->axis, &n);
+    srl__sw_put(o, f, n);
+    srl__sw_putc(o, ',');
+    f = fld(t, base_line, t->axis, &n);
+    srl__sw_put(o, f, n);
+    srl__sw_printf(o, ",%zu,%zu", c->pairs, c->unpaired);
+    double df = c->pairs >= 2 ? (double)c->pairs - 1 : NAN;
+    double mdd = NAN;
+    if (c->pairs >= 2 && m > 0)
+        mdd = (gsl_cdf_tdist_Qinv(op->alpha / (2.0 * (double)m), df) +
+               gsl_cdf_tdist_Pinv(op->power, df)) * c->se;
+    put_num(o, c->mean);
+    put_num(o, c->sd);
+    put_num(o, c->se);
+    put_num(o, c->t);
+    put_num(o, df);
+    put_num(o, c->p);
+    put_num(o, c->p_holm);
+    put_num(o, mdd);
+    const char *v = c->pairs < 2              ? "too few pairs"
+                    : !(c->p_holm < op->alpha) ? "not resolved"
+                    : c->mean < 0             ? "lower"
+                                              : "higher";
+    srl__sw_printf(o, ",%s\n", v);
+}
+
+/* The comparisons: one per (grid point, level other than the baseline), in file order. */
+static int build(const table *t, const bool *key, size_t base_line, cmp **out, size_t *nc,
+                 const srl_sweep_text *runs, srl_err *err)
+{
+    cmp *c = calloc(t->nl + 1, sizeof *c);
+    double *d = malloc((t->nl + 1) * sizeof *d);
+    int st = c && d ? SRL_OK : srl_err_set(err, SRL_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t r = 0; !st && r < t->nl; r++) {
+        if (fld_eq(t, r, base_line, t->axis))
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < n && !seen; i++)
+            seen = same_point(t, key, r, c[i].first) && fld_eq(t, r, c[i].lvl, t->axis);
+        if (seen)
+            continue;
+        c[n] = (cmp){.first = r, .lvl = r};
+        st = pair_up(t, key, base_line, &c[n], d, runs, err);
+        if (!st)
+            stats(&c[n++], d);
+    }
+    free(d);
+    if (st) {
+        free(c);
+        return st;
+    }
+    *out = c;
+    *nc = n;
+    return SRL_OK;
+}
+
+int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, char **out,
+                      size_t *len, srl_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (!(o->alpha > 0 && o->alpha < 1) || !(o->power > 0 && o->power < 1))
+        return srl_err_set(err, SRL_EINVAL, "alpha and power must lie strictly between 0 and 1");
+    table t;
+    int st = read_table(&t, runs, err);
+    if (!st)
+        st = find_columns(&t, runs, o, err);
+    size_t base_line = SIZE_MAX;
+    for (size_t r = 0; !st && r < t.nl && base_line == SIZE_MAX; r++) {
+        size_t n;
+        const char *f = fld(&t, r, t.axis, &n);
+        if (same(f, n, o->baseline, strlen(o->baseline)))
+            base_line = r;
+    }
+    if (!st && base_line == SIZE_MAX)
+        st = srl_err_set(err, SRL_EINVAL, "%s: no run has %s = %s", runs->name, o->axis,
+                         o->baseline);
+    bool *key = st ? NULL : calloc(t.nf + 1, sizeof *key);
+    if (!st && !key)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t k = 1; !st && k < t.seed; k++)
+        key[k] = is_key(&t, k);
+    cmp *c = NULL;
+    size_t nc = 0;
+    if (!st)
+        st = build(&t, key, base_line, &c, &nc, runs, err);
+    if (!st && nc == 0)
+        st = srl_err_set(err, SRL_EINVAL, "%s: every run has %s = %s: nothing to compare",
+                         runs->name, o->axis, o->baseline);
+    double *p = st ? NULL : malloc((nc + 1) * sizeof *p);
+    if (!st && !p)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    size_t m = 0;
+    if (!st) {
+        for (size_t i = 0; i < nc; i++)
+            p[i] = c[i].p;
+        if (srl_holm_adjust(p, nc, &m))
+            st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+        for (size_t i = 0; i < nc; i++)
+            c[i].p_holm = p[i];
+    }
+    srl__sw_text txt = {0};
+    if (!st) {
+        put_head(&txt, &t, key, o, runs, m);
+        for (size_t i = 0; i < nc; i++)
+            put_row(&txt, &t, key, &c[i], base_line, o, m);
+        if (txt.oom)
+            st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    free(p);
+    free(c);
+    free(key);
+    table_free(&t);
+    if (st) {
+        free(txt.p);
+        return st;
+    }
+    *len = txt.len;
+    *out = srl__sw_take(&txt);
+    return *out ? SRL_OK : srl_err_set(err, SRL_ENOMEM, "out of memory");
+}

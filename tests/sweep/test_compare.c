@@ -1,0 +1,210 @@
+/* tests/sweep/test_compare.c: srl_sweep_compare and srl_holm_adjust (include/srlab/compare.h).
+ *
+ *   paired t     differences {1,2,3,4,5}: mean 3, sd sqrt(5/2), t = 3 sqrt(2) on 4 degrees of
+ *                freedom, p from the closed form of Student's t for 4 degrees of freedom
+ *                (P(|T| < t) = s (1 + c^2/2) with s = sin(atan(t/2)), c = cos(atan(t/2)))
+ *   pairing      rows in shuffled order and a determined column (format under strategy) do not
+ *                change the pairs; a non-finite metric leaves its seed unpaired
+ *   Holm         a hand-worked family, NaN left out
+ *   family-wise  under the null (every level distributed as the baseline), the fraction of
+ *                simulated studies with any resolved comparison stays at or below alpha: a
+ *                one-sided binomial test at 1e-3 (GSL) over 400 studies of 8 comparisons. Raw
+ *                p values (no correction) would give 1 - 0.95^8 = 0.34, far outside.
+ *   errors       a missing axis, metric or baseline level, a duplicated seed, a cut last line */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "srlab/compare.h"
+#include "../testutil.h"
+
+#define PRE "# srlab test\n# seeds: 1-5\n"
+
+static int run(const char *text, const srl_compare_opts *o, char **out, srl_err *err)
+{
+    size_t len;
+    srl_sweep_text t = {"t.runs.csv", text, strlen(text)};
+    return srl_sweep_compare(&t, o, out, &len, err);
+}
+
+/* Field `col` (0-based, counted from the level field) of the first data line of a compare CSV
+ * whose level field equals `level`. */
+static double field_of(const char *csv, const char *level, int col)
+{
+    const char *p = csv;
+    while ((p = strchr(p, '\n'))) {
+        p++;
+        if (*p == '#' || !*p)
+            continue;
+        char buf[64];
+        snprintf(buf, sizeof buf, ",%s,", level);
+        const char *at = strstr(p, buf);
+        const char *nl = strchr(p, '\n');
+        bool first = !strncmp(p, buf + 1, strlen(buf) - 1); /* the level is the first field */
+        if (!first && (!at || at > nl))
+            continue;
+        const char *f = first ? p : at + 1;
+        for (int k = 0; k < col; k++)
+            f = strchr(f, ',') + 1;
+        return strtod(f, NULL);
+    }
+    return NAN;
+}
+
+static void test_paired_t(void)
+{
+    long before = srl_test_failures;
+    /* baseline b: 10,20,30,40,50; level x: 11,22,33,44,55: differences 1..5 */
+    const char *text = PRE "run,strategy,format,seed,final_loss\n"
+                           "0,b,bf16,1,10\n1,b,bf16,2,20\n2,b,bf16,3,30\n3,b,bf16,4,40\n"
+                           "4,b,bf16,5,50\n5,x,fp32,1,11\n6,x,fp32,2,22\n7,x,fp32,3,33\n"
+                           "8,x,fp32,4,44\n9,x,fp32,5,55\n";
+    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
+    char *csv = NULL;
+    srl_err err;
+    int st = run(text, &o, &csv, &err);
+    CHECK(st == SRL_OK, "status %d: %s", st, err.msg);
+    if (st == SRL_OK) {
+        /* columns: level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd */
+        double t = 3 * sqrt(2.0), th = atan(t / 2), s = sin(th), c = cos(th);
+        double p = 1 - s * (1 + c * c / 2);
+        CHECK(field_of(csv, "x", 2) == 5 && field_of(csv, "x", 3) == 0, "pairs\n%s", csv);
+        CHECK(field_of(csv, "x", 4) == 3, "mean\n%s", csv);
+        CHECK(fabs(field_of(csv, "x", 5) - sqrt(2.5)) <= 4 * 0x1p-52 * sqrt(2.5), "sd\n%s", csv);
+        CHECK(fabs(field_of(csv, "x", 7) - t) <= 16 * 0x1p-52 * t, "t\n%s", csv);
+        CHECK(field_of(csv, "x", 8) == 4, "df\n%s", csv);
+        /* GSL's incomplete beta is accurate to about 1e-15 relative here; a one-sided p or a
+         * wrong df would be off by a factor 2 or by more than 10% */
+        double got = field_of(csv, "x", 9);
+        CHECK(fabs(got - p) <= 1e-12 * p, "p %.17g against the closed form %.17g", got, p);
+        CHECK(field_of(csv, "x", 10) == got, "a family of one is not adjusted");
+        double mdd = (gsl_cdf_tdist_Qinv(0.025, 4) + gsl_cdf_tdist_Pinv(0.8, 4)) * sqrt(0.5);
+        CHECK(fabs(field_of(csv, "x", 11) - mdd) <= 1e-12 * mdd, "mdd\n%s", csv);
+        CHECK(strstr(csv, ",higher\n") && strstr(csv, "# seeds: 1-5\n"), "verdict, seeds\n%s",
+              csv);
+        /* the grid point columns: format is determined by strategy, so there are none */
+        CHECK(strstr(csv, "\nlevel,baseline,pairs"), "no key column expected\n%s", csv);
+    }
+    free(csv);
+    GROUP("paired t against the closed form for 4 degrees of freedom", before);
+}
+
+static void test_pairing(void)
+{
+    long before = srl_test_failures;
+    /* two learning rates (a grid point each), rows shuffled, seed 3 of x at lr 2 diverged */
+    const char *text = PRE "run,strategy,lr,seed,final_loss\n"
+                           "0,x,2,3,nan\n1,b,1,1,1\n2,x,1,2,2.5\n3,b,2,1,5\n4,x,2,1,4\n"
+                           "5,b,1,2,2\n6,x,1,1,1.5\n7,b,2,2,6\n8,x,2,2,5\n9,b,2,3,7\n";
+    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
+    char *csv = NULL;
+    srl_err err;
+    int st = run(text, &o, &csv, &err);
+    CHECK(st == SRL_OK, "status %d: %s", st, err.msg);
+    if (st == SRL_OK) {
+        CHECK(strstr(csv, "\nlr,level,baseline,"), "lr is the grid point\n%s", csv);
+        /* lr 2 first (file order): pairs 2 (seeds 1, 2: differences -1, -1), 1 unpaired */
+        CHECK(strstr(csv, "\n2,x,b,2,1,-1,0,0,-inf,1,0,0,0,lower\n") != NULL, "lr 2\n%s", csv);
+        CHECK(strstr(csv, "\n1,x,b,2,0,0.5,0,0,inf,1,0,0,0,higher\n") != NULL, "lr 1\n%s",
+              csv);
+    }
+    free(csv);
+    GROUP("pairs by seed within grid points, diverged runs unpaired", before);
+}
+
+static void test_holm(void)
+{
+    long before = srl_test_failures;
+    double p[] = {0.01, 0.04, 0.03, NAN};
+    size_t fam = 0;
+    CHECK(srl_holm_adjust(p, 4, &fam) == SRL_OK && fam == 3, "family %zu", fam);
+    CHECK(p[0] == 3 * 0.01, "smallest times 3: %.17g", p[0]);
+    CHECK(p[2] == 2 * 0.03 && p[1] == 2 * 0.03, "monotone step-down: %.17g %.17g", p[2], p[1]);
+    CHECK(isnan(p[3]), "NaN stays out");
+    double q[] = {0.5, 0.6};
+    CHECK(srl_holm_adjust(q, 2, NULL) == SRL_OK && q[0] == 1 && q[1] == 1, "capped at 1");
+    GROUP("Holm's step-down adjustment", before);
+}
+
+/* 400 null studies: 8 levels against a baseline, 6 seeds, normal metric; the number of
+ * studies with any resolved comparison, binomial(400, <= alpha) under a correct correction. */
+static void test_family_wise(void)
+{
+    long before = srl_test_failures;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 20261201);
+    const int studies = 400, levels = 8, seeds = 6;
+    unsigned any = 0;
+    size_t cap = 64 + (size_t)(levels + 1) * seeds * 64;
+    char *text = malloc(cap);
+    for (int s = 0; s < studies && text; s++) {
+        size_t n = (size_t)snprintf(text, cap, PRE "run,strategy,seed,final_loss\n");
+        int run_no = 0;
+        for (int l = 0; l <= levels; l++)
+            for (int k = 1; k <= seeds; k++)
+                n += (size_t)snprintf(text + n, cap - n, "%d,L%d,%d,%.17g\n", run_no++, l, k,
+                                      gsl_ran_gaussian(r, 1.0));
+        srl_compare_opts o = {.axis = "strategy", .baseline = "L0", .alpha = 0.05,
+                              .power = 0.8};
+        char *csv = NULL;
+        srl_err err;
+        int st = run(text, &o, &csv, &err);
+        CHECK(st == SRL_OK, "study %d: %s", s, err.msg);
+        if (st == SRL_OK)
+            any += strstr(csv, ",lower\n") || strstr(csv, ",higher\n");
+        free(csv);
+    }
+    /* P(X >= any) under binomial(400, 0.05): the correction fails if that is below 1e-3 */
+    double tail = any ? gsl_cdf_binomial_Q(any - 1, 0.05, (unsigned)studies) : 1;
+    CHECK(tail >= 1e-3, "%u of %d null studies resolved something (tail %.3g)", any, studies,
+          tail);
+    printf("family-wise: %u of %d null studies with a resolved comparison\n", any, studies);
+    free(text);
+    gsl_rng_free(r);
+    GROUP("family-wise error at or below alpha under the null", before);
+}
+
+static void test_errors(void)
+{
+    long before = srl_test_failures;
+    const char *good = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2\n2,b,2,1\n3,x,2,3\n";
+    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
+    char *csv = NULL;
+    srl_err err;
+    srl_compare_opts bad = o;
+    bad.axis = "opt";
+    CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "'opt'"), "%s",
+          err.msg);
+    bad = o;
+    bad.metric = "final_gap";
+    CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "'final_gap'"), "%s",
+          err.msg);
+    bad = o;
+    bad.baseline = "mp";
+    CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "strategy = mp"), "%s",
+          err.msg);
+    const char *dup = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2\n2,x,1,3\n";
+    CHECK(run(dup, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "seed 1"), "%s", err.msg);
+    const char *cut = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2";
+    CHECK(run(cut, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "newline"), "%s", err.msg);
+    const char *ragged = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1\n";
+    CHECK(run(ragged, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "line 2"), "%s",
+          err.msg);
+    GROUP("bad input named", before);
+}
+
+int main(void)
+{
+    test_paired_t();
+    test_pairing();
+    test_holm();
+    test_family_wise();
+    test_errors();
+    TEST_END();
+}
