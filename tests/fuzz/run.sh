@@ -4,7 +4,8 @@
 #
 #   sh tests/fuzz/run.sh [--seconds N] [TARGET...]
 #
-# TARGET: format rounding number batch spec journal merge plot data (default: all, in turn).
+# TARGET: format rounding number batch spec journal merge compare plot data (default: all, in
+# turn).
 # N: seconds of fuzzing per target (default $SRL_FUZZ_SECONDS, else 1800).
 # The build is one of its own, $SRL_FUZZ_BUILDDIR (default: build-fuzz in the source tree, or
 # fuzz-clang in the build directory of `meson test --suite fuzz`):
@@ -22,7 +23,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-all="format rounding number batch spec journal merge plot data"
+all="format rounding number batch spec journal merge compare plot data"
 secs=${SRL_FUZZ_SECONDS:-1800}
 if [ "${1:-}" = --seconds ]; then
     secs=${2:?--seconds needs a number}
