@@ -35,6 +35,7 @@ for t in $targets; do
     case " $all " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (known: $all)" >&2; exit 2 ;; esac
 done
 build=${SRL_FUZZ_BUILDDIR:-${SRL_FUZZ_DEFAULT_BUILDDIR:-$src/build-fuzz}}
+case "$build" in /*) ;; *) build=$(pwd)/$build ;; esac # the targets run in a directory of their own
 
 cc=${SRL_FUZZ_CC:-}
 if [ -z "$cc" ]; then
