@@ -4,7 +4,8 @@
 #   sh quickstart.sh         install what is missing, build, run the main job: the whole study
 #                            as one report (srlab reproduce --quick -> report/index.html)
 #   sh quickstart.sh test    install what is missing, build, run the whole test suite
-#                            (release build, then an address+undefined sanitizer build)
+#                            (release build, then an address+undefined sanitizer build), then
+#                            a short run of each fuzz target (clang, tests/fuzz)
 #
 # Run as root, or as a user who may sudo (only apt-get needs it). Nothing is downloaded at run
 # time besides Debian's packages. .ci/run calls `sh quickstart.sh test`.
@@ -29,6 +30,8 @@ pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev lib
 # tests are skipped (meson's status 77), and say so.
 optional=""
 if [ "$what" = test ]; then optional="chromium python3-torch slurm-wlm munge"; fi
+# The test command builds the fuzz targets (tests/fuzz) with Debian's clang and its libFuzzer.
+if [ "$what" = test ]; then pkgs="$pkgs clang-14 libclang-rt-14-dev"; fi
 missing_of() {
     for p in "$@"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -90,4 +93,9 @@ ninja -C build-asan
 # sanitizers, and would add its minute and a half for nothing more.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --num-processes "$jobs" --no-suite slurm
-echo "quickstart: all tests passed (release and address+undefined sanitizer builds)"
+# The fuzz targets (tests/fuzz, README "Fuzzing"): built with clang under the address and
+# undefined sanitizers in build-fuzz, each run 5 seconds from its seed corpus, which holds the
+# inputs of the bugs fuzzing found; any crash, sanitizer report, hang or memory blow-up fails.
+# The long run is `meson test -C build --suite fuzz` (SRL_FUZZ_SECONDS per target, default 1800).
+SRL_FUZZ_BUILDDIR=build-fuzz sh tests/fuzz/run.sh --seconds 5
+echo "quickstart: all tests passed (release and address+undefined sanitizer builds, fuzz targets)"

@@ -90,11 +90,11 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
     t->nf = srl__sw_csv_split(l, ll, t->ha, t->he, cap);
     if (t->nf == SIZE_MAX || t->nf < 3 || column(t, "run") != 0)
         return srl_err_set(err, SRL_EPARSE, "%s: the column line is not a runs file's (it starts "
-                           "with 'run'): '%.60s'", runs->name, l);
+                           "with 'run'): '%.*s'", runs->name, (int)(ll < 60 ? ll : 60), l);
     t->seed = column(t, "seed");
     if (t->seed == SIZE_MAX || t->seed < 2)
-        return srl_err_set(err, SRL_EPARSE, "%s: no axis and seed columns: '%.60s'", runs->name,
-                           l);
+        return srl_err_set(err, SRL_EPARSE, "%s: no axis and seed columns: '%.*s'", runs->name,
+                           (int)(ll < 60 ? ll : 60), l); /* l is not NUL-terminated */
     size_t lineno = 0;
     for (size_t r = 0; srl__sw_next_line(x, runs->len, &pos, &l, &ll); r++) {
         lineno++;
@@ -126,9 +126,12 @@ static int find_columns(table *t, const srl_sweep_text *runs, const srl_compare_
     if (!metric)
         metric = column(t, "final_val_loss") != SIZE_MAX ? "final_val_loss" : "final_loss";
     t->metric = column(t, metric);
-    if (t->metric == SIZE_MAX || t->metric <= t->seed)
+    if (t->metric == SIZE_MAX || t->metric <= t->seed) {
+        const size_t a = t->seed + 1 < t->nf ? t->ha[t->seed + 1] : t->he[t->seed],
+                     n = t->he[t->nf - 1] - a; /* the header after seed (not NUL-terminated) */
         return srl_err_set(err, SRL_EINVAL, "%s: no per-run column '%s' (they follow 'seed': "
-                           "'%.80s')", runs->name, metric, t->head + t->ha[t->seed + 1]);
+                           "'%.*s')", runs->name, metric, (int)(n < 80 ? n : 80), t->head + a);
+    }
     return SRL_OK;
 }
 

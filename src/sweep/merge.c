@@ -139,6 +139,14 @@ static int check_one_sweep(const merge *g, srl_err *err)
 static int check_every_shard(const merge *g, srl_err *err)
 {
     size_t N = g->N;
+    /* Fewer files than shards: name a missing one before allocating N of anything. */
+    for (size_t k = 0; N > g->n && k <= g->n; k++) {
+        size_t i = 0;
+        while (i < g->n && g->f[i].shard_i != k)
+            i++;
+        if (i == g->n)
+            return srl_err_set(err, SRL_EINVAL, "shard %zu/%zu is missing", k, N);
+    }
     bool *seen = calloc(N, sizeof *seen);
     size_t *who = calloc(N, sizeof *who);
     int st = SRL_OK;

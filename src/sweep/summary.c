@@ -94,7 +94,8 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
     if (!a || !e || !l->base || !l->names)
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");
     else if (k == SIZE_MAX || k < 2 || !field_is(h, a, e, 0, "run"))
-        st = srl_err_set(err, SRL_EPARSE, "not the column line of a runs file: '%.60s'", h);
+        st = srl_err_set(err, SRL_EPARSE, "not the column line of a runs file: '%.*s'",
+                         (int)(n < 60 ? n : 60), h); /* h is not NUL-terminated */
     if (!st) {
         l->nf = k;
         l->diverged = -1;
@@ -102,7 +103,7 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
             l->seed++;
         if (l->seed == k || l->seed < 2)
             st = srl_err_set(err, SRL_EPARSE, "a runs file without axis and seed columns: "
-                             "'%.60s'", h);
+                             "'%.*s'", (int)(n < 60 ? n : 60), h);
     }
     bool has_loss = false;
     for (size_t c = l->seed + 1; !st && c < k; c++) {
@@ -160,7 +161,8 @@ static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
         if (k != l->nf)
             return srl_err_set(err, SRL_EPARSE,
                                "a line of the runs file has %zu fields where its header has "
-                               "%zu: '%.60s'", k == SIZE_MAX ? 0 : k, l->nf, lines[r]);
+                               "%zu: '%.*s'", k == SIZE_MAX ? 0 : k, l->nf,
+                               (int)(lens[r] < 60 ? lens[r] : 60), lines[r]);
         if (r == 0)
             srl__sw_put(o, lines[r] + a[1], e[l->seed - 1] - a[1]);
         if (l->diverged >= 0 && e[l->diverged] - a[l->diverged] == 1 &&
@@ -207,7 +209,9 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
     if (shard)
         return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
                            "(srlab merge)", runs->name);
-    if (S == 0 || R != P * S)
+    /* R = P S exactly (no wrap-around), and no more runs than the text has bytes: S sizes the
+     * arrays below */
+    if (S == 0 || S > R || R % S != 0 || R / S != P || R > runs->len)
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
     layout lay;
     int st = read_layout(&lay, l, ll, err);
