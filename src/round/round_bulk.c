@@ -40,14 +40,18 @@
 
 /* Interleaved copies of a stream, set up once per block; successive calls produce successive
  * draws. pcg32: lane l of ev / od holds the state of output 2(d+l) / 2(d+l)+1 for the next draw
- * d, both stepping by the 16-output map (a16, c16). pcg64: lane l holds the state that outputs
- * draw d+l (pcg64 outputs the state after its step), stepping by the 4-step map. */
+ * d, both stepping by the 16-output map (a16, c16). pcg64: lane l of (sh, sl) (the high and low
+ * words) holds the state that outputs draw d+l (pcg64 outputs the state after its step), lane l
+ * of (sh2, sl2) draw d+8+l, both stepping by the 16-step map (ah, al, ch, cl): two independent
+ * chains hide the multiply latency. A call whose count is not a multiple of 16 (8 for pcg32)
+ * must be a stream's last. */
 typedef struct srl__lanes {
     srl_rng_kind kind;
     srl__u64x8 ev, od;
     uint64_t a16, c16;
     uint64_t a32, c32, inc; /* pcg32: the 32-output map, the increment */
-    srl_u128 st[4], a4, c4;
+    srl__u64x8 sh, sl, sh2, sl2; /* pcg64 */
+    uint64_t ah, al, ch, cl;
 } srl__lanes;
 
 /* What the vector kernels need of a format (see round_bulk_isa.h). */
@@ -75,32 +79,18 @@ static void lanes_init(srl__lanes *ln, const srl_rng *g)
             s0 = s0 * SRL_PCG32_MULT + g->g.p32.inc;
         }
     } else {
-        srl__lcg128_jump(&ln->a4, &ln->c4, SRL_PCG64_MULT, g->g.p64.inc, 4);
+        srl_u128 a16, c16;
+        srl__lcg128_jump(&a16, &c16, SRL_PCG64_MULT, g->g.p64.inc, 16);
+        ln->ah = (uint64_t)(a16 >> 64), ln->al = (uint64_t)a16;
+        ln->ch = (uint64_t)(c16 >> 64), ln->cl = (uint64_t)c16;
         srl_u128 s0 = g->g.p64.state;
-        for (int l = 0; l < 4; l++) {
+        for (int l = 0; l < 16; l++) {
             s0 = s0 * SRL_PCG64_MULT + g->g.p64.inc;
-            ln->st[l] = s0;
+            srl__u64x8 *h = l < 8 ? &ln->sh : &ln->sh2, *lw = l < 8 ? &ln->sl : &ln->sl2;
+            (*h)[l % 8] = (uint64_t)(s0 >> 64);
+            (*lw)[l % 8] = (uint64_t)s0;
         }
     }
-}
-
-/* pcg64 draws: four interleaved 128-bit lanes (there is no vector 128-bit multiply; the lanes
- * hide the multiply latency). */
-static void fill_pcg64(uint64_t *u, size_t k, srl__lanes *ln)
-{
-    srl_u128 s0 = ln->st[0], s1 = ln->st[1], s2 = ln->st[2], s3 = ln->st[3];
-    const srl_u128 a = ln->a4, c = ln->c4;
-    for (size_t i = 0; i < k; i += 4) {
-        const uint64_t d[4] = {srl__pcg64_out(s0), srl__pcg64_out(s1), srl__pcg64_out(s2),
-                               srl__pcg64_out(s3)};
-        for (size_t j = 0; j < 4 && i + j < k; j++)
-            u[i + j] = d[j];
-        s0 = s0 * a + c;
-        s1 = s1 * a + c;
-        s2 = s2 * a + c;
-        s3 = s3 * a + c;
-    }
-    ln->st[0] = s0, ln->st[1] = s1, ln->st[2] = s2, ln->st[3] = s3;
 }
 
 /* ---- the kernels, once per instruction set (src/core/isa.h) ---- */
@@ -119,8 +109,7 @@ static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)
     if (ln->kind == SRL_RNG_PCG32)
         DISPATCH(fill_pcg32, (u, k, ln));
     else
-        fill_pcg64(u, k, ln);
-    (void)lvl;
+        DISPATCH(fill_pcg64, (u, k, ln));
 }
 
 void srl__draws(uint64_t *u, size_t k, srl_rng *g)
@@ -219,8 +208,9 @@ static void store_fence(void)
  * binary32 -> binary32. Per tile, the vector kernel, then the reference path for the flagged
  * elements (which the kernel wrote back unchanged, so x[i] still holds the input when y == x).
  * With streaming stores (large outputs), y must be 64-byte aligned: the first h elements go
- * through the reference path (with their own draws), the vector path starts at first + h. */
-#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T)                             \
+ * through the reference path (with their own draws), the vector path starts at first + h.
+ * OWN64: the kernel makes its pcg64 draws itself (else they come in u). */
+#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T, OWN64)                      \
     static void NAME(T *y, const T *x, size_t n, const srl_format *f, srl_rounding m,             \
                      const srl_rng *rng, uint64_t first)                                          \
     {                                                                                             \
@@ -246,14 +236,15 @@ static void store_fence(void)
         const int src = block_lanes(&ln, rng, first, sto);                                        \
         for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {                                             \
             const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;                               \
-            if (src == 2)                                                                         \
-                fill_pcg64(u, k, &ln);                                                            \
             if (vp.s <= 0) { /* the input's precision: only range and specials can change x */    \
-                if (src == 1)                                                                     \
+                if (src != 0)                                                                     \
                     lanes_fill(u, k, &ln, lvl);                                                   \
                 memset(flag, 1, k);                                                               \
-            } else if (!DISPATCH(TILE, (y + t0, x + t0, k, m, &vp, &ln, src, u, flag, nt))) {     \
-                continue;                                                                         \
+            } else {                                                                              \
+                if (src == 2 && !(OWN64))                                                         \
+                    lanes_fill(u, k, &ln, lvl);                                                   \
+                if (!DISPATCH(TILE, (y + t0, x + t0, k, m, &vp, &ln, src, u, flag, nt)))          \
+                    continue;                                                                     \
             }                                                                                     \
             if (nt)                                                                               \
                 store_fence(); /* order the streaming stores before the fix-ups below */          \
@@ -266,8 +257,8 @@ static void store_fence(void)
             store_fence();                                                                        \
     }
 
-DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t)
-DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t)
+DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t, 1)
+DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t, 0)
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP

@@ -36,6 +36,79 @@ static void ISA(fill_pcg32)(uint64_t *u, size_t k, srl__lanes *ln)
     ln->od = od;
 }
 
+/* ---- pcg64 draws, eight per step ----
+ * 128-bit states as (high, low) word pairs in 64-bit lanes; there is no vector 128-bit multiply,
+ * so s a + c mod 2^128 is assembled from 64-bit products: the low word s_l a_l (mod 2^64), the
+ * high word mulhi(s_l, a_l) + s_l a_h + s_h a_l + c_h + carry, mulhi from four 32 x 32 -> 64
+ * products. Integer arithmetic only: every instruction set gives the same bits. */
+/* The products of the low 32 bits of x's and y's lanes, 64 bits each (one vpmuludq: GCC 12 makes
+ * a 64-bit multiply of the masked operands). */
+SRL_INLINE srl__u64x8 ISA(lane_mul32)(srl__u64x8 x, srl__u64x8 y)
+{
+#if defined(__AVX512F__)
+    __m512i a, b;
+    memcpy(&a, &x, sizeof a);
+    memcpy(&b, &y, sizeof b);
+    const __m512i p = _mm512_mul_epu32(a, b);
+    memcpy(&x, &p, sizeof x);
+    return x;
+#elif defined(__AVX2__)
+    __m256i a[2], b[2];
+    memcpy(a, &x, sizeof a);
+    memcpy(b, &y, sizeof b);
+    a[0] = _mm256_mul_epu32(a[0], b[0]);
+    a[1] = _mm256_mul_epu32(a[1], b[1]);
+    memcpy(&x, a, sizeof x);
+    return x;
+#else
+    const srl__u64x8 m32 = (x & 0) + 0xffffffffu;
+    return (x & m32) * (y & m32);
+#endif
+}
+
+/* One step of eight 128-bit states: s <- s a + c. The low word of s_l a_l and the high word
+ * mulhi(s_l, a_l) from the four 32 x 32 -> 64 products. */
+SRL_INLINE void ISA(lane_pcg64_step)(srl__u64x8 *sh, srl__u64x8 *sl, srl__u64x8 ah, srl__u64x8 al,
+                                     srl__u64x8 ch, srl__u64x8 cl)
+{
+    const srl__u64x8 x = *sl, m32 = (x & 0) + 0xffffffffu;
+    const srl__u64x8 x1 = x >> 32, y1 = al >> 32;
+    const srl__u64x8 p00 = ISA(lane_mul32)(x, al), p01 = ISA(lane_mul32)(x, y1),
+                     p10 = ISA(lane_mul32)(x1, al), p11 = ISA(lane_mul32)(x1, y1);
+    const srl__u64x8 mid = (p00 >> 32) + (p01 & m32) + (p10 & m32);
+    const srl__u64x8 hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    const srl__u64x8 pl = (p00 & m32) | (mid << 32), nl = pl + cl;
+    const srl__u64x8 carry = (srl__u64x8)(nl < pl) & 1;
+    *sh = hi + x * ah + *sh * al + ch + carry;
+    *sl = nl;
+}
+
+/* Eight draws (XSL-RR: the words' xor rotated right by the high word's top six bits). */
+SRL_INLINE srl__u64x8 ISA(lane_pcg64_out)(srl__u64x8 sh, srl__u64x8 sl)
+{
+    const srl__u64x8 x = sh ^ sl, rot = sh >> 58;
+    return (x >> rot) | (x << ((rot - rot - rot) & 63));
+}
+
+static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
+{
+    srl__u64x8 sh = ln->sh, sl = ln->sl, sh2 = ln->sh2, sl2 = ln->sl2;
+    const srl__u64x8 zero = sh & 0;
+    const srl__u64x8 ah = zero + ln->ah, al = zero + ln->al, ch = zero + ln->ch,
+                     cl = zero + ln->cl;
+    for (size_t i = 0; i < k; i += 16) {
+        const srl__u64x8 d[2] = {ISA(lane_pcg64_out)(sh, sl), ISA(lane_pcg64_out)(sh2, sl2)};
+        if (k - i >= 16)
+            memcpy(u + i, d, sizeof d);
+        else
+            for (size_t j = 0; j < k - i; j++)
+                u[i + j] = d[j / 8][j % 8];
+        ISA(lane_pcg64_step)(&sh, &sl, ah, al, ch, cl);
+        ISA(lane_pcg64_step)(&sh2, &sl2, ah, al, ch, cl);
+    }
+    ln->sh = sh, ln->sl = sl, ln->sh2 = sh2, ln->sl2 = sl2;
+}
+
 /* ---- element-wise kernels with draws from a buffer (auto-vectorised loops) ---- */
 
 #define SRL_DEFINE_FAST(NAME, IN_T, OUT_T, UINT)                                                  \
@@ -126,8 +199,9 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
 #undef SRL_DEFINE_SUB
 
 /* ---- the vector path for binary64 input (all modes) ----
- * Eight elements per step. Draws come from the pcg32 lanes (generated in registers, `src` 1),
- * from the buffer u (`src` 2, pcg64) or not at all (`src` 0, deterministic modes). With `nt`
+ * Eight elements per step. Draws come from the pcg32 lanes (`src` 1) or the pcg64 lanes (`src`
+ * 2), generated in registers (and written to u only where the reference path needs them), or
+ * not at all (`src` 0, deterministic modes). With `nt`
  * the results are written with streaming stores (y must then be 64-byte aligned): for arrays
  * far larger than the caches this avoids reading y's lines before overwriting them. Every
  * scalar is broadcast first, and only ==, < are used: GCC 12 scalarises vector-with-scalar
@@ -212,6 +286,10 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
     const srl__f64x8 scale = (srl__f64x8){0} + vp->scale;
     srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
     const uint64_t a16 = ln->a16, c16 = ln->c16;
+    /* pcg64: the two chains of eight lanes take turns (sh, sl the next one's states) */
+    srl__u64x8 sh = ln->sh, sl = ln->sl, sh2 = ln->sh2, sl2 = ln->sl2;
+    const srl__u64x8 ah = zero + ln->ah, al = zero + ln->al, ch = zero + ln->ch,
+                     cl = zero + ln->cl;
     uint64_t nok_buf[SRL_TILE];
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
@@ -221,7 +299,10 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             ev = ev * a16 + c16;
             od = od * a16 + c16;
         } else if (src == 2) {
-            memcpy(&ud, u + i, sizeof ud);
+            ud = ISA(lane_pcg64_out)(sh, sl);
+            ISA(lane_pcg64_step)(&sh, &sl, ah, al, ch, cl);
+            const srl__u64x8 th = sh, tl = sl;
+            sh = sh2, sl = sl2, sh2 = th, sl2 = tl;
         }
         /* The loop body is long for a memory-bound loop: fetch well ahead so enough lines are
          * in flight (prefetching past the end of x is harmless). */
@@ -242,7 +323,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
         const srl__u64x8 yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
         ISA(store64)(y + i, yb, nt);
         if (__builtin_expect(ISA(lane_any)(nok), 0)) { /* rare: what the reference path needs */
-            if (src == 1)
+            if (src != 0)
                 memcpy(u + i, &ud, sizeof ud);
             badv |= one;
         }
@@ -256,6 +337,10 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             od = od * a16 + c16;
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = ud[l];
+        } else if (src == 2) {
+            const srl__u64x8 ud = ISA(lane_pcg64_out)(sh, sl);
+            for (size_t l = 0; i + l < k; l++)
+                u[i + l] = ud[l];
         }
         SRL_TAIL_TO_REFERENCE();
     }
@@ -263,6 +348,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
         SRL_FLAGS_FROM_NOK();
     ln->ev = ev;
     ln->od = od;
+    ln->sh = sh, ln->sl = sl, ln->sh2 = sh2, ln->sl2 = sl2;
     return bad;
 }
 
