@@ -6,7 +6,9 @@
 #   --cpfloat DIR  a CPFloat checkout you provide (its header-only interface, DIR/src, is used)
 #   --pcg DIR      a pcg-c checkout: CPFloat then draws with pcg64 / pcg32 as it does when
 #                  built with pcg-c (without it, CPFloat falls back to the C library's rand)
-#   --llmc DIR     an llm.c checkout: see the note printed for it below
+#   --llmc DIR     an llm.c checkout: its rows are not produced yet (train_gpt2.c reads a GPT-2
+#                  checkpoint, tokenizer and token files at fixed paths and fixes B and T in
+#                  main); the script says so and runs the CPFloat part
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
 # Nothing is vendored, downloaded or linked into srlab: the peers and bench/peers_driver.c (our
 # own driver) are compiled in a temporary directory outside the repository, which is removed at
@@ -61,3 +63,8 @@ for t in $threads; do
         OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d"
     done
 done
+if [ -n "$llmc" ]; then
+    echo "# llm.c ($llmc): GPT ms/step rows not produced by this script yet: train_gpt2.c reads"
+    echo "# gpt2_124M.bin, gpt2_tokenizer.bin and dev/data token files at fixed paths and fixes"
+    echo "# B = 4, T = 64 in main(); see BENCHMARKS.md (Side by side with CPFloat)."
+fi
