@@ -209,9 +209,10 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
 
 /* The body of a tile function: every (mode, draw source) pair gets its own loop, through
  * SRL_VEC(MODE, R, SRC) and SRL_VEC_STO(MODE, R) as the tile function defines them; a mode
- * without a loop of its own sends every element to the reference path (src, u, k, ln, flag:
+ * without a loop of its own sends every element to the reference path, with its draws in u
+ * (OWN64: the kernel makes pcg64 draws itself, so here they must be made; src, u, k, ln, flag:
  * the tile function's). */
-#define SRL_TILE_SWITCH(RBITS)                                                                    \
+#define SRL_TILE_SWITCH(RBITS, OWN64)                                                             \
     switch (m.mode) {                                                                             \
     case SRL_RN: return SRL_VEC(SRL_RN, 0, 0);                                                    \
     case SRL_RNA: return SRL_VEC(SRL_RNA, 0, 0);                                                  \
@@ -225,6 +226,8 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
     default:                                                                                      \
         if (src == 1)                                                                             \
             ISA(fill_pcg32)(u, k, ln);                                                            \
+        else if (src == 2 && (OWN64))                                                             \
+            ISA(fill_pcg64)(u, k, ln);                                                            \
         memset(flag, 1, k);                                                                       \
         return 1;                                                                                 \
     }
@@ -359,7 +362,7 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
     /* Every (mode, draw source) pair gets its own loop: constants fold, branches vanish. */
 #define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
-    SRL_TILE_SWITCH(m.r);
+    SRL_TILE_SWITCH(m.r, 1);
 #undef SRL_VEC_STO
 #undef SRL_VEC
 }
@@ -460,7 +463,7 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
     const int r32 = m.r < 32 ? m.r : 32; /* see above */
 #define SRL_VEC(MODE, R, SRC) ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
-    SRL_TILE_SWITCH(r32);
+    SRL_TILE_SWITCH(r32, 0);
 #undef SRL_VEC_STO
 #undef SRL_VEC
 }
