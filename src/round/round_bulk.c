@@ -18,6 +18,7 @@
 /* The vector helpers are static and inlined: the ABI note about vector returns does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+#include <math.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -39,14 +40,28 @@
 
 /* Interleaved copies of a stream, set up once per block; successive calls produce successive
  * draws. pcg32: lane l of ev / od holds the state of output 2(d+l) / 2(d+l)+1 for the next draw
- * d, both stepping by the 16-output map (a16, c16). pcg64: lane l holds the state that outputs
- * draw d+l (pcg64 outputs the state after its step), stepping by the 4-step map. */
+ * d, both stepping by the 16-output map (a16, c16). pcg64: lane l of (sh, sl) (the high and low
+ * words) holds the state that outputs draw d+l (pcg64 outputs the state after its step), lane l
+ * of (sh2, sl2) draw d+8+l, both stepping by the 16-step map (ah, al, ch, cl): two independent
+ * chains hide the multiply latency. A call whose count is not a multiple of 16 (8 for pcg32)
+ * must be a stream's last. */
 typedef struct srl__lanes {
     srl_rng_kind kind;
     srl__u64x8 ev, od;
     uint64_t a16, c16;
-    srl_u128 st[4], a4, c4;
+    uint64_t a32, c32, inc; /* pcg32: the 32-output map, the increment */
+    srl__u64x8 sh, sl, sh2, sl2; /* pcg64 */
+    uint64_t ah, al, ch, cl;
 } srl__lanes;
+
+/* What the vector kernels need of a format (see round_bulk_isa.h). */
+typedef struct srl__vparams {
+    int s;            /* the grid spacing in the normal range is 2^s input units */
+    uint64_t lo, hi;  /* magnitudes (bits) of the normal range */
+    int sub;          /* 1: the subnormal range below lo on the lanes too */
+    uint64_t sub_c;   /* eq + bias + m (eq = emin - p + 1; bias, m: the input format's) */
+    double scale;     /* 2^eq */
+} srl__vparams;
 
 static void lanes_init(srl__lanes *ln, const srl_rng *g)
 {
@@ -54,6 +69,8 @@ static void lanes_init(srl__lanes *ln, const srl_rng *g)
     ln->kind = g->kind;
     if (g->kind == SRL_RNG_PCG32) {
         srl__lcg64_jump(&ln->a16, &ln->c16, SRL_PCG32_MULT, g->g.p32.inc, 16);
+        srl__lcg64_jump(&ln->a32, &ln->c32, SRL_PCG32_MULT, g->g.p32.inc, 32);
+        ln->inc = g->g.p32.inc;
         uint64_t s0 = g->g.p32.state;
         for (int l = 0; l < 8; l++) {
             ln->ev[l] = s0;
@@ -62,32 +79,18 @@ static void lanes_init(srl__lanes *ln, const srl_rng *g)
             s0 = s0 * SRL_PCG32_MULT + g->g.p32.inc;
         }
     } else {
-        srl__lcg128_jump(&ln->a4, &ln->c4, SRL_PCG64_MULT, g->g.p64.inc, 4);
+        srl_u128 a16, c16;
+        srl__lcg128_jump(&a16, &c16, SRL_PCG64_MULT, g->g.p64.inc, 16);
+        ln->ah = (uint64_t)(a16 >> 64), ln->al = (uint64_t)a16;
+        ln->ch = (uint64_t)(c16 >> 64), ln->cl = (uint64_t)c16;
         srl_u128 s0 = g->g.p64.state;
-        for (int l = 0; l < 4; l++) {
+        for (int l = 0; l < 16; l++) {
             s0 = s0 * SRL_PCG64_MULT + g->g.p64.inc;
-            ln->st[l] = s0;
+            srl__u64x8 *h = l < 8 ? &ln->sh : &ln->sh2, *lw = l < 8 ? &ln->sl : &ln->sl2;
+            (*h)[l % 8] = (uint64_t)(s0 >> 64);
+            (*lw)[l % 8] = (uint64_t)s0;
         }
     }
-}
-
-/* pcg64 draws: four interleaved 128-bit lanes (there is no vector 128-bit multiply; the lanes
- * hide the multiply latency). */
-static void fill_pcg64(uint64_t *u, size_t k, srl__lanes *ln)
-{
-    srl_u128 s0 = ln->st[0], s1 = ln->st[1], s2 = ln->st[2], s3 = ln->st[3];
-    const srl_u128 a = ln->a4, c = ln->c4;
-    for (size_t i = 0; i < k; i += 4) {
-        const uint64_t d[4] = {srl__pcg64_out(s0), srl__pcg64_out(s1), srl__pcg64_out(s2),
-                               srl__pcg64_out(s3)};
-        for (size_t j = 0; j < 4 && i + j < k; j++)
-            u[i + j] = d[j];
-        s0 = s0 * a + c;
-        s1 = s1 * a + c;
-        s2 = s2 * a + c;
-        s3 = s3 * a + c;
-    }
-    ln->st[0] = s0, ln->st[1] = s1, ln->st[2] = s2, ln->st[3] = s3;
 }
 
 /* ---- the kernels, once per instruction set (src/core/isa.h) ---- */
@@ -106,8 +109,7 @@ static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)
     if (ln->kind == SRL_RNG_PCG32)
         DISPATCH(fill_pcg32, (u, k, ln));
     else
-        fill_pcg64(u, k, ln);
-    (void)lvl;
+        DISPATCH(fill_pcg64, (u, k, ln));
 }
 
 void srl__draws(uint64_t *u, size_t k, srl_rng *g)
@@ -163,65 +165,100 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g)
         }                                                                                         \
     }
 
-DEFINE_BLOCK(block_f2f, tile_fast_f2f, float, float, uint32_t, 23, 0x1p-126f)
 DEFINE_BLOCK(block_d2f, tile_fast_d2f, double, float, uint64_t, 52, 0x1p-1022)
+
+/* The vector kernels' view of f for an input format with mbits fraction bits, exponent bias
+ * `bias` and smallest normal normal_min; lo_bits / hi_bits: the bits of the normal range's ends. */
+static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int bias,
+                         double normal_min, uint64_t lo_bits, uint64_t hi_bits)
+{
+    const int eq = f->emin - f->p + 1;
+    vp->s = mbits + 1 - f->p;
+    vp->lo = lo_bits;
+    vp->hi = hi_bits;
+    vp->sub = f->subnormals && f->xmin >= normal_min && vp->s > 0;
+    vp->sub_c = (uint64_t)(eq + bias + mbits);
+    vp->scale = ldexp(1.0, eq);
+}
+
+/* Draws for a block: the pcg32 lanes (src 1, the kernels draw in registers), or pcg64 into
+ * the tile's buffer (src 2); 0 for deterministic modes. */
+static int block_lanes(srl__lanes *ln, const srl_rng *rng, uint64_t first, bool sto)
+{
+    memset(ln, 0, sizeof *ln);
+    if (!sto)
+        return 0;
+    srl_rng g = *rng;
+    srl_rng_seek(&g, first);
+    lanes_init(ln, &g);
+    return ln->kind == SRL_RNG_PCG32 ? 1 : 2;
+}
 
 /* Streaming stores pay off only when the output is far larger than the caches. */
 #define SRL_NT_MIN_BYTES ((size_t)16 << 20)
 
-/* binary64 -> binary64 runs on the vector path; see round_bulk_isa.h. */
-static void block_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
-                      const srl_rng *rng, uint64_t first)
+static void store_fence(void)
 {
-    const int s = 53 - f->p;
-    const bool sto = srl_rounding_is_stochastic(m);
-    const int lvl = isa_level();
-    if (s <= 0) { /* fp64 and other 53-bit formats: only range and specials can change x */
-        for (size_t i = 0; i < n; i++)
-            y[i] = srl__round_one(x[i], f, m, sto ? srl_rng_draw_at(rng, first + i) : 0, rng,
-                                  first + i);
-        return;
-    }
-    /* With streaming stores, y must be 64-byte aligned: the first h elements go through the
-     * reference path (with their own draws), the vector path starts at first + h. */
-    int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES && ((uintptr_t)y % 8) == 0;
-    size_t h = nt ? ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y : 0;
-    for (size_t i = 0; i < h; i++)
-        y[i] = srl__round_one(x[i], f, m, sto ? srl_rng_draw_at(rng, first + i) : 0, rng,
-                              first + i);
-    y += h, x += h, n -= h, first += h;
-    const double lo_d = f->xmin > 0x1p-1022 ? f->xmin : 0x1p-1022;
-    const uint64_t lo = srl__bits(lo_d), hi = srl__bits(f->xmax);
-    srl__lanes ln;
-    uint64_t u[SRL_TILE];
-    unsigned char flag[SRL_TILE];
-    memset(u, 0, sizeof u);
-    memset(&ln, 0, sizeof ln);
-    if (sto) {
-        srl_rng g = *rng;
-        srl_rng_seek(&g, first);
-        lanes_init(&ln, &g);
-    }
-    const int src = !sto ? 0 : ln.kind == SRL_RNG_PCG32 ? 1 : 2;
-    for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
-        const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
-        if (src == 2)
-            fill_pcg64(u, k, &ln);
-        if (!DISPATCH(tile_vec_d2d, (y + t0, x + t0, k, m, s, lo, hi, &ln, src, u, flag, nt)))
-            continue;
 #if SRL_MULTI_ISA
-        if (nt)
-            _mm_sfence(); /* order the streaming stores before the fix-ups below */
-#endif
-        for (size_t i = 0; i < k; i++)
-            if (flag[i])
-                y[t0 + i] = srl__round_one(x[t0 + i], f, m, u[i], rng, first + t0 + i);
-    }
-#if SRL_MULTI_ISA
-    if (nt)
-        _mm_sfence();
+    _mm_sfence();
 #endif
 }
+
+/* A block [first, first + n) on the vector path (round_bulk_isa.h): binary64 -> binary64 and
+ * binary32 -> binary32. Per tile, the vector kernel, then the reference path for the flagged
+ * elements (which the kernel wrote back unchanged, so x[i] still holds the input when y == x).
+ * With streaming stores (large outputs), y must be 64-byte aligned: the first h elements go
+ * through the reference path (with their own draws), the vector path starts at first + h.
+ * OWN64: the kernel makes its pcg64 draws itself (else they come in u). */
+#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T, OWN64)                      \
+    static void NAME(T *y, const T *x, size_t n, const srl_format *f, srl_rounding m,             \
+                     const srl_rng *rng, uint64_t first)                                          \
+    {                                                                                             \
+        const bool sto = srl_rounding_is_stochastic(m);                                           \
+        const int lvl = isa_level();                                                              \
+        const int nt = SRL_MULTI_ISA && (MBITS) + 1 > f->p &&                                     \
+                       n * sizeof *y >= SRL_NT_MIN_BYTES && ((uintptr_t)y % sizeof *y) == 0;      \
+        const size_t h = nt ? ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y : 0;                  \
+        for (size_t i = 0; i < h; i++)                                                            \
+            y[i] = (T)srl__round_one((double)x[i], f, m,                                          \
+                                     sto ? srl_rng_draw_at(rng, first + i) : 0, rng, first + i);  \
+        y += h, x += h, n -= h, first += h;                                                       \
+        const T lo_t = (T)f->xmin > (NORMAL_MIN) ? (T)f->xmin : (NORMAL_MIN), hi_t = (T)f->xmax;  \
+        BITS_T lo, hi;                                                                            \
+        memcpy(&lo, &lo_t, sizeof lo);                                                            \
+        memcpy(&hi, &hi_t, sizeof hi);                                                            \
+        srl__vparams vp;                                                                          \
+        vparams_init(&vp, f, MBITS, BIAS, NORMAL_MIN, lo, hi);                                    \
+        srl__lanes ln;                                                                            \
+        uint64_t u[SRL_TILE];                                                                     \
+        unsigned char flag[SRL_TILE];                                                             \
+        memset(u, 0, sizeof u);                                                                   \
+        const int src = block_lanes(&ln, rng, first, sto);                                        \
+        for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {                                             \
+            const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;                               \
+            if (vp.s <= 0) { /* the input's precision: only range and specials can change x */    \
+                if (src != 0)                                                                     \
+                    lanes_fill(u, k, &ln, lvl);                                                   \
+                memset(flag, 1, k);                                                               \
+            } else {                                                                              \
+                if (src == 2 && !(OWN64))                                                         \
+                    lanes_fill(u, k, &ln, lvl);                                                   \
+                if (!DISPATCH(TILE, (y + t0, x + t0, k, m, &vp, &ln, src, u, flag, nt)))          \
+                    continue;                                                                     \
+            }                                                                                     \
+            if (nt)                                                                               \
+                store_fence(); /* order the streaming stores before the fix-ups below */          \
+            for (size_t i = 0; i < k; i++)                                                        \
+                if (flag[i])                                                                      \
+                    y[t0 + i] = (T)srl__round_one((double)x[t0 + i], f, m, u[i], rng,             \
+                                                  first + t0 + i);                                \
+        }                                                                                         \
+        if (nt)                                                                                   \
+            store_fence();                                                                        \
+    }
+
+DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t, 1)
+DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t, 0)
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP

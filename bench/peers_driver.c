@@ -1,0 +1,193 @@
+/* bench/peers_driver.c: srlab's bulk rounding beside CPFloat's, in one process (issue 16).
+ *
+ * Built by bench/peers.sh against a CPFloat checkout the user names (its header-only interface,
+ * with pcg-c when given); never part of srlab's build. For every case the three contenders run
+ * in turn within each repeat (CPFloat, srlab, memcpy of the same bytes), so that a change in
+ * the machine's load hits all three alike; the reported rate is n / median time, the time being
+ * the process's CPU time on one thread and wall-clock time on more (CPU time would count both
+ * cores). For deterministic modes the outputs are compared byte for byte ("same" column).
+ * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpfloat_binary32.h"
+#include "cpfloat_binary64.h"
+#include "srlab/format.h"
+#include "srlab/rng.h"
+#include "srlab/rounding.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+    const char *name;
+    const char *fmt; /* srlab format name */
+    int p, emin, emax, inf;
+    const char *mode; /* srlab mode */
+    int cp_round;     /* CPFloat's rounding */
+    int single;       /* 1: binary32 in/out */
+    srl_rng_kind kind;
+} bench_case;
+
+static const bench_case cases[] = {
+    {"bf16 rn, binary64", "bf16", 8, -126, 127, 1, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
+    {"bf16 rz, binary64", "bf16", 8, -126, 127, 1, "rz", CPFLOAT_RND_TZ, 0, SRL_RNG_PCG32},
+    {"bf16 sr, binary64 (pcg32)", "bf16", 8, -126, 127, 1, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG32},
+    {"bf16 sr, binary64 (pcg64)", "bf16", 8, -126, 127, 1, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG64},
+    {"fp16 rn, binary64", "fp16", 11, -14, 15, 1, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
+    {"e4m3 rn, binary64", "e4m3", 4, -6, 8, 0, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
+    {"e5m2 rn, binary64", "e5m2", 3, -14, 15, 1, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
+    {"e4m3 sr, binary64 (pcg32)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG32},
+    {"bf16 rn, binary32", "bf16", 8, -126, 127, 1, "rn", CPFLOAT_RND_NE, 1, SRL_RNG_PCG32},
+    {"bf16 rz, binary32", "bf16", 8, -126, 127, 1, "rz", CPFLOAT_RND_TZ, 1, SRL_RNG_PCG32},
+    {"bf16 sr, binary32 (pcg32)", "bf16", 8, -126, 127, 1, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
+    {"e4m3 rn, binary32", "e4m3", 4, -6, 8, 0, "rn", CPFLOAT_RND_NE, 1, SRL_RNG_PCG32},
+};
+
+static double now(int cpu)
+{
+    struct timespec ts;
+    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* memcpy of the same bytes, each thread copying its share. */
+static void copy_bytes(void *dst, const void *src, size_t bytes)
+{
+#ifdef _OPENMP
+#pragma omp parallel
+    {
+        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        const size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
+        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 10000000;
+    int reps = 15, threads = 1, uniform = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--n"))
+            n = (size_t)strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads"))
+            threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--dist"))
+            uniform = !strcmp(argv[i + 1], "uniform");
+        else {
+            fprintf(stderr, "peers_driver: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (n == 0 || reps < 1 || reps > 1000 || threads < 1) {
+        fprintf(stderr, "peers_driver: need --n > 0, 1 <= --reps <= 1000, --threads >= 1\n");
+        return 2;
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    const int cpu = threads == 1;
+    double *xd = malloc(n * sizeof *xd), *yc = malloc(n * sizeof *yc), *ys = malloc(n * sizeof *ys);
+    float *xf = malloc(n * sizeof *xf);
+    double *tc = malloc((size_t)reps * sizeof *tc), *tsr = malloc((size_t)reps * sizeof *tsr),
+           *tm = malloc((size_t)reps * sizeof *tm);
+    if (!xd || !yc || !ys || !xf || !tc || !tsr || !tm) {
+        fprintf(stderr, "peers_driver: out of memory\n");
+        return 1;
+    }
+    srl_rng data;
+    srl_rng_init(&data, SRL_RNG_PCG64, 1, 0);
+    for (size_t i = 0; i < n; i++) {
+        xd[i] = uniform ? 2.0 * srl_rng_uniform(&data) - 1.0 : srl_rng_normal(&data);
+        xf[i] = (float)xd[i];
+    }
+    memset(yc, 0, n * sizeof *yc);
+    memset(ys, 0, n * sizeof *ys);
+    printf("# %zu %s values, %d thread(s), %d repeats alternating CPFloat / srlab / memcpy, "
+           "medians of %s time\n",
+           n, uniform ? "uniform [-1,1]" : "standard-normal", threads, reps,
+           cpu ? "CPU" : "wall-clock");
+    printf("| case | CPFloat M/s | srlab M/s | memcpy M/s | srlab / CPFloat | srlab / memcpy | "
+           "same |\n|---|---|---|---|---|---|---|\n");
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const bench_case *bc = &cases[c];
+        const srl_format *f = srl_format_find(bc->fmt);
+        srl_rounding m;
+        if (!f || srl_rounding_parse(&m, bc->mode, NULL) != SRL_OK) {
+            fprintf(stderr, "peers_driver: case '%s' unknown to srlab\n", bc->name);
+            return 1;
+        }
+        optstruct *o = init_optstruct();
+        strcpy(o->format, "custom");
+        o->precision = bc->p;
+        o->emin = bc->emin;
+        o->emax = bc->emax;
+        o->explim = CPFLOAT_EXPRANGE_TARG;
+        o->infinity = bc->inf ? CPFLOAT_INF_USE : CPFLOAT_INF_NO;
+        o->round = bc->cp_round;
+        o->saturation = CPFLOAT_SAT_NO;
+        o->subnormal = CPFLOAT_SUBN_USE;
+        o->flip = CPFLOAT_SOFTERR_NO;
+        o->p = 0;
+        const size_t bytes = n * (bc->single ? sizeof(float) : sizeof(double));
+        int err = 0;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+            srl_rng g;
+            srl_rng_init(&g, bc->kind, 1, 1);
+            double t0 = now(cpu);
+            err |= bc->single ? cpfloatf((float *)yc, xf, n, o) : cpfloat(yc, xd, n, o);
+            double t1 = now(cpu);
+            err |= bc->single ? srl_round_array_float((float *)ys, xf, n, f, m, &g)
+                              : srl_round_array(ys, xd, n, f, m, &g);
+            double t2 = now(cpu);
+            copy_bytes(yc, bc->single ? (const void *)xf : (const void *)xd, bytes);
+            double t3 = now(cpu);
+            if (r >= 0)
+                tc[r] = t1 - t0, tsr[r] = t2 - t1, tm[r] = t3 - t2;
+        }
+        /* one more pair of calls for the comparison (the memcpy above overwrote yc) */
+        const char *same = "-";
+        if (!srl_rounding_is_stochastic(m)) {
+            srl_rng g;
+            srl_rng_init(&g, bc->kind, 1, 1);
+            err |= bc->single ? cpfloatf((float *)yc, xf, n, o) : cpfloat(yc, xd, n, o);
+            err |= bc->single ? srl_round_array_float((float *)ys, xf, n, f, m, &g)
+                              : srl_round_array(ys, xd, n, f, m, &g);
+            same = memcmp(yc, ys, bytes) ? "NO" : "yes";
+        }
+        free_optstruct(o);
+        if (err) {
+            fprintf(stderr, "peers_driver: case '%s': a rounding call failed\n", bc->name);
+            return 1;
+        }
+        const double mc = (double)n / median(tc, reps) / 1e6, ms = (double)n / median(tsr, reps) / 1e6,
+                     mm = (double)n / median(tm, reps) / 1e6;
+        printf("| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %s |\n", bc->name, mc, ms, mm, ms / mc,
+               ms / mm, same);
+        fflush(stdout);
+    }
+    free(xd), free(yc), free(ys), free(xf), free(tc), free(tsr), free(tm);
+    return 0;
+}
