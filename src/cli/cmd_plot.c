@@ -279,8 +279,9 @@ static int check_sets(const plot_args *p, const char *hdr)
     char q[CLI_QUOTE_LEN], col[256];
     for (size_t i = 0; i < p->nsets; i++) {
         const char *set = p->sets[i], *val = strchr(set, '=');
-        if (!val++)
+        if (!val)
             continue; /* refused later, with its own message */
+        val++;
         const size_t vlen = (size_t)(val - 1 - set);
         const bool by = vlen == 2 && !strncmp(set, "by", 2);
         const bool where = vlen == 5 && !strncmp(set, "where", 5);

@@ -289,7 +289,8 @@ static bool next_count(const char **p, const char *end, size_t *c, size_t *rep)
 static int check_complete(const merge *g, size_t i, size_t b, srl_err *err)
 {
     const mfile *m = &g->f[i];
-    const char *name = g->files[i].name, *p = m->counts, *end = m->counts + m->counts_len;
+    const char *name = g->files[i].name, *p = m->counts;
+    const char *end = m->counts ? m->counts + m->counts_len : NULL; /* no arithmetic on NULL */
     if (!g->runs && !m->counts)
         return srl_err_set(err, SRL_EINVAL, "%s (shard %zu/%zu) has no '# rows per run:' line, "
                            "so its rows cannot be proved complete (write it again with this "
