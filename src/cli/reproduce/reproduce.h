@@ -71,10 +71,11 @@ typedef struct rp_report {
 
 /* The times srlab reproduce states, in its help, its report and README.md: CPU time (user +
  * system over all threads, which other work on the machine does not stretch), measured with
- * srlab 0.1.0 on the 2-core machine of README.md; the wall time on C free cores is about the CPU
- * time divided by C. */
+ * srlab 0.1.0 on the 2-core machine of README.md ("Sizes and times of the full report" says
+ * which part was measured how); the wall time on C free cores is about the CPU time divided by
+ * C. */
 #define RP_QUICK_TIME "about 1 CPU-minute (about 30 s on 2 free cores)"
-#define RP_FULL_TIME "about 54 CPU-minutes (about 27 min on 2 free cores)"
+#define RP_FULL_TIME "about 80 CPU-minutes (about 40 min on 2 free cores)"
 
 /* ---- helpers (reproduce.c) ---- */
 
