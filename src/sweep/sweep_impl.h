@@ -13,6 +13,7 @@
  *   summary.c  the summary file from a runs file: one line per grid point, statistics over seeds
  *   journal.c  the journal's text format, reading it back, the files it holds
  *   merge.c    joining shards
+ *   compare.c  paired comparisons of a runs file (include/srlab/compare.h, srlab compare)
  *
  * The journal (written by srl_sweep_journal_start and _entry, read by srl__sw_journal_parse):
  *   header   "srlab-sweep-journal 1\n", the preamble ('#' lines), the rows column line, the
