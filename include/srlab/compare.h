@@ -24,7 +24,15 @@
  * power when the true spread equals the observed sd:
  *     mdd = (t_{1 - alpha/(2m), n-1} + t_{power, n-1}) * se.
  * A study that reports "not resolved" should also report mdd: differences smaller than it were
- * out of reach, not shown absent. */
+ * out of reach, not shown absent.
+ *
+ * At best (o->at_best = "lr", say): each level is compared at its own best value of that axis
+ * instead of at every value, at each grid point of the remaining axes: the value whose mean
+ * metric over its seeds is lowest, among the values where every run's metric is finite (the
+ * first in file order on a tie). This is "each strategy tuned against the baseline tuned", the
+ * seed paper's question. The best values are chosen from the same runs that are compared, so p
+ * does not account for the choice (a winner's curse: a noisy level's best looks better than it
+ * is); two extra columns name the chosen values, AXIS_level and AXIS_baseline. */
 #ifndef SRLAB_COMPARE_H
 #define SRLAB_COMPARE_H
 
@@ -40,6 +48,8 @@ typedef struct srl_compare_opts {
                            * when the file has it (the models), else final_loss */
     double alpha;         /* family-wise level, 0 < alpha < 1 (0.05) */
     double power;         /* for the minimum detectable difference, 0 < power < 1 (0.8) */
+    const char *at_best;  /* NULL, or an axis (e.g. "lr"): compare each level at its own best
+                           * value of it, below */
 } srl_compare_opts;
 
 /* Holm's step-down adjustment of m p values, in place; NaN entries are left out of the family
@@ -49,6 +59,7 @@ int srl_holm_adjust(double *p, size_t m, size_t *family) SRL_WUR;
 /* The comparisons of a runs file as CSV text in *out (the caller frees it): the runs file's '#'
  * lines (version, command, seeds), '# compare:' lines stating the method, then
  *   KEY...,level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict
+ * (at best: AXIS_level,AXIS_baseline after baseline, and AXIS is not a KEY)
  * one line per (grid point, level), in the order of the runs file. verdict is `lower` or
  * `higher` (the level's metric than the baseline's, resolved at alpha after Holm), `not
  * resolved`, or `too few pairs` (n < 2, left out of the family). Errors (SRL_EPARSE, SRL_EINVAL)

@@ -15,7 +15,7 @@
 
 static const char help_text[] =
     "usage: srlab compare RUNS.csv --baseline LEVEL [--axis NAME] [--metric COL] [--alpha A]\n"
-    "                     [--power P] [-o FILE]\n"
+    "                     [--power P] [--at-best AXIS] [-o FILE]\n"
     "\n"
     "Compare every level of one axis of a sweep (default: strategy) with a baseline level, at\n"
     "every grid point of the other axes (each learning rate, say), seed by seed: a seed fixes\n"
@@ -40,12 +40,19 @@ static const char help_text[] =
     "                     has it, the models' validation loss, else final_loss)\n"
     "  --alpha A          family-wise level, 0 < A < 1 (default 0.05)\n"
     "  --power P          power of the minimum detectable difference, 0 < P < 1 (default 0.8)\n"
+    "  --at-best AXIS     compare each level at its own best value of AXIS (e.g. lr: the one\n"
+    "                     whose mean metric over its seeds is lowest, every run finite) with\n"
+    "                     the baseline at its own best: each strategy tuned against the\n"
+    "                     baseline tuned. Columns AXIS_level, AXIS_baseline name the values;\n"
+    "                     they are chosen from the same runs, so p does not account for the\n"
+    "                     choice (a noisy level's best looks better than it is)\n"
     "  -o, --output FILE  the CSV (default standard output); its '#' lines repeat the runs\n"
     "                     file's (version, command, seeds) and state the method\n"
     "\n"
     "examples:\n"
     "  srlab sweep gpt_lr --quick -o g.csv\n"
     "  srlab compare g.runs.csv --baseline mp -o g.compare.csv\n"
+    "  srlab compare g.runs.csv --baseline mp --at-best lr\n"
     "  srlab compare stall.runs.csv --baseline bf16-sr --metric final_loss_gap\n";
 
 typedef struct args {
@@ -55,12 +62,13 @@ typedef struct args {
 
 static int parse_args(int argc, char **argv, args *a, bool *help)
 {
-    enum { O_BASE, O_AXIS, O_METRIC, O_ALPHA, O_POWER, O_OUT };
+    enum { O_BASE, O_AXIS, O_METRIC, O_ALPHA, O_POWER, O_BEST, O_OUT };
     static const cli_opt opts[] = {[O_BASE] = {"baseline", 0, "LEVEL"},
                                    [O_AXIS] = {"axis", 0, "NAME"},
                                    [O_METRIC] = {"metric", 0, "COL"},
                                    [O_ALPHA] = {"alpha", 0, "A"},
                                    [O_POWER] = {"power", 0, "P"},
+                                   [O_BEST] = {"at-best", 0, "AXIS"},
                                    [O_OUT] = {"output", 'o', "FILE"},
                                    {NULL, 0, NULL}};
     a->o = (srl_compare_opts){.axis = "strategy", .alpha = 0.05, .power = 0.8};
@@ -84,6 +92,7 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
         case O_BASE: a->o.baseline = c.val; break;
         case O_AXIS: a->o.axis = c.val; break;
         case O_METRIC: a->o.metric = c.val; break;
+        case O_BEST: a->o.at_best = c.val; break;
         case O_ALPHA: rc = cli_parse_real(CMD, c.opt, c.val, &a->o.alpha); break;
         case O_POWER: rc = cli_parse_real(CMD, c.opt, c.val, &a->o.power); break;
         default: a->out = c.val; break;

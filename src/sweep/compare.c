@@ -20,6 +20,7 @@ typedef struct table {
     size_t headlen, pre_end; /* the column line; the '#' lines end at pre_end */
     size_t *ha, *he;         /* the column line's fields */
     const char **line;
+    size_t *lno;             /* data line r's number in the file's data lines, from 1 */
     size_t *fa, *fe;
     size_t seed, axis, metric;
 } table;
@@ -29,6 +30,7 @@ static void table_free(table *t)
     free(t->ha);
     free(t->he);
     free(t->line);
+    free(t->lno);
     free(t->fa);
     free(t->fe);
 }
@@ -83,9 +85,10 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
     t->ha = malloc(cap * sizeof *t->ha);
     t->he = malloc(cap * sizeof *t->he);
     t->line = malloc((nl + 1) * sizeof *t->line);
+    t->lno = malloc((nl + 1) * sizeof *t->lno);
     t->fa = malloc((nl + 1) * cap * sizeof *t->fa);
     t->fe = malloc((nl + 1) * cap * sizeof *t->fe);
-    if (!t->ha || !t->he || !t->line || !t->fa || !t->fe)
+    if (!t->ha || !t->he || !t->line || !t->lno || !t->fa || !t->fe)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     t->nf = srl__sw_csv_split(l, ll, t->ha, t->he, cap);
     if (t->nf == SIZE_MAX || t->nf < 3 || column(t, "run") != 0)
@@ -103,6 +106,7 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
             return srl_err_set(err, SRL_EPARSE, "%s: data line %zu has %zu fields where the "
                                "column line has %zu", runs->name, lineno,
                                k == SIZE_MAX ? 0 : k, t->nf);
+        t->lno[t->nl] = lineno;
         t->line[t->nl++] = l;
     }
     if (pos < runs->len)
@@ -175,6 +179,83 @@ static bool metric_of(const table *t, size_t r, double *v)
     return srl__sw_number(s, n, v) && isfinite(*v);
 }
 
+/* At best (o->at_best, column ab, a key): keep only the lines at each (level, grid point of the
+ * other keys)'s best value of ab, the one whose mean metric over its seeds is lowest among the
+ * values where every run is finite (the first in file order on a tie); then ab is no key. */
+static int keep_best(table *t, bool *key, size_t ab, size_t *base_line,
+                     const srl_sweep_text *runs, srl_err *err)
+{
+    size_t bn, ln;
+    const char *bl = fld(t, *base_line, t->axis, &bn); /* the baseline level (in the text) */
+    double *mean = malloc((t->nl + 1) * sizeof *mean);
+    size_t *grp = malloc((t->nl + 1) * sizeof *grp); /* first line of r's (level, point, ab) */
+    bool *keep = calloc(t->nl + 1, sizeof *keep);
+    if (!mean || !grp || !keep) {
+        free(mean);
+        free(grp);
+        free(keep);
+        return srl_err_set(err, SRL_ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < t->nl; r++) {
+        grp[r] = r;
+        for (size_t s = 0; s < r; s++)
+            if (fld_eq(t, r, s, t->axis) && same_point(t, key, r, s)) {
+                grp[r] = grp[s];
+                break;
+            }
+    }
+    for (size_t r = 0; r < t->nl; r++) {
+        if (grp[r] != r)
+            continue;
+        double sum = 0, v;
+        size_t n = 0;
+        bool finite = true;
+        for (size_t s = r; s < t->nl; s++)
+            if (grp[s] == r) {
+                finite = finite && metric_of(t, s, &v);
+                sum += finite ? v : 0;
+                n++;
+            }
+        mean[r] = finite ? sum / (double)n : INFINITY;
+    }
+    key[ab] = false; /* from here a point is the other keys only */
+    for (size_t r = 0; r < t->nl; r++) {
+        const size_t g = grp[r];
+        bool best = isfinite(mean[g]);
+        for (size_t s = 0; s < t->nl && best; s++) {
+            const size_t h = grp[s];
+            if (h != g && fld_eq(t, s, r, t->axis) && same_point(t, key, s, r))
+                best = mean[g] < mean[h] || (mean[g] == mean[h] && g < h);
+        }
+        keep[r] = best;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < t->nl; r++) {
+        if (!keep[r])
+            continue;
+        t->line[n] = t->line[r];
+        t->lno[n] = t->lno[r];
+        memmove(t->fa + n * t->nf, t->fa + r * t->nf, t->nf * sizeof *t->fa);
+        memmove(t->fe + n * t->nf, t->fe + r * t->nf, t->nf * sizeof *t->fe);
+        n++;
+    }
+    t->nl = n;
+    free(mean);
+    free(grp);
+    free(keep);
+    *base_line = SIZE_MAX;
+    for (size_t r = 0; r < t->nl && *base_line == SIZE_MAX; r++) {
+        const char *f = fld(t, r, t->axis, &ln);
+        if (same(f, ln, bl, bn))
+            *base_line = r;
+    }
+    if (*base_line == SIZE_MAX)
+        return srl_err_set(err, SRL_EINVAL, "%s: at best: the baseline %.*s has no value of %.*s "
+                           "where every run's metric is finite", runs->name, (int)bn, bl,
+                           (int)(t->he[ab] - t->ha[ab]), t->head + t->ha[ab]);
+    return SRL_OK;
+}
+
 /* The pairs of one comparison: for each baseline line of the grid point, the line of the level
  * with the same seed; their differences in d (at most nl). A (point, level, seed) given twice
  * is an error. */
@@ -194,7 +275,7 @@ static int pair_up(const table *t, const bool *key, size_t base_line, cmp *c, do
                 const char *sd = fld(t, s, t->seed, &n);
                 return srl_err_set(err, SRL_EPARSE, "%s: seed %.*s appears twice at one grid "
                                    "point and level (data lines %zu and %zu)", runs->name,
-                                   (int)n, sd, match + 1, s + 1);
+                                   (int)n, sd, t->lno[match], t->lno[s]);
             }
             match = s;
         }
@@ -280,17 +361,24 @@ static void put_head(srl__sw_text *o, const table *t, const bool *key,
                    "paired t; p_holm: Holm over the %zu comparisons with at least 2 pairs, "
                    "family-wise alpha %g; mdd: the difference detected with power %g at the "
                    "Bonferroni level alpha/%zu\n", m, op->alpha, op->power, m);
+    if (op->at_best)
+        srl__sw_printf(o, "# at best: each level at its own %s, the one whose mean %.*s over its "
+                       "seeds is lowest (every run finite), chosen from these runs: p does not "
+                       "account for the choice\n", op->at_best, (int)mn,
+                       t->head + t->ha[t->metric]);
     for (size_t k = 1; k < t->seed; k++)
         if (key[k]) {
             srl__sw_put(o, t->head + t->ha[k], t->he[k] - t->ha[k]);
             srl__sw_putc(o, ',');
         }
-    srl__sw_puts(o, "level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,"
-                    "verdict\n");
+    srl__sw_puts(o, "level,baseline,");
+    if (op->at_best)
+        srl__sw_printf(o, "%s_level,%s_baseline,", op->at_best, op->at_best);
+    srl__sw_puts(o, "pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict\n");
 }
 
 static void put_row(srl__sw_text *o, const table *t, const bool *key, const cmp *c,
-                    size_t base_line, const srl_compare_opts *op, size_t m)
+                    size_t base_line, size_t ab, const srl_compare_opts *op, size_t m)
 {
     size_t n;
     for (size_t k = 1; k < t->seed; k++)
@@ -304,6 +392,18 @@ static void put_row(srl__sw_text *o, const table *t, const bool *key, const cmp 
     srl__sw_putc(o, ',');
     f = fld(t, base_line, t->axis, &n);
     srl__sw_put(o, f, n);
+    if (ab != SIZE_MAX) { /* the chosen values: the level's, the baseline's at this point */
+        f = fld(t, c->lvl, ab, &n);
+        srl__sw_putc(o, ',');
+        srl__sw_put(o, f, n);
+        srl__sw_putc(o, ',');
+        for (size_t r = 0; r < t->nl; r++)
+            if (same_point(t, key, r, c->first) && fld_eq(t, r, base_line, t->axis)) {
+                f = fld(t, r, ab, &n);
+                srl__sw_put(o, f, n);
+                break;
+            }
+    }
     srl__sw_printf(o, ",%zu,%zu", c->pairs, c->unpaired);
     double df = c->pairs >= 2 ? (double)c->pairs - 1 : NAN;
     double mdd = NAN;
@@ -382,6 +482,16 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");
     for (size_t k = 1; !st && k < t.seed; k++)
         key[k] = is_key(&t, k);
+    size_t ab = SIZE_MAX;
+    if (!st && o->at_best) {
+        ab = column(&t, o->at_best);
+        if (ab == SIZE_MAX || ab == 0 || ab >= t.seed || !key[ab])
+            st = srl_err_set(err, SRL_EINVAL, "%s: at best '%s': not an axis column that varies "
+                             "at each level of %s (the axes are the columns between 'run' and "
+                             "'seed')", runs->name, o->at_best, o->axis);
+        else
+            st = keep_best(&t, key, ab, &base_line, runs, err);
+    }
     cmp *c = NULL;
     size_t nc = 0;
     if (!st)
@@ -405,7 +515,7 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
     if (!st) {
         put_head(&txt, &t, key, o, runs, m);
         for (size_t i = 0; i < nc; i++)
-            put_row(&txt, &t, key, &c[i], base_line, o, m);
+            put_row(&txt, &t, key, &c[i], base_line, ab, o, m);
         if (txt.oom)
             st = srl_err_set(err, SRL_ENOMEM, "out of memory");
     }

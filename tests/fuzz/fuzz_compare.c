@@ -1,8 +1,8 @@
 /* tests/fuzz/fuzz_compare.c: the runs file `srlab compare` reads (srl_sweep_compare,
- * src/sweep/compare.c). The input is the options, "AXIS,BASELINE[,METRIC]", a NUL byte, then
- * the runs file (exactly its bytes, no NUL after them, as the command reads a file); the first
- * byte of the options picks alpha and power. A comparison is written or refused with a
- * message. */
+ * src/sweep/compare.c). The input is the options, "AXIS,BASELINE[,METRIC[,AT_BEST]]", a NUL
+ * byte, then the runs file (exactly its bytes, no NUL after them, as the command reads a file);
+ * the first byte of the options picks alpha and power. A comparison is written or refused with
+ * a message. */
 #include "srlab/compare.h"
 
 #include "fuzz_util.h"
@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t olen, flen;
     fuzz_split(data + 1, size - 1, 0, &opt, &olen, &file, &flen);
     char *o = fuzz_cstr(opt, olen);
-    char *fields[3] = {o, NULL, NULL};
-    for (int i = 1; i < 3; i++) {
+    char *fields[4] = {o, NULL, NULL, NULL};
+    for (int i = 1; i < 4; i++) {
         char *c = fields[i - 1] ? strchr(fields[i - 1], ',') : NULL;
         if (c) {
             *c = 0;
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(text, file, flen);
     const srl_sweep_text runs = {"runs.csv", text, flen};
     const srl_compare_opts opts = {fields[0], fields[1] ? fields[1] : "", fields[2],
-                                   alphas[data[0] % 4], powers[data[0] / 4 % 4]};
+                                   alphas[data[0] % 4], powers[data[0] / 4 % 4], fields[3]};
     char *out = NULL;
     size_t len = 0;
     srl_err err;

@@ -21,7 +21,46 @@ grep -q '4 comparisons' err && ok "one-line report" || bad "report: $(cat err)"
 "$srlab" compare q.runs.csv --baseline fp32 --metric final_loss_gap 2>/dev/null >c2.csv
 cmp -s c.csv c2.csv && ok "stdout = -o" || bad "stdout differs from -o"
 
+# --at-best lr: each level at its own best lr, on a runs file made by hand. A's best is lr 2
+# (mean 4); B ties at lr 1 and 2 (mean 3: the first in file order wins) and its lr 3 has a
+# non-finite run, so it cannot be best though its finite runs are lower. The pairs are then
+# B@1 - A@2 = -2, -2, 1: mean -1, sd sqrt(3), se 1, t -1 on 2 degrees of freedom.
+cat >hand.runs.csv <<'CSV'
+# made by hand
+run,strategy,lr,seed,final_loss
+0,A,1,1,5
+1,A,1,2,6
+2,A,1,3,7
+3,A,2,1,3
+4,A,2,2,4
+5,A,2,3,5
+6,A,3,1,9
+7,A,3,2,9
+8,A,3,3,9
+9,B,1,1,1
+10,B,1,2,2
+11,B,1,3,6
+12,B,2,1,2
+13,B,2,2,3
+14,B,2,3,4
+15,B,3,1,nan
+16,B,3,2,0
+17,B,3,3,0
+CSV
+"$srlab" compare hand.runs.csv --baseline A --at-best lr -o best.csv 2>err || bad "at-best exit $?: $(cat err)"
+grep -q '^level,baseline,lr_level,lr_baseline,pairs,' best.csv && ok "at-best columns" ||
+    bad "at-best header: $(grep -v '^#' best.csv | head -1)"
+row=$(grep '^B,A,' best.csv)
+echo "$row" | awk -F, '$3 == "1" && $4 == "2" && $5 == 3 && $6 == 0 && $7 == -1 &&
+    ($8 - sqrt(3))^2 < 1e-28 && $9 == 1 && $10 == -1 && $11 == 2 { f = 1 } END { exit !f }' &&
+    ok "at best: B at lr 1 against A at lr 2, mean -1, sd sqrt 3" || bad "at-best row: $row"
+grep -q '^# at best: each level at its own lr' best.csv && ok "at-best method line" ||
+    bad "no '# at best' line"
+
 usage_tail="-o out.csv"
+usage_error "at-best on the compared axis" "at best 'strategy'" compare q.runs.csv --baseline fp32 --at-best strategy
+usage_error "at-best on seed" "at best 'seed'" compare q.runs.csv --baseline fp32 --at-best seed
+usage_error "at-best on no column" "at best 'step'" compare q.runs.csv --baseline fp32 --at-best step
 usage_error "no baseline" "--baseline" compare q.runs.csv
 usage_error "unknown level" "strategy = mp" compare q.runs.csv --baseline mp
 usage_error "unknown metric" "final_val_gap" compare q.runs.csv --baseline fp32 --metric final_val_gap
