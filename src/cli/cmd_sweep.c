@@ -941,6 +941,34 @@ static int check_outputs(sweep_cmd *c)
     return rc;
 }
 
+/* The files the runs read (a file key's values: cli_runcmd_file_key), from the spec or the
+ * flags, noted as inputs (cli.h), so no output of the sweep replaces one (issue 12, item 7), as
+ * train --data does. A value is a comma list; a bracketed item is one value ("[a,b.txt]"). */
+static void note_run_inputs(const srl_sweep_setting *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!cli_runcmd_file_key(set[i].key))
+            continue;
+        for (const char *v = set[i].value; *v;) {
+            const char *e = v;
+            for (int depth = 0; *e && (depth > 0 || *e != ','); e++)
+                depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+            const char *a = v, *b = e;
+            while (a < b && (*a == ' ' || *a == '\t'))
+                a++;
+            while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+                b--;
+            if (b - a >= 2 && *a == '[' && b[-1] == ']')
+                a++, b--;
+            char *name = cli_alloc_printf("%.*s", (int)(b - a), a);
+            if (name)
+                cli_input_note(name, NULL); /* nothing when no such file: markov */
+            free(name);
+            v = *e ? e + 1 : e;
+        }
+    }
+}
+
 /* The grid (the spec's settings, then its [quick] section, then the flags), the outputs, the
  * validation runs. */
 static int make_sweep(sweep_cmd *c)
@@ -955,6 +983,7 @@ static int make_sweep(sweep_cmd *c)
     size_t nset = 0;
     if (resolve(layers, nl, &set, &nset))
         return cli_sys_error(CMD, "out of memory");
+    note_run_inputs(set, nset);
     srl_err err;
     int st = srl_sweep_new(&c->sw, set, nset, c->runners, &err);
     free(set);

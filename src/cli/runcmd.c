@@ -184,8 +184,8 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
         default: /* each key once: cli_args_next refuses a repeat */
             if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
-            else if (!strcmp(param[k]->key, "data")) /* a file the run reads: no output may */
-                cli_input_note(ar.val, NULL);        /* replace it (cli.h, inputs) */
+            else if (cli_runcmd_file_key(param[k]->key)) /* a file the run reads: no output */
+                cli_input_note(ar.val, NULL);            /* may replace it (cli.h, inputs) */
             break;
         }
     }

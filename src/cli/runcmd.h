@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "srlab/run.h"
 
@@ -20,6 +21,14 @@
 /* Bounded work (issue 12, item 5): the most rows one output of srlab train, run or sweep may hold
  * (about 1 GB of CSV), checked from the settings before any run (srl_run_rows_bound). */
 #define CLI_MAX_ROWS 4000000u
+
+/* Is `key` a config key whose value may name a file the run reads (gpt's `data`: a text file,
+ * or `markov`)? Such a file is noted as an input (cli_input_note in cli.h), so no output of
+ * train, run or sweep (flags or spec) replaces it. */
+static inline bool cli_runcmd_file_key(const char *key)
+{
+    return !strcmp(key, "data");
+}
 
 /* A help text: write(fp, r) composes it (r: the problem, or NULL for the command's own help). */
 typedef void (*cli_runcmd_help_fn)(FILE *fp, const srl_runner *r);
