@@ -39,7 +39,9 @@ char *cli_host_find_spec(const char *name, char *looked, size_t len);
  * inputs are text tables and specs; a bigger file is refused, not truncated). A UTF-8
  * byte-order mark at its start is dropped (it is no part of the text). The file is noted
  * as an input (cli_input_note in cli.h), so no output replaces it. Returns 0, or an errno value
- * or one of CLI_READ_E* below: say it with cli_read_strerror. */
+ * or one of CLI_READ_E* below: say it with cli_read_strerror. Every output srlab writes fits
+ * (src/cli/rows.h, "bounded outputs"; asserted at compile time in src/cli/runcmd.h), so srlab can
+ * always read back what it wrote: a sweep's journal, a shard for merge, rows for plot. */
 #define CLI_READ_MAX ((size_t)256 << 20)
 enum {
     CLI_READ_ESPECIAL = -2001, /* not a regular file */
