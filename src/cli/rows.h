@@ -35,7 +35,11 @@
  * the row writers enforce the row and run bounds at the first row that breaks them (exit 2, the
  * widest part of the row named), and the number of rows and runs is bounded before any work
  * (CLI_MAX_ROWS in src/cli/runcmd.h, which checks at compile time that the sum fits). Rows are
- * 150-350 bytes (a GPT row about 200), a run's line up to about 900. */
+ * 150-350 bytes (a GPT row about 200), a run's line about 150-400. A sweep's summary line (one
+ * per grid point, so no more of them than runs) holds the axes (under CLI_ROW_BYTES / 2, checked
+ * before any run) and five statistics of the headline metrics (of every final_C for a runner
+ * without a loss): 430-840 bytes today, within CLI_RUN_BYTES; it is not checked by a writer (a
+ * future runner with many metrics and no loss could make it wider). */
 #define CLI_ROW_BYTES 512u
 #define CLI_RUN_BYTES 2048u
 #define CLI_HEAD_BYTES ((size_t)8 << 20)
