@@ -1044,6 +1044,11 @@ static int make_sweep(sweep_cmd *c)
     uint64_t most;
     const uint64_t rows = srl_sweep_rows_bound(c->sw, &big, &most);
     const size_t nruns = srl_sweep_nruns(c->sw);
+    if (cli_output_rows(rows, nruns) > CLI_MAX_ROWS && !rows) /* experiments: runs alone */
+        return cli_error(CMD, "the sweep's %zu runs would write more than one output holds (at "
+                         "most %u rows, each run counting %u for its own lines, so that srlab "
+                         "can read its files back): run fewer grid points or seeds", nruns,
+                         CLI_MAX_ROWS, CLI_RUN_ROWS);
     if (cli_output_rows(rows, nruns) > CLI_MAX_ROWS) /* bounded work, before any run */
         return cli_error(CMD, "the sweep would write up to %" PRIu64 " rows (--steps and "
                          "--log-every over %zu runs; run %zu alone up to %" PRIu64 "), more "
