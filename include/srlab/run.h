@@ -40,6 +40,23 @@ int srl_run(const srl_runner *r, const srl_config *cfg, const srl_sink *out, srl
  * run itself refuses them). */
 uint64_t srl_run_rows_bound(const srl_runner *r, const srl_config *cfg);
 
+/* ---- threads ----
+ * The one clamp of OpenMP team sizes (issue 12, item 3), for the command line and the Python
+ * package alike: every team is at most srl_run_max_threads() threads, whatever OMP_NUM_THREADS
+ * or a caller asks (OMP_NUM_THREADS=100000 would otherwise try to start that many threads and
+ * crash), and a team over a list of work items has at most one thread per item. Results never
+ * depend on the team size (docs/design.md). */
+#define SRL_RUN_THREADS_PER_CPU 4 /* a few per online processor: more only wait */
+#define SRL_RUN_THREADS_MAX 1024
+/* SRL_RUN_THREADS_PER_CPU x the online processors, at most SRL_RUN_THREADS_MAX. */
+int srl_run_max_threads(void);
+/* A team size: `requested` (<= 0: OpenMP's default, omp_get_max_threads()), at most
+ * srl_run_max_threads(), at most `work` when work > 0, at least 1. */
+int srl_run_team(long long requested, size_t work);
+/* Clamp OpenMP's default team size (OMP_NUM_THREADS) to srl_run_team(0, 0) for every parallel
+ * region that sets none of its own; no effect without OpenMP. */
+void srl_run_clamp_threads(void);
+
 #ifdef __cplusplus
 }
 #endif

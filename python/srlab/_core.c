@@ -5,6 +5,7 @@
 #define SRLPY_MAIN_FILE
 #include "_core.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -678,13 +679,18 @@ static PyObject *py_set_threads(PyObject *self, PyObject *arg)
     if (PyBool_Check(arg) || !PyLong_Check(arg))
         return PyErr_Format(PyExc_TypeError, "n: expected an int >= 1, got %.80s",
                             Py_TYPE(arg)->tp_name);
-    long n = PyLong_AsLong(arg);
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(arg, &overflow);
     if (n == -1 && PyErr_Occurred())
         return NULL;
-    if (n < 1 || n > 4096)
-        return PyErr_Format(PyExc_ValueError, "n: must be in [1, 4096], got %ld", n);
+    if (overflow > 0) /* more than a long long: as many as allowed */
+        n = LLONG_MAX;
+    if (overflow < 0 || n < 1)
+        return PyErr_Format(PyExc_ValueError, "n: must be >= 1, got %S", arg);
 #ifdef _OPENMP
-    omp_set_num_threads((int)n);
+    /* the library's clamp (srlab/run.h), as the command line's: a huge n starts no more than
+     * srl_run_max_threads() threads (results do not depend on the team size) */
+    omp_set_num_threads(srl_run_team(n, 0));
 #endif
     Py_RETURN_NONE;
 }
@@ -735,8 +741,9 @@ static PyMethodDef module_methods[] = {
      "threads()\n--\n\nThe number of threads the library's parallel loops use for calls from this\n"
      "thread (OpenMP's limit; 1 in a build without OpenMP). Results never depend on it."},
     {"set_threads", py_set_threads, METH_O,
-     "set_threads(n, /)\n--\n\nUse n threads (1 <= n <= 4096) in the library's parallel loops for calls\n"
-     "made from the calling thread (OpenMP's per-thread setting; no effect without OpenMP).\n"
+     "set_threads(n, /)\n--\n\nUse n threads (n >= 1; at most 4 per online processor and 1024, whatever n\n"
+     "asks) in the library's parallel loops for calls made from the calling thread (OpenMP's\n"
+     "per-thread setting; no effect without OpenMP). The import clamps OMP_NUM_THREADS the same way.\n"
      "Results are bit-identical for every n: element i always uses draw counter + i."},
     {NULL, NULL, 0, NULL},
 };
@@ -757,6 +764,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
+    srl_run_clamp_threads(); /* OMP_NUM_THREADS=100000 would crash the first parallel loop */
     if (PyType_Ready(&srlpy_FormatType) < 0 || PyType_Ready(&srlpy_OptimStateType) < 0)
         return NULL;
     if (srlpy_explanation_init())

@@ -2,6 +2,9 @@
 custom formats, every mode; float32 paths, strides, out, counters, threads."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -176,3 +179,42 @@ def test_sr_is_unbiased_statistically():
         assert ups + int(np.count_nonzero(y == e.rd)) == n
         lo, hi = binomial_bounds(n, e.p_up, 1e-6)
         assert lo <= ups <= hi, (x, fmt, ups, n * e.p_up)
+
+
+def _max_team():
+    """The library's clamp (srlab/run.h, srl_run_max_threads): 4 per online processor, <= 1024."""
+    return min(4 * max(1, os.sysconf("SC_NPROCESSORS_ONLN")), 1024)
+
+
+_HUGE_SCRIPT = """
+import hashlib, sys
+import numpy as np
+import srlab
+if len(sys.argv) > 1:
+    srlab.set_threads(int(sys.argv[1]))
+x = np.random.default_rng(5).standard_normal(600_001) * 1e3
+y = srlab.round(x, "bf16", "sr", seed=3)
+y = y[0] if isinstance(y, tuple) else y
+print(srlab.threads(), hashlib.sha256(y.tobytes()).hexdigest())
+"""
+
+
+def test_huge_thread_requests_are_clamped():
+    """Issue 12, item 3: OMP_NUM_THREADS=100000 (before, the first parallel loop crashed in
+    GOMP_parallel) and set_threads(10**30) or (100000) run on at most the library's clamp of
+    threads, and the bits are those of one thread."""
+    runs = {}
+    for name, omp, arg in [("one", "1", []), ("env", "100000", []),
+                           ("arg", "1", ["100000"]), ("huge", "100000", [str(10**30)])]:
+        env = dict(os.environ, OMP_NUM_THREADS=omp)
+        p = subprocess.run([sys.executable, "-c", _HUGE_SCRIPT] + arg, env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, f"{name}: exit {p.returncode}: {p.stderr[-2000:]}"
+        nthreads, digest = p.stdout.split()
+        runs[name] = (int(nthreads), digest)
+    if srlab._core._openmp:
+        assert runs["one"][0] == 1
+        for name in ("env", "arg", "huge"):
+            assert runs[name][0] == _max_team(), (name, runs[name])
+    for name in ("env", "arg", "huge"):
+        assert runs[name][1] == runs["one"][1], name

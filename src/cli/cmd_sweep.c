@@ -530,6 +530,7 @@ typedef struct run_ctx {
     note notes[8];
     size_t nnotes, more_notes;
     int io_errno;
+    size_t wide_run, wide_row, wide_own; /* a run whose row or own lines broke rows.h's bounds */
 } run_ctx;
 
 static void progress(run_ctx *c, bool final)
@@ -615,6 +616,16 @@ static int on_done(void *ctx, const srl_sweep_record *rec)
     size_t len;
     if (srl_sweep_journal_entry(rec, &text, &len))
         return SRL_ENOMEM;
+    /* bounded outputs (src/cli/rows.h): no row wider than CLI_ROW_BYTES, and the run's line of
+     * the runs file with its record line within CLI_RUN_BYTES, or the sweep stops here */
+    const size_t row = cli_rows_widest(rec->rows, rec->rows_len), own = len - rec->rows_len;
+    if (row > CLI_ROW_BYTES || own > CLI_RUN_BYTES) {
+        free(text);
+        c->wide_run = rec->run;
+        c->wide_row = row;
+        c->wide_own = own;
+        return SRL_ERANGE;
+    }
     int e = 0;
     bool stored = true;
     if (c->jfd >= 0)
@@ -941,6 +952,71 @@ static int check_outputs(sweep_cmd *c)
     return rc;
 }
 
+/* The files the runs read (a file key's values: cli_runcmd_file_key), from the spec or the
+ * flags, noted as inputs (cli.h), so no output of the sweep replaces one (issue 12, item 7), as
+ * train --data does. A value is a comma list; a bracketed item is one value ("[a,b.txt]"). */
+static void note_run_inputs(const srl_sweep_setting *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!cli_runcmd_file_key(set[i].key))
+            continue;
+        for (const char *v = set[i].value; *v;) {
+            const char *e = v;
+            for (int depth = 0; *e && (depth > 0 || *e != ','); e++)
+                depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+            const char *a = v, *b = e;
+            while (a < b && (*a == ' ' || *a == '\t'))
+                a++;
+            while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+                b--;
+            if (b - a >= 2 && *a == '[' && b[-1] == ']')
+                a++, b--;
+            char *name = cli_alloc_printf("%.*s", (int)(b - a), a);
+            if (name)
+                cli_input_note(name, NULL); /* nothing when no such file: markov */
+            free(name);
+            v = *e ? e + 1 : e;
+        }
+    }
+}
+
+/* The bytes of a CSV field (cli_csv_field): quoted when it holds a comma, a quote or a newline. */
+static size_t csv_width(const char *v)
+{
+    size_t n = strlen(v);
+    if (!strpbrk(v, ",\"\r\n"))
+        return n;
+    for (const char *q = strchr(v, '"'); q; q = strchr(q + 1, '"'))
+        n++;
+    return n + 2;
+}
+
+/* Bounded outputs (src/cli/rows.h), before any run: the axis columns of every run (its run
+ * number, its axis values, a comma each) leave room in CLI_ROW_BYTES for the metric columns.
+ * The whole rows are checked as the runs finish (on_done). */
+static int check_axes_width(const srl_sweep *sw)
+{
+    const size_t nruns = srl_sweep_nruns(sw), naxes = srl_sweep_naxes(sw);
+    size_t widest = 0, wrun = 0, wcol = 0, wlen = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        size_t n = (size_t)snprintf(NULL, 0, "%zu", r), col = 0, clen = 0;
+        for (size_t i = 0; i < naxes; i++) {
+            const size_t f = csv_width(srl_sweep_axis_value(sw, r, i));
+            n += 1 + f;
+            if (f >= clen)
+                clen = f, col = i;
+        }
+        if (n > widest)
+            widest = n, wrun = r, wcol = col, wlen = clen;
+    }
+    if (widest + 1 < CLI_ROW_BYTES / 2)
+        return 0;
+    return cli_error(CMD, "run %zu's axis columns alone take %zu bytes of a row, more than half "
+                     "the %u one row may take (so that every output srlab writes is one it can "
+                     "read back; its widest: %s, %zu bytes): shorten the values of the axes",
+                     wrun, widest, CLI_ROW_BYTES, srl_sweep_axis_name(sw, wcol), wlen);
+}
+
 /* The grid (the spec's settings, then its [quick] section, then the flags), the outputs, the
  * validation runs. */
 static int make_sweep(sweep_cmd *c)
@@ -955,6 +1031,7 @@ static int make_sweep(sweep_cmd *c)
     size_t nset = 0;
     if (resolve(layers, nl, &set, &nset))
         return cli_sys_error(CMD, "out of memory");
+    note_run_inputs(set, nset);
     srl_err err;
     int st = srl_sweep_new(&c->sw, set, nset, c->runners, &err);
     free(set);
@@ -966,12 +1043,21 @@ static int make_sweep(sweep_cmd *c)
     size_t big;
     uint64_t most;
     const uint64_t rows = srl_sweep_rows_bound(c->sw, &big, &most);
-    if (rows > CLI_MAX_ROWS) /* bounded work (issue 12, item 5), before any run */
+    const size_t nruns = srl_sweep_nruns(c->sw);
+    if (cli_output_rows(rows, nruns) > CLI_MAX_ROWS && !rows) /* experiments: runs alone */
+        return cli_error(CMD, "the sweep's %zu runs would write more than one output holds (at "
+                         "most %u rows, each run counting %u for its own lines, so that srlab "
+                         "can read its files back): run fewer grid points or seeds", nruns,
+                         CLI_MAX_ROWS, CLI_RUN_ROWS);
+    if (cli_output_rows(rows, nruns) > CLI_MAX_ROWS) /* bounded work, before any run */
         return cli_error(CMD, "the sweep would write up to %" PRIu64 " rows (--steps and "
                          "--log-every over %zu runs; run %zu alone up to %" PRIu64 "), more "
-                         "than one output holds (at most %u rows, about 1 GB of CSV): log less "
-                         "often (--log-every), or run fewer steps, runs or seeds", rows,
-                         srl_sweep_nruns(c->sw), big, most, CLI_MAX_ROWS);
+                         "than one output holds (at most %u rows, each run counting %u for its "
+                         "own lines, so that srlab can read its files back): log less often "
+                         "(--log-every), or run fewer steps, runs or seeds", rows, nruns, big,
+                         most, CLI_MAX_ROWS, CLI_RUN_ROWS);
+    if ((rc = check_axes_width(c->sw)))
+        return rc;
     for (const char *w = srl_sweep_warnings(c->sw); *w;) {
         size_t n = strcspn(w, "\n");
         fprintf(stderr, "srlab %s: warning: %.*s\n", CMD, (int)n, w);
@@ -1155,6 +1241,11 @@ static int open_journal(sweep_cmd *c)
         return rc;
     if (srl_sweep_journal_start(c->sw, c->pre, &h, &hl))
         e = ENOMEM;
+    if (!e && hl > CLI_HEAD_BYTES) { /* bounded outputs (src/cli/rows.h), before any run */
+        free(h);
+        return cli_error(CMD, "the journal's '#' lines and headers take %zu bytes, more than "
+                         "the %zu they may (a shorter command line or spec)", hl, CLI_HEAD_BYTES);
+    }
     if (!e)
         e = write_all(x->jfd, h, hl);
     if (!e && fsync(x->jfd) != 0)
@@ -1205,6 +1296,14 @@ static int run_sweep(sweep_cmd *c)
         int rc;
         if (x->io_errno)
             rc = cli_sys_error(CMD, "cannot write %s: %s", c->jpath, strerror(x->io_errno));
+        else if (x->wide_row || x->wide_own)
+            rc = cli_error(CMD, "run %zu: %s of %zu bytes, more than the %u %s may take (so "
+                           "that every output srlab writes is one it can read back): shorten "
+                           "the values of the axes", x->wide_run,
+                           x->wide_row > CLI_ROW_BYTES ? "a row" : "its own lines",
+                           x->wide_row > CLI_ROW_BYTES ? x->wide_row : x->wide_own,
+                           x->wide_row > CLI_ROW_BYTES ? CLI_ROW_BYTES : CLI_RUN_BYTES,
+                           x->wide_row > CLI_ROW_BYTES ? "one row" : "a run's line and record");
         else
             rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
                                   : (cli_error(CMD, "%s", err.msg), status_exit(st));

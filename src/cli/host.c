@@ -14,9 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cli/cli.h"
 #include "srl_experiments_paths.h"
@@ -431,33 +428,16 @@ int cli_host_spec_output(const char *spec, const char *value, bool allow_outside
 
 int cli_host_max_threads(void)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1)
-        cpus = 1;
-    long max = CLI_THREADS_PER_CPU * cpus;
-    return (int)(max > CLI_THREADS_MAX ? CLI_THREADS_MAX : max);
+    return srl_run_max_threads();
 }
 
 int cli_host_team(long long requested, size_t work)
 {
-    if (requested <= 0) {
-#ifdef _OPENMP
-        requested = omp_get_max_threads();
-#else
-        requested = 1;
-#endif
-    }
-    long long max = cli_host_max_threads();
-    if (requested > max)
-        requested = max;
-    if (work > 0 && (unsigned long long)requested > work)
-        requested = (long long)work;
-    return requested < 1 ? 1 : (int)requested;
+    return srl_run_team(requested, work);
 }
 
 void cli_host_clamp_threads(void)
 {
-#ifdef _OPENMP
-    omp_set_num_threads(cli_host_team(0, 0));
-#endif
+    srl_run_clamp_threads();
 }
+

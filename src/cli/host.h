@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "srlab/run.h"
+
 /* ---- data directories ---- */
 
 const char *cli_host_plots_dir(void);       /* srlab plot's scripts, plots/NAME.gp */
@@ -37,7 +39,9 @@ char *cli_host_find_spec(const char *name, char *looked, size_t len);
  * inputs are text tables and specs; a bigger file is refused, not truncated). A UTF-8
  * byte-order mark at its start is dropped (it is no part of the text). The file is noted
  * as an input (cli_input_note in cli.h), so no output replaces it. Returns 0, or an errno value
- * or one of CLI_READ_E* below: say it with cli_read_strerror. */
+ * or one of CLI_READ_E* below: say it with cli_read_strerror. Every output srlab writes fits
+ * (src/cli/rows.h, "bounded outputs"; asserted at compile time in src/cli/runcmd.h), so srlab can
+ * always read back what it wrote: a sweep's journal, a shard for merge, rows for plot. */
 #define CLI_READ_MAX ((size_t)256 << 20)
 enum {
     CLI_READ_ESPECIAL = -2001, /* not a regular file */
@@ -90,8 +94,10 @@ int cli_host_spec_output(const char *spec, const char *value, bool allow_outside
  * OMP_NUM_THREADS or --threads ask (OMP_NUM_THREADS=100000 would otherwise try to start that
  * many threads and crash), and a team over a list of work items (the runs of a sweep, the checks)
  * has at most one thread per item. The results never depend on the team size (docs/design.md). */
-#define CLI_THREADS_PER_CPU 4 /* a few per online processor: more only wait */
-#define CLI_THREADS_MAX 1024
+/* The clamp is the library's, shared with the Python package (srlab/run.h: srl_run_max_threads,
+ * srl_run_team, srl_run_clamp_threads); these are its names on the command line. */
+#define CLI_THREADS_PER_CPU SRL_RUN_THREADS_PER_CPU /* a few per online processor */
+#define CLI_THREADS_MAX SRL_RUN_THREADS_MAX
 /* CLI_THREADS_PER_CPU x the online processors, at most CLI_THREADS_MAX. */
 int cli_host_max_threads(void);
 /* A team size: `requested` (<= 0: OpenMP's default, omp_get_max_threads()), at most

@@ -22,6 +22,11 @@ void cli_rows_set_axis_values(cli_rows *w, const char *const *axis_values)
 
 void cli_rows_free(cli_rows *w)
 {
+    if (w->line)
+        fclose(w->line);
+    free(w->line_buf);
+    w->line = NULL;
+    w->line_buf = NULL;
     for (size_t i = 0; i < w->ncol; i++)
         free(w->col_names[i]);
     w->ncol = 0;
@@ -64,27 +69,64 @@ static int rows_begin(void *ctx, size_t ncol, const char *const *names, const sr
     return SRL_OK;
 }
 
+/* Field i of the row being written ends here: the widest so far is remembered. */
+static void field_end(cli_rows *w, size_t col, long *start)
+{
+    const size_t n = (size_t)(ftell(w->line) - *start);
+    if (n > w->wide_field) {
+        w->wide_field = n;
+        w->wide_col = col;
+    }
+    *start = ftell(w->line);
+}
+
 static int rows_row(void *ctx, const srl_value *v)
 {
     cli_rows *w = ctx;
     char buf[CLI_NUM_LEN];
+    if (!w->line && !(w->line = open_memstream(&w->line_buf, &w->line_len)))
+        return SRL_ENOMEM;
+    rewind(w->line);
+    FILE *fp = w->line;
+    long start = 0;
+    w->wide_field = 0;
     for (size_t i = 0; i < w->naxes; i++) {
         if (i)
-            fputc(',', w->fp);
-        cli_csv_field(w->fp, w->axis_values ? w->axis_values[i] : "");
+            fputc(',', fp);
+        cli_csv_field(fp, w->axis_values ? w->axis_values[i] : "");
+        field_end(w, i, &start);
     }
     for (size_t i = 0; i < w->ncol; i++) {
         if (i || w->naxes)
-            fputc(',', w->fp);
+            fputc(',', fp);
         switch (v[i].kind) {
-        case SRL_COL_NUM: fputs(cli_fmt_g17(buf, v[i].num), w->fp); break;
-        case SRL_COL_INT: fprintf(w->fp, "%lld", (long long)v[i].i); break;
-        default: cli_csv_field(w->fp, v[i].str ? v[i].str : ""); break;
+        case SRL_COL_NUM: fputs(cli_fmt_g17(buf, v[i].num), fp); break;
+        case SRL_COL_INT: fprintf(fp, "%lld", (long long)v[i].i); break;
+        default: cli_csv_field(fp, v[i].str ? v[i].str : ""); break;
         }
+        field_end(w, w->naxes + i, &start);
     }
-    fputc('\n', w->fp);
+    fputc('\n', fp);
+    if (fflush(fp) || ferror(fp))
+        return SRL_ENOMEM;
+    const size_t n = (size_t)ftell(fp);
+    if (n > CLI_ROW_BYTES) { /* refused before it is written (rows.h, bounded outputs) */
+        w->wide = n;
+        return SRL_ERANGE;
+    }
+    if (fwrite(w->line_buf, 1, n, w->fp) != n)
+        return SRL_EIO;
     w->rows++;
     return ferror(w->fp) ? SRL_EIO : SRL_OK;
+}
+
+void cli_rows_wide_message(const cli_rows *w, char *buf, size_t len)
+{
+    const char *col = w->wide_col < w->naxes ? w->axis_names[w->wide_col]
+                                             : w->col_names[w->wide_col - w->naxes];
+    snprintf(buf, len, "a row of %zu bytes, more than the %u one row may take (so that every "
+             "output srlab writes is one it can read back; its widest field: %s, %zu bytes)",
+             w->wide, CLI_ROW_BYTES, col, w->wide_field);
 }
 
 srl_sink cli_rows_sink(cli_rows *w)

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -184,8 +185,8 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
         default: /* each key once: cli_args_next refuses a repeat */
             if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
-            else if (!strcmp(param[k]->key, "data")) /* a file the run reads: no output may */
-                cli_input_note(ar.val, NULL);        /* replace it (cli.h, inputs) */
+            else if (cli_runcmd_file_key(param[k]->key)) /* a file the run reads: no output */
+                cli_input_note(ar.val, NULL);            /* may replace it (cli.h, inputs) */
             break;
         }
     }
@@ -251,6 +252,12 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
         srl_err err;
         err.msg[0] = 0;
         const int st = srl_run(r, a->cfg, &sink, &rep, &err);
+        if (st && w.wide) { /* a row too wide to write (rows.h, bounded outputs) */
+            char why[400];
+            cli_rows_wide_message(&w, why, sizeof why);
+            rc = cli_error(cmd, "seed %" PRIu64 ": %s: shorten the values of the axes", seed, why);
+            break;
+        }
         if (st) {
             rc = cli_runcmd_error(cmd, r, st, &err);
             break;
@@ -272,39 +279,90 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
     return rc;
 }
 
-/* The rows of every seed, bounded before any work (CLI_MAX_ROWS): else exit 2 naming the keys. */
+/* The rows of every seed, bounded before any work (CLI_MAX_ROWS, each seed counting CLI_RUN_ROWS
+ * for its notes): else exit 2 naming the keys. */
 static int check_rows(const char *cmd, const srl_runner *r, const cli_runcmd_args *a)
 {
     const uint64_t each = srl_run_rows_bound(r, a->cfg);
-    if (each <= CLI_MAX_ROWS && a->nseeds <= CLI_MAX_ROWS / (each ? each : 1))
+    const uint64_t rows = each > UINT64_MAX / a->nseeds ? UINT64_MAX : each * a->nseeds;
+    if (cli_output_rows(rows, a->nseeds) <= CLI_MAX_ROWS)
         return 0;
     const char *steps = srl_config_get(a->cfg, "steps"), *every = srl_config_get(a->cfg, "log-every");
     const srl_param *ps = srl_runner_param(r, "steps"), *pl = srl_runner_param(r, "log-every");
-    const uint64_t total = each > UINT64_MAX / a->nseeds ? UINT64_MAX : each * a->nseeds;
+    if (!ps || !pl) /* an experiment: only its seeds count */
+        return cli_error(cmd, "--seeds %" PRIu64 " would write more than one output holds (at "
+                         "most %u rows, each seed counting %u for its own lines): run fewer "
+                         "seeds", a->nseeds, CLI_MAX_ROWS, CLI_RUN_ROWS);
     return cli_error(cmd, "--steps %s with --log-every %s (%" PRIu64 " seed%s) would write up "
-                     "to %" PRIu64 " rows, more than one output holds (at most %u rows, about "
-                     "1 GB of CSV): log less often (--log-every), or run fewer steps or seeds",
+                     "to %" PRIu64 " rows, more than one output holds (at most %u rows, each "
+                     "seed counting %u for its own lines, so that srlab can read the output "
+                     "back): log less often (--log-every), or run fewer steps or seeds",
                      steps ? steps : ps->def, every ? every : pl->def, a->nseeds,
-                     a->nseeds == 1 ? "" : "s", total, CLI_MAX_ROWS);
+                     a->nseeds == 1 ? "" : "s", rows, CLI_MAX_ROWS, CLI_RUN_ROWS);
+}
+
+/* Where the rows go while the runs write them (issue 12: memory does not grow with the rows):
+ * an unnamed temporary file beside the output (the file system that must hold the output
+ * anyway), else tmpfile(); copied after the '#' lines once every run succeeded. */
+static FILE *rows_spool(const cli_out *o)
+{
+    char *t = o->tmp ? cli_alloc_printf("%s.rows.XXXXXX", o->tmp) : NULL;
+    int fd = t ? mkstemp(t) : -1;
+    if (fd >= 0) {
+        unlink(t); /* unnamed from now on: nothing to clean up, whatever happens */
+        FILE *fp = fdopen(fd, "w+");
+        if (!fp)
+            close(fd);
+        free(t);
+        return fp;
+    }
+    free(t);
+    return tmpfile();
+}
+
+/* Copy the whole of `from` (rewound) into `to`; 0 or -1 (errno set). */
+static int copy_all(FILE *from, FILE *to)
+{
+    char buf[1 << 16];
+    size_t n;
+    if (fflush(from) || fseeko(from, 0, SEEK_SET))
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+        if (fwrite(buf, 1, n, to) != n)
+            return -1;
+    return ferror(from) ? -1 : 0;
 }
 
 int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
                        cli_runcmd_axes *ax, int argc, char **argv, const char *const *extra,
                        int *ndiverged)
 {
-    char *mem = NULL, *notes_mem = NULL;
-    size_t memlen = 0, notes_len = 0;
-    FILE *body = NULL, *notes = NULL;
+    char *head = NULL, *notes_mem = NULL;
+    size_t head_len = 0, notes_len = 0;
+    FILE *body = NULL, *notes = NULL, *hfp = NULL;
     cli_out out;
     int rc = check_rows(cmd, r, a);
     if (!rc)
         rc = cli_out_open(&out, cmd, "-o", a->path);
     if (rc)
         return rc;
-    body = open_memstream(&mem, &memlen);
-    notes = open_memstream(&notes_mem, &notes_len);
-    if (!body || !notes) {
+    body = rows_spool(&out);
+    notes = open_memstream(&notes_mem, &notes_len); /* CLI_RUN_BYTES a seed at most */
+    hfp = open_memstream(&head, &head_len);
+    if (!body || !notes || !hfp) {
         rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
+        goto done;
+    }
+    cli_rows_preamble(hfp, argc, argv, extra);
+    if (fclose(hfp)) {
+        hfp = NULL;
+        rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
+        goto done;
+    }
+    hfp = NULL;
+    if (head_len > CLI_HEAD_BYTES) { /* the command line, before any work (rows.h) */
+        rc = cli_error(cmd, "the command line is %zu bytes, more than the %zu an output's '#' "
+                       "lines may take", head_len, CLI_HEAD_BYTES);
         goto done;
     }
 #ifdef _OPENMP
@@ -313,20 +371,22 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
 #endif
     if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
         goto done;
-    const int c1 = fclose(body), c2 = fclose(notes);
-    body = notes = NULL;
-    if (c1 != 0 || c2 != 0) {
+    if (fclose(notes)) {
+        notes = NULL;
         rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
         goto done;
     }
-    cli_rows_preamble(out.fp, argc, argv, extra);
-    if ((notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
-        (memlen && fwrite(mem, 1, memlen, out.fp) != memlen)) {
+    notes = NULL;
+    if (fwrite(head, 1, head_len, out.fp) != head_len ||
+        (notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
+        copy_all(body, out.fp)) {
         rc = cli_sys_error(cmd, "cannot write the output: %s", strerror(errno));
         goto done;
     }
+    fclose(body);
+    body = NULL;
     rc = cli_out_commit(&out);
-    free(mem);
+    free(head);
     free(notes_mem);
     return rc;
 done:
@@ -334,8 +394,10 @@ done:
         fclose(body);
     if (notes)
         fclose(notes);
+    if (hfp)
+        fclose(hfp);
     cli_out_abort(&out);
-    free(mem);
+    free(head);
     free(notes_mem);
     return rc;
 }

@@ -13,13 +13,40 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "cli/host.h"
+#include "cli/rows.h"
 #include "srlab/run.h"
 
 #define CLI_RUNCMD_MAX_SEEDS 100000
-/* Bounded work (issue 12, item 5): the most rows one output of srlab train, run or sweep may hold
- * (about 1 GB of CSV), checked from the settings before any run (srl_run_rows_bound). */
-#define CLI_MAX_ROWS 4000000u
+/* Bounded work (issue 12, item 5) and bounded outputs (src/cli/rows.h): the most rows one
+ * output of srlab train, run or sweep may hold, a run (a seed of train or run, a run of a sweep)
+ * counting CLI_RUN_ROWS rows for its own lines besides its rows; checked from the settings
+ * before any run (srl_run_rows_bound, srl_sweep_rows_bound), with the rows' and runs' bytes
+ * bounded by their writers (rows.h). The bound is chosen so that the largest output, or a
+ * sweep's journal, is one srlab reads back (CLI_READ_MAX, host.h): about 250 MB of CSV. */
+#define CLI_MAX_ROWS 500000u
+#define CLI_RUN_ROWS (CLI_RUN_BYTES / CLI_ROW_BYTES)
+_Static_assert(CLI_RUN_ROWS * CLI_ROW_BYTES >= CLI_RUN_BYTES,
+               "a run's own lines fit in the rows it counts for");
+_Static_assert(CLI_HEAD_BYTES + (uint64_t)CLI_MAX_ROWS * CLI_ROW_BYTES <= CLI_READ_MAX,
+               "the largest output srlab writes is one it can read back (cli_read_file)");
+
+/* rows + CLI_RUN_ROWS x runs, saturating: what CLI_MAX_ROWS bounds. */
+static inline uint64_t cli_output_rows(uint64_t rows, uint64_t runs)
+{
+    const uint64_t r = runs > UINT64_MAX / CLI_RUN_ROWS ? UINT64_MAX : runs * CLI_RUN_ROWS;
+    return rows > UINT64_MAX - r ? UINT64_MAX : rows + r;
+}
+
+/* Is `key` a config key whose value may name a file the run reads (gpt's `data`: a text file,
+ * or `markov`)? Such a file is noted as an input (cli_input_note in cli.h), so no output of
+ * train, run or sweep (flags or spec) replaces it. */
+static inline bool cli_runcmd_file_key(const char *key)
+{
+    return !strcmp(key, "data");
+}
 
 /* A help text: write(fp, r) composes it (r: the problem, or NULL for the command's own help). */
 typedef void (*cli_runcmd_help_fn)(FILE *fp, const srl_runner *r);

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "run/run_registry.h"
 
@@ -86,4 +90,39 @@ uint64_t srl_run_rows_bound(const srl_runner *r, const srl_config *cfg)
         return 0;
     const uint64_t logged = steps / every, extra = 1 + (steps % every != 0);
     return logged > UINT64_MAX - extra ? UINT64_MAX : logged + extra;
+}
+
+/* ---- threads ---- */
+
+int srl_run_max_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        cpus = 1;
+    long max = SRL_RUN_THREADS_PER_CPU * cpus;
+    return (int)(max > SRL_RUN_THREADS_MAX ? SRL_RUN_THREADS_MAX : max);
+}
+
+int srl_run_team(long long requested, size_t work)
+{
+    if (requested <= 0) {
+#ifdef _OPENMP
+        requested = omp_get_max_threads();
+#else
+        requested = 1;
+#endif
+    }
+    long long max = srl_run_max_threads();
+    if (requested > max)
+        requested = max;
+    if (work > 0 && (unsigned long long)requested > work)
+        requested = (long long)work;
+    return requested < 1 ? 1 : (int)requested;
+}
+
+void srl_run_clamp_threads(void)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(srl_run_team(0, 0));
+#endif
 }

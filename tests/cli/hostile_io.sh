@@ -9,7 +9,8 @@
 #   inputs   every file is read by one reader: /dev/zero, a FIFO, a directory and a file beyond
 #            256 MiB are refused at once with a message saying why;
 #   same     an output that is the same file as an input (any spelling, a link) is refused and
-#            the input left intact;
+#            the input left intact; a file the runs read (train --data, a sweep's `data =` in a
+#            spec or --data) is an input;
 #   spec     a spec's `output =` is a path from the spec's folder, and may not leave it without
 #            --allow-outside;
 #   messages a byte-order mark is named, out-of-range numbers say so, a default emin is not blamed
@@ -174,6 +175,19 @@ cp t.txt t.keep
 "$srlab" train --problem gpt --data t.txt --steps 1 -o t.txt 2>err; rc=$?
 expect "train --data X -o X" 2 "is the same file as the input"
 cmp -s t.txt t.keep && ok "train --data X -o X: X intact" || bad "train --data X -o X: X changed"
+# a spec's `data = X` (and the sweep flag --data) is an input too, whether the output is
+# `output = X` in the spec or -o X, and X may be one item of a list or in brackets
+printf 'problem = gpt\ndata = t.txt\nsteps = 1\noutput = t.txt\n' >data.ini
+"$srlab" sweep data.ini 2>err; rc=$?
+expect "spec data = X, output = X" 2 "'t.txt' is the same file as the input 't.txt'"
+printf 'problem = gpt\ndata = markov,[t.txt]\nsteps = 1\n' >data2.ini
+"$srlab" sweep data2.ini -o ./t.txt 2>err; rc=$?
+expect "spec data = markov,[X], -o ./X" 2 "'./t.txt' is the same file as the input 't.txt'"
+cp t.txt d.runs.csv
+"$srlab" sweep --problem gpt --data d.runs.csv --steps 1 -o d.csv 2>err; rc=$?
+expect "sweep --data D.runs.csv -o D.csv (its runs file)" 2 "is the same file as the input 'd.runs.csv'"
+cmp -s t.txt t.keep && cmp -s d.runs.csv t.keep && ok "sweep data X -o X: X intact" ||
+    bad "sweep data X -o X: X changed"
 "$srlab" sweep --problem quadratic --steps 5 -o rows.csv 2>/dev/null || bad "sweep quadratic fails"
 cp rows.csv rows.png
 cp rows.png rows.keep
