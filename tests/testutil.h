@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "srlab/format.h"
+
 static long srl_test_failures;
 static long srl_test_checks;
 
@@ -58,6 +60,17 @@ static inline long srl_test_n(long n)
         f = 1.0;
     long m = (long)(n * f);
     return m < 1 ? 1 : m;
+}
+
+/* Parse the format `text` into *f: 1, or 0 after a failed check naming the text and the
+ * parser's message. */
+static inline int srl_test_format(srl_format *f, const char *text)
+{
+    srl_err err;
+    if (srl_format_parse(f, text, &err) == SRL_OK)
+        return 1;
+    CHECK(0, "format %s does not parse: %s", text, err.msg);
+    return 0;
 }
 
 #endif

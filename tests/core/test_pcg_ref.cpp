@@ -120,101 +120,131 @@ static void init128(void)
 
 enum { NOUT = 4096 };
 
-/* Seeding and the first NOUT outputs of pcg32 for every (seed, stream) pair. */
-static void test_pcg32_outputs(void)
+/* What the outputs and advance tests use of a generator, pcg32 and pcg64 alike: srlab's state
+ * and functions, the reference, and the type of its seeds, streams and deltas. */
+static std::string hex(uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%#llx", (unsigned long long)v);
+    return std::string(buf);
+}
+static std::string hex(u128 v)
+{
+    return hex128(v);
+}
+
+template <class L, class R, class W, class Out, void (*Seed)(L *, W, W), Out (*Next)(L *),
+          void (*Advance)(L *, W), bool (*Same)(const L &, const R &)>
+struct gen {
+    typedef L lib;
+    typedef R ref;
+    typedef W word;
+    static void seed(lib *g, word s, word t) { Seed(g, s, t); }
+    static uint64_t next(lib *g) { return Next(g); }
+    static void advance(lib *g, word d) { Advance(g, d); }
+    static bool same(const lib &g, const ref &r) { return Same(g, r); }
+};
+typedef gen<srl_pcg32, ref32, uint64_t, uint32_t, srl_pcg32_seed, srl_pcg32_next,
+            srl_pcg32_advance, same_state32>
+    gen32;
+typedef gen<srl_pcg64, ref64, u128, uint64_t, srl_pcg64_seed, srl_pcg64_next, srl_pcg64_advance,
+            same_state64>
+    gen64;
+
+/* Seeding and the first NOUT outputs of generator G for every (seed, stream) pair. */
+template <class G, size_t NS, size_t NT>
+static void test_outputs(const char *name, const typename G::word (&seeds)[NS],
+                         const typename G::word (&streams)[NT], const char *group)
 {
     const long before = srl_test_failures;
-    for (uint64_t seed : seeds64) {
-        for (uint64_t stream : streams64) {
-            srl_pcg32 g;
-            srl_pcg32_seed(&g, seed, stream);
-            ref32 r(seed, stream);
-            CHECK(same_state32(g, r), "pcg32 seed=%#llx stream=%#llx: state after seeding: ref %s",
-                  (unsigned long long)seed, (unsigned long long)stream, state_string(r).c_str());
+    for (typename G::word seed : seeds) {
+        for (typename G::word stream : streams) {
+            typename G::lib g;
+            G::seed(&g, seed, stream);
+            typename G::ref r(seed, stream);
+            const std::string ss = hex(seed), ts = hex(stream);
+            CHECK(G::same(g, r), "%s seed=%s stream=%s: state after seeding: ref %s", name,
+                  ss.c_str(), ts.c_str(), state_string(r).c_str());
             int bad = 0;
             for (int j = 0; j < NOUT && bad < 3; j++) {
-                const uint32_t a = srl_pcg32_next(&g), b = r();
+                const uint64_t a = G::next(&g), b = r();
                 if (a != b) {
                     bad++;
-                    CHECK(a == b, "pcg32 seed=%#llx stream=%#llx output %d: srl %#x ref %#x",
-                          (unsigned long long)seed, (unsigned long long)stream, j, a, b);
+                    CHECK(a == b, "%s seed=%s stream=%s output %d: srl %#llx ref %#llx", name,
+                          ss.c_str(), ts.c_str(), j, (unsigned long long)a,
+                          (unsigned long long)b);
                 }
             }
-            CHECK(bad == 0 && same_state32(g, r), "pcg32 seed=%#llx stream=%#llx: state after %d",
-                  (unsigned long long)seed, (unsigned long long)stream, NOUT);
+            CHECK(bad == 0 && G::same(g, r), "%s seed=%s stream=%s: state after %d", name,
+                  ss.c_str(), ts.c_str(), NOUT);
         }
     }
-    GROUP("pcg32: seeding and first 4096 outputs, 70 (seed, stream) pairs", before);
+    GROUP(group, before);
+}
+
+/* advance(delta) of generator G against the reference's advance (odd d) and discard (even d),
+ * from a position `warm` outputs past the start. */
+template <class G, size_t NS, size_t NT, size_t ND>
+static void test_advance(const char *name, const typename G::word (&seeds)[NS],
+                         const typename G::word (&streams)[NT],
+                         const typename G::word (&deltas)[ND], int warm, const char *group)
+{
+    const long before = srl_test_failures;
+    for (typename G::word seed : seeds) {
+        for (typename G::word stream : streams) {
+            for (size_t d = 0; d < ND; d++) {
+                const typename G::word delta = deltas[d];
+                typename G::lib g;
+                G::seed(&g, seed, stream);
+                typename G::ref r(seed, stream);
+                for (int k = 0; k < warm; k++)
+                    (void)G::next(&g), (void)r();
+                G::advance(&g, delta);
+                if (d % 2)
+                    r.advance(delta);
+                else
+                    r.discard(delta);
+                const std::string ss = hex(seed), ts = hex(stream), ds = hex(delta);
+                CHECK(G::same(g, r), "%s seed=%s stream=%s advance %s: ref %s", name,
+                      ss.c_str(), ts.c_str(), ds.c_str(), state_string(r).c_str());
+                for (int j = 0; j < 8; j++) {
+                    const uint64_t a = G::next(&g), b = r();
+                    CHECK(a == b, "%s seed=%s stream=%s advance %s output %d: %#llx vs %#llx",
+                          name, ss.c_str(), ts.c_str(), ds.c_str(), j, (unsigned long long)a,
+                          (unsigned long long)b);
+                }
+            }
+        }
+    }
+    GROUP(group, before);
+}
+
+static void test_pcg32_outputs(void)
+{
+    test_outputs<gen32>("pcg32", seeds64, streams64,
+                        "pcg32: seeding and first 4096 outputs, 70 (seed, stream) pairs");
 }
 
 static void test_pcg64_outputs(void)
 {
-    const long before = srl_test_failures;
-    for (u128 seed : seeds128) {
-        for (u128 stream : streams128) {
-            srl_pcg64 g;
-            srl_pcg64_seed(&g, seed, stream);
-            ref64 r(seed, stream);
-            CHECK(same_state64(g, r), "pcg64 seed=%s stream=%s: state after seeding: ref %s",
-                  hex128(seed).c_str(), hex128(stream).c_str(), state_string(r).c_str());
-            int bad = 0;
-            for (int j = 0; j < NOUT && bad < 3; j++) {
-                const uint64_t a = srl_pcg64_next(&g), b = r();
-                if (a != b) {
-                    bad++;
-                    CHECK(a == b, "pcg64 seed=%s stream=%s output %d: srl %#llx ref %#llx",
-                          hex128(seed).c_str(), hex128(stream).c_str(), j, (unsigned long long)a,
-                          (unsigned long long)b);
-                }
-            }
-            CHECK(bad == 0 && same_state64(g, r), "pcg64 seed=%s stream=%s: state after %d",
-                  hex128(seed).c_str(), hex128(stream).c_str(), NOUT);
-        }
-    }
-    GROUP("pcg64: seeding and first 4096 outputs, 99 (seed, stream) pairs", before);
+    test_outputs<gen64>("pcg64", seeds128, streams128,
+                        "pcg64: seeding and first 4096 outputs, 99 (seed, stream) pairs");
 }
 
 /* advance(delta) against the reference's advance/discard, small and huge deltas. */
 static void test_pcg32_advance(void)
 {
-    const long before = srl_test_failures;
     const uint64_t deltas[] = {0u,           1u,           2u,           3u,
                                7u,           100u,         4095u,        4096u,
                                1ULL << 32,   1ULL << 40,   (1ULL << 40) + 12345u,
                                1ULL << 63,   ~0ULL,        ~0ULL - 1,    0x9e3779b97f4a7c15ULL};
-    for (uint64_t seed : seeds64) {
-        for (uint64_t stream : streams64) {
-            for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++) {
-                const uint64_t delta = deltas[d];
-                srl_pcg32 g;
-                srl_pcg32_seed(&g, seed, stream);
-                ref32 r(seed, stream);
-                /* from a position that is not the start, too */
-                for (int k = 0; k < 5; k++)
-                    (void)srl_pcg32_next(&g), (void)r();
-                srl_pcg32_advance(&g, delta);
-                if (d % 2)
-                    r.advance(delta);
-                else
-                    r.discard(delta);
-                CHECK(same_state32(g, r), "pcg32 seed=%#llx stream=%#llx advance %#llx: ref %s",
-                      (unsigned long long)seed, (unsigned long long)stream,
-                      (unsigned long long)delta, state_string(r).c_str());
-                for (int j = 0; j < 8; j++) {
-                    const uint32_t a = srl_pcg32_next(&g), b = r();
-                    CHECK(a == b, "pcg32 seed=%#llx stream=%#llx advance %#llx, output %d: %#x vs %#x",
-                          (unsigned long long)seed, (unsigned long long)stream,
-                          (unsigned long long)delta, j, a, b);
-                }
-            }
-        }
-    }
-    GROUP("pcg32: advance by 0 .. 2^64-1 equals the reference", before);
+    /* from a position that is not the start, too */
+    test_advance<gen32>("pcg32", seeds64, streams64, deltas, 5,
+                        "pcg32: advance by 0 .. 2^64-1 equals the reference");
 }
 
 static void test_pcg64_advance(void)
 {
-    const long before = srl_test_failures;
     const u128 deltas[] = {0u,
                            1u,
                            2u,
@@ -230,33 +260,8 @@ static void test_pcg64_advance(void)
                            U128_ONES,
                            U128_ONES - 1,
                            mk128(0x9e3779b97f4a7c15ULL, 0xf39cc0605cedc834ULL)};
-    for (u128 seed : seeds128) {
-        for (u128 stream : streams128) {
-            for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++) {
-                const u128 delta = deltas[d];
-                srl_pcg64 g;
-                srl_pcg64_seed(&g, seed, stream);
-                ref64 r(seed, stream);
-                for (int k = 0; k < 3; k++)
-                    (void)srl_pcg64_next(&g), (void)r();
-                srl_pcg64_advance(&g, delta);
-                if (d % 2)
-                    r.advance(delta);
-                else
-                    r.discard(delta);
-                CHECK(same_state64(g, r), "pcg64 seed=%s stream=%s advance %s: ref %s",
-                      hex128(seed).c_str(), hex128(stream).c_str(), hex128(delta).c_str(),
-                      state_string(r).c_str());
-                for (int j = 0; j < 8; j++) {
-                    const uint64_t a = srl_pcg64_next(&g), b = r();
-                    CHECK(a == b, "pcg64 seed=%s stream=%s advance %s output %d: %#llx vs %#llx",
-                          hex128(seed).c_str(), hex128(stream).c_str(), hex128(delta).c_str(), j,
-                          (unsigned long long)a, (unsigned long long)b);
-                }
-            }
-        }
-    }
-    GROUP("pcg64: advance by 0 .. 2^128-1 equals the reference", before);
+    test_advance<gen64>("pcg64", seeds128, streams128, deltas, 3,
+                        "pcg64: advance by 0 .. 2^128-1 equals the reference");
 }
 
 /* advance(k) equals k steps, for every k up to 2000; composition; the full period. */

@@ -29,6 +29,14 @@
 static const srl_rng_kind kinds[2] = {SRL_RNG_PCG64, SRL_RNG_PCG32};
 static const char *const kind_names[2] = {"pcg64", "pcg32"};
 
+/* A generator of kind kinds[k] at (seed, stream), freshly initialised. */
+static srl_rng rng_of(int k, uint64_t seed, uint64_t stream)
+{
+    srl_rng r;
+    srl_rng_init(&r, kinds[k], seed, stream);
+    return r;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -102,8 +110,7 @@ static void test_seek(void)
     const uint64_t idx[] = {0u, 1u, 7u, 8u, 1000003u, 1ULL << 32, (1ULL << 40) + 3,
                             1ULL << 63, (1ULL << 63) + 1, ~0ULL - 64};
     for (int k = 0; k < 2; k++) {
-        srl_rng r;
-        srl_rng_init(&r, kinds[k], 2024u, 7u);
+        srl_rng r = rng_of(k, 2024u, 7u);
         const srl_rng start = r;
         for (size_t j = 0; j < sizeof idx / sizeof idx[0]; j++) {
             const uint64_t index = idx[j];
@@ -149,8 +156,7 @@ static void test_derive(void)
 {
     const long before = srl_test_failures;
     for (int k = 0; k < 2; k++) {
-        srl_rng parent;
-        srl_rng_init(&parent, kinds[k], 99u, 0x5eedu);
+        srl_rng parent = rng_of(k, 99u, 0x5eedu);
         const uint64_t keys[] = {0u, 1u, 2u, 0x5eedu, ~0ULL, 1ULL << 63};
         for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
             const uint64_t key = keys[j];
@@ -221,8 +227,7 @@ static void test_extra(void)
 {
     const long before = srl_test_failures;
     for (int k = 0; k < 2; k++) {
-        srl_rng r;
-        srl_rng_init(&r, kinds[k], 4242u, 17u);
+        srl_rng r = rng_of(k, 4242u, 17u);
         enum { NI = 1000, NW = 4, NM = 10000 };
         uint64_t *all = malloc((NI * NW + NM + NI * NW) * sizeof *all);
         size_t m = 0;
@@ -255,8 +260,7 @@ static void test_extra(void)
               kind_names[k]);
         free(all);
         /* another stream has other extra words */
-        srl_rng o;
-        srl_rng_init(&o, kinds[k], 4242u, 18u);
+        srl_rng o = rng_of(k, 4242u, 18u);
         CHECK(srl_rng_extra(&o, 5, 0) != srl_rng_extra(&r, 5, 0),
               "%s: extra words do not depend on the stream", kind_names[k]);
     }
@@ -271,8 +275,7 @@ static void test_uniform(void)
     const long n = srl_test_n(1000000);
     const uint64_t seed = 31337u;
     for (int k = 0; k < 2; k++) {
-        srl_rng r;
-        srl_rng_init(&r, kinds[k], seed, 1u);
+        srl_rng r = rng_of(k, seed, 1u);
         enum { NB = 64 };
         long bins[NB] = {0}, ones[53] = {0};
         double sum = 0;
@@ -330,8 +333,7 @@ static void test_normal(void)
         edge[b - 1] = gsl_cdf_ugaussian_Pinv((double)b / NB);
     for (int k = 0; k < 2; k++) {
         for (int s = 0; s < 2; s++) {
-            srl_rng r;
-            srl_rng_init(&r, kinds[k], seeds[s], 3u);
+            srl_rng r = rng_of(k, seeds[s], 3u);
             long bins[NB] = {0};
             double sum = 0, sum2 = 0;
             bool consumed = true, finite = true;
@@ -396,8 +398,7 @@ static void test_below(void)
     const uint64_t ns[] = {1u, 2u, 3u, 10u, 1000u, (1ULL << 32) + 1, 1ULL << 63,
                            (1ULL << 63) + 1, ~0ULL};
     for (int k = 0; k < 2; k++) {
-        srl_rng r;
-        srl_rng_init(&r, kinds[k], 5u, 55u);
+        srl_rng r = rng_of(k, 5u, 55u);
         for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
             for (int i = 0; i < 20000; i++) {
                 const uint64_t c = r.counter, d = srl_rng_draw_at(&r, c);
@@ -535,8 +536,7 @@ static void test_bulk_draws(void)
     const uint64_t starts[] = {0u, 1u, 5u, 8u, 1000003u, (1ULL << 40) + 3, (1ULL << 63) + 9};
     const size_t kmax = 2100; /* every k in [0, kmax]: all residues mod 8, several tiles */
     for (int k = 0; k < 2; k++) {
-        srl_rng base;
-        srl_rng_init(&base, kinds[k], 0xabcdefu, 0x1234u);
+        srl_rng base = rng_of(k, 0xabcdefu, 0x1234u);
         for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
             srl_rng at = base;
             srl_rng_seek(&at, starts[s]);

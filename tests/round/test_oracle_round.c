@@ -207,6 +207,15 @@ static bool above_wants_example(int kind, const char *fmt)
     return a->nex < ABOVE_EX;
 }
 
+/* The mismatch bits b of input o but frac-above (reported apart), after counting o in tally
+ * kind when it is a finite value above 2^(emax+1). */
+static unsigned main_bits(int kind, const ref_all *o, unsigned b)
+{
+    if (o->above && o->kind == REF_FINITE)
+        above_count(kind, 1);
+    return b & ~(unsigned)B_FRAC_ABOVE;
+}
+
 static void above_report(void)
 {
     static const char *const what[2] = {
@@ -226,12 +235,92 @@ static void above_report(void)
     }
 }
 
+/* The report of a batch's mismatch masks (run_batch, run_batch_mpfr), serially and in input
+ * order: each (input, mode) is one check; a frac-above mismatch counts against the contract's
+ * tally (with the first example per format) instead of failing the check. For a mismatch it
+ * reports, rerun calls the library again on input i in mode m: its description into *I (result
+ * NaN when refused), the values that describe() shows into y (the single-value call's, then
+ * those of the array, float and d2f paths; left NaN where the batch has none), the input as text
+ * into xs. */
+typedef void rerun_fn(const void *ctx, size_t i, srl_rounding m, srl_round_info *I, double y[4],
+                      char *xs, size_t xs_len);
+
+typedef struct batch_report {
+    const char *label;
+    const char *checked;   /* before "format" in a failure: "" or a function and a space */
+    const char *explained; /* the function whose frac a frac-above example shows */
+    const char *yname;     /* the single-value call, as describe() names it */
+    uint64_t seed;         /* of the inputs, with index0 + i the input's index */
+    size_t index0;
+    rerun_fn *rerun;
+    const void *ctx;
+} batch_report;
+
+static void report_batch(const batch_report *r, const srl_format *f, const uint16_t *mask,
+                         const ref_all *ref, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (int md = 0; md < NM; md++) {
+            const unsigned b = mask[i * NM + (size_t)md];
+            const unsigned main_b = main_bits(ABOVE_CONTRACT, &ref[i], b);
+            srl_test_checks++;
+            if (!b)
+                continue;
+            if (!main_b && !above_wants_example(ABOVE_CONTRACT, f->name)) {
+                above_fail(ABOVE_CONTRACT, f->name, "");
+                continue;
+            }
+            const srl_rounding m = {(srl_mode)md, 0};
+            srl_round_info I;
+            memset(&I, 0, sizeof I);
+            double y[4] = {NAN, NAN, NAN, NAN};
+            char xs[200], buf[900];
+            r->rerun(r->ctx, i, m, &I, y, xs, sizeof xs);
+            describe(buf, sizeof buf, b, &ref[i], md, &I, r->yname, y[0], y[1], y[2], y[3]);
+            if (main_b) {
+                srl_test_checks--; /* CHECK counts itself */
+                CHECK(main_b == 0, "%s: %sformat %s mode %s x=%s (input seed 0x%" PRIx64
+                      ", index %zu):%s", r->label, r->checked, f->name, mode_name[md], xs,
+                      r->seed, r->index0 + i, buf);
+            }
+            if (b & B_FRAC_ABOVE) {
+                char ex[700];
+                snprintf(ex, sizeof ex, "%s format %s mode %s x=%.100s:%.400s", r->explained,
+                         f->name, mode_name[md], xs, buf);
+                above_fail(ABOVE_CONTRACT, f->name, ex);
+            }
+        }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Batches of binary64 inputs.                                                              */
 
 /* Chunk of a batch: below the library's OpenMP threshold for bulk calls (2^15 elements), so the
  * bulk functions run on the calling thread while the reference work is parallel here. */
 #define CH ((size_t)32000)
+
+/* run_batch's chunk: its inputs x and the bulk paths' results (mode md of input i at
+ * md * CH + i). */
+typedef struct batch64 {
+    const srl_format *f;
+    const double *x, *y, *yflt;
+    const float *yd2f;
+} batch64;
+
+static void rerun64(const void *ctx, size_t i, srl_rounding m, srl_round_info *I, double y[4],
+                    char *xs, size_t xs_len)
+{
+    const batch64 *c = ctx;
+    const size_t at = (size_t)m.mode * CH + i;
+    if (srl_round_explain(I, c->x[i], c->f, m, NULL) != SRL_OK)
+        I->result = NAN;
+    y[0] = srl_round(c->x[i], c->f, m, NULL);
+    y[1] = c->y[at];
+    y[2] = c->yflt[at];
+    y[3] = (double)c->yd2f[at];
+    snprintf(xs, xs_len, "%a", c->x[i]);
+}
 
 static void run_batch(const char *label, const srl_format *f, const ref_fmt *F, const double *x,
                       size_t n, uint64_t seed)
@@ -311,44 +400,10 @@ static void run_batch(const char *label, const srl_format *f, const ref_fmt *F, 
                     mask[i * NM + (size_t)md] |= B_FLOAT;
             }
         }
-        /* report, serially and in input order */
-        for (size_t i = 0; i < k; i++) {
-            for (int md = 0; md < NM; md++) {
-                const unsigned b = mask[i * NM + (size_t)md];
-                const unsigned main_b = b & ~(unsigned)B_FRAC_ABOVE;
-                if (ref[i].above && ref[i].kind == REF_FINITE)
-                    above_count(ABOVE_CONTRACT, 1);
-                srl_test_checks++;
-                if (!b)
-                    continue;
-                if (!main_b && !above_wants_example(ABOVE_CONTRACT, f->name)) {
-                    above_fail(ABOVE_CONTRACT, f->name, "");
-                    continue;
-                }
-                const srl_rounding m = {(srl_mode)md, 0};
-                srl_round_info I;
-                memset(&I, 0, sizeof I);
-                if (srl_round_explain(&I, xc[i], f, m, NULL) != SRL_OK)
-                    I.result = NAN;
-                char buf[900];
-                describe(buf, sizeof buf, b, &ref[i], md, &I, "srl_round",
-                         srl_round(xc[i], f, m, NULL),
-                         y[(size_t)md * CH + i], yflt[(size_t)md * CH + i],
-                         (double)yd2f[(size_t)md * CH + i]);
-                if (main_b) {
-                    srl_test_checks--; /* CHECK counts itself */
-                    CHECK(main_b == 0, "%s: format %s mode %s x=%a (input seed 0x%" PRIx64
-                          ", index %zu):%s", label, f->name, mode_name[md], xc[i], seed, c0 + i,
-                          buf);
-                }
-                if (b & B_FRAC_ABOVE) {
-                    char ex[700];
-                    snprintf(ex, sizeof ex, "srl_round_explain format %s mode %s x=%a:%.500s",
-                             f->name, mode_name[md], xc[i], buf);
-                    above_fail(ABOVE_CONTRACT, f->name, ex);
-                }
-            }
-        }
+        const batch64 c = {f, xc, y, yflt, yd2f};
+        const batch_report r = {label, "", "srl_round_explain", "srl_round", seed, c0, rerun64,
+                                &c};
+        report_batch(&r, f, mask, ref, k);
     }
     GROUP(label, before);
     free(ref);
@@ -780,6 +835,21 @@ static void mpfr_inputs(mvec *m, const ref_fmt *F, size_t n, uint64_t seed)
     mpfr_clear(t);
 }
 
+/* run_batch_mpfr's inputs. */
+typedef struct batchmp {
+    const srl_format *f;
+    const mvec *x;
+} batchmp;
+
+static void rerun_mpfr(const void *ctx, size_t i, srl_rounding m, srl_round_info *I,
+                       double y[4], char *xs, size_t xs_len)
+{
+    const batchmp *c = ctx;
+    if (srl_mpfr_round(&y[0], I, c->x->v[i], c->f, m, NULL) != SRL_OK)
+        I->result = NAN;
+    mpfr_snprintf(xs, xs_len, "%Ra (%ld bits)", c->x->v[i], (long)mpfr_get_prec(c->x->v[i]));
+}
+
 static void run_batch_mpfr(const char *label, const srl_format *f, const ref_fmt *F,
                            const mvec *xs, uint64_t seed)
 {
@@ -811,44 +881,10 @@ static void run_batch_mpfr(const char *label, const srl_format *f, const ref_fmt
         }
         ref_ws_clear(&w);
     }
-    for (size_t i = 0; i < n; i++) {
-        for (int md = 0; md < NM; md++) {
-            const unsigned b = mask[i * NM + (size_t)md];
-            const unsigned main_b = b & ~(unsigned)B_FRAC_ABOVE;
-            if (ref[i].above && ref[i].kind == REF_FINITE)
-                above_count(ABOVE_CONTRACT, 1);
-            srl_test_checks++;
-            if (!b)
-                continue;
-            if (!main_b && !above_wants_example(ABOVE_CONTRACT, f->name)) {
-                above_fail(ABOVE_CONTRACT, f->name, "");
-                continue;
-            }
-            const srl_rounding m = {(srl_mode)md, 0};
-            srl_round_info I;
-            double y = NAN;
-            memset(&I, 0, sizeof I);
-            if (srl_mpfr_round(&y, &I, xs->v[i], f, m, NULL) != SRL_OK)
-                I.result = NAN;
-            char buf[900], xs_str[200];
-            describe(buf, sizeof buf, b, &ref[i], md, &I, "srl_mpfr_round's *y", y, NAN, NAN,
-                     NAN);
-            mpfr_snprintf(xs_str, sizeof xs_str, "%Ra (%ld bits)", xs->v[i],
-                          (long)mpfr_get_prec(xs->v[i]));
-            if (main_b) {
-                srl_test_checks--;
-                CHECK(main_b == 0, "%s: srl_mpfr_round format %s mode %s x=%s (input seed 0x%"
-                      PRIx64 ", index %zu):%s", label, f->name, mode_name[md], xs_str, seed, i,
-                      buf);
-            }
-            if (b & B_FRAC_ABOVE) {
-                char ex[700];
-                snprintf(ex, sizeof ex, "srl_mpfr_round format %s mode %s x=%.100s:%.400s",
-                         f->name, mode_name[md], xs_str, buf);
-                above_fail(ABOVE_CONTRACT, f->name, ex);
-            }
-        }
-    }
+    const batchmp c = {f, xs};
+    const batch_report r = {label, "srl_mpfr_round ", "srl_mpfr_round", "srl_mpfr_round's *y",
+                            seed, 0, rerun_mpfr, &c};
+    report_batch(&r, f, mask, ref, n);
     GROUP(label, before);
     free(ref);
     free(mask);
@@ -995,9 +1031,7 @@ static void cross_check(const char *label, const srl_format *f, const ref_fmt *F
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < NXM; k++) {
             const uint32_t b = mask[i * NXM + (size_t)k];
-            const uint32_t main_b = b & ~(uint32_t)B_FRAC_ABOVE;
-            if (ref[i].above && ref[i].kind == REF_FINITE)
-                above_count(ABOVE_PATHS, 1);
+            const uint32_t main_b = main_bits(ABOVE_PATHS, &ref[i], b);
             char mn[32];
             srl_rounding_name(mn, sizeof mn, xmode(k, i));
             if (main_b || !b) {
@@ -1044,6 +1078,17 @@ static void cross_check(const char *label, const srl_format *f, const ref_fmt *F
 
 /* ---------------------------------------------------------------------------------------- */
 /* Checks of the reference itself, and hand-computed cases straight from the headers.      */
+
+/* The format `text` into *f, its reference into *F and a workspace w for it (ref_ws_clear
+ * after): false, after a failed check, when the text does not parse. */
+static bool format_ws(srl_format *f, ref_fmt *F, ref_ws *w, const char *text)
+{
+    if (!srl_test_format(f, text))
+        return false;
+    ref_fmt_from(F, f);
+    ref_ws_init(w, F);
+    return true;
+}
 
 static void reference_selfchecks(void)
 {
@@ -1120,15 +1165,10 @@ static void reference_selfchecks(void)
     };
     for (size_t i = 0; i < sizeof H / sizeof H[0]; i++) {
         srl_format f;
-        srl_err err;
-        if (srl_format_parse(&f, H[i].fmt, &err) != SRL_OK) {
-            CHECK(0, "hand case %zu: format %s does not parse: %s", i, H[i].fmt, err.msg);
-            continue;
-        }
         ref_fmt F;
-        ref_fmt_from(&F, &f);
         ref_ws w;
-        ref_ws_init(&w, &F);
+        if (!format_ws(&f, &F, &w, H[i].fmt))
+            continue;
         ref_all o;
         ref_round_d(&o, &w, &F, H[i].x);
         ref_ws_clear(&w);
@@ -1145,14 +1185,10 @@ static void reference_selfchecks(void)
                           "p=5,emax=3,emin=-12,subnormals=off,inf=off"};
     for (size_t a = 0; a < sizeof fmts / sizeof fmts[0]; a++) {
         srl_format f;
-        if (srl_format_parse(&f, fmts[a], NULL) != SRL_OK) {
-            CHECK(0, "format %s does not parse", fmts[a]);
-            continue;
-        }
         ref_fmt F;
-        ref_fmt_from(&F, &f);
         ref_ws w;
-        ref_ws_init(&w, &F);
+        if (!format_ws(&f, &F, &w, fmts[a]))
+            continue;
         mpfr_t xm;
         mpfr_init2(xm, 53);
         long bad = 0;

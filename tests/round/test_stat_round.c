@@ -82,6 +82,13 @@ static void sto_ws_init(sto_ws *s, const ref_fmt *F)
     mpfr_init2(s->pe, 2200);
 }
 
+/* The reference of format f into *F, and a workspace s for it. */
+static void sto_ws_for(sto_ws *s, ref_fmt *F, const srl_format *f)
+{
+    ref_fmt_from(F, f);
+    sto_ws_init(s, F);
+}
+
 static void sto_ws_clear(sto_ws *s)
 {
     ref_ws_clear(&s->w);
@@ -185,15 +192,24 @@ static double binom_prob_in(double p, unsigned long n, unsigned long klo, unsign
     return up - below;
 }
 
+/* Count one test of the family: true on the first pass (counting only: the caller returns),
+ * false when the test is run. */
+static bool family_count(void)
+{
+    if (g_counting) {
+        g_family++;
+        return true;
+    }
+    g_ran++;
+    return false;
+}
+
 /* One binomial test of the family: k successes in n with probability p. */
 static void family_binom(const char *what, unsigned long k, unsigned long n, double p,
                          uint64_t seed, uint64_t stream)
 {
-    if (g_counting) {
-        g_family++;
+    if (family_count())
         return;
-    }
-    g_ran++;
     const double pv = binom_pvalue(k, p, n);
     const double sd = sqrt(p * (1 - p) * (double)n);
     const double zthr = gsl_cdf_ugaussian_Qinv(g_alpha / 2);
@@ -217,11 +233,8 @@ static double bernstein_t(double V, double c, double alpha)
 static void family_mean(const char *what, double S, double V, double c, unsigned long n,
                         uint64_t seed, uint64_t stream)
 {
-    if (g_counting) {
-        g_family++;
+    if (family_count())
         return;
-    }
-    g_ran++;
     const double t = bernstein_t(V, c, g_alpha);
     CHECK(fabs(S) < t && V > 0, "%s: n = %lu, sum of (SR(x) - E) = %.6g ulp, exact variance sum "
           "%.6g ulp^2, z = %.3f; Bernstein threshold %.6g ulp (z %.3f) at per-test level %.3g "
@@ -280,6 +293,22 @@ static void tally_report(const char *what, const tally *t)
           what, t->fail, t->n);
 }
 
+/* One format's setup for test_exact_probabilities: its reference F, workspace s, an input
+ * generator g and a default srl_rng (stream 0). */
+typedef struct fmt_ws {
+    ref_fmt F;
+    sto_ws s;
+    trng g;
+    srl_rng rng;
+} fmt_ws;
+
+static void fmt_setup(fmt_ws *u, const srl_format *f, uint64_t input_seed, uint64_t rng_seed)
+{
+    sto_ws_for(&u->s, &u->F, f);
+    u->g.s = input_seed;
+    srl_rng_init(&u->rng, SRL_RNG_DEFAULT, rng_seed, 0);
+}
+
 static void test_exact_probabilities(void)
 {
     long before = srl_test_failures;
@@ -288,37 +317,33 @@ static void test_exact_probabilities(void)
     long nrepr = 0, nchecked = 0;
     for (size_t fi = 0; fi < srl_format_preset_count(); fi++) {
         const srl_format *f = srl_format_preset(fi);
-        ref_fmt F;
-        ref_fmt_from(&F, f);
-        sto_ws s;
-        sto_ws_init(&s, &F);
-        trng g = {UINT64_C(0x9a0000) + fi};
-        srl_rng rng;
-        srl_rng_init(&rng, SRL_RNG_DEFAULT, UINT64_C(0x9a5eed) + fi, 0);
+        fmt_ws u;
+        fmt_setup(&u, f, UINT64_C(0x9a0000) + fi, UINT64_C(0x9a5eed) + fi);
+        const ref_fmt *F = &u.F;
         for (size_t i = 0; i < n; i++) {
             double x;
             switch (i % 4) {
-            case 0: x = tr_double_whole(&g); break;
-            case 1: x = tr_double_exp(&g, (long)F.emin - F.p - 70, (long)F.emin); break;
-            default: x = tr_double_exp(&g, (long)F.emin - F.p - 2, (long)F.emax + 1); break;
+            case 0: x = tr_double_whole(&u.g); break;
+            case 1: x = tr_double_exp(&u.g, (long)F->emin - F->p - 70, (long)F->emin); break;
+            default: x = tr_double_exp(&u.g, (long)F->emin - F->p - 2, (long)F->emax + 1); break;
             }
             ref_all o;
-            ref_round_d(&o, &s.w, &F, x);
+            ref_round_d(&o, &u.s.w, F, x);
             char xs[40];
             snprintf(xs, sizeof xs, "%a", x);
             /* sr on every input; one of sr-eq, sr:r=R (R = 1..64) in turn */
             for (int k = 0; k < 2; k++) {
                 const srl_rounding m = sto_mode(k == 0 ? 0 : 1 + (int)(i % (NSTO - 1)));
                 srl_round_info I;
-                const uint64_t c0 = rng.counter;
-                const int st = srl_round_explain(&I, x, f, m, &rng);
-                CHECK(st == SRL_OK && rng.counter == c0 + 1, "explain status %d, counter %"
-                      PRIu64 " -> %" PRIu64, st, c0, rng.counter);
-                check_pup("srl_round_explain", f, &s, &o, m, &I, &nrepr, xs, &t1);
+                const uint64_t c0 = u.rng.counter;
+                const int st = srl_round_explain(&I, x, f, m, &u.rng);
+                CHECK(st == SRL_OK && u.rng.counter == c0 + 1, "explain status %d, counter %"
+                      PRIu64 " -> %" PRIu64, st, c0, u.rng.counter);
+                check_pup("srl_round_explain", f, &u.s, &o, m, &I, &nrepr, xs, &t1);
                 nchecked++;
             }
         }
-        sto_ws_clear(&s);
+        sto_ws_clear(&u.s);
     }
     tally_report("srl_round_explain", &t1);
     GROUP("p_up and frac of sr, sr-eq, sr:r=R (R = 1..64) equal the exact MPFR values: "
@@ -329,41 +354,38 @@ static void test_exact_probabilities(void)
     const size_t nm = (size_t)srl_test_n(20000);
     for (size_t fi = 0; fi < srl_format_preset_count(); fi++) {
         const srl_format *f = srl_format_preset(fi);
-        ref_fmt F;
-        ref_fmt_from(&F, f);
-        sto_ws s;
-        sto_ws_init(&s, &F);
-        trng g = {UINT64_C(0x9b0000) + fi};
-        srl_rng rng;
-        srl_rng_init(&rng, SRL_RNG_DEFAULT, UINT64_C(0x9b5eed) + fi, 0);
+        fmt_ws u;
+        fmt_setup(&u, f, UINT64_C(0x9b0000) + fi, UINT64_C(0x9b5eed) + fi);
+        const ref_fmt *F = &u.F;
         mpfr_t x;
         mpfr_init2(x, 200);
         for (size_t i = 0; i < nm; i++) {
             /* x = (T + f) 2^qe with a 150-bit fraction f */
-            const long e = (long)F.emin - 2 + (long)tr_below(&g, (uint64_t)(F.emax - F.emin + 3));
-            mpfr_set_ui(x, (unsigned long)(tr_next(&g) | 1), MPFR_RNDN);
+            const long e =
+                (long)F->emin - 2 + (long)tr_below(&u.g, (uint64_t)(F->emax - F->emin + 3));
+            mpfr_set_ui(x, (unsigned long)(tr_next(&u.g) | 1), MPFR_RNDN);
             for (int k = 0; k < 2; k++) {
                 mpfr_mul_2ui(x, x, 64, MPFR_RNDN);
-                mpfr_add_ui(x, x, (unsigned long)tr_next(&g), MPFR_RNDN);
+                mpfr_add_ui(x, x, (unsigned long)tr_next(&u.g), MPFR_RNDN);
             }
             mpfr_set_exp(x, (mpfr_exp_t)(e + 1));
-            if (tr_next(&g) & 1)
+            if (tr_next(&u.g) & 1)
                 mpfr_neg(x, x, MPFR_RNDN);
             ref_all o;
-            ref_round_mp(&o, &s.w, &F, x);
+            ref_round_mp(&o, &u.s.w, F, x);
             const srl_rounding m = sto_mode((int)(i % NSTO));
             srl_round_info I;
             double y;
-            const uint64_t c0 = rng.counter;
-            const int st = srl_mpfr_round(&y, &I, x, f, m, &rng);
-            CHECK(st == SRL_OK && rng.counter == c0 + 1, "srl_mpfr_round status %d", st);
+            const uint64_t c0 = u.rng.counter;
+            const int st = srl_mpfr_round(&y, &I, x, f, m, &u.rng);
+            CHECK(st == SRL_OK && u.rng.counter == c0 + 1, "srl_mpfr_round status %d", st);
             char xs[120];
             mpfr_snprintf(xs, sizeof xs, "%Ra", x);
-            check_pup("srl_mpfr_round", f, &s, &o, m, &I, &nrepr, xs, &t2);
+            check_pup("srl_mpfr_round", f, &u.s, &o, m, &I, &nrepr, xs, &t2);
             nchecked++;
         }
         mpfr_clear(x);
-        sto_ws_clear(&s);
+        sto_ws_clear(&u.s);
     }
     tally_report("srl_mpfr_round", &t2);
     GROUP("p_up and frac of sr, sr-eq, sr:r=R equal the exact MPFR values: srl_mpfr_round on "
@@ -372,23 +394,19 @@ static void test_exact_probabilities(void)
     /* Tiny probabilities: exactness only (no frequency could see them). */
     {
         const srl_format *bf16 = srl_format_find("bf16"), *fp64 = srl_format_find("fp64");
-        ref_fmt F;
-        ref_fmt_from(&F, bf16);
-        sto_ws s;
-        sto_ws_init(&s, &F);
-        srl_rng rng;
-        srl_rng_init(&rng, SRL_RNG_DEFAULT, 0x7192, 0);
+        fmt_ws u;
+        fmt_setup(&u, bf16, 0, 0x7192);
         const double xs[] = {1.0 + 0x1p-47, -(1.0 + 0x1p-47), 0x1p-133 * (1 + 0x1p-40),
                              1.0 + 0x1p-7 - 0x1p-50};
         const double want[] = {0x1p-40, 1 - 0x1p-40, 0x1p-40, 1 - 0x1p-43};
         for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
             srl_round_info I;
-            if (srl_round_explain(&I, xs[i], bf16, (srl_rounding){SRL_SR, 0}, &rng) != SRL_OK)
+            if (srl_round_explain(&I, xs[i], bf16, (srl_rounding){SRL_SR, 0}, &u.rng) != SRL_OK)
                 I.p_up = -1;
             CHECK(I.p_up == want[i], "tiny probability: bf16 sr x=%a: p_up %a, exactly %a", xs[i],
                   I.p_up, want[i]);
         }
-        sto_ws_clear(&s);
+        sto_ws_clear(&u.s);
         mpfr_t x;
         mpfr_init2(x, 200);
         mpfr_set_ui(x, 1, MPFR_RNDN);
@@ -396,7 +414,7 @@ static void test_exact_probabilities(void)
         mpfr_nextabove(x); /* 1 + 2^-198: p_up = 2^-146 in fp64 */
         srl_round_info I;
         double y;
-        if (srl_mpfr_round(&y, &I, x, fp64, (srl_rounding){SRL_SR, 0}, &rng) != SRL_OK)
+        if (srl_mpfr_round(&y, &I, x, fp64, (srl_rounding){SRL_SR, 0}, &u.rng) != SRL_OK)
             I.p_up = -1;
         CHECK(I.p_up == 0x1p-146 && I.frac == 0x1p-146, "tiny probability: fp64 sr x=1+2^-198 "
               "(MPFR path): p_up %a frac %a, exactly 0x1p-146", I.p_up, I.frac);
@@ -406,17 +424,12 @@ static void test_exact_probabilities(void)
      * value has at most 16 bits below bf16's grid (normal and subnormal ranges alike). */
     {
         const srl_format *bf16 = srl_format_find("bf16");
-        ref_fmt F;
-        ref_fmt_from(&F, bf16);
-        sto_ws s;
-        sto_ws_init(&s, &F);
-        srl_rng rng;
-        srl_rng_init(&rng, SRL_RNG_DEFAULT, 0xf32, 0);
-        trng g = {0xf32b16};
+        fmt_ws u;
+        fmt_setup(&u, bf16, 0xf32b16, 0xf32);
         const size_t nf = (size_t)srl_test_n(100000);
         long bad = 0;
         for (size_t i = 0; i < nf; i++) {
-            uint32_t b = (uint32_t)tr_next(&g);
+            uint32_t b = (uint32_t)tr_next(&u.g);
             if (i % 4 == 0)
                 b &= 0x83ffffffu; /* small exponents: bf16's subnormal range */
             float xf;
@@ -425,19 +438,19 @@ static void test_exact_probabilities(void)
                 continue;
             const double x = xf;
             ref_all o;
-            ref_round_d(&o, &s.w, &F, x);
+            ref_round_d(&o, &u.s.w, &u.F, x);
             srl_round_info I16, Isr;
-            if (srl_round_explain(&I16, x, bf16, (srl_rounding){SRL_SR_BITS, 16}, &rng) ||
-                srl_round_explain(&Isr, x, bf16, (srl_rounding){SRL_SR, 0}, &rng))
+            if (srl_round_explain(&I16, x, bf16, (srl_rounding){SRL_SR_BITS, 16}, &u.rng) ||
+                srl_round_explain(&Isr, x, bf16, (srl_rounding){SRL_SR, 0}, &u.rng))
                 bad++;
             bool repr;
-            const double e = exact_pup(&s, &o, (srl_rounding){SRL_SR, 0}, &repr);
+            const double e = exact_pup(&u.s, &o, (srl_rounding){SRL_SR, 0}, &repr);
             if (!(I16.p_up == e && Isr.p_up == e && repr) && bad++ < 5)
                 CHECK(0, "fp32 -> bf16 sr:r=16 x=%a: p_up %a, sr p_up %a, exact f-based %a",
                       x, I16.p_up, Isr.p_up, e);
         }
         CHECK(bad == 0, "fp32 -> bf16 sr:r=16: %ld inputs with p_up != the unbiased f", bad);
-        sto_ws_clear(&s);
+        sto_ws_clear(&u.s);
     }
     printf("  exact p_up/frac: %ld roundings, %ld with a binary64-representable p_up\n", nchecked,
            nrepr);
@@ -467,9 +480,8 @@ static void run_fcase(const fcase *c, uint64_t stream)
 {
     const uint64_t seed = UINT64_C(0xf5eed);
     ref_fmt F;
-    ref_fmt_from(&F, c->f);
     sto_ws s;
-    sto_ws_init(&s, &F);
+    sto_ws_for(&s, &F, c->f);
     ref_all o;
     if (c->path == PATH_MPFR)
         ref_round_mp(&o, &s.w, &F, c->xm);
@@ -558,9 +570,8 @@ static void power_check(const srl_format *f, double x, int R, unsigned long n, u
     if (g_counting)
         return;
     ref_fmt F;
-    ref_fmt_from(&F, f);
     sto_ws s;
-    sto_ws_init(&s, &F);
+    sto_ws_for(&s, &F, f);
     ref_all o;
     ref_round_d(&o, &s.w, &F, x);
     const srl_rounding m = {SRL_SR_BITS, R}, msr = {SRL_SR, 0};
@@ -814,9 +825,8 @@ static void test_frequencies(void)
                 for (size_t r = 0; r < sizeof Rs / sizeof Rs[0]; r++) {
                     c.m = (srl_rounding){SRL_SR_BITS, Rs[r]};
                     ref_fmt F;
-                    ref_fmt_from(&F, f);
                     sto_ws s;
-                    sto_ws_init(&s, &F);
+                    sto_ws_for(&s, &F, f);
                     ref_all o;
                     ref_round_mp(&o, &s.w, &F, xm[i]);
                     bool repr;
@@ -889,14 +899,11 @@ static void test_far_below(void)
     long n = 0;
     for (size_t a = 0; a < sizeof names / sizeof names[0]; a++) {
         srl_format f;
-        if (srl_format_parse(&f, names[a], NULL) != SRL_OK) {
-            CHECK(0, "format %s", names[a]);
+        if (!srl_test_format(&f, names[a]))
             continue;
-        }
         ref_fmt F;
-        ref_fmt_from(&F, &f);
         sto_ws s;
-        sto_ws_init(&s, &F);
+        sto_ws_for(&s, &F, &f);
         trng g = {UINT64_C(0xfa7) + a};
         srl_rng rng;
         srl_rng_init(&rng, SRL_RNG_PCG64, UINT64_C(0xfa75eed), a);
@@ -1003,9 +1010,8 @@ static void test_far_below(void)
             away += expect_away;
             n2++;
             ref_fmt F;
-            ref_fmt_from(&F, bf16);
             sto_ws s;
-            sto_ws_init(&s, &F);
+            sto_ws_for(&s, &F, bf16);
             ref_all o;
             ref_round_mp(&o, &s.w, &F, x);
             sto_ws_clear(&s);
@@ -1030,6 +1036,28 @@ static void test_far_below(void)
 
 /* ---------------------------------------------------------------------------------------- */
 /* 7. Draw counting.                                                                         */
+
+/* A bulk call fn of n elements that began at draw counter c0 and returned st: it succeeded and
+ * left r's counter at c0 + n; element i is srl_round of its input (xd[i], or xs[i] when xd is
+ * NULL) with draw c0 + i of fresh (the generator at counter 0), its result yd[i] (or ys[i] when
+ * yd is NULL). The first three elements that differ fail. */
+static void check_bulk_draws(const char *fn, int st, const srl_rng *r, const srl_format *f,
+                             srl_rounding m, const srl_rng *fresh, uint64_t c0, size_t n,
+                             const double *xd, const float *xs, const double *yd, const float *ys)
+{
+    CHECK(st == SRL_OK && r->counter == c0 + n, "%s %s %s n=%zu: status %d, counter %" PRIu64
+          " -> %" PRIu64, fn, f->name, mname(m), n, st, c0, r->counter);
+    srl_rng e = *fresh;
+    srl_rng_seek(&e, c0);
+    long bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double x = xd ? xd[i] : (double)xs[i], y = yd ? yd[i] : (double)ys[i];
+        const double want = srl_round(x, f, m, &e);
+        if (!ref_same(want, y) && bad++ < 3)
+            CHECK(0, "%s %s %s element %zu x=%a (draw %" PRIu64 "): %a, srl_round with that "
+                  "draw %a", fn, f->name, mname(m), i, x, c0 + i, y, want);
+    }
+}
 
 static void test_draw_counts(void)
 {
@@ -1057,10 +1085,8 @@ static void test_draw_counts(void)
     mpfr_init2(xm, 53);
     for (size_t a = 0; a < sizeof fnames / sizeof fnames[0]; a++) {
         srl_format f;
-        if (srl_format_parse(&f, fnames[a], NULL) != SRL_OK) {
-            CHECK(0, "format %s", fnames[a]);
+        if (!srl_test_format(&f, fnames[a]))
             continue;
-        }
         for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
             const srl_rounding m = modes[k];
             for (int kind = 0; kind < 2; kind++) {
@@ -1100,53 +1126,23 @@ static void test_draw_counts(void)
                 for (int sz = 0; sz < 2; sz++) {
                     const size_t n = sizes[sz];
                     const uint64_t cb = r.counter;
-                    CHECK(srl_round_array(y, x, n, &f, m, &r) == SRL_OK && r.counter == cb + n,
-                          "srl_round_array %s %s n=%zu: counter %" PRIu64 " -> %" PRIu64, f.name,
-                          mname(m), n, cb, r.counter);
+                    const int sb = srl_round_array(y, x, n, &f, m, &r);
+                    check_bulk_draws("srl_round_array", sb, &r, &f, m, &fresh, cb, n, x, NULL, y,
+                                     NULL);
                     srl_rng t = r;
                     CHECK(srl_rng_next(&t) == srl_rng_draw_at(&fresh, cb + n),
                           "srl_round_array %s %s: stream not at the counter", f.name, mname(m));
-                    srl_rng e = fresh;
-                    srl_rng_seek(&e, cb);
-                    long bad = 0;
-                    for (size_t i = 0; i < n; i++) {
-                        const double want = srl_round(x[i], &f, m, &e);
-                        if (!ref_same(want, y[i]) && bad++ < 3)
-                            CHECK(0, "srl_round_array %s %s element %zu x=%a (draw %" PRIu64
-                                  "): %a, srl_round with that draw %a", f.name, mname(m), i, x[i],
-                                  cb + i, y[i], want);
-                    }
                     srl_test_checks++;
                     if (!srl_format_fits_float(&f))
                         continue;
                     const uint64_t cf = r.counter;
-                    CHECK(srl_round_array_float(yf, xf, n, &f, m, &r) == SRL_OK &&
-                          r.counter == cf + n, "srl_round_array_float %s %s: counter", f.name,
-                          mname(m));
-                    e = fresh;
-                    srl_rng_seek(&e, cf);
-                    bad = 0;
-                    for (size_t i = 0; i < n; i++) {
-                        const double want = srl_round((double)xf[i], &f, m, &e);
-                        if (!ref_same(want, (double)yf[i]) && bad++ < 3)
-                            CHECK(0, "srl_round_array_float %s %s element %zu x=%a: %a, "
-                                  "srl_round with that draw %a", f.name, mname(m), i,
-                                  (double)xf[i], (double)yf[i], want);
-                    }
+                    const int sf = srl_round_array_float(yf, xf, n, &f, m, &r);
+                    check_bulk_draws("srl_round_array_float", sf, &r, &f, m, &fresh, cf, n, NULL,
+                                     xf, NULL, yf);
                     const uint64_t cd = r.counter;
-                    CHECK(srl_round_array_d2f(yf, x, n, &f, m, &r) == SRL_OK &&
-                          r.counter == cd + n, "srl_round_array_d2f %s %s: counter", f.name,
-                          mname(m));
-                    e = fresh;
-                    srl_rng_seek(&e, cd);
-                    bad = 0;
-                    for (size_t i = 0; i < n; i++) {
-                        const double want = srl_round(x[i], &f, m, &e);
-                        if (!ref_same(want, (double)yf[i]) && bad++ < 3)
-                            CHECK(0, "srl_round_array_d2f %s %s element %zu x=%a: %a, "
-                                  "srl_round with that draw %a", f.name, mname(m), i, x[i],
-                                  (double)yf[i], want);
-                    }
+                    const int sd = srl_round_array_d2f(yf, x, n, &f, m, &r);
+                    check_bulk_draws("srl_round_array_d2f", sd, &r, &f, m, &fresh, cd, n, x,
+                                     NULL, NULL, yf);
                 }
             }
         }

@@ -33,6 +33,30 @@ static int run(const char *text, const srl_compare_opts *o, char **out, srl_err 
     return srl_sweep_compare(&t, o, out, &len, err);
 }
 
+/* The options every test starts from: the levels of strategy against `baseline`, alpha 0.05,
+ * power 0.8. */
+static srl_compare_opts by_strategy(const char *baseline)
+{
+    return (srl_compare_opts){.axis = "strategy", .baseline = baseline, .alpha = 0.05,
+                              .power = 0.8};
+}
+
+/* Compare `text` by strategy against `baseline`, checking that it succeeds (the failure names
+ * `what`): the compare CSV to free, or NULL. */
+static char *compare_ok(const char *text, const char *baseline, const char *what)
+{
+    srl_compare_opts o = by_strategy(baseline);
+    char *csv = NULL;
+    srl_err err;
+    int st = run(text, &o, &csv, &err);
+    CHECK(st == SRL_OK, "%s: status %d: %s", what, st, err.msg);
+    if (st != SRL_OK) {
+        free(csv);
+        return NULL;
+    }
+    return csv;
+}
+
 /* Field `col` (0-based, counted from the level field) of the first data line of a compare CSV
  * whose level field equals `level`. */
 static double field_of(const char *csv, const char *level, int col)
@@ -65,12 +89,8 @@ static void test_paired_t(void)
                            "0,b,bf16,1,10\n1,b,bf16,2,20\n2,b,bf16,3,30\n3,b,bf16,4,40\n"
                            "4,b,bf16,5,50\n5,x,fp32,1,11\n6,x,fp32,2,22\n7,x,fp32,3,33\n"
                            "8,x,fp32,4,44\n9,x,fp32,5,55\n";
-    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
-    char *csv = NULL;
-    srl_err err;
-    int st = run(text, &o, &csv, &err);
-    CHECK(st == SRL_OK, "status %d: %s", st, err.msg);
-    if (st == SRL_OK) {
+    char *csv = compare_ok(text, "b", __func__);
+    if (csv) {
         /* columns: level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd */
         double t = 3 * sqrt(2.0), th = atan(t / 2), s = sin(th), c = cos(th);
         double p = 1 - s * (1 + c * c / 2);
@@ -102,12 +122,8 @@ static void test_pairing(void)
     const char *text = PRE "run,strategy,lr,seed,final_loss\n"
                            "0,x,2,3,nan\n1,b,1,1,1\n2,x,1,2,2.5\n3,b,2,1,5\n4,x,2,1,4\n"
                            "5,b,1,2,2\n6,x,1,1,1.5\n7,b,2,2,6\n8,x,2,2,5\n9,b,2,3,7\n";
-    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
-    char *csv = NULL;
-    srl_err err;
-    int st = run(text, &o, &csv, &err);
-    CHECK(st == SRL_OK, "status %d: %s", st, err.msg);
-    if (st == SRL_OK) {
+    char *csv = compare_ok(text, "b", __func__);
+    if (csv) {
         CHECK(strstr(csv, "\nlr,level,baseline,"), "lr is the grid point\n%s", csv);
         /* lr 2 first (file order): pairs 2 (seeds 1, 2: differences -1, -1), 1 unpaired */
         CHECK(strstr(csv, "\n2,x,b,2,1,-1,0,0,-inf,1,0,0,0,lower\n") != NULL, "lr 2\n%s", csv);
@@ -150,13 +166,10 @@ static void test_family_wise(void)
             for (int k = 1; k <= seeds; k++)
                 n += (size_t)snprintf(text + n, cap - n, "%d,L%d,%d,%.17g\n", run_no++, l, k,
                                       gsl_ran_gaussian(r, 1.0));
-        srl_compare_opts o = {.axis = "strategy", .baseline = "L0", .alpha = 0.05,
-                              .power = 0.8};
-        char *csv = NULL;
-        srl_err err;
-        int st = run(text, &o, &csv, &err);
-        CHECK(st == SRL_OK, "study %d: %s", s, err.msg);
-        if (st == SRL_OK)
+        char what[32];
+        snprintf(what, sizeof what, "study %d", s);
+        char *csv = compare_ok(text, "L0", what);
+        if (csv)
             any += strstr(csv, ",lower\n") || strstr(csv, ",higher\n");
         free(csv);
     }
@@ -174,7 +187,7 @@ static void test_errors(void)
 {
     long before = srl_test_failures;
     const char *good = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2\n2,b,2,1\n3,x,2,3\n";
-    srl_compare_opts o = {.axis = "strategy", .baseline = "b", .alpha = 0.05, .power = 0.8};
+    const srl_compare_opts o = by_strategy("b");
     char *csv = NULL;
     srl_err err;
     srl_compare_opts bad = o;
