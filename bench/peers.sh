@@ -16,7 +16,7 @@
 #   --n N, --reps R, --dist LIST   bulk rounding: values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS) of both parts (default "1 2")
 #   --gpt-sizes LIST  GPT sizes, of a (2 layers, width 64, 2 heads, context 32, batch 16),
-#                  b (3, 96, 4 heads, 64, 8), c (4, 256, 8 heads, 128, 8); vocabulary 16
+#                  b (3, 96, 4 heads, 64, 8), c (4, 256, 4 heads, 128, 8); vocabulary 16
 #   --gpt-steps S  optimizer steps per run, the first a warm-up (>= 2; default 5)
 #   --gpt-rounds R runs of each contender per size and thread count (default 2)
 #   --gpt-strategies LIST  srlab strategies timed (fp32 mp bf16-rn bf16-sr bf16-sr-exact
@@ -145,12 +145,13 @@ llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
     -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
     -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
-echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up"
+echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"
 
 # run SIZE THREADS WHO: one run, its step lines appended to $tmp/r.SIZE.THREADS.WHO
 run() {
     # shellcheck disable=SC2046
-    set -- "$1" "$2" "$3" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 8 128 8 ;; esac)
+    set -- "$1" "$2" "$3" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 4 128 8 ;; esac)
     dims="--layers $4 --width $5 --heads $6 --context $7 --batch $8 --vocab 16 --steps $gsteps"
     if [ "$3" = llm.c ]; then
         # shellcheck disable=SC2086
@@ -190,15 +191,13 @@ echo
 echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | steps |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 awk '
-    { key = $1 " " $2; cpu[$1 " " $2 " " $3] = $6 }
-    $3 == "llm.c" { ref[key] = $6 }
+    { cpu[$1 " " $2 " " $3] = $6 }
+    $3 == "llm.c" { ref[$1 " " $2] = $6 }
     { line[NR] = $0 }
     END {
-        split("a:2 layers, width 64, context 32, batch 16;b:3 layers, width 96, context 64, batch 8;c:4 layers, width 256, context 128, batch 8", d, ";")
-        for (i in d) { split(d[i], kv, ":"); desc[kv[1]] = kv[2] }
         for (i = 1; i <= NR; i++) {
             split(line[i], f, " ")
             one = cpu[f[1] " 1 " f[3]]
-            printf "| %s (%s) | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s |\n", f[1], desc[f[1]], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), f[8]
+            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), f[8]
         }
     }' "$tmp/summary"
