@@ -28,7 +28,10 @@
 # distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md).
 # GPT timing: within a round the contenders run one after another (llm.c, then each strategy)
 # so that a change of load hits them alike; per step, CPU time of the process (all its
-# threads) and wall time; the table gives medians over every timed step of every round.
+# threads) and wall time; the table gives medians over every timed step of every round. Both
+# programs use libgomp, whose idle threads spin by default: on a shared machine that spinning
+# is most of the CPU time at 2 threads, so run there with OMP_WAIT_POLICY=passive (the header
+# says which policy was in force).
 # Exit status: 2 for a bad argument (the message names it), 1 if a build or run fails.
 set -eu
 
