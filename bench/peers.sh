@@ -1,25 +1,70 @@
 #!/bin/sh
-# bench/peers.sh: srlab's bulk rounding beside CPFloat's on this machine, in one run (issue 16).
+# bench/peers.sh: srlab beside its peers on this machine, in one run (issue 16): bulk rounding
+# beside CPFloat, and GPT training beside llm.c's CPU trainer.
 #
-# Usage: bench/peers.sh --cpfloat DIR [--pcg DIR] [--llmc DIR] [--build DIR]
+# Usage: bench/peers.sh [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR]
 #                       [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
+#                       [--gpt-sizes "a b c"] [--gpt-steps S] [--gpt-rounds R]
+#                       [--gpt-strategies "fp32 mp bf16-rn bf16-sr bf16-kahan"]
 #   --cpfloat DIR  a CPFloat checkout you provide (its header-only interface, DIR/src, is used)
 #   --pcg DIR      a pcg-c checkout: CPFloat then draws with pcg64 / pcg32 as it does when
 #                  built with pcg-c (without it, CPFloat falls back to the C library's rand)
-#   --llmc DIR     an llm.c checkout: its rows are not produced yet (train_gpt2.c reads a GPT-2
-#                  checkpoint, tokenizer and token files at fixed paths and fixes B and T in
-#                  main); the script says so and runs the CPFloat part
+#   --llmc DIR     an llm.c checkout you provide: its CPU trainer train_gpt2.c, built with the
+#                  flags DIR/Makefile gives train_gpt2 here, runs beside `srlab train --problem
+#                  gpt` on the same model sizes (bench/llmc_driver.c, bench/srlab_gpt_driver.c)
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
-# Nothing is vendored, downloaded or linked into srlab: the peers and bench/peers_driver.c (our
-# own driver) are compiled in a temporary directory outside the repository, which is removed at
-# the end. CPFloat and the driver are compiled as the issue measured CPFloat: -O3 -march=native
-# -fopenmp. Prints one markdown table per (thread count, input distribution).
+#   --n N, --reps R, --dist LIST   bulk rounding: values per case, repeats, input distributions
+#   --threads LIST thread counts (OMP_NUM_THREADS) of both parts (default "1 2")
+#   --gpt-sizes LIST  GPT sizes, of a (2 layers, width 64, 2 heads, context 32, batch 16),
+#                  b (3, 96, 4 heads, 64, 8), c (4, 256, 4 heads, 128, 8); vocabulary 16
+#   --gpt-steps S  optimizer steps per run, the first a warm-up (>= 2; default 5)
+#   --gpt-rounds R runs of each contender per size and thread count (default 2)
+#   --gpt-strategies LIST  srlab strategies timed (fp32 mp bf16-rn bf16-sr bf16-sr-exact
+#                  bf16-kahan; default all but bf16-sr-exact)
+# At least one of --cpfloat and --llmc. Nothing is vendored, downloaded or linked into srlab:
+# the peers and our drivers are compiled in a temporary directory outside the repository,
+# which is removed at the end. CPFloat and its driver are compiled as the issue measured
+# CPFloat: -O3 -march=native -fopenmp. Prints one markdown table per (thread count, input
+# distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md).
+# GPT timing: within a round the contenders run one after another (llm.c, then each strategy)
+# so that a change of load hits them alike; per step, CPU time of the process (all its
+# threads) and wall time; the table gives medians over every timed step of every round. Both
+# programs use libgomp, whose idle threads spin by default: on a shared machine that spinning
+# is most of the CPU time at 2 threads, so run there with OMP_WAIT_POLICY=passive (the header
+# says which policy was in force).
+# Exit status: 2 for a bad argument (the message names it), 1 if a build or run fails.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-cpfloat= pcg= llmc= build="$root/build" n=10000000 reps=15 threads="1 2" dists="normal uniform"
-usage() { echo "usage: $0 --cpfloat DIR [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST]" >&2; exit 2; }
+cpfloat='' pcg='' llmc='' build="$root/build" n=10000000 reps=15 threads="1 2" dists="normal uniform"
+sizes="a b c" gsteps=5 grounds=2 strategies="fp32 mp bf16-rn bf16-sr bf16-kahan"
+usage() {
+    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST]" >&2
+    exit 2
+}
+bad() { echo "peers.sh: $1" >&2; exit 2; }
+# posint OPTION VALUE MIN: VALUE is a decimal integer >= MIN (and below 10^9)
+posint() {
+    case "$2" in
+    '' | *[!0-9]* | 0[0-9]* | ??????????*) bad "$1 '$2': not a positive integer" ;;
+    esac
+    [ "$2" -ge "$3" ] || bad "$1 '$2': must be at least $3"
+}
+# nwords LIST: the number of words in LIST
+nwords() { echo $#; }
+# oneof OPTION LIST ALLOWED...: every word of LIST is one of ALLOWED, and LIST is not empty
+oneof() {
+    opt=$1 list=$2
+    shift 2
+    # shellcheck disable=SC2086
+    [ "$(nwords $list)" -gt 0 ] || bad "$opt: empty list"
+    for w in $list; do
+        ok=0
+        for a in "$@"; do [ "$w" = "$a" ] && ok=1; done
+        [ $ok = 1 ] || bad "$opt: '$w' is not one of: $*"
+    done
+}
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "peers.sh: '$1' needs a value" >&2; usage; }
     case "$1" in
@@ -31,40 +76,131 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2 ;;
     --threads) threads=$2 ;;
     --dist) dists=$2 ;;
+    --gpt-sizes) sizes=$2 ;;
+    --gpt-steps) gsteps=$2 ;;
+    --gpt-rounds) grounds=$2 ;;
+    --gpt-strategies) strategies=$2 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; usage ;;
     esac
     shift 2
 done
-[ -n "$cpfloat" ] || { echo "peers.sh: --cpfloat DIR is required" >&2; usage; }
-[ -f "$cpfloat/src/cpfloat_binary64.h" ] || { echo "peers.sh: --cpfloat '$cpfloat': no src/cpfloat_binary64.h there" >&2; exit 2; }
-[ -z "$pcg" ] || [ -f "$pcg/include/pcg_variants.h" ] || { echo "peers.sh: --pcg '$pcg': no include/pcg_variants.h there" >&2; exit 2; }
-[ -f "$build/src/libsrlab.so" ] || { echo "peers.sh: --build '$build': no src/libsrlab.so (run meson compile first)" >&2; exit 2; }
-cpfloat=$(cd "$cpfloat" && pwd)
+posint --n "$n" 1
+posint --reps "$reps" 1
+posint --gpt-steps "$gsteps" 2
+posint --gpt-rounds "$grounds" 1
+# shellcheck disable=SC2086
+[ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
+for t in $threads; do posint --threads "$t" 1; done
+oneof --dist "$dists" normal uniform
+oneof --gpt-sizes "$sizes" a b c
+oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-kahan
+[ -n "$cpfloat$llmc" ] || { echo "peers.sh: give --cpfloat DIR, --llmc DIR or both" >&2; usage; }
+[ -z "$cpfloat" ] || [ -f "$cpfloat/src/cpfloat_binary64.h" ] || bad "--cpfloat '$cpfloat': no src/cpfloat_binary64.h there"
+[ -z "$pcg" ] || [ -n "$cpfloat" ] || bad "--pcg '$pcg': only with --cpfloat"
+[ -z "$pcg" ] || [ -f "$pcg/include/pcg_variants.h" ] || bad "--pcg '$pcg': no include/pcg_variants.h there"
+[ -z "$llmc" ] || { [ -f "$llmc/train_gpt2.c" ] && [ -f "$llmc/Makefile" ]; } || bad "--llmc '$llmc': no train_gpt2.c and Makefile there"
+[ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so (run meson compile first)"
 build=$(cd "$build" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-peers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
-pcgflags=
-if [ -n "$pcg" ]; then
-    cp -r "$pcg" "$tmp/pcg-c"
-    make -s -C "$tmp/pcg-c/src" libpcg_random.a >/dev/null
-    pcgflags="-I$tmp/pcg-c/include -include pcg_variants.h"
-fi
-# shellcheck disable=SC2086
-"$cc" -O3 -march=native -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
-    -o "$tmp/peers_driver" "$here/peers_driver.c" \
-    ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
+load() { uptime | sed 's/.*load average/load average/'; }
+echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 
-echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}"
-for t in $threads; do
-    for d in $dists; do
-        echo "# load before: $(uptime | sed 's/.*load average/load average/')"
-        OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d"
+if [ -n "$cpfloat" ]; then
+    cpfloat=$(cd "$cpfloat" && pwd)
+    pcgflags=
+    if [ -n "$pcg" ]; then
+        cp -r "$pcg" "$tmp/pcg-c"
+        make -s -C "$tmp/pcg-c/src" libpcg_random.a >/dev/null
+        pcgflags="-I$tmp/pcg-c/include -include pcg_variants.h"
+    fi
+    # shellcheck disable=SC2086
+    "$cc" -O3 -march=native -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
+        -o "$tmp/peers_driver" "$here/peers_driver.c" \
+        ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
+    echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}"
+    for t in $threads; do
+        for d in $dists; do
+            echo "# load before: $(load)"
+            OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d"
+        done
+    done
+fi
+
+[ -n "$llmc" ] || exit 0
+llmc=$(cd "$llmc" && pwd)
+# train_gpt2's flags as llm.c's Makefile computes them on this machine (CFLAGS with its
+# -march=native and OpenMP checks, INCLUDES, LDFLAGS, LDLIBS), read by a goal of our own added
+# after it; make runs in the temporary directory, so nothing is written into the checkout.
+mkdir "$tmp/llmc"
+# shellcheck disable=SC2016
+printf 'srlab-peers-flags:\n\t@echo "srlab-peers-cflags $(CFLAGS) $(INCLUDES) $(LDFLAGS)"\n\t@echo "srlab-peers-libs $(LDLIBS)"\n' >"$tmp/llmc/flags.mk"
+(cd "$tmp/llmc" && make --no-print-directory -s -f "$llmc/Makefile" -f flags.mk CC="$cc" srlab-peers-flags) >"$tmp/llmc/flags" 2>/dev/null ||
+    { echo "peers.sh: --llmc '$llmc': its Makefile did not give train_gpt2's flags" >&2; exit 1; }
+lflags=$(sed -n 's/^srlab-peers-cflags //p' "$tmp/llmc/flags")
+llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
+# shellcheck disable=SC2086
+"$cc" $lflags -I"$llmc" -I"$here" -Dmain=llmc_upstream_main -o "$tmp/llmc_driver" \
+    "$here/llmc_driver.c" $llibs
+"$cc" -O2 -std=c11 -ffp-contract=off -I"$root/src" -I"$root/include" -I"$here" \
+    -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
+    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
+echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
+echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"
+
+# run SIZE THREADS WHO: one run, its step lines appended to $tmp/r.SIZE.THREADS.WHO
+run() {
+    # shellcheck disable=SC2046
+    set -- "$1" "$2" "$3" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 4 128 8 ;; esac)
+    dims="--layers $4 --width $5 --heads $6 --context $7 --batch $8 --vocab 16 --steps $gsteps"
+    if [ "$3" = llm.c ]; then
+        # shellcheck disable=SC2086
+        OMP_NUM_THREADS=$2 "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
+            { echo "peers.sh: llm.c failed at size $1" >&2; exit 1; }
+        params=$(sed -n 's/^loss .* params //p' "$tmp/out")
+    else
+        # shellcheck disable=SC2086
+        OMP_NUM_THREADS=$2 "$tmp/srlab_gpt_driver" $dims --strategy "$3" >"$tmp/out" ||
+            { echo "peers.sh: srlab $3 failed at size $1" >&2; exit 1; }
+        params=$(sed -n 's/^info \([0-9]*\) .*/\1/p' "$tmp/out")
+    fi
+    grep '^step ' "$tmp/out" >>"$tmp/r.$1.$2.$3"
+    echo "$params" >"$tmp/p.$1.$3"
+    echo "$(($7 * $8))" >"$tmp/tok.$1"
+}
+for s in $sizes; do
+    for t in $threads; do
+        echo "# size $s, $t thread(s), load before: $(load)"
+        r=0
+        while [ $r -lt "$grounds" ]; do
+            for who in llm.c $strategies; do run "$s" "$t" "$who"; done
+            r=$((r + 1))
+        done
     done
 done
-if [ -n "$llmc" ]; then
-    echo "# llm.c ($llmc): GPT ms/step rows not produced by this script yet: train_gpt2.c reads"
-    echo "# gpt2_124M.bin, gpt2_tokenizer.bin and dev/data token files at fixed paths and fixes"
-    echo "# B = 4, T = 64 in main(); see BENCHMARKS.md (Side by side with CPFloat)."
-fi
+echo "# load after: $(load)"
+med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+for s in $sizes; do
+    for t in $threads; do
+        for who in llm.c $strategies; do
+            echo "$s $t $who $(cat "$tmp/p.$s.$who") $(cat "$tmp/tok.$s") $(med "$tmp/r.$s.$t.$who" 3) $(med "$tmp/r.$s.$t.$who" 4) $(wc -l <"$tmp/r.$s.$t.$who")"
+        done
+    done
+done >"$tmp/summary"
+echo
+echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | steps |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+awk '
+    { cpu[$1 " " $2 " " $3] = $6 }
+    $3 == "llm.c" { ref[$1 " " $2] = $6 }
+    { line[NR] = $0 }
+    END {
+        for (i = 1; i <= NR; i++) {
+            split(line[i], f, " ")
+            one = cpu[f[1] " 1 " f[3]]
+            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), f[8]
+        }
+    }' "$tmp/summary"
