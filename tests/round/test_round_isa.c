@@ -135,7 +135,8 @@ static void check_path(int path, const double *xd, const float *xf, size_t n,
         const double in = path == 1 ? (double)xf[i] : xd[i];
         const double r = srl_round(in, f, m, &ref);
         const float rf = (float)r;
-        const int same = path == 0 ? !memcmp(&yd[i], &r, sizeof r) : !memcmp(&yf[i], &rf, sizeof rf);
+        const int same =
+            path == 0 ? !memcmp(&yd[i], &r, sizeof r) : !memcmp(&yf[i], &rf, sizeof rf);
         CHECK(same, "%s: element %zu, x = %a: bulk %a, srl_round %a", what, i, in,
               path == 0 ? yd[i] : (double)yf[i], r);
     }
@@ -215,20 +216,16 @@ int main(int argc, char **argv)
             xd[i] = xd[i % N_MIX];
         xf[i] = xf[i % N_MIX];
     }
-    static const char *const big_modes[] = {"rn", "sr"};
-    for (size_t fi = 0; fi < 1; fi++) /* e4m3 */
-        for (size_t bm = 0; bm < 2; bm++)
-            for (int ki = 0; ki < (bm ? 2 : 1); ki++) {
-                srl_rounding m;
-                if (srl_rounding_parse(&m, big_modes[bm], &err) != SRL_OK)
-                    return 1;
-                snprintf(what, sizeof what, "%s %s %s d2d, n = %zu", format_specs[fi],
-                         big_modes[bm], ki ? "pcg64" : "pcg32", N_BIG - 1);
-                check_path(0, xd + 1, NULL, N_BIG - 1, &fs[fi], m, kinds[ki], what);
-                snprintf(what, sizeof what, "%s %s %s f2f, n = %zu", format_specs[fi],
-                         big_modes[bm], ki ? "pcg64" : "pcg32", 2 * N_BIG - 1);
-                check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[fi], m, kinds[ki], what);
-            }
+    static const size_t big_modes[] = {0, 6}; /* rn, sr (indices into mode_specs) */
+    for (size_t bm = 0; bm < 2; bm++)
+        for (int ki = 0; ki < (bm ? 2 : 1); ki++) { /* e4m3 (fs[0]) */
+            const char *const mode = mode_specs[big_modes[bm]];
+            const char *const kind = ki ? "pcg64" : "pcg32";
+            snprintf(what, sizeof what, "e4m3 %s %s d2d, n = %zu", mode, kind, N_BIG - 1);
+            check_path(0, xd + 1, NULL, N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+            snprintf(what, sizeof what, "e4m3 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
+            check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+        }
     snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
     GROUP(what, before);
     free(xd), free(xf);
