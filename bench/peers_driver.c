@@ -43,10 +43,17 @@ static const bench_case cases[] = {
     {"e4m3 rn, binary64", "e4m3", 4, -6, 8, 0, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
     {"e5m2 rn, binary64", "e5m2", 3, -14, 15, 1, "rn", CPFLOAT_RND_NE, 0, SRL_RNG_PCG32},
     {"e4m3 sr, binary64 (pcg32)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG32},
+    {"e4m3 sr, binary64 (pcg64)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG64},
+    {"e5m2 sr, binary64 (pcg32)", "e5m2", 3, -14, 15, 1, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG32},
+    {"e5m2 sr, binary64 (pcg64)", "e5m2", 3, -14, 15, 1, "sr", CPFLOAT_RND_SP, 0, SRL_RNG_PCG64},
     {"bf16 rn, binary32", "bf16", 8, -126, 127, 1, "rn", CPFLOAT_RND_NE, 1, SRL_RNG_PCG32},
     {"bf16 rz, binary32", "bf16", 8, -126, 127, 1, "rz", CPFLOAT_RND_TZ, 1, SRL_RNG_PCG32},
     {"bf16 sr, binary32 (pcg32)", "bf16", 8, -126, 127, 1, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
     {"e4m3 rn, binary32", "e4m3", 4, -6, 8, 0, "rn", CPFLOAT_RND_NE, 1, SRL_RNG_PCG32},
+    {"e5m2 rn, binary32", "e5m2", 3, -14, 15, 1, "rn", CPFLOAT_RND_NE, 1, SRL_RNG_PCG32},
+    {"e4m3 sr, binary32 (pcg32)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
+    {"e4m3 sr, binary32 (pcg64)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG64},
+    {"e5m2 sr, binary32 (pcg32)", "e5m2", 3, -14, 15, 1, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
 };
 
 static double now(int cpu)

@@ -97,9 +97,19 @@ static void lanes_init(srl__lanes *ln, const srl_rng *g)
 #define SRL_ISA_TEMPLATE "round/round_bulk_isa.h"
 #include "core/isa_instantiate.h"
 
+static int forced_level = -1; /* srl__round_bulk_isa */
+
+/* The CPU's level (src/core/isa.h), at most the forced one. */
 static int isa_level(void)
 {
-    return srl__isa_level();
+    const int cpu = srl__isa_level();
+    return forced_level >= 0 && forced_level < cpu ? forced_level : cpu;
+}
+
+int srl__round_bulk_isa(int force)
+{
+    forced_level = force;
+    return isa_level();
 }
 
 #define DISPATCH(name, args) SRL_ISA_CALL(lvl, name, args)

@@ -25,6 +25,11 @@ void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl
  * leaves g positioned at first + k. */
 void srl__draws(uint64_t *u, size_t k, srl_rng *g);
 
+/* Tests only: run the bulk kernels at instruction-set level min(force, the CPU's) from now on
+ * (0 baseline x86-64, 1 x86-64-v3, 2 x86-64-v4, as srl__isa_level(); force < 0: the CPU's own),
+ * and return the level that will run. Not thread-safe: set it before rounding. */
+int srl__round_bulk_isa(int force);
+
 /* Below this many elements bulk calls stay on the calling thread. */
 #define SRL_BULK_OMP_MIN ((size_t)1 << 15)
 

@@ -1,0 +1,233 @@
+/* tests/round/test_round_isa.c: the bulk rounding kernels at one forced instruction-set level
+ * against the scalar reference, bit for bit (suite `unit`).
+ *
+ * Usage: test_round_isa base|v3|v4. src/round/round_bulk_isa.h is compiled once per x86-64
+ * level (baseline, x86-64-v3 = AVX2, x86-64-v4 = AVX-512; src/core/isa.h) and the CPU picks
+ * one; srl__round_bulk_isa() forces a lower one, so the copies this CPU would not choose run
+ * too. At the named level every bulk entry point (srl_round_array: binary64 in/out,
+ * srl_round_array_float: binary32 in/out, srl_round_array_d2f) must give, element by element,
+ * exactly what srl_round() gives with draw counter + i, for every mode and both stream kinds,
+ * on specials, binary64 subnormals, each format's subnormal range and its ties, the overflow
+ * thresholds, values far below the grid and random values, in arrays of awkward lengths and
+ * alignments, and once in arrays large enough for the streaming-store path. A level this
+ * machine (or this compiler: only GCC on x86-64 builds the copies) does not have is not run:
+ * the test says so and exits 77, which meson reports as SKIP. Everything is an equality. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/isa.h"             /* SRL_MULTI_ISA */
+#include "round/round_bulk.h" /* srl__round_bulk_isa */
+#include "srlab/format.h"
+#include "srlab/rng.h"
+#include "srlab/rounding.h"
+#include "../testutil.h"
+
+#define SEED UINT64_C(0x15a0e4a3)
+#define START UINT64_C(987654321) /* the streams' starting counter (not a multiple of 16) */
+#define N_MIX 8003                /* not a multiple of 8 or 16: every kernel has a tail */
+#define N_BIG (((size_t)1 << 21) + 37) /* binary64: over 16 MiB, the streaming stores' threshold */
+
+static const char *const format_specs[] = {
+    "e4m3", "e5m2", "bf16", "fp16", "tf32", "fp32", "e4m3,saturate=on", "fp16,subnormals=off",
+    "p=2,emax=3", "p=10,emax=20,emin=-1060", "p=52,emax=1023",
+};
+static const char *const mode_specs[] = {"rn", "rna", "rz", "ru", "rd", "ro", "sr", "sr-eq",
+                                         "sr:r=1", "sr:r=7", "sr:r=16", "sr:r=52", "sr:r=64"};
+#define NF (sizeof format_specs / sizeof *format_specs)
+#define NM (sizeof mode_specs / sizeof *mode_specs)
+
+/* The values a format's rounding distinguishes: its grid points and the midpoints between
+ * them (ties) in the subnormal range, at xmin, around 1 and at xmax, the overflow tie, each
+ * with its binary64 neighbours; values far below the grid. Appended to v from *k. */
+static void format_edges(double *v, size_t *k, size_t cap, const srl_format *f)
+{
+    const double q = ldexp(1.0, f->emin - f->p + 1); /* the subnormal spacing */
+    const double anchors[] = {q,         2 * q,      3 * q,     f->xmin / 2, f->xmin - q,
+                              f->xmin,   1.0,        1.5,       f->xmax / 2, f->xmax,
+                              f->xmax * (1 + ldexp(1.0, -f->p))};
+    for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++) {
+        const double g = anchors[a], ulp = g < f->xmin ? q : ldexp(1.0, ilogb(g) - f->p + 1);
+        const double pts[] = {g, g + ulp / 2, g - ulp / 2, g + ulp / 4, g + 3 * ulp / 4};
+        for (size_t j = 0; j < sizeof pts / sizeof *pts; j++) {
+            const double w[] = {pts[j], nextafter(pts[j], 0), nextafter(pts[j], INFINITY)};
+            for (size_t l = 0; l < 3 && *k + 2 <= cap; l++) {
+                v[(*k)++] = w[l];
+                v[(*k)++] = -w[l];
+            }
+        }
+    }
+    const double far[] = {q / 3, q * 0x1p-11, q * 0x1p-40, q * 0x1p-70};
+    for (size_t j = 0; j < sizeof far / sizeof *far && *k + 2 <= cap; j++) {
+        v[(*k)++] = far[j];
+        v[(*k)++] = -far[j];
+    }
+}
+
+/* N_MIX inputs: a run of values inside every format's normal range (whole groups on the fast
+ * path), then the edges of every format, specials and binary64 subnormals, random values of
+ * every scale and random bit patterns, shuffled so that groups mix them. */
+static void make_inputs(double *x, const srl_format *fs)
+{
+    srl_rng g;
+    srl_rng_init(&g, SRL_RNG_PCG64, SEED, 7);
+    size_t k = 0;
+    for (; k < 1024; k++) /* in [2^-6, 2): the normal range of fp8 and every wider format */
+        x[k] = ldexp(1.0 + srl_rng_uniform(&g), -6 + (int)(srl_rng_next(&g) % 7)) *
+               (srl_rng_next(&g) & 1 ? -1 : 1);
+    const size_t mixed = k;
+    for (size_t i = 0; i < NF; i++)
+        format_edges(x, &k, N_MIX, &fs[i]);
+    const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, DBL_MIN, -DBL_MIN,
+                               DBL_MAX, -DBL_MAX, DBL_TRUE_MIN, -3 * DBL_TRUE_MIN,
+                               DBL_MIN / 3, 0x1p-1060, FLT_MIN, FLT_TRUE_MIN, FLT_MAX};
+    for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
+        x[k++] = specials[i];
+    while (k < N_MIX) {
+        const uint64_t r = srl_rng_next(&g);
+        double v;
+        switch (r % 4) {
+        case 0: v = srl_rng_normal(&g); break;
+        case 1: v = 2 * srl_rng_uniform(&g) - 1; break;
+        case 2: v = ldexp(srl_rng_normal(&g), (int)(r >> 8) % 300 - 150); break;
+        default: {
+            const uint64_t b = srl_rng_next(&g);
+            memcpy(&v, &b, sizeof v);
+        }
+        }
+        x[k++] = v;
+    }
+    for (size_t i = N_MIX - 1; i > mixed; i--) { /* Fisher-Yates on the mixed part */
+        const size_t j = mixed + (size_t)(srl_rng_next(&g) % (i - mixed + 1));
+        const double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+/* The bulk call under test on x[0..n) against srl_round one element at a time; `what` names
+ * the case in a failure. path 0: binary64 in/out, 1: binary32 in/out, 2: binary64 in, binary32
+ * out. */
+static void check_path(int path, const double *xd, const float *xf, size_t n,
+                       const srl_format *f, srl_rounding m, srl_rng_kind kind, const char *what)
+{
+    double *yd = malloc(n * sizeof *yd);
+    float *yf = malloc(n * sizeof *yf);
+    CHECK(yd && yf, "out of memory");
+    if (!yd || !yf) {
+        free(yd), free(yf);
+        return;
+    }
+    srl_rng bulk, ref;
+    srl_rng_init(&bulk, kind, SEED, 3);
+    srl_rng_seek(&bulk, START);
+    ref = bulk;
+    const int st = path == 0   ? srl_round_array(yd, xd, n, f, m, &bulk)
+                   : path == 1 ? srl_round_array_float(yf, xf, n, f, m, &bulk)
+                               : srl_round_array_d2f(yf, xd, n, f, m, &bulk);
+    CHECK(st == SRL_OK, "%s: status %d", what, st);
+    const uint64_t moved = srl_rounding_is_stochastic(m) ? n : 0;
+    CHECK(bulk.counter == START + moved, "%s: counter %" PRIu64 ", expected %" PRIu64, what,
+          bulk.counter, START + moved);
+    for (size_t i = 0; i < n && st == SRL_OK; i++) {
+        const double in = path == 1 ? (double)xf[i] : xd[i];
+        const double r = srl_round(in, f, m, &ref);
+        const float rf = (float)r;
+        const int same =
+            path == 0 ? !memcmp(&yd[i], &r, sizeof r) : !memcmp(&yf[i], &rf, sizeof rf);
+        CHECK(same, "%s: element %zu, x = %a: bulk %a, srl_round %a", what, i, in,
+              path == 0 ? yd[i] : (double)yf[i], r);
+    }
+    free(yd), free(yf);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const names[] = {"base", "v3", "v4"};
+    int lvl = -1;
+    for (int l = 0; argc == 2 && l < 3; l++)
+        if (!strcmp(argv[1], names[l]))
+            lvl = l;
+    if (lvl < 0) {
+        fprintf(stderr, "usage: test_round_isa base|v3|v4\n");
+        return 2;
+    }
+    const int got = srl__round_bulk_isa(lvl);
+    if (got != lvl) {
+        printf("SKIP: level %s (x86-64-%s) is not available here (%s); the highest is %s\n",
+               names[lvl], lvl == 1 ? "v3, AVX2" : "v4, AVX-512",
+               SRL_MULTI_ISA ? "this CPU lacks it" : "built without per-level copies",
+               names[got]);
+        return 77;
+    }
+    printf("bulk kernels forced to level %s\n", names[lvl]);
+
+    srl_format fs[NF];
+    srl_rounding ms[NM];
+    srl_err err = {{0}};
+    for (size_t i = 0; i < NF; i++)
+        if (srl_format_parse(&fs[i], format_specs[i], &err) != SRL_OK) {
+            fprintf(stderr, "format '%s': %s\n", format_specs[i], err.msg);
+            return 1;
+        }
+    for (size_t i = 0; i < NM; i++)
+        if (srl_rounding_parse(&ms[i], mode_specs[i], &err) != SRL_OK) {
+            fprintf(stderr, "mode '%s': %s\n", mode_specs[i], err.msg);
+            return 1;
+        }
+    double *xd = malloc(N_BIG * sizeof *xd);
+    float *xf = malloc(2 * N_BIG * sizeof *xf);
+    if (!xd || !xf)
+        return 1;
+    make_inputs(xd, fs);
+    for (size_t i = 0; i < N_MIX; i++)
+        xf[i] = (float)xd[i];
+
+    static const srl_rng_kind kinds[2] = {SRL_RNG_PCG32, SRL_RNG_PCG64};
+    /* (offset, length) pairs: the whole mix, a misaligned part, pieces shorter than a group */
+    static const size_t parts[][2] = {{0, N_MIX}, {3, N_MIX - 3}, {1029, 13}, {4001, 7}};
+    char what[160];
+    for (size_t fi = 0; fi < NF; fi++) {
+        const long before = srl_test_failures;
+        const int fits = srl_format_fits_float(&fs[fi]);
+        for (size_t mi = 0; mi < NM; mi++)
+            for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++)
+                for (int path = 0; path < (fits ? 3 : 1); path++)
+                    for (size_t pi = 0; pi < sizeof parts / sizeof *parts; pi++) {
+                        snprintf(what, sizeof what, "%s %s %s %s, [%zu, +%zu)", format_specs[fi],
+                                 mode_specs[mi], ki ? "pcg64" : "pcg32",
+                                 path == 0 ? "d2d" : path == 1 ? "f2f" : "d2f", parts[pi][0],
+                                 parts[pi][1]);
+                        check_path(path, xd + parts[pi][0], xf + parts[pi][0], parts[pi][1],
+                                   &fs[fi], ms[mi], kinds[ki], what);
+                    }
+        snprintf(what, sizeof what, "level %s, %s: every mode, stream and path", names[lvl],
+                 format_specs[fi]);
+        GROUP(what, before);
+    }
+
+    /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
+     * arrays repeat the mix. */
+    const long before = srl_test_failures;
+    for (size_t i = N_MIX; i < 2 * N_BIG; i++) {
+        if (i < N_BIG)
+            xd[i] = xd[i % N_MIX];
+        xf[i] = xf[i % N_MIX];
+    }
+    static const size_t big_modes[] = {0, 6}; /* rn, sr (indices into mode_specs) */
+    for (size_t bm = 0; bm < 2; bm++)
+        for (int ki = 0; ki < (bm ? 2 : 1); ki++) { /* e4m3 (fs[0]) */
+            const char *const mode = mode_specs[big_modes[bm]];
+            const char *const kind = ki ? "pcg64" : "pcg32";
+            snprintf(what, sizeof what, "e4m3 %s %s d2d, n = %zu", mode, kind, N_BIG - 1);
+            check_path(0, xd + 1, NULL, N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+            snprintf(what, sizeof what, "e4m3 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
+            check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+        }
+    snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
+    GROUP(what, before);
+    free(xd), free(xf);
+    TEST_END();
+}
