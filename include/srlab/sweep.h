@@ -120,6 +120,11 @@ size_t srl_sweep_naxes(const srl_sweep *s);
 const char *srl_sweep_axis_name(const srl_sweep *s, size_t i);
 const char *srl_sweep_axis_value(const srl_sweep *s, size_t run, size_t i);
 
+/* The values the setting `key` takes, as parsed (a comma list split, brackets removed, ranges
+ * expanded; one value for a constant setting), their count in *n; NULL with *n = 0 when no
+ * setting names key. */
+const char *const *srl_sweep_values(const srl_sweep *s, const char *key, size_t *n);
+
 /* Warnings about the grid, each line ending in '\n' ("" when none): a requested rounding that
  * cannot change anything (training runs whose weight format holds every value the update writes
  * into it: fp32 weights under an fp32 update, for instance). */

@@ -180,6 +180,8 @@ const char *cli_fmt_exact(char *buf, double x);
 /* One CSV field per RFC 4180: quoted when it holds a comma, a double quote, CR or LF, with inner
  * double quotes doubled. */
 void cli_csv_field(FILE *fp, const char *s);
+/* The bytes cli_csv_field writes for s. */
+size_t cli_csv_width(const char *s);
 
 /* s as a gnuplot single-quoted string ('' inside), for scripts srlab writes (src/cli/cmd_plot.c). */
 void cli_gp_quote(FILE *fp, const char *s);

@@ -429,9 +429,25 @@ const char *cli_fmt_exact(char *buf, double x)
     return buf;
 }
 
+/* Whether a CSV field must be quoted (RFC 4180): it holds a comma, a quote or a line break. */
+static bool csv_quoted(const char *s)
+{
+    return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+size_t cli_csv_width(const char *s)
+{
+    size_t n = strlen(s);
+    if (!csv_quoted(s))
+        return n;
+    for (const char *q = strchr(s, '"'); q; q = strchr(q + 1, '"'))
+        n++; /* doubled */
+    return n + 2;
+}
+
 void cli_csv_field(FILE *fp, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!csv_quoted(s)) {
         fputs(s, fp);
         return;
     }

@@ -952,43 +952,19 @@ static int check_outputs(sweep_cmd *c)
     return rc;
 }
 
-/* The files the runs read (a file key's values: cli_runcmd_file_key), from the spec or the
- * flags, noted as inputs (cli.h), so no output of the sweep replaces one (issue 12, item 7), as
- * train --data does. A value is a comma list; a bracketed item is one value ("[a,b.txt]"). */
-static void note_run_inputs(const srl_sweep_setting *set, size_t n)
+/* The files the runs read (a file key's values: cli_runcmd_file_key, as the sweep parsed them),
+ * from the spec or the flags, noted as inputs (cli.h), so no output of the sweep replaces one
+ * (issue 12, item 7), as train --data does. */
+static void note_run_inputs(const srl_sweep *sw, const srl_sweep_setting *set, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (!cli_runcmd_file_key(set[i].key))
             continue;
-        for (const char *v = set[i].value; *v;) {
-            const char *e = v;
-            for (int depth = 0; *e && (depth > 0 || *e != ','); e++)
-                depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
-            const char *a = v, *b = e;
-            while (a < b && (*a == ' ' || *a == '\t'))
-                a++;
-            while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-                b--;
-            if (b - a >= 2 && *a == '[' && b[-1] == ']')
-                a++, b--;
-            char *name = cli_alloc_printf("%.*s", (int)(b - a), a);
-            if (name)
-                cli_input_note(name, NULL); /* nothing when no such file: markov */
-            free(name);
-            v = *e ? e + 1 : e;
-        }
+        size_t nv;
+        const char *const *v = srl_sweep_values(sw, set[i].key, &nv);
+        for (size_t k = 0; k < nv; k++)
+            cli_input_note(v[k], NULL); /* nothing when no such file: markov */
     }
-}
-
-/* The bytes of a CSV field (cli_csv_field): quoted when it holds a comma, a quote or a newline. */
-static size_t csv_width(const char *v)
-{
-    size_t n = strlen(v);
-    if (!strpbrk(v, ",\"\r\n"))
-        return n;
-    for (const char *q = strchr(v, '"'); q; q = strchr(q + 1, '"'))
-        n++;
-    return n + 2;
 }
 
 /* Bounded outputs (src/cli/rows.h), before any run: the axis columns of every run (its run
@@ -1001,7 +977,7 @@ static int check_axes_width(const srl_sweep *sw)
     for (size_t r = 0; r < nruns; r++) {
         size_t n = (size_t)snprintf(NULL, 0, "%zu", r), col = 0, clen = 0;
         for (size_t i = 0; i < naxes; i++) {
-            const size_t f = csv_width(srl_sweep_axis_value(sw, r, i));
+            const size_t f = cli_csv_width(srl_sweep_axis_value(sw, r, i));
             n += 1 + f;
             if (f >= clen)
                 clen = f, col = i;
@@ -1031,9 +1007,10 @@ static int make_sweep(sweep_cmd *c)
     size_t nset = 0;
     if (resolve(layers, nl, &set, &nset))
         return cli_sys_error(CMD, "out of memory");
-    note_run_inputs(set, nset);
     srl_err err;
     int st = srl_sweep_new(&c->sw, set, nset, c->runners, &err);
+    if (!st)
+        note_run_inputs(c->sw, set, nset);
     free(set);
     if (st)
         return library_error(st, &err);

@@ -727,6 +727,17 @@ const char *srl_sweep_axis_name(const srl_sweep *s, size_t i)
     return i < s->ncols ? s->cols[i].name : i == s->ncols ? "seed" : NULL;
 }
 
+const char *const *srl_sweep_values(const srl_sweep *s, const char *key, size_t *n)
+{
+    for (size_t i = 0; i < s->nax; i++)
+        if (!strcmp(s->ax[i].key, key)) {
+            *n = s->ax[i].nval;
+            return (const char *const *)s->ax[i].val;
+        }
+    *n = 0;
+    return NULL;
+}
+
 size_t srl__sw_value_index(const srl_sweep *s, const srl__sw_axis *a, size_t run)
 {
     if (a->dim < 0)
