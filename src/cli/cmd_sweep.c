@@ -915,12 +915,12 @@ static int read_inputs(sweep_cmd *c)
         return cli_error(CMD, "--quick: %s has no [quick] section", c->a.spec);
     if ((rc = take_spec_output(c)))
         return rc;
-    c->nthreads = cli_host_team(0, 0); /* OMP_NUM_THREADS, clamped (src/cli/host.h) */
+    c->nthreads = srl_run_team(0, 0); /* OMP_NUM_THREADS, clamped (srlab/run.h) */
     if (c->a.threads) {
         long long t;
         if ((rc = cli_parse_int(CMD, "--threads", c->a.threads, 1, 4096, &t)))
             return rc;
-        c->nthreads = cli_host_team(t, 0);
+        c->nthreads = srl_run_team(t, 0);
     }
     srl_err err;
     if (c->a.shard && srl_sweep_parse_shard(c->a.shard, &c->shard_i, &c->shard_n, &err))
@@ -1260,7 +1260,7 @@ static int run_sweep(sweep_cmd *c)
     if (x->jfd >= 0)
         sync_start(&ysync, x->jfd);
     srl_err err;
-    int st = srl_sweep_execute(c->sw, c->todo, c->ntodo, cli_host_team(c->nthreads, c->ntodo),
+    int st = srl_sweep_execute(c->sw, c->todo, c->ntodo, srl_run_team(c->nthreads, c->ntodo),
                                on_done, x, NULL, &err);
     if (x->jfd >= 0) {
         int e = sync_stop(&ysync);

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "cli/cli.h"
 #include "srl_experiments_paths.h"
 #include "srl_plots_paths.h"
@@ -423,21 +422,3 @@ int cli_host_spec_output(const char *spec, const char *value, bool allow_outside
         *path = cli_alloc_printf("%.*s/%s", (int)(slash - spec), spec, value);
     return *path ? 0 : ENOMEM;
 }
-
-/* ---- threads ---- */
-
-int cli_host_max_threads(void)
-{
-    return srl_run_max_threads();
-}
-
-int cli_host_team(long long requested, size_t work)
-{
-    return srl_run_team(requested, work);
-}
-
-void cli_host_clamp_threads(void)
-{
-    srl_run_clamp_threads();
-}
-

@@ -16,8 +16,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "srlab/run.h"
-
 /* ---- data directories ---- */
 
 const char *cli_host_plots_dir(void);       /* srlab plot's scripts, plots/NAME.gp */
@@ -88,24 +86,6 @@ const char *cli_host_plain_path(const char *path);
  * EINVAL with the reason in *why; ENOMEM. */
 int cli_host_spec_output(const char *spec, const char *value, bool allow_outside, char **path,
                          const char **why);
-
-/* ---- threads ----
- * Every OpenMP team srlab starts is at most cli_host_max_threads() threads, whatever
- * OMP_NUM_THREADS or --threads ask (OMP_NUM_THREADS=100000 would otherwise try to start that
- * many threads and crash), and a team over a list of work items (the runs of a sweep, the checks)
- * has at most one thread per item. The results never depend on the team size (docs/design.md). */
-/* The clamp is the library's, shared with the Python package (srlab/run.h: srl_run_max_threads,
- * srl_run_team, srl_run_clamp_threads); these are its names on the command line. */
-#define CLI_THREADS_PER_CPU SRL_RUN_THREADS_PER_CPU /* a few per online processor */
-#define CLI_THREADS_MAX SRL_RUN_THREADS_MAX
-/* CLI_THREADS_PER_CPU x the online processors, at most CLI_THREADS_MAX. */
-int cli_host_max_threads(void);
-/* A team size: `requested` (<= 0: OpenMP's default, omp_get_max_threads()), at most
- * cli_host_max_threads(), at most `work` when work > 0, at least 1. */
-int cli_host_team(long long requested, size_t work);
-/* Clamp OpenMP's default team size (OMP_NUM_THREADS) to cli_host_team(0, 0), for every parallel
- * region that sets none of its own: main() calls it before any command runs. */
-void cli_host_clamp_threads(void);
 
 /* ---- child programs ---- */
 

@@ -17,6 +17,7 @@
 #include "cli/help_gen.h"
 #include "cli/host.h"
 #include "srlab/common.h"
+#include "srlab/run.h" /* srl_run_clamp_threads */
 
 typedef struct cli_command {
     const char *name;
@@ -145,7 +146,7 @@ static int run_command(const cli_command *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
-    cli_host_clamp_threads(); /* whatever OMP_NUM_THREADS says (src/cli/host.h) */
+    srl_run_clamp_threads(); /* whatever OMP_NUM_THREADS says (srlab/run.h) */
     if (argc < 2) {
         char list[256] = "";
         for (size_t k = 0; k < NCOMMANDS; k++)

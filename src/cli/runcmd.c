@@ -367,7 +367,7 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     }
 #ifdef _OPENMP
     if (a->threads > 0) /* the kernels' threads; the results do not depend on them */
-        omp_set_num_threads(cli_host_team(a->threads, 0));
+        omp_set_num_threads(srl_run_team(a->threads, 0));
 #endif
     if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
         goto done;

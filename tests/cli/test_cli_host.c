@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "srlab/run.h"
 #include "srl_experiments_paths.h"
 #include "srl_plots_paths.h"
 #include "testutil.h"
@@ -199,14 +200,14 @@ static void test_reader(void)
 static void test_teams(void)
 {
     long before = srl_test_failures;
-    int max = cli_host_max_threads();
+    int max = srl_run_max_threads();
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    CHECK(max >= 1 && max <= CLI_THREADS_MAX &&
-              (max == CLI_THREADS_MAX || max == CLI_THREADS_PER_CPU * (cpus < 1 ? 1 : cpus)),
+    CHECK(max >= 1 && max <= SRL_RUN_THREADS_MAX &&
+              (max == SRL_RUN_THREADS_MAX || max == SRL_RUN_THREADS_PER_CPU * (cpus < 1 ? 1 : cpus)),
           "max threads %d with %ld processors", max, cpus);
-    CHECK(cli_host_team(100000, 0) == max, "100000 asked: %d", cli_host_team(100000, 0));
-    CHECK(cli_host_team(100000, 3) == (max < 3 ? max : 3), "3 work items");
-    CHECK(cli_host_team(1, 1000) == 1 && cli_host_team(-5, 1) == 1, "at least 1, at most work");
+    CHECK(srl_run_team(100000, 0) == max, "100000 asked: %d", srl_run_team(100000, 0));
+    CHECK(srl_run_team(100000, 3) == (max < 3 ? max : 3), "3 work items");
+    CHECK(srl_run_team(1, 1000) == 1 && srl_run_team(-5, 1) == 1, "at least 1, at most work");
     GROUP("team sizes: clamped to the machine and the work", before);
 }
 
