@@ -168,13 +168,13 @@ static int check_every_shard(const merge *g, srl_err *err)
     return st;
 }
 
-/* Runs and seeds from "# runs: R (P grid points x S seeds)". */
+/* Runs and seeds from "# runs: R (P grid points x S seeds)"; a sweep has a run at least. */
 static int sweep_size(merge *g, srl_err *err)
 {
     const char *p = strstr(g->f[0].pre, "# runs: ");
     unsigned long long r, pp, ss;
     if (!p || sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", &r, &pp, &ss) != 3 ||
-        ss == 0 || r != pp * ss)
+        ss == 0 || pp == 0 || r != pp * ss)
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", g->files[0].name);
     g->R = (size_t)r;
     g->S = (size_t)ss;
@@ -363,7 +363,8 @@ int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out
     srl__sw_text o = {0};
     int st = gather(&g, err);
     if (!st) {
-        qsort(g.blocks, g.nb, sizeof *g.blocks, block_cmp);
+        if (g.nb > 1) /* (qsort's array may not be NULL, even when empty) */
+            qsort(g.blocks, g.nb, sizeof *g.blocks, block_cmp);
         put_head(&o, &g);
         for (size_t k = 0; k < g.nb; k++)
             srl__sw_put(&o, g.blocks[k].p, g.blocks[k].n);

@@ -31,6 +31,15 @@ usage_error "a line repeated" "s1.csv (shard 1/2): run $run has 32 lines where 3
     merge s0.csv s1.csv
 grep -v '^# rows per run' keep.csv >s1.csv
 usage_error "no count line" "s1.csv (shard 1/2) has no '# rows per run:' line" merge s0.csv s1.csv
+# a header that claims a sweep of no runs (fuzz_merge, 2 December: sorted an empty, unallocated
+# list of runs, undefined behaviour)
+for i in 0 1; do
+    sed 's/^# runs: .*/# runs: 0 (0 grid points x 2 seeds)/' s$i.csv >z$i.csv
+    cp s$i.runs.csv z$i.runs.csv
+done
+cp keep.csv z1.csv
+sed -i 's/^# runs: .*/# runs: 0 (0 grid points x 2 seeds)/' z1.csv
+usage_error "a sweep of no runs" "z0.csv: no valid '# runs:' line" merge z0.csv z1.csv
 cp keep.csv s1.csv
 grep -v '^3,' keep.runs.csv >s1.runs.csv
 usage_error "a run deleted from a runs file" "s1.runs.csv (shard 1/2): run 3 is missing (1 line expected)" \
