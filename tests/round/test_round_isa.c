@@ -27,7 +27,7 @@
 
 #define SEED UINT64_C(0x15a0e4a3)
 #define START UINT64_C(987654321) /* the streams' starting counter (not a multiple of 16) */
-#define N_MIX 8003                /* not a multiple of 8 or 16: every kernel has a tail */
+#define N_MIX 12003               /* not a multiple of 8 or 16: every kernel has a tail */
 #define N_BIG (((size_t)1 << 21) + 37) /* binary64: over 16 MiB, the streaming stores' threshold */
 
 static const char *const format_specs[] = {
@@ -53,6 +53,18 @@ static void format_edges(double *v, size_t *k, size_t cap, const srl_format *f)
         const double pts[] = {g, g + ulp / 2, g - ulp / 2, g + ulp / 4, g + 3 * ulp / 4};
         for (size_t j = 0; j < sizeof pts / sizeof *pts; j++) {
             const double w[] = {pts[j], nextafter(pts[j], 0), nextafter(pts[j], INFINITY)};
+            for (size_t l = 0; l < 3 && *k + 2 <= cap; l++) {
+                v[(*k)++] = w[l];
+                v[(*k)++] = -w[l];
+            }
+        }
+    }
+    /* the first grid points of the subnormal range and the midpoints between them, with their
+     * binary64 neighbours */
+    for (int j = 1; j <= 16 && j * q < f->xmin; j++) {
+        const double pts[] = {j * q, (j + 0.5) * q};
+        for (size_t p = 0; p < 2; p++) {
+            const double w[] = {pts[p], nextafter(pts[p], 0), nextafter(pts[p], INFINITY)};
             for (size_t l = 0; l < 3 && *k + 2 <= cap; l++) {
                 v[(*k)++] = w[l];
                 v[(*k)++] = -w[l];
