@@ -411,6 +411,9 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
                                          29, 31);
 #endif
         }
+        /* Fetch ahead, as vec_d2d does: without it the loads stall the longer loop bodies (sr,
+         * fp8's range checks), which then run at 0.6-0.8x memcpy (BENCHMARKS.md). */
+        __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         V b;
         memcpy(&b, x + i, sizeof b);
         const V a = b & ~sign_b;
