@@ -168,13 +168,13 @@ static int check_every_shard(const merge *g, srl_err *err)
     return st;
 }
 
-/* Runs and seeds from "# runs: R (P grid points x S seeds)"; a sweep has a run at least. */
+/* Runs and seeds from "# runs: R (P grid points x S seeds)". */
 static int sweep_size(merge *g, srl_err *err)
 {
     const char *p = strstr(g->f[0].pre, "# runs: ");
     unsigned long long r, pp, ss;
     if (!p || sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", &r, &pp, &ss) != 3 ||
-        ss == 0 || pp == 0 || r != pp * ss)
+        !srl__sw_runs_exact(r, pp, ss))
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", g->files[0].name);
     g->R = (size_t)r;
     g->S = (size_t)ss;
@@ -296,7 +296,7 @@ static int check_complete(const merge *g, size_t i, size_t b, srl_err *err)
                            "so its rows cannot be proved complete (write it again with this "
                            "srlab's sweep --shard)", name, m->shard_i, g->N);
     size_t rep = 0, cur = 1; /* the current count, repeated rep more times */
-    for (size_t r = m->shard_i; r < g->R; r += g->N) {
+    for (size_t r = m->shard_i; r < g->R; r = g->R - r > g->N ? r + g->N : g->R) {
         size_t have = 0;
         if (!g->runs && !next_count(&p, end, &cur, &rep))
             return srl_err_set(err, SRL_EPARSE, "%s (shard %zu/%zu): its '# rows per run:' "
@@ -307,8 +307,19 @@ static int check_complete(const merge *g, size_t i, size_t b, srl_err *err)
             b++;
         }
         const size_t want = cur;
-        if (have == want)
+        if (have == want) {
+            /* Runs without rows, their count repeated ("0*K"): skip those before the next
+             * block at once, so that the work follows the text, not the runs it claims. */
+            if (!want && rep) {
+                const size_t next = b < g->nb ? g->blocks[b].run : g->R;
+                size_t k = (next - r - 1) / g->N;
+                if (k > rep)
+                    k = rep;
+                r += k * g->N;
+                rep -= k;
+            }
             continue;
+        }
         if (!have)
             return srl_err_set(err, SRL_EINVAL, "%s (shard %zu/%zu): run %zu is missing (%zu "
                                "line%s expected)", name, m->shard_i, g->N, r, want,

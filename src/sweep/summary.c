@@ -211,7 +211,7 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
                            "(srlab merge)", runs->name);
     /* R = P S exactly (no wrap-around), and no more runs than the text has bytes: S sizes the
      * arrays below */
-    if (S == 0 || S > R || R % S != 0 || R / S != P || R > runs->len)
+    if (!srl__sw_runs_exact(R, P, S) || R > runs->len)
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
     layout lay;
     int st = read_layout(&lay, l, ll, err);

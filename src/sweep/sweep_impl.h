@@ -83,6 +83,9 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
 size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
 /* The number of '\n' in [t, t + n). */
 size_t srl__sw_count_lines(const char *t, size_t n);
+/* The numbers of a "# runs: R (P grid points x S seeds)" line describe a sweep: R = P S exactly
+ * (no wrap-around) with P, S >= 1. */
+bool srl__sw_runs_exact(unsigned long long R, unsigned long long P, unsigned long long S);
 
 /* ---- values (values.c) ---- */
 

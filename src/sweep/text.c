@@ -207,3 +207,8 @@ size_t srl__sw_count_lines(const char *t, size_t n)
         k++;
     return k;
 }
+
+bool srl__sw_runs_exact(unsigned long long R, unsigned long long P, unsigned long long S)
+{
+    return S != 0 && P != 0 && R % S == 0 && R / S == P;
+}

@@ -40,6 +40,15 @@ done
 cp keep.csv z1.csv
 sed -i 's/^# runs: .*/# runs: 0 (0 grid points x 2 seeds)/' z1.csv
 usage_error "a sweep of no runs" "z0.csv: no valid '# runs:' line" merge z0.csv z1.csv
+# shards that claim 2*10^12 runs without rows ("0*K"): the check follows the text, not the runs
+# it claims (fuzz_merge, 2 December: a hang); before, this looped over every claimed run
+huge='s/^# runs: .*/# runs: 2000000000000 (1000000000000 grid points x 2 seeds)/; s/^# rows per run:.*/# rows per run: 0*1000000000000/'
+grep '^#\|^run' s0.csv | sed "$huge" >z0.csv
+grep '^#\|^run' keep.csv | sed "$huge" >z1.csv
+timeout 120 "$srlab" merge z0.csv z1.csv -o zm.csv 2>stderr
+rc=$?
+[ $rc -eq 0 ] && grep -q '^# runs: 2000000000000 ' zm.csv && ok "2*10^12 claimed runs without rows merge at once" ||
+    bad "claimed runs without rows: exit $rc (124: still running after 120 s): $(cat stderr)"
 cp keep.csv s1.csv
 grep -v '^3,' keep.runs.csv >s1.runs.csv
 usage_error "a run deleted from a runs file" "s1.runs.csv (shard 1/2): run 3 is missing (1 line expected)" \
