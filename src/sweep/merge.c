@@ -173,8 +173,7 @@ static int sweep_size(merge *g, srl_err *err)
 {
     const char *p = strstr(g->f[0].pre, "# runs: ");
     unsigned long long r, pp, ss;
-    if (!p || sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", &r, &pp, &ss) != 3 ||
-        !srl__sw_runs_exact(r, pp, ss))
+    if (!p || !srl__sw_runs_line(p, &r, &pp, &ss))
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", g->files[0].name);
     g->R = (size_t)r;
     g->S = (size_t)ss;

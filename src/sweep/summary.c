@@ -198,8 +198,7 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
         pre_end = pos;
         char buf[120];
         snprintf(buf, sizeof buf, "%.*s", (int)(ll < 119 ? ll : 119), l);
-        if (!strncmp(buf, "# runs: ", 8) &&
-            sscanf(buf, "# runs: %llu (%llu grid points x %llu seeds)", &R, &P, &S) != 3)
+        if (!strncmp(buf, "# runs: ", 8) && !srl__sw_runs_line(buf, &R, &P, &S))
             R = 0;
         shard |= !strncmp(buf, "# shard: ", 9);
     }
@@ -209,9 +208,9 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
     if (shard)
         return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
                            "(srlab merge)", runs->name);
-    /* R = P S exactly (no wrap-around), and no more runs than the text has bytes: S sizes the
-     * arrays below */
-    if (!srl__sw_runs_exact(R, P, S) || R > runs->len)
+    /* a valid '# runs:' line (R = 0: none, or a damaged one), and no more runs than the text has
+     * bytes: S sizes the arrays below */
+    if (R == 0 || R > runs->len)
         return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
     layout lay;
     int st = read_layout(&lay, l, ll, err);

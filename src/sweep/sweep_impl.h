@@ -83,9 +83,11 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
 size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
 /* The number of '\n' in [t, t + n). */
 size_t srl__sw_count_lines(const char *t, size_t n);
-/* The numbers of a "# runs: R (P grid points x S seeds)" line describe a sweep: R = P S exactly
- * (no wrap-around) with P, S >= 1. */
-bool srl__sw_runs_exact(unsigned long long R, unsigned long long P, unsigned long long S);
+/* The numbers of the "# runs: R (P grid points x S seeds)" line at p, for merge and summary
+ * alike: true when the line has them and they describe a sweep, R = P S exactly (no
+ * wrap-around) with P, S >= 1. */
+bool srl__sw_runs_line(const char *p, unsigned long long *R, unsigned long long *P,
+                       unsigned long long *S);
 
 /* ---- values (values.c) ---- */
 

@@ -208,7 +208,9 @@ size_t srl__sw_count_lines(const char *t, size_t n)
     return k;
 }
 
-bool srl__sw_runs_exact(unsigned long long R, unsigned long long P, unsigned long long S)
+bool srl__sw_runs_line(const char *p, unsigned long long *R, unsigned long long *P,
+                       unsigned long long *S)
 {
-    return S != 0 && P != 0 && R % S == 0 && R / S == P;
+    return sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", R, P, S) == 3 && *S != 0 &&
+           *P != 0 && *R % *S == 0 && *R / *S == *P;
 }
