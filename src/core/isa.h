@@ -33,12 +33,28 @@ static inline int srl__isa_level(void)
     return 0;
 }
 
-/* The copy of `name` for level lvl, called with args. */
+/* 3 where the CPU has x86-64-v4 and AVX-512 IFMA as well, else srl__isa_level(): the levels of a
+ * template instantiated with SRL_ISA_IFMA (src/core/isa_instantiate.h). */
+static inline int srl__isa_level_ifma(void)
+{
+    const int lvl = srl__isa_level();
+#if SRL_MULTI_ISA
+    if (lvl == 2 && __builtin_cpu_supports("avx512ifma"))
+        return 3;
+#endif
+    return lvl;
+}
+
+/* The copy of `name` for level lvl, called with args (SRL_ISA_CALL4: a template with the IFMA
+ * copy too). */
 #if SRL_MULTI_ISA
 #define SRL_ISA_CALL(lvl, name, args)                                                             \
     ((lvl) == 2 ? name##_v4 args : (lvl) == 1 ? name##_v3 args : name##_base args)
+#define SRL_ISA_CALL4(lvl, name, args)                                                            \
+    ((lvl) == 3 ? name##_v4i args : SRL_ISA_CALL(lvl, name, args))
 #else
 #define SRL_ISA_CALL(lvl, name, args) name##_base args
+#define SRL_ISA_CALL4(lvl, name, args) name##_base args
 #endif
 
 #endif

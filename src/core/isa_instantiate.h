@@ -7,7 +7,10 @@
  * template that compiles some functions only where they will run (src/linalg/kernels_isa.h).
  * A template file's functions are static, named through ISA(); a file that is included into
  * several templates' instantiations must be one of src/round/lanes_isa.h's kind (no guard, one
- * per translation unit). No include guard: a file may instantiate several templates. */
+ * per translation unit). No include guard: a file may instantiate several templates.
+ * A file that defines SRL_ISA_IFMA before including this one also gets a fourth copy, name_v4i,
+ * level 3: x86-64-v4 plus AVX-512 IFMA (52-bit integer multiply-add, not part of x86-64-v4;
+ * src/round/round_bulk.c's pcg64 lanes use it). */
 #include "core/isa.h"
 
 #define ISA(name) SRL_CAT(name, _base)
@@ -33,4 +36,14 @@
 #undef SRL_ISA_LEVEL
 #undef ISA
 #pragma GCC pop_options
+#if defined(SRL_ISA_IFMA)
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4,avx512ifma")
+#define ISA(name) SRL_CAT(name, _v4i)
+#define SRL_ISA_LEVEL 3
+#include SRL_ISA_TEMPLATE
+#undef SRL_ISA_LEVEL
+#undef ISA
+#pragma GCC pop_options
+#endif
 #endif

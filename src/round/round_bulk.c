@@ -93,8 +93,10 @@ static void lanes_init(srl__lanes *ln, const srl_rng *g)
     }
 }
 
-/* ---- the kernels, once per instruction set (src/core/isa.h) ---- */
+/* ---- the kernels, once per instruction set (src/core/isa.h), with a fourth copy for CPUs with
+ * AVX-512 IFMA (its pcg64 lanes step with 52-bit multiply-adds) ---- */
 #define SRL_ISA_TEMPLATE "round/round_bulk_isa.h"
+#define SRL_ISA_IFMA 1
 #include "core/isa_instantiate.h"
 
 static int forced_level = -1; /* srl__round_bulk_isa */
@@ -102,7 +104,7 @@ static int forced_level = -1; /* srl__round_bulk_isa */
 /* The CPU's level (src/core/isa.h), at most the forced one. */
 static int isa_level(void)
 {
-    const int cpu = srl__isa_level();
+    const int cpu = srl__isa_level_ifma();
     return forced_level >= 0 && forced_level < cpu ? forced_level : cpu;
 }
 
@@ -112,7 +114,7 @@ int srl__round_bulk_isa(int force)
     return isa_level();
 }
 
-#define DISPATCH(name, args) SRL_ISA_CALL(lvl, name, args)
+#define DISPATCH(name, args) SRL_ISA_CALL4(lvl, name, args)
 
 static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)
 {
@@ -191,8 +193,8 @@ static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int b
     vp->scale = ldexp(1.0, eq);
 }
 
-/* Draws for a block: the pcg32 lanes (src 1, the kernels draw in registers), or pcg64 into
- * the tile's buffer (src 2); 0 for deterministic modes. */
+/* Draws for a block: the pcg32 lanes (src 1) or the pcg64 lanes (src 2), from which the vector
+ * kernels draw in registers; 0 for deterministic modes. */
 static int block_lanes(srl__lanes *ln, const srl_rng *rng, uint64_t first, bool sto)
 {
     memset(ln, 0, sizeof *ln);
@@ -219,8 +221,9 @@ static void store_fence(void)
  * elements (which the kernel wrote back unchanged, so x[i] still holds the input when y == x).
  * With streaming stores (large outputs), y must be 64-byte aligned: the first h elements go
  * through the reference path (with their own draws), the vector path starts at first + h.
- * OWN64: the kernel makes its pcg64 draws itself (else they come in u). */
-#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T, OWN64)                      \
+ * The kernels make their draws themselves (and put them in u where the reference path needs
+ * them). */
+#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T)                             \
     static void NAME(T *y, const T *x, size_t n, const srl_format *f, srl_rounding m,             \
                      const srl_rng *rng, uint64_t first)                                          \
     {                                                                                             \
@@ -250,11 +253,8 @@ static void store_fence(void)
                 if (src != 0)                                                                     \
                     lanes_fill(u, k, &ln, lvl);                                                   \
                 memset(flag, 1, k);                                                               \
-            } else {                                                                              \
-                if (src == 2 && !(OWN64))                                                         \
-                    lanes_fill(u, k, &ln, lvl);                                                   \
-                if (!DISPATCH(TILE, (y + t0, x + t0, k, m, &vp, &ln, src, u, flag, nt)))          \
-                    continue;                                                                     \
+            } else if (!DISPATCH(TILE, (y + t0, x + t0, k, m, &vp, &ln, src, u, flag, nt))) {     \
+                continue;                                                                         \
             }                                                                                     \
             if (nt)                                                                               \
                 store_fence(); /* order the streaming stores before the fix-ups below */          \
@@ -267,8 +267,8 @@ static void store_fence(void)
             store_fence();                                                                        \
     }
 
-DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t, 1)
-DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t, 0)
+DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t)
+DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t)
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP

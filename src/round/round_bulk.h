@@ -26,7 +26,8 @@ void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl
 void srl__draws(uint64_t *u, size_t k, srl_rng *g);
 
 /* Tests only: run the bulk kernels at instruction-set level min(force, the CPU's) from now on
- * (0 baseline x86-64, 1 x86-64-v3, 2 x86-64-v4, as srl__isa_level(); force < 0: the CPU's own),
+ * (0 baseline x86-64, 1 x86-64-v3, 2 x86-64-v4, 3 x86-64-v4 with AVX-512 IFMA, as
+ * srl__isa_level_ifma(); force < 0: the CPU's own),
  * and return the level that will run. Not thread-safe: set it before rounding. */
 int srl__round_bulk_isa(int force);
 

@@ -1,8 +1,9 @@
 /* src/round/round_bulk_isa.h: the vector kernels of bulk rounding, as a template (private).
  *
  * src/round/round_bulk.c includes this file once per instruction set, under
- * `#pragma GCC target(...)` and with ISA(name) naming the functions (name_v4, name_v3,
- * name_base). The code is integer arithmetic on bit patterns and generic GCC vectors, so every
+ * `#pragma GCC target(...)` and with ISA(name) naming the functions (name_v4i, name_v4, name_v3,
+ * name_base; v4i is x86-64-v4 with AVX-512 IFMA, which only the pcg64 lanes use). The code is
+ * integer arithmetic on bit patterns and generic GCC vectors (and intrinsics), so every
  * instantiation computes the same bits; only the speed differs. (A template rather than
  * target_clones or target attributes: GCC lowers generic vector code for the ISA in force where
  * it is *defined*, so the code must be defined inside the target region.)
@@ -37,10 +38,134 @@ static void ISA(fill_pcg32)(uint64_t *u, size_t k, srl__lanes *ln)
 }
 
 /* ---- pcg64 draws, eight per step ----
- * 128-bit states as (high, low) word pairs in 64-bit lanes; there is no vector 128-bit multiply,
- * so s a + c mod 2^128 is assembled from 64-bit products: the low word s_l a_l (mod 2^64), the
- * high word mulhi(s_l, a_l) + s_l a_h + s_h a_l + c_h + carry, mulhi from four 32 x 32 -> 64
- * products. Integer arithmetic only: every instruction set gives the same bits. */
+ * A chain is eight 128-bit states, lane l's the state that outputs the chain's draw d + l (pcg64
+ * outputs the state after its step); a step applies the 16-step map s <- s a + c mod 2^128 of
+ * srl__lanes (ah, al, ch, cl), since two chains take turns. srl__lanes keeps each chain as
+ * (high, low) word pairs; inside a kernel a chain is an ISA(p64) (ISA(p64_from) at the start,
+ * ISA(p64_to) at the end), whose form depends on the instruction set. Integer arithmetic only:
+ * every level gives the same bits (tests/round/test_round_isa.c forces each). */
+#if defined(__AVX512IFMA__)
+/* The IFMA level: a state as three limbs of 52, 52 and 24 bits (s = s0 + s1 2^52 + s2 2^104), the
+ * map's a and c likewise. A step leaves its carries in the limbs' upper bits (s0, s1 above bit
+ * 52, s2 above bit 24): the multiply-adds read only the low 52 bits, the carries are already
+ * added where they belong, and ISA(p64_words) masks them off, so no step masks. vpmadd52luq / vpmadd52huq add the low / high 52 bits of the 104-bit
+ * product of two lanes' low 52 bits to a third; s a mod 2^128 needs the partial products
+ * below 2^128, by limb position:
+ *     2^0:    lo(s0 a0)
+ *     2^52:   hi(s0 a0) + lo(s0 a1) + lo(s1 a0)
+ *     2^104:  hi(s0 a1) + hi(s1 a0) + lo(s0 a2) + lo(s1 a1) + lo(s2 a0)   (only mod 2^24 matters)
+ * nine multiply-adds, the c limbs as starting sums, then one carry pass (each position's sum is
+ * below 2^56, no overflow; at 2^104 only the low 24 bits count, and bits of s2 above 24 reach
+ * only those of its products). The 2^104 sum is split in three so the chain of dependent
+ * multiply-adds stays short. */
+typedef struct ISA(p64) {
+    __m512i s0, s1, s2;
+} ISA(p64);
+typedef struct ISA(p64map) {
+    __m512i a0, a1, a2, c0, c1, c2;
+} ISA(p64map);
+#define SRL__M52 ((UINT64_C(1) << 52) - 1)
+
+SRL_INLINE ISA(p64) ISA(p64_from)(srl__u64x8 h, srl__u64x8 l)
+{
+    const srl__u64x8 s0 = l & SRL__M52, s1 = ((l >> 52) | (h << 12)) & SRL__M52, s2 = h >> 40;
+    ISA(p64) c;
+    memcpy(&c.s0, &s0, sizeof s0);
+    memcpy(&c.s1, &s1, sizeof s1);
+    memcpy(&c.s2, &s2, sizeof s2);
+    return c;
+}
+
+SRL_INLINE void ISA(p64_words)(ISA(p64) c, __m512i *h, __m512i *l)
+{
+    /* bit selects (vpternlogq 0xca: mask ? second operand : third) */
+    *l = _mm512_ternarylogic_epi64(_mm512_set1_epi64((long long)SRL__M52), c.s0,
+                                   _mm512_slli_epi64(c.s1, 52), 0xca);
+    *h = _mm512_ternarylogic_epi64(_mm512_set1_epi64((long long)(SRL__M52 >> 12)),
+                                   _mm512_srli_epi64(c.s1, 12), _mm512_slli_epi64(c.s2, 40), 0xca);
+}
+
+SRL_INLINE void ISA(p64_to)(ISA(p64) c, srl__u64x8 *h, srl__u64x8 *l)
+{
+    __m512i hw, lw;
+    ISA(p64_words)(c, &hw, &lw);
+    memcpy(h, &hw, sizeof *h);
+    memcpy(l, &lw, sizeof *l);
+}
+
+SRL_INLINE ISA(p64map) ISA(p64_map)(const srl__lanes *ln)
+{
+    ISA(p64map) m;
+    m.a0 = _mm512_set1_epi64((long long)(ln->al & SRL__M52));
+    m.a1 = _mm512_set1_epi64((long long)(((ln->al >> 52) | (ln->ah << 12)) & SRL__M52));
+    m.a2 = _mm512_set1_epi64((long long)(ln->ah >> 40));
+    m.c0 = _mm512_set1_epi64((long long)(ln->cl & SRL__M52));
+    m.c1 = _mm512_set1_epi64((long long)(((ln->cl >> 52) | (ln->ch << 12)) & SRL__M52));
+    m.c2 = _mm512_set1_epi64((long long)(ln->ch >> 40));
+    return m;
+}
+
+SRL_INLINE ISA(p64) ISA(p64_step)(ISA(p64) c, const ISA(p64map) *m)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i t0 = _mm512_madd52lo_epu64(m->c0, c.s0, m->a0);
+    __m512i t1 = _mm512_madd52hi_epu64(m->c1, c.s0, m->a0);
+    const __m512i t1b = _mm512_madd52lo_epu64(z, c.s1, m->a0);
+    t1 = _mm512_madd52lo_epu64(t1, c.s0, m->a1);
+    __m512i t2 = _mm512_madd52hi_epu64(m->c2, c.s0, m->a1);
+    __m512i t2b = _mm512_madd52hi_epu64(z, c.s1, m->a0);
+    const __m512i t2c = _mm512_madd52lo_epu64(z, c.s2, m->a0);
+    t2 = _mm512_madd52lo_epu64(t2, c.s0, m->a2);
+    t2b = _mm512_madd52lo_epu64(t2b, c.s1, m->a1);
+    t1 = _mm512_add_epi64(t1, _mm512_add_epi64(t1b, _mm512_srli_epi64(t0, 52)));
+    t2 = _mm512_add_epi64(_mm512_add_epi64(t2, t2b),
+                          _mm512_add_epi64(t2c, _mm512_srli_epi64(t1, 52)));
+    c.s0 = t0;
+    c.s1 = t1;
+    c.s2 = t2;
+    return c;
+}
+
+/* Eight draws (XSL-RR: the words' xor rotated right by the high word's top six bits). */
+SRL_INLINE srl__u64x8 ISA(p64_out)(ISA(p64) c)
+{
+    __m512i h, l;
+    ISA(p64_words)(c, &h, &l);
+    const __m512i d = _mm512_rorv_epi64(_mm512_xor_si512(h, l), _mm512_srli_epi64(h, 58));
+    srl__u64x8 out;
+    memcpy(&out, &d, sizeof out);
+    return out;
+}
+#undef SRL__M52
+#else
+/* Other levels: (high, low) words in 64-bit lanes. There is no vector 128-bit multiply, so
+ * s a + c mod 2^128 is assembled from 64-bit products: the low word s_l a_l (mod 2^64), the high
+ * word mulhi(s_l, a_l) + s_l a_h + s_h a_l + c_h + carry, mulhi from four 32 x 32 -> 64
+ * products. */
+typedef struct ISA(p64) {
+    srl__u64x8 h, l;
+} ISA(p64);
+typedef struct ISA(p64map) {
+    srl__u64x8 ah, al, ch, cl;
+} ISA(p64map);
+
+SRL_INLINE ISA(p64) ISA(p64_from)(srl__u64x8 h, srl__u64x8 l)
+{
+    return (ISA(p64)){h, l};
+}
+
+SRL_INLINE void ISA(p64_to)(ISA(p64) c, srl__u64x8 *h, srl__u64x8 *l)
+{
+    *h = c.h;
+    *l = c.l;
+}
+
+SRL_INLINE ISA(p64map) ISA(p64_map)(const srl__lanes *ln)
+{
+    const srl__u64x8 zero = ln->sh & 0;
+    return (ISA(p64map)){zero + ln->ah, zero + ln->al, zero + ln->ch, zero + ln->cl};
+}
+
 /* The products of the low 32 bits of x's and y's lanes, 64 bits each (one vpmuludq: GCC 12 makes
  * a 64-bit multiply of the masked operands). */
 SRL_INLINE srl__u64x8 ISA(lane_mul32)(srl__u64x8 x, srl__u64x8 y)
@@ -66,47 +191,47 @@ SRL_INLINE srl__u64x8 ISA(lane_mul32)(srl__u64x8 x, srl__u64x8 y)
 #endif
 }
 
-/* One step of eight 128-bit states: s <- s a + c. The low word of s_l a_l and the high word
- * mulhi(s_l, a_l) from the four 32 x 32 -> 64 products. */
-SRL_INLINE void ISA(lane_pcg64_step)(srl__u64x8 *sh, srl__u64x8 *sl, srl__u64x8 ah, srl__u64x8 al,
-                                     srl__u64x8 ch, srl__u64x8 cl)
+/* One step: the low word of s_l a_l and the high word mulhi(s_l, a_l) from the four
+ * 32 x 32 -> 64 products. */
+SRL_INLINE ISA(p64) ISA(p64_step)(ISA(p64) c, const ISA(p64map) *m)
 {
-    const srl__u64x8 x = *sl, m32 = (x & 0) + 0xffffffffu;
-    const srl__u64x8 x1 = x >> 32, y1 = al >> 32;
-    const srl__u64x8 p00 = ISA(lane_mul32)(x, al), p01 = ISA(lane_mul32)(x, y1),
-                     p10 = ISA(lane_mul32)(x1, al), p11 = ISA(lane_mul32)(x1, y1);
+    const srl__u64x8 x = c.l, m32 = (x & 0) + 0xffffffffu;
+    const srl__u64x8 x1 = x >> 32, y1 = m->al >> 32;
+    const srl__u64x8 p00 = ISA(lane_mul32)(x, m->al), p01 = ISA(lane_mul32)(x, y1),
+                     p10 = ISA(lane_mul32)(x1, m->al), p11 = ISA(lane_mul32)(x1, y1);
     const srl__u64x8 mid = (p00 >> 32) + (p01 & m32) + (p10 & m32);
     const srl__u64x8 hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    const srl__u64x8 pl = (p00 & m32) | (mid << 32), nl = pl + cl;
+    const srl__u64x8 pl = (p00 & m32) | (mid << 32), nl = pl + m->cl;
     const srl__u64x8 carry = (srl__u64x8)(nl < pl) & 1;
-    *sh = hi + x * ah + *sh * al + ch + carry;
-    *sl = nl;
+    c.h = hi + x * m->ah + c.h * m->al + m->ch + carry;
+    c.l = nl;
+    return c;
 }
 
 /* Eight draws (XSL-RR: the words' xor rotated right by the high word's top six bits). */
-SRL_INLINE srl__u64x8 ISA(lane_pcg64_out)(srl__u64x8 sh, srl__u64x8 sl)
+SRL_INLINE srl__u64x8 ISA(p64_out)(ISA(p64) c)
 {
-    const srl__u64x8 x = sh ^ sl, rot = sh >> 58;
+    const srl__u64x8 x = c.h ^ c.l, rot = c.h >> 58;
     return (x >> rot) | (x << ((rot - rot - rot) & 63));
 }
+#endif
 
 static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
 {
-    srl__u64x8 sh = ln->sh, sl = ln->sl, sh2 = ln->sh2, sl2 = ln->sl2;
-    const srl__u64x8 zero = sh & 0;
-    const srl__u64x8 ah = zero + ln->ah, al = zero + ln->al, ch = zero + ln->ch,
-                     cl = zero + ln->cl;
+    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    const ISA(p64map) map = ISA(p64_map)(ln);
     for (size_t i = 0; i < k; i += 16) {
-        const srl__u64x8 d[2] = {ISA(lane_pcg64_out)(sh, sl), ISA(lane_pcg64_out)(sh2, sl2)};
+        const srl__u64x8 d[2] = {ISA(p64_out)(c1), ISA(p64_out)(c2)};
         if (k - i >= 16)
             memcpy(u + i, d, sizeof d);
         else
             for (size_t j = 0; j < k - i; j++)
                 u[i + j] = d[j / 8][j % 8];
-        ISA(lane_pcg64_step)(&sh, &sl, ah, al, ch, cl);
-        ISA(lane_pcg64_step)(&sh2, &sl2, ah, al, ch, cl);
+        c1 = ISA(p64_step)(c1, &map);
+        c2 = ISA(p64_step)(c2, &map);
     }
-    ln->sh = sh, ln->sl = sl, ln->sh2 = sh2, ln->sl2 = sl2;
+    ISA(p64_to)(c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
 }
 
 /* ---- element-wise kernels with draws from a buffer (auto-vectorised loops) ---- */
@@ -210,9 +335,8 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
 /* The body of a tile function: every (mode, draw source) pair gets its own loop, through
  * SRL_VEC(MODE, R, SRC) and SRL_VEC_STO(MODE, R) as the tile function defines them; a mode
  * without a loop of its own sends every element to the reference path, with its draws in u
- * (OWN64: the kernel makes pcg64 draws itself, so here they must be made; src, u, k, ln, flag:
- * the tile function's). */
-#define SRL_TILE_SWITCH(RBITS, OWN64)                                                             \
+ * (src, u, k, ln, flag: the tile function's). */
+#define SRL_TILE_SWITCH(RBITS)                                                                    \
     switch (m.mode) {                                                                             \
     case SRL_RN: return SRL_VEC(SRL_RN, 0, 0);                                                    \
     case SRL_RNA: return SRL_VEC(SRL_RNA, 0, 0);                                                  \
@@ -226,7 +350,7 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
     default:                                                                                      \
         if (src == 1)                                                                             \
             ISA(fill_pcg32)(u, k, ln);                                                            \
-        else if (src == 2 && (OWN64))                                                             \
+        else if (src == 2)                                                                        \
             ISA(fill_pcg64)(u, k, ln);                                                            \
         memset(flag, 1, k);                                                                       \
         return 1;                                                                                 \
@@ -289,10 +413,9 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
     const srl__f64x8 scale = (srl__f64x8){0} + vp->scale;
     srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
     const uint64_t a16 = ln->a16, c16 = ln->c16;
-    /* pcg64: the two chains of eight lanes take turns (sh, sl the next one's states) */
-    srl__u64x8 sh = ln->sh, sl = ln->sl, sh2 = ln->sh2, sl2 = ln->sl2;
-    const srl__u64x8 ah = zero + ln->ah, al = zero + ln->al, ch = zero + ln->ch,
-                     cl = zero + ln->cl;
+    /* pcg64: the two chains of eight lanes take turns (c1 the next one) */
+    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    const ISA(p64map) map = ISA(p64_map)(ln);
     uint64_t nok_buf[SRL_TILE];
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
@@ -302,10 +425,9 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             ev = ev * a16 + c16;
             od = od * a16 + c16;
         } else if (src == 2) {
-            ud = ISA(lane_pcg64_out)(sh, sl);
-            ISA(lane_pcg64_step)(&sh, &sl, ah, al, ch, cl);
-            const srl__u64x8 th = sh, tl = sl;
-            sh = sh2, sl = sl2, sh2 = th, sl2 = tl;
+            ud = ISA(p64_out)(c1);
+            const ISA(p64) next = ISA(p64_step)(c1, &map);
+            c1 = c2, c2 = next;
         }
         /* The loop body is long for a memory-bound loop: fetch well ahead so enough lines are
          * in flight (prefetching past the end of x is harmless). */
@@ -341,7 +463,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = ud[l];
         } else if (src == 2) {
-            const srl__u64x8 ud = ISA(lane_pcg64_out)(sh, sl);
+            const srl__u64x8 ud = ISA(p64_out)(c1);
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = ud[l];
         }
@@ -351,7 +473,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
         SRL_FLAGS_FROM_NOK();
     ln->ev = ev;
     ln->od = od;
-    ln->sh = sh, ln->sl = sl, ln->sh2 = sh2, ln->sl2 = sl2;
+    ISA(p64_to)(c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
     return bad;
 }
 
@@ -362,7 +485,7 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
     /* Every (mode, draw source) pair gets its own loop: constants fold, branches vanish. */
 #define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
-    SRL_TILE_SWITCH(m.r, 1);
+    SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO
 #undef SRL_VEC
 }
@@ -375,7 +498,8 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
  * at bit R is the carry at bit 32, decide.h); the lanes take the draws' high halves. pcg32 (src
  * 1): those are the outputs of the states in ev alone, so only ev is stepped (two vectors of
  * eight draws, 32 outputs per step); a group with a flagged element gets its full draws (od =
- * the state after ev) for the reference path. pcg64 (src 2): the draws come from u. */
+ * the state after ev) for the reference path. pcg64 (src 2): the two chains make the sixteen
+ * draws in registers, as in vec_d2d, written to u only for a flagged group. */
 SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, int r,
                             const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                             unsigned char *flag, int nt)
@@ -389,20 +513,27 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     const srl__f32x16 scale = (srl__f32x16){0} + (float)vp->scale;
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
+    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    const ISA(p64map) map = ISA(p64_map)(ln);
     uint32_t nok_buf[SRL_TILE];
     V badv = zero;
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
         V ud = zero;
         const srl__u64x8 e0 = ev0, e1 = ev1;
+        srl__u64x8 d0 = ev0 & 0, d1 = d0; /* the group's full draws (pcg32: only if flagged) */
         if (src == 1) {
             ud = ISA(lane_pcg32_out16)(ev0, ev1);
             ev0 = ev0 * a32 + c32;
             ev1 = ev1 * a32 + c32;
         } else if (src == 2) {
+            d0 = ISA(p64_out)(c1);
+            d1 = ISA(p64_out)(c2);
+            c1 = ISA(p64_step)(c1, &map);
+            c2 = ISA(p64_step)(c2, &map);
             V w0, w1;
-            memcpy(&w0, u + i, sizeof w0);
-            memcpy(&w1, u + i + 8, sizeof w1);
+            memcpy(&w0, &d0, sizeof w0);
+            memcpy(&w1, &d1, sizeof w1);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
             ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
                                          28, 30);
@@ -432,8 +563,10 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         memcpy(nok_buf + i, &nok, sizeof nok);
         if (__builtin_expect(ISA(lane_any)((srl__u64x8)nok), 0)) {
             if (src == 1) {
-                const srl__u64x8 d0 = ISA(lane_draw)(e0, e0 * mult + inc);
-                const srl__u64x8 d1 = ISA(lane_draw)(e1, e1 * mult + inc);
+                d0 = ISA(lane_draw)(e0, e0 * mult + inc);
+                d1 = ISA(lane_draw)(e1, e1 * mult + inc);
+            }
+            if (src != 0) {
                 memcpy(u + i, &d0, sizeof d0);
                 memcpy(u + i + 8, &d1, sizeof d1);
             }
@@ -449,6 +582,10 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
                 u[i + l] = l < 8 ? d0[l] : d1[l - 8];
             ev0 = ev0 * a32 + c32;
             ev1 = ev1 * a32 + c32;
+        } else if (src == 2) {
+            const srl__u64x8 t0 = ISA(p64_out)(c1), t1 = ISA(p64_out)(c2);
+            for (size_t l = 0; i + l < k; l++)
+                u[i + l] = l < 8 ? t0[l] : t1[l - 8];
         }
         SRL_TAIL_TO_REFERENCE();
     }
@@ -456,6 +593,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         SRL_FLAGS_FROM_NOK();
     ln->ev = ev0;
     ln->od = ev0 * mult + inc;
+    ISA(p64_to)(c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
     return bad;
 }
 
@@ -466,7 +605,7 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
     const int r32 = m.r < 32 ? m.r : 32; /* see above */
 #define SRL_VEC(MODE, R, SRC) ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
-    SRL_TILE_SWITCH(r32, 0);
+    SRL_TILE_SWITCH(r32);
 #undef SRL_VEC_STO
 #undef SRL_VEC
 }

@@ -1,9 +1,9 @@
 /* tests/round/test_round_isa.c: the bulk rounding kernels at one forced instruction-set level
  * against the scalar reference, bit for bit (suite `unit`).
  *
- * Usage: test_round_isa base|v3|v4. src/round/round_bulk_isa.h is compiled once per x86-64
- * level (baseline, x86-64-v3 = AVX2, x86-64-v4 = AVX-512; src/core/isa.h) and the CPU picks
- * one; srl__round_bulk_isa() forces a lower one, so the copies this CPU would not choose run
+ * Usage: test_round_isa base|v3|v4|v4i. src/round/round_bulk_isa.h is compiled once per x86-64
+ * level (baseline, x86-64-v3 = AVX2, x86-64-v4 = AVX-512, v4i = x86-64-v4 with AVX-512 IFMA,
+ * whose pcg64 lanes step with 52-bit multiply-adds; src/core/isa.h) and the CPU picks one; srl__round_bulk_isa() forces a lower one, so the copies this CPU would not choose run
  * too. At the named level every bulk entry point (srl_round_array: binary64 in/out,
  * srl_round_array_float: binary32 in/out, srl_round_array_d2f) must give, element by element,
  * exactly what srl_round() gives with draw counter + i, for every mode and both stream kinds,
@@ -157,19 +157,21 @@ static void check_path(int path, const double *xd, const float *xf, size_t n,
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"base", "v3", "v4"};
+    static const char *const names[] = {"base", "v3", "v4", "v4i"};
+    static const char *const isas[] = {"x86-64", "x86-64-v3, AVX2", "x86-64-v4, AVX-512",
+                                       "x86-64-v4 with AVX-512 IFMA"};
     int lvl = -1;
-    for (int l = 0; argc == 2 && l < 3; l++)
+    for (int l = 0; argc == 2 && l < 4; l++)
         if (!strcmp(argv[1], names[l]))
             lvl = l;
     if (lvl < 0) {
-        fprintf(stderr, "usage: test_round_isa base|v3|v4\n");
+        fprintf(stderr, "usage: test_round_isa base|v3|v4|v4i\n");
         return 2;
     }
     const int got = srl__round_bulk_isa(lvl);
     if (got != lvl) {
-        printf("SKIP: level %s (x86-64-%s) is not available here (%s); the highest is %s\n",
-               names[lvl], lvl == 1 ? "v3, AVX2" : "v4, AVX-512",
+        printf("SKIP: level %s (%s) is not available here (%s); the highest is %s\n",
+               names[lvl], isas[lvl],
                SRL_MULTI_ISA ? "this CPU lacks it" : "built without per-level copies",
                names[got]);
         return 77;
