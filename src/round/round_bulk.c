@@ -8,11 +8,13 @@
  * input) of input ulps, so rounding is integer arithmetic on the bit pattern,
  *     T = a >> s,  R = a & (2^s - 1),  f1 = R << (64 - s),  result = (a - R) + (away << s),
  * with `away` the decision of src/round/decide.h for a fraction that fits in one word; the carry of
- * (a - R) + 2^s into the exponent field is exactly the step into the next binade. Everything
- * else (zeros, the subnormal range, overflow, NaN, infinities) is flagged and goes through
- * srl__round_one(), the reference path, with the same draw. The binary64 + pcg32 + stochastic
- * case fuses draw generation and rounding in vector registers (eight lanes).
- * tests/core/test_round_bulk.c checks every path against srl_round bit for bit. */
+ * (a - R) + 2^s into the exponent field is exactly the step into the next binade. The format's
+ * subnormal range is rounded on the lanes too (a uniform grid, round_bulk_isa.h). Everything
+ * else (zeros, values far below the grid, overflow, NaN, infinities) is flagged and goes through
+ * srl__round_one(), the reference path, with the same draw. Every path (binary64 -> binary64,
+ * binary32 -> binary32, binary64 -> binary32) makes its draws in vector registers, pcg32 or pcg64
+ * lanes, fused with the rounding. tests/core/test_round_bulk.c and tests/round/test_round_isa.c
+ * (every instruction-set level) check every path against srl_round bit for bit. */
 #include "round/round_bulk.h"
 
 /* The vector helpers are static and inlined: the ABI note about vector returns does not apply. */
@@ -134,51 +136,6 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g)
     srl_rng_seek(g, g->counter + k);
 }
 
-/* A block [first, first + n) of an array: per tile, the fast pass, then the reference path
- * for the flagged elements. The reference path reads x[i], which still holds the input even
- * when y == x, because flagged elements are written back unchanged. */
-#define DEFINE_BLOCK(NAME, TILE, IN_T, OUT_T, UINT, W, NORMAL_MIN)                                \
-    static void NAME(OUT_T *y, const IN_T *x, size_t n, const srl_format *f, srl_rounding m,      \
-                     const srl_rng *rng, uint64_t first)                                          \
-    {                                                                                             \
-        const int s = (W) + 1 - f->p;                                                             \
-        const bool sto = srl_rounding_is_stochastic(m);                                           \
-        const int lvl = isa_level();                                                              \
-        const IN_T lo_v = (IN_T)f->xmin > (NORMAL_MIN) ? (IN_T)f->xmin : (NORMAL_MIN);            \
-        const IN_T hi_v = (IN_T)f->xmax;                                                          \
-        UINT lo, hi;                                                                              \
-        memcpy(&lo, &lo_v, sizeof lo);                                                            \
-        memcpy(&hi, &hi_v, sizeof hi);                                                            \
-        srl__lanes ln;                                                                            \
-        uint64_t u[SRL_TILE];                                                                     \
-        unsigned char flag[SRL_TILE];                                                             \
-        memset(u, 0, sizeof u);                                                                   \
-        memset(&ln, 0, sizeof ln);                                                                \
-        if (sto) {                                                                                \
-            srl_rng g = *rng;                                                                     \
-            srl_rng_seek(&g, first);                                                              \
-            lanes_init(&ln, &g);                                                                  \
-        }                                                                                         \
-        for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {                                             \
-            const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;                               \
-            int bad = 1;                                                                          \
-            if (sto)                                                                              \
-                lanes_fill(u, k, &ln, lvl);                                                       \
-            if (s > 0)                                                                            \
-                bad = DISPATCH(TILE, (y + t0, x + t0, k, u, m, s, lo, hi, flag));                 \
-            else                                                                                  \
-                memset(flag, 1, k);                                                               \
-            if (!bad)                                                                             \
-                continue;                                                                         \
-            for (size_t i = 0; i < k; i++)                                                        \
-                if (flag[i])                                                                      \
-                    y[t0 + i] = (OUT_T)srl__round_one((double)x[t0 + i], f, m, u[i], rng,         \
-                                                      first + t0 + i);                            \
-        }                                                                                         \
-    }
-
-DEFINE_BLOCK(block_d2f, tile_fast_d2f, double, float, uint64_t, 52, 0x1p-1022)
-
 /* The vector kernels' view of f for an input format with mbits fraction bits, exponent bias
  * `bias` and smallest normal normal_min; lo_bits / hi_bits: the bits of the normal range's ends. */
 static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int bias,
@@ -216,27 +173,28 @@ static void store_fence(void)
 #endif
 }
 
-/* A block [first, first + n) on the vector path (round_bulk_isa.h): binary64 -> binary64 and
- * binary32 -> binary32. Per tile, the vector kernel, then the reference path for the flagged
+/* A block [first, first + n) on the vector path (round_bulk_isa.h): binary64 -> binary64,
+ * binary32 -> binary32 and binary64 -> binary32. Per tile, the vector kernel, then the reference path for the flagged
  * elements (which the kernel wrote back unchanged, so x[i] still holds the input when y == x).
- * With streaming stores (large outputs), y must be 64-byte aligned: the first h elements go
+ * With streaming stores (large outputs of the input's type), y must be 64-byte aligned: the first h elements go
  * through the reference path (with their own draws), the vector path starts at first + h.
  * The kernels make their draws themselves (and put them in u where the reference path needs
  * them). */
-#define DEFINE_VBLOCK(NAME, TILE, T, MBITS, BIAS, NORMAL_MIN, BITS_T)                             \
-    static void NAME(T *y, const T *x, size_t n, const srl_format *f, srl_rounding m,             \
+#define DEFINE_VBLOCK(NAME, TILE, IN_T, OUT_T, MBITS, BIAS, NORMAL_MIN, BITS_T)                    \
+    static void NAME(OUT_T *y, const IN_T *x, size_t n, const srl_format *f, srl_rounding m,      \
                      const srl_rng *rng, uint64_t first)                                          \
     {                                                                                             \
         const bool sto = srl_rounding_is_stochastic(m);                                           \
         const int lvl = isa_level();                                                              \
-        const int nt = SRL_MULTI_ISA && (MBITS) + 1 > f->p &&                                     \
+        const int nt = SRL_MULTI_ISA && sizeof *y == sizeof *x && (MBITS) + 1 > f->p &&           \
                        n * sizeof *y >= SRL_NT_MIN_BYTES && ((uintptr_t)y % sizeof *y) == 0;      \
         const size_t h = nt ? ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y : 0;                  \
         for (size_t i = 0; i < h; i++)                                                            \
-            y[i] = (T)srl__round_one((double)x[i], f, m,                                          \
+            y[i] = (OUT_T)srl__round_one((double)x[i], f, m,                                      \
                                      sto ? srl_rng_draw_at(rng, first + i) : 0, rng, first + i);  \
         y += h, x += h, n -= h, first += h;                                                       \
-        const T lo_t = (T)f->xmin > (NORMAL_MIN) ? (T)f->xmin : (NORMAL_MIN), hi_t = (T)f->xmax;  \
+        const IN_T lo_t = (IN_T)f->xmin > (NORMAL_MIN) ? (IN_T)f->xmin : (NORMAL_MIN);            \
+        const IN_T hi_t = (IN_T)f->xmax;                                                          \
         BITS_T lo, hi;                                                                            \
         memcpy(&lo, &lo_t, sizeof lo);                                                            \
         memcpy(&hi, &hi_t, sizeof hi);                                                            \
@@ -260,15 +218,16 @@ static void store_fence(void)
                 store_fence(); /* order the streaming stores before the fix-ups below */          \
             for (size_t i = 0; i < k; i++)                                                        \
                 if (flag[i])                                                                      \
-                    y[t0 + i] = (T)srl__round_one((double)x[t0 + i], f, m, u[i], rng,             \
+                    y[t0 + i] = (OUT_T)srl__round_one((double)x[t0 + i], f, m, u[i], rng,         \
                                                   first + t0 + i);                                \
         }                                                                                         \
         if (nt)                                                                                   \
             store_fence();                                                                        \
     }
 
-DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, 52, 1023, 0x1p-1022, uint64_t)
-DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, 23, 127, 0x1p-126f, uint32_t)
+DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, double, 52, 1023, 0x1p-1022, uint64_t)
+DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, float, 23, 127, 0x1p-126f, uint32_t)
+DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint64_t)
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP

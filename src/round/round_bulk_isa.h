@@ -11,8 +11,8 @@
  * Semantics, shared by all kernels: for an input whose magnitude a (as bits) lies in [lo, hi]
  * (the format's normal range, also a normal input) the grid spacing is 2^s input ulps, and with
  * R = a mod 2^s, f1 = R << (64 - s) (the fraction's first word, exact: no tail) the result is
- * (a - R) + (away << s), `away` being the decision of src/round/decide.h (srl__decide in the
- * element-wise loops, ISA(lane_decide64) on vectors). If that leaves [lo, hi] or the input is
+ * (a - R) + (away << s), `away` being the decision of src/round/decide.h (ISA(lane_decide64),
+ * ISA(lane_decide32) on the lanes). If that leaves [lo, hi] or the input is
  * outside it, the element is flagged and the input is written back unchanged; the caller then
  * rounds it with the reference path and the same draw. */
 #include "round/lanes_isa.h"
@@ -234,55 +234,6 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
     ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
 }
 
-/* ---- element-wise kernels with draws from a buffer (auto-vectorised loops) ---- */
-
-#define SRL_DEFINE_FAST(NAME, IN_T, OUT_T, UINT)                                                  \
-    SRL_INLINE int ISA(NAME)(OUT_T * y, const IN_T *x, size_t k, const uint64_t *u,               \
-                             srl_mode mode, int r, int s, UINT lo, UINT hi, unsigned char *flag)  \
-    {                                                                                             \
-        const unsigned nb = sizeof(UINT) * 8;                                                     \
-        const UINT sign_b = (UINT)1 << (nb - 1), mask = ((UINT)1 << s) - 1;                       \
-        int bad = 0;                                                                              \
-        for (size_t i = 0; i < k; i++) {                                                          \
-            IN_T xi = x[i];                                                                       \
-            UINT b;                                                                               \
-            memcpy(&b, &xi, sizeof b);                                                            \
-            const UINT a = b & ~sign_b, R = a & mask;                                             \
-            const uint64_t f1 = (uint64_t)R << (64 - s);                                          \
-            uint64_t undecided = 0; /* (never: f1 is the whole fraction) */                       \
-            const uint64_t up = srl__decide(mode, r, f1, f1, 0, (uint64_t)(a >> s) & 1u,          \
-                                            (uint64_t)(b >> (nb - 1)), u[i], 64, &undecided);     \
-            const UINT res = (a - R) + ((UINT)up << s);                                           \
-            const int ok = ((UINT)(a - lo) <= (UINT)(hi - lo)) & (res <= hi);                     \
-            const UINT yb = ok ? (res | (b & sign_b)) : b;                                        \
-            IN_T yv;                                                                              \
-            memcpy(&yv, &yb, sizeof yv);                                                          \
-            y[i] = (OUT_T)yv;                                                                     \
-            flag[i] = (unsigned char)!ok;                                                         \
-            bad |= !ok;                                                                           \
-        }                                                                                         \
-        return bad;                                                                               \
-    }                                                                                             \
-    static int ISA(tile_##NAME)(OUT_T * y, const IN_T *x, size_t k, const uint64_t *u,            \
-                                srl_rounding m, int s, UINT lo, UINT hi, unsigned char *flag)     \
-    {                                                                                             \
-        switch (m.mode) {                                                                         \
-        case SRL_RN: return ISA(NAME)(y, x, k, u, SRL_RN, 0, s, lo, hi, flag);                    \
-        case SRL_RNA: return ISA(NAME)(y, x, k, u, SRL_RNA, 0, s, lo, hi, flag);                  \
-        case SRL_RZ: return ISA(NAME)(y, x, k, u, SRL_RZ, 0, s, lo, hi, flag);                    \
-        case SRL_RU: return ISA(NAME)(y, x, k, u, SRL_RU, 0, s, lo, hi, flag);                    \
-        case SRL_RD: return ISA(NAME)(y, x, k, u, SRL_RD, 0, s, lo, hi, flag);                    \
-        case SRL_RO: return ISA(NAME)(y, x, k, u, SRL_RO, 0, s, lo, hi, flag);                    \
-        case SRL_SR: return ISA(NAME)(y, x, k, u, SRL_SR, 0, s, lo, hi, flag);                    \
-        case SRL_SR_EQ: return ISA(NAME)(y, x, k, u, SRL_SR_EQ, 0, s, lo, hi, flag);              \
-        case SRL_SR_BITS: return ISA(NAME)(y, x, k, u, SRL_SR_BITS, m.r, s, lo, hi, flag);        \
-        default: return 1;                                                                        \
-        }                                                                                         \
-    }
-
-SRL_DEFINE_FAST(fast_d2f, double, float, uint64_t)
-#undef SRL_DEFINE_FAST
-
 /* ---- the format's subnormal range on lanes ----
  * Below xmin the grid is uniform, spacing q = 2^eq (eq = emin - p + 1). An input magnitude a
  * (bits: biased exponent e, m fraction bits, significand M with its hidden bit, so that
@@ -323,12 +274,15 @@ SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64)
 SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
 #undef SRL_DEFINE_SUB
 
-/* ---- the vector path for binary64 input (all modes) ----
+/* ---- the vector path for binary64 input (all modes), binary64 or binary32 output ----
  * Eight elements per step. Draws come from the pcg32 lanes (`src` 1) or the pcg64 lanes (`src`
  * 2), generated in registers (and written to u only where the reference path needs them), or
- * not at all (`src` 0, deterministic modes). With `nt`
- * the results are written with streaming stores (y must then be 64-byte aligned): for arrays
- * far larger than the caches this avoids reading y's lines before overwriting them. Every
+ * not at all (`src` 0, deterministic modes). The results go to y (binary64), or, with y NULL
+ * and yf given, to yf converted to binary32 (srl_round_array_d2f: the format fits binary32, so
+ * every result of the lanes converts exactly; a flagged lane's conversion is overwritten by the
+ * reference path). With `nt` the results are written with streaming stores (y must then be
+ * 64-byte aligned): for arrays far larger than the caches this avoids reading y's lines before
+ * overwriting them. Every
  * scalar is broadcast first, and only ==, < are used: GCC 12 scalarises vector-with-scalar
  * comparisons and vector <=. */
 
@@ -358,10 +312,11 @@ SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
 
 /* In a vector kernel: the elements i.. of a partial last group go to the reference path
  * (written back unchanged, flagged); the flags of a tile from the lanes' masks. */
-#define SRL_TAIL_TO_REFERENCE()                                                                   \
+#define SRL_TAIL_TO_REFERENCE(Y)                                                                  \
     do {                                                                                          \
         for (size_t l = 0; i + l < k; l++) {                                                      \
-            y[i + l] = x[i + l];                                                                  \
+            if (Y)                                                                                \
+                (Y)[i + l] = x[i + l];                                                            \
             nok_buf[i + l] = 1;                                                                   \
         }                                                                                         \
         bad = 1;                                                                                  \
@@ -400,8 +355,8 @@ SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
     memcpy(p, &v, sizeof v);
 }
 
-SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode, int r,
-                            const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
+SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl_mode mode,
+                            int r, const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                             unsigned char *flag, int nt)
 {
     const int s = vp->s, sub = vp->sub;
@@ -446,7 +401,14 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             nok = (sbad & below) | (nok & ~below);
         }
         const srl__u64x8 yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
-        ISA(store64)(y + i, yb, nt);
+        if (y) {
+            ISA(store64)(y + i, yb, nt);
+        } else {
+            srl__f64x8 yd;
+            memcpy(&yd, &yb, sizeof yd);
+            const srl__f32x8 yv = __builtin_convertvector(yd, srl__f32x8);
+            memcpy(yf + i, &yv, sizeof yv);
+        }
         if (__builtin_expect(ISA(lane_any)(nok), 0)) { /* rare: what the reference path needs */
             if (src != 0)
                 memcpy(u + i, &ud, sizeof ud);
@@ -467,7 +429,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, const double *x, size_t k, srl_mode mode,
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = ud[l];
         }
-        SRL_TAIL_TO_REFERENCE();
+        SRL_TAIL_TO_REFERENCE(y);
     }
     if (bad)
         SRL_FLAGS_FROM_NOK();
@@ -483,7 +445,20 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
                              unsigned char *flag, int nt)
 {
     /* Every (mode, draw source) pair gets its own loop: constants fold, branches vanish. */
-#define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(y, NULL, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
+    SRL_TILE_SWITCH(m.r);
+#undef SRL_VEC_STO
+#undef SRL_VEC
+}
+
+/* binary64 in, binary32 out (never streaming: nt is 0) */
+static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m,
+                             const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
+                             unsigned char *flag, int nt)
+{
+    (void)nt;
+#define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(NULL, y, x, k, MODE, R, vp, ln, SRC, u, flag, 0)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO
@@ -587,7 +562,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = l < 8 ? t0[l] : t1[l - 8];
         }
-        SRL_TAIL_TO_REFERENCE();
+        SRL_TAIL_TO_REFERENCE(y);
     }
     if (bad)
         SRL_FLAGS_FROM_NOK();
