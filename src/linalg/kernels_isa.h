@@ -58,8 +58,8 @@ SRL_INLINE srl__f64x8 ISA(vround)(srl__f64x8 d, const mk_round *rp, srl_mode mod
     }
     const srl__u64x8 res = ISA(lane_round64)(a, s, mode, rp->r, b >> 63, u, ub, bad);
     const srl__u64x8 lo = zero + rp->lo, span = zero + rp->span, hi = zero + rp->hi;
-    const srl__u64x8 iz = (srl__u64x8)(a == zero);
-    srl__u64x8 nok = ((srl__u64x8)(span < (a - lo)) | (srl__u64x8)(hi < res)) & ~iz;
+    const srl__u64x8 iz = ISA(lane_eq64)(a, zero);
+    srl__u64x8 nok = (ISA(lane_lt64)(span, a - lo) | ISA(lane_lt64)(hi, res)) & ~iz;
     if (sum && mode == SRL_RD)
         nok |= iz;
     *bad |= nok;
@@ -113,11 +113,11 @@ SRL_INLINE srl__u64x8 ISA(prod_inexact)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 p
     t &= ~(t - t + SRL__HALF);
     memcpy(&pp, &t, sizeof pp);
     const srl__f64x8 big = zd + 0x1p995, small = zd + 0x1p-968;
-    const srl__u64x8 ok = (srl__u64x8)(e == zd) & (srl__u64x8)(pp < big) &
-                          ~(srl__u64x8)(pp < small) & (srl__u64x8)(ap < big) &
-                          (srl__u64x8)(bp < big);
+    const srl__u64x8 ok = ISA(lane_feq64)(e, zd) & ISA(lane_flt64)(pp, big) &
+                          ~ISA(lane_flt64)(pp, small) & ISA(lane_flt64)(ap, big) &
+                          ISA(lane_flt64)(bp, big);
     const srl__u64x8 zero_ok =
-        ((srl__u64x8)(a == zd) | (srl__u64x8)(b == zd)) & (srl__u64x8)(p == zd);
+        (ISA(lane_feq64)(a, zd) | ISA(lane_feq64)(b, zd)) & ISA(lane_feq64)(p, zd);
     return ~(ok | zero_ok);
 }
 
@@ -438,19 +438,42 @@ MK_NATIVE(nat_f64, double, srl__f64x8, 8, SRL_SPLAT8, ISA(fma_d8))
 #else
 #define NAT32_NV_HERE 1
 #endif
-/* NV vectors of B's row at row (w valid columns; a short row through the zeroed pad). */
-SRL_INLINE void ISA(nat32_brow)(srl__f32x16 *b, const float *row, int w, float *pad)
+/* The vectors of the tile: 512-bit, but 256-bit under AVX2 (level 1), where GCC 12 moves 512-bit
+ * generic vectors through the stack in pieces whose reloads stall (three times slower than
+ * the baseline copy); the same 16 columns are then two vectors of 8. Lanes are independent
+ * outputs, so the width changes nothing but speed. */
+#if SRL_ISA_LEVEL == 1
+typedef srl__f32x8 ISA(nat32_v);
+#define NAT32_L 8
+#define NAT32_SPLAT(x) {x, x, x, x, x, x, x, x}
+#else
+typedef srl__f32x16 ISA(nat32_v);
+#define NAT32_L 16
+#define NAT32_SPLAT(x) SRL_SPLAT16(x)
+#endif
+SRL_INLINE ISA(nat32_v) ISA(nat32_fma)(ISA(nat32_v) a, ISA(nat32_v) b, ISA(nat32_v) c)
+{
+#if SRL_ISA_LEVEL == 1
+    return (ISA(nat32_v))_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+    return ISA(fma_f16)(a, b, c);
+#endif
+}
+/* The tile's W columns of B's row at row (w valid columns; a short row through the zeroed pad). */
+SRL_INLINE void ISA(nat32_brow)(ISA(nat32_v) *b, const float *row, int w, float *pad)
 {
     enum { W = 16 * NAT32_NV_HERE };
     if (w < W) {
         memcpy(pad, row, (size_t)w * sizeof *pad);
         row = pad;
     }
-    memcpy(b, row, W * sizeof *pad);
+    for (int v = 0; v < W / NAT32_L; v++) /* one load per vector (one copy of all W is stored */
+        memcpy(&b[v], row + NAT32_L * v, sizeof b[v]); /* in pieces and reloaded, stalling) */
 }
 SRL_INLINE void ISA(nat32_core)(const nat32_job *g, size_t i0, size_t j0, const int fused)
 {
-    enum { R = NAT32_MR, NV = NAT32_NV_HERE, W = 16 * NAT32_NV_HERE };
+    enum { R = NAT32_MR, W = 16 * NAT32_NV_HERE, NV = W / NAT32_L };
+    typedef ISA(nat32_v) V;
     const size_t k = g->k, K = g->K;
     const size_t mr = g->m - i0 < R ? g->m - i0 : R;
     const int w = (int)(g->n - j0 < (size_t)W ? g->n - j0 : (size_t)W);
@@ -459,24 +482,24 @@ SRL_INLINE void ISA(nat32_core)(const nat32_job *g, size_t i0, size_t j0, const 
         a[r] = g->A + (i0 + (r < mr ? r : 0)) * g->a_row;
     float pad[W];
     memset(pad, 0, sizeof pad);
-    srl__f32x16 st[R][NV], sb[R][NV];
+    V st[R][NV], sb[R][NV];
     memset(st, 0, sizeof st);
     size_t blk = 0;
     for (size_t l0 = 0; l0 < k; l0 += K, blk++) {
         const size_t l1 = K < k - l0 ? l0 + K : k;
-        srl__f32x16 b[NV];
+        V b[NV];
         ISA(nat32_brow)(b, g->B + l0 * g->ldb + j0, w, pad);
         for (size_t r = 0; r < R; r++) {
-            const srl__f32x16 av = SRL_SPLAT16(a[r][l0 * g->a_step]);
+            const V av = NAT32_SPLAT(a[r][l0 * g->a_step]);
             for (int v = 0; v < NV; v++)
                 sb[r][v] = av * b[v]; /* start: RN of the exact product */
         }
         for (size_t l = l0 + 1; l < l1; l++) {
             ISA(nat32_brow)(b, g->B + l * g->ldb + j0, w, pad);
             for (size_t r = 0; r < R; r++) {
-                const srl__f32x16 av = SRL_SPLAT16(a[r][l * g->a_step]);
+                const V av = NAT32_SPLAT(a[r][l * g->a_step]);
                 for (int v = 0; v < NV; v++)
-                    sb[r][v] = fused ? ISA(fma_f16)(av, b[v], sb[r][v])
+                    sb[r][v] = fused ? ISA(nat32_fma)(av, b[v], sb[r][v])
                                      : sb[r][v] + av * b[v]; /* two roundings: no contraction */
             }
         }
@@ -496,6 +519,8 @@ static void ISA(nat32_rows_fma)(const nat32_job *g, size_t i0, size_t j0)
     ISA(nat32_core)(g, i0, j0, 1);
 }
 #undef NAT32_NV_HERE
+#undef NAT32_L
+#undef NAT32_SPLAT
 
 /* ---- the binary32-lane engine (binary32 inputs whose products are exact in binary32) ----
  * Used when the scan of src/linalg/kernels.c has shown that every product a*b of the call is a binary32

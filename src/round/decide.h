@@ -15,9 +15,11 @@
  * paths that work on bit patterns (bulk rounding, the kernels' lanes, the quick path of ops).
  * Usage: define SRL_DECIDE_FN and SRL_DECIDE_ROUND_FN (the functions' names), SRL_DECIDE_V (the
  * word type: an unsigned integer, or a GCC vector of them) and SRL_DECIDE_W (its bits per word,
- * 32 or 64), then include this file; it undefines the four. Only ==, <, &, |, ^, +, -, shifts
- * are used, so the same text is scalar C and generic vector code (a comparison is 1 or 0 in C
- * and all ones or 0 in a vector lane; SRL__BIT makes it 1 or 0 in both). Compiled with a
+ * 32 or 64), then include this file; it undefines the four (and SRL_DECIDE_LT / SRL_DECIDE_EQ,
+ * the comparisons <, ==, which a vector instance may define as functions: src/round/lanes_isa.h).
+ * Only those comparisons, &, |, ^, +, -, shifts are used, so the same text is scalar C and
+ * generic vector code (a comparison is 1 or 0 in C and all ones or 0 in a vector lane; SRL__BIT
+ * makes it 1 or 0 in both). Compiled with a
  * constant mode (the vector paths specialise their loops per mode) the switch folds away.
  *
  * A NEW ROUNDING MODE IS ONE EDIT HERE: its case in the switch of SRL_DECIDE_FN below (after
@@ -53,8 +55,14 @@
  * below 2^-32, the caller passes min(R, 32): the carry out of F + Z at bit R is then the carry
  * at bit 32). */
 
+#ifndef SRL_DECIDE_LT
+#define SRL_DECIDE_LT(a, b) ((a) < (b))
+#endif
+#ifndef SRL_DECIDE_EQ
+#define SRL_DECIDE_EQ(a, b) ((a) == (b))
+#endif
 #define SRL__BIT(c) ((SRL_DECIDE_V)(c) & one) /* a comparison as a 0/1 word */
-#define SRL__INEXACT (SRL__BIT(zero < lo) | strict) /* f > 0 */
+#define SRL__INEXACT (SRL__BIT(SRL_DECIDE_LT(zero, lo)) | strict) /* f > 0 */
 
 static inline __attribute__((always_inline)) SRL_DECIDE_V
 SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE_V strict,
@@ -64,9 +72,9 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
     const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, half = one << (SRL_DECIDE_W - 1);
     switch (mode) {
     case SRL_RN: /* f > 1/2, or f == 1/2 and T odd: lo > half - 1 when strict or T odd */
-        return SRL__BIT((half - (strict | todd)) < lo);
+        return SRL__BIT(SRL_DECIDE_LT(half - (strict | todd), lo));
     case SRL_RNA: /* f >= 1/2 */
-        return SRL__BIT((half - one) < lo);
+        return SRL__BIT(SRL_DECIDE_LT(half - one, lo));
     case SRL_RZ:
         return zero;
     case SRL_RU:
@@ -77,9 +85,10 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
         return SRL__INEXACT & (todd ^ one);
     case SRL_SR: { /* away iff U < f: P(away) = f */
         const int sh = SRL_DECIDE_W - ub;
-        const SRL_DECIDE_V us = u >> sh, ls = lo >> sh, below = SRL__BIT(us < ls);
-        const SRL_DECIDE_V within = SRL__BIT((us - ls) < ((hi >> sh) - ls + one)); /* ls..hs */
-        const SRL_DECIDE_V open = strict | SRL__BIT(lo < hi) | (ub < SRL_DECIDE_W ? one : zero);
+        const SRL_DECIDE_V us = u >> sh, ls = lo >> sh, below = SRL__BIT(SRL_DECIDE_LT(us, ls));
+        const SRL_DECIDE_V within = SRL__BIT(SRL_DECIDE_LT(us - ls, (hi >> sh) - ls + one)); /* ls..hs */
+        const SRL_DECIDE_V open =
+            strict | SRL__BIT(SRL_DECIDE_LT(lo, hi)) | (ub < SRL_DECIDE_W ? one : zero);
         *undecided |= within & open;
         return below;
     }
@@ -88,8 +97,9 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
     case SRL_SR_BITS: { /* F = floor(f 2^R), Z = the draw's top R bits: away iff F + Z >= 2^R */
         const int sh = SRL_DECIDE_W - r;
         const SRL_DECIDE_V F = lo >> sh, Z = u >> sh;
-        *undecided |= (SRL__BIT(F == (hi >> sh)) ^ one) | (r > ub ? one : zero);
-        return r == SRL_DECIDE_W ? SRL__BIT((F + Z) < F) : SRL__BIT(zero < ((F + Z) >> r));
+        *undecided |= (SRL__BIT(SRL_DECIDE_EQ(F, hi >> sh)) ^ one) | (r > ub ? one : zero);
+        return r == SRL_DECIDE_W ? SRL__BIT(SRL_DECIDE_LT(F + Z, F))
+                                 : SRL__BIT(SRL_DECIDE_LT(zero, (F + Z) >> r));
     }
     default:
         return zero;
@@ -123,3 +133,5 @@ SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V ne
 #undef SRL_DECIDE_FN
 #undef SRL_DECIDE_V
 #undef SRL_DECIDE_W
+#undef SRL_DECIDE_LT
+#undef SRL_DECIDE_EQ

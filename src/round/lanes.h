@@ -11,9 +11,11 @@
 #define SRL_INLINE static inline __attribute__((always_inline))
 
 typedef uint64_t srl__u64x8 __attribute__((vector_size(64)));
+typedef uint64_t srl__u64x4 __attribute__((vector_size(32))); /* halves, for AVX2 */
 typedef uint32_t srl__u32x8 __attribute__((vector_size(32)));
 typedef uint32_t srl__u32x16 __attribute__((vector_size(64)));
 typedef double srl__f64x8 __attribute__((vector_size(64)));
+typedef double srl__f64x4 __attribute__((vector_size(32)));
 typedef float srl__f32x8 __attribute__((vector_size(32)));
 typedef float srl__f32x16 __attribute__((vector_size(64)));
 

@@ -10,6 +10,8 @@
  *                     the layouts the templates take it in (8 outputs in 64-bit lanes, 16 in
  *                     32-bit lanes, 8 full 64-bit draws);
  *   lane_any          is any lane nonzero?
+ *   lane_lt64/eq64, lane_lt32/eq32, lane_flt64/feq64   lane comparisons as masks (all ones or
+ *                     0): below AVX-512 on 256-bit halves (see there);
  *   lane_decide64/32  the rounding decision of src/round/decide.h on 8 x 64-bit and
  *                     16 x 32-bit lanes, and lane_round64/32 the rounding of bit patterns. */
 #include "core/pcg_impl.h"
@@ -37,6 +39,48 @@ SRL_INLINE srl__u32x16 ISA(lane_rotr32)(srl__u32x16 x, srl__u32x16 rot)
     return (x >> rot) | (x << ((-rot) & 31u));
 }
 
+#if defined(__AVX2__) && !defined(__AVX512F__)
+/* Under AVX2 GCC 12 keeps a 512-bit vector that is seen as another element type (the 64-bit
+ * states as pairs of 32-bit lanes) on the stack, in 128-bit pieces reloaded whole: the output
+ * function then costs several times the rest of the loop. Here it works on the states' 256-bit
+ * halves, which AVX2 holds in registers; same bits. */
+/* Four outputs of four states, each in the low half of its 64-bit lane. */
+SRL_INLINE srl__u64x4 ISA(lane_pcg32_out4)(srl__u64x4 st)
+{
+    const srl__u32x8 x = (srl__u32x8)(((st >> 18) ^ st) >> 27), rot = (srl__u32x8)(st >> 59);
+    return (srl__u64x4)((x >> rot) | (x << ((-rot) & 31u))) & ((st - st) + 0xffffffffu);
+}
+
+SRL_INLINE srl__u64x8 ISA(lane_pcg32_out)(srl__u64x8 st)
+{
+    srl__u64x4 h[2];
+    memcpy(h, &st, sizeof h);
+    h[0] = ISA(lane_pcg32_out4)(h[0]);
+    h[1] = ISA(lane_pcg32_out4)(h[1]);
+    memcpy(&st, h, sizeof h);
+    return st;
+}
+
+SRL_INLINE srl__u32x16 ISA(lane_pcg32_out16)(srl__u64x8 s0, srl__u64x8 s1)
+{
+    srl__u64x4 h[4];
+    memcpy(h, &s0, sizeof s0);
+    memcpy(h + 2, &s1, sizeof s1);
+    srl__u32x8 o[2];
+    for (int q = 0; q < 2; q++) {
+        const srl__u32x8 a = (srl__u32x8)ISA(lane_pcg32_out4)(h[2 * q]),
+                         b = (srl__u32x8)ISA(lane_pcg32_out4)(h[2 * q + 1]);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        o[q] = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+        o[q] = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#endif
+    }
+    srl__u32x16 out;
+    memcpy(&out, o, sizeof out);
+    return out;
+}
+#else
 /* Eight outputs, each in the low half of its 64-bit lane (the high halves, rotated by 0, are
  * cleared). */
 SRL_INLINE srl__u64x8 ISA(lane_pcg32_out)(srl__u64x8 st)
@@ -67,6 +111,8 @@ SRL_INLINE srl__u32x16 ISA(lane_pcg32_out16)(srl__u64x8 s0, srl__u64x8 s1)
     return ISA(lane_rotr32)(x, rot);
 }
 
+#endif
+
 /* Eight draws: a pcg32 draw is two outputs, the first its high half; ev / od hold the states
  * that make each draw's first / second output. */
 SRL_INLINE srl__u64x8 ISA(lane_draw)(srl__u64x8 ev, srl__u64x8 od)
@@ -91,14 +137,55 @@ SRL_INLINE int ISA(lane_any)(srl__u64x8 v)
 #endif
 }
 
+/* Lane comparisons, a mask per lane (all ones where it holds). GCC 12 scalarises a comparison of
+ * generic vectors wider than the instruction set's registers: under AVX2 a 512-bit `a < b`
+ * becomes a compare, a set and a store per lane, then a reload (about ten times slower than
+ * the rest of a bulk-rounding loop). So under AVX2 each comparison is made on the two
+ * 256-bit halves, which AVX2 compares in one instruction each (unsigned through a sign flip
+ * GCC adds), and the masks are joined. The baseline keeps the plain comparison: SSE2 has no
+ * 64-bit compare, and the split measured slower there. Same bits on every level. */
+#if defined(__AVX512F__) || !defined(__AVX2__)
+#define SRL__LANE_CMP(NAME, V, M, H, HM, OP)                                                      \
+    SRL_INLINE M ISA(NAME)(V a, V b)                                                              \
+    {                                                                                             \
+        return (M)(a OP b);                                                                       \
+    }
+#else
+#define SRL__LANE_CMP(NAME, V, M, H, HM, OP)                                                      \
+    SRL_INLINE M ISA(NAME)(V a, V b)                                                              \
+    {                                                                                             \
+        H a0, a1, b0, b1;                                                                         \
+        memcpy(&a0, &a, sizeof a0);                                                               \
+        memcpy(&a1, (const char *)&a + sizeof a0, sizeof a1);                                     \
+        memcpy(&b0, &b, sizeof b0);                                                               \
+        memcpy(&b1, (const char *)&b + sizeof b0, sizeof b1);                                     \
+        const HM m0 = (HM)(a0 OP b0), m1 = (HM)(a1 OP b1);                                        \
+        M m;                                                                                      \
+        memcpy(&m, &m0, sizeof m0);                                                               \
+        memcpy((char *)&m + sizeof m0, &m1, sizeof m1);                                           \
+        return m;                                                                                 \
+    }
+#endif
+SRL__LANE_CMP(lane_lt64, srl__u64x8, srl__u64x8, srl__u64x4, srl__u64x4, <)
+SRL__LANE_CMP(lane_eq64, srl__u64x8, srl__u64x8, srl__u64x4, srl__u64x4, ==)
+SRL__LANE_CMP(lane_lt32, srl__u32x16, srl__u32x16, srl__u32x8, srl__u32x8, <)
+SRL__LANE_CMP(lane_eq32, srl__u32x16, srl__u32x16, srl__u32x8, srl__u32x8, ==)
+SRL__LANE_CMP(lane_flt64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, <)
+SRL__LANE_CMP(lane_feq64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, ==)
+#undef SRL__LANE_CMP
+
 #define SRL_DECIDE_FN ISA(lane_decide64)
 #define SRL_DECIDE_ROUND_FN ISA(lane_round64)
 #define SRL_DECIDE_V srl__u64x8
 #define SRL_DECIDE_W 64
+#define SRL_DECIDE_LT ISA(lane_lt64)
+#define SRL_DECIDE_EQ ISA(lane_eq64)
 #include "round/decide.h"
 
 #define SRL_DECIDE_FN ISA(lane_decide32)
 #define SRL_DECIDE_ROUND_FN ISA(lane_round32)
 #define SRL_DECIDE_V srl__u32x16
 #define SRL_DECIDE_W 32
+#define SRL_DECIDE_LT ISA(lane_lt32)
+#define SRL_DECIDE_EQ ISA(lane_eq32)
 #include "round/decide.h"

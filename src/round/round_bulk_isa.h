@@ -202,7 +202,7 @@ SRL_INLINE ISA(p64) ISA(p64_step)(ISA(p64) c, const ISA(p64map) *m)
     const srl__u64x8 mid = (p00 >> 32) + (p01 & m32) + (p10 & m32);
     const srl__u64x8 hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
     const srl__u64x8 pl = (p00 & m32) | (mid << 32), nl = pl + m->cl;
-    const srl__u64x8 carry = (srl__u64x8)(nl < pl) & 1;
+    const srl__u64x8 carry = ISA(lane_lt64)(nl, pl) & 1;
     c.h = hi + x * m->ah + c.h * m->al + m->ch + carry;
     c.l = nl;
     return c;
@@ -246,15 +246,15 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
  * values far below the grid) get *bad (all ones) for the reference path. The caller takes this
  * only where xmin is a normal input number and the format has subnormals. sub_c is eq + bias + m,
  * scale is q. */
-#define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE)                                       \
+#define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE, LT, EQ)                                     \
     SRL_INLINE V ISA(NAME)(V a, V neg, V u, srl_mode mode, int r, int ub, V sub_c, FV scale,    \
                            V *bad)                                                               \
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
-        const V e = a >> (MBITS), e0 = (V)(e == zero);                                            \
+        const V e = a >> (MBITS), e0 = ISA(EQ)(e, zero);                                         \
         const V M = (a & (implicit - one)) | (implicit & ~e0);                                    \
         const V sv = sub_c - (e + (e0 & one));                                                    \
-        *bad = (V)(((zero + ((W) - 1)) < sv) | (sv == zero));                                     \
+        *bad = ISA(LT)(zero + ((W) - 1), sv) | ISA(EQ)(sv, zero);                                \
         const V svc = sv & ((W) - 1);                                                             \
         const V T = M >> svc, R = M & ((one << svc) - one), f1 = R << (((W) - svc) & ((W) - 1));  \
         V undecided = zero; /* (never: f1 is the whole fraction) */                               \
@@ -270,8 +270,8 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
         return out;                                                                               \
     }
 
-SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64)
-SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32)
+SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64, lane_lt64, lane_eq64)
+SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32, lane_lt32, lane_eq32)
 #undef SRL_DEFINE_SUB
 
 /* ---- the vector path for binary64 input (all modes), binary64 or binary32 output ----
@@ -392,8 +392,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         const srl__u64x8 a = b & ~sign_b;
         srl__u64x8 undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */
         srl__u64x8 res = ISA(lane_round64)(a, s, mode, r, b >> 63, ud, 64, &undecided);
-        srl__u64x8 nok = (srl__u64x8)((span < (a - lo_v)) | (hi_v < res));
-        const srl__u64x8 below = (srl__u64x8)(a < lo_v);
+        srl__u64x8 nok = ISA(lane_lt64)(span, a - lo_v) | ISA(lane_lt64)(hi_v, res);
+        const srl__u64x8 below = ISA(lane_lt64)(a, lo_v);
         if (sub && ISA(lane_any)(below)) { /* the format's subnormal range, on the lanes too */
             srl__u64x8 sbad;
             const srl__u64x8 sres = ISA(lane_sub64)(a, b >> 63, ud, mode, r, 64, sub_c, scale, &sbad);
@@ -525,8 +525,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         const V a = b & ~sign_b;
         V undecided = zero; /* (never, see above) */
         V res = ISA(lane_round32)(a, s, mode, r, b >> 31, ud, 32, &undecided);
-        V nok = (V)((span < (a - lo_v)) | (hi_v < res));
-        const V below = (V)(a < lo_v);
+        V nok = ISA(lane_lt32)(span, a - lo_v) | ISA(lane_lt32)(hi_v, res);
+        const V below = ISA(lane_lt32)(a, lo_v);
         if (sub && ISA(lane_any)((srl__u64x8)below)) {
             V sbad;
             const V sres = ISA(lane_sub32)(a, b >> 31, ud, mode, r, 32, sub_c, scale, &sbad);
