@@ -19,6 +19,7 @@
 #include "srlab/format.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
+#include "timing.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -55,40 +56,6 @@ static const bench_case cases[] = {
     {"e4m3 sr, binary32 (pcg64)", "e4m3", 4, -6, 8, 0, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG64},
     {"e5m2 sr, binary32 (pcg32)", "e5m2", 3, -14, 15, 1, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
 };
-
-static double now(int cpu)
-{
-    struct timespec ts;
-    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-/* memcpy of the same bytes, each thread copying its share. */
-static void copy_bytes(void *dst, const void *src, size_t bytes)
-{
-#ifdef _OPENMP
-#pragma omp parallel
-    {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
-        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
-    }
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
 
 int main(int argc, char **argv)
 {

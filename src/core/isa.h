@@ -4,7 +4,7 @@
  * A hot file writes its vector kernels as a template (names wrapped in ISA(...)) and includes
  * it through src/core/isa_instantiate.h, which compiles it for the baseline, x86-64-v3 (AVX2) and
  * x86-64-v4 (AVX-512) under `#pragma GCC target`, naming the copies name_base, name_v3 and
- * name_v4. (A pragma region rather than target_clones or target attributes: GCC 12 lowers
+ * name_v4 (and name_v4i, x86-64-v4 with AVX-512 IFMA, for a template that asks for it). (A pragma region rather than target_clones or target attributes: GCC 12 lowers
  * generic vector code for the instruction set in force where it is *defined*.) srl__isa_level()
  * asks the CPU which copy to run. The kernels are integer code, or floating-point code without
  * contraction (-ffp-contract=off), so every copy computes the same bits; tests force each level

@@ -14,17 +14,7 @@ mkdir "$TMPDIR"
 
 # refused NAME PATTERN ARGS...: exit 2, PATTERN on standard error, standard output empty, no
 # srlab-peers.* directory made
-refused() {
-    name=$1 pat=$2
-    shift 2
-    sh "$peers" "$@" >stdout 2>stderr
-    rc=$?
-    if [ $rc -ne 2 ]; then bad "$name: exit $rc (want 2): $(cat stderr)"
-    elif ! grep -q -- "$pat" stderr; then bad "$name: message '$(cat stderr)' lacks '$pat'"
-    elif [ -s stdout ]; then bad "$name: standard output not empty: $(cat stdout)"
-    elif [ -n "$(ls -A "$TMPDIR")" ]; then bad "$name: left $(ls -A "$TMPDIR")"
-    else ok "$name"; fi
-}
+refused() { script_refuses "$peers" "$@"; }
 L="--llmc fakellmc --build $build"
 refused "no peer" "--cpfloat DIR, --llmc DIR" --build "$build"
 refused "missing llm.c" "--llmc 'nosuchdir'" --llmc nosuchdir --build "$build"

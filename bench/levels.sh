@@ -1,0 +1,68 @@
+#!/bin/sh
+# bench/levels.sh: srlab's bulk rounding at each instruction-set level this CPU has, in one run
+# (issue 16): baseline x86-64, x86-64-v3, x86-64-v4 and x86-64-v4 with AVX-512 IFMA (the pcg64
+# lanes' 52-bit multiply-adds), beside memcpy of the input's bytes (bench/levels_driver.c).
+#
+# Usage: bench/levels.sh [--build DIR] [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
+#   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
+#   --n N, --reps R, --dist LIST   values per case, repeats, input distributions
+#   --threads LIST thread counts (OMP_NUM_THREADS; default "1")
+# The driver is compiled in a temporary directory outside the repository (removed at the end)
+# with srlab's own flags (-std=c11 -ffp-contract=off, plus $CFLAGS: a sanitizer build's
+# -fsanitize=...) and linked to the build's libsrlab. Prints
+# one markdown table per (thread count, distribution); a level whose output differs from the
+# baseline's in any byte makes the "same" column say NO and the exit status 1.
+# Exit status: 2 for a bad argument (the message names it), 1 if the build, a run or a
+# comparison fails.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform"
+bad() { echo "levels.sh: $1" >&2; exit 2; }
+posint() {
+    case "$2" in
+    '' | *[!0-9]* | 0[0-9]* | ??????????*) bad "$1 '$2': not a positive integer" ;;
+    esac
+    [ "$2" -ge 1 ] || bad "$1 '$2': must be at least 1"
+}
+while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || bad "'$1' needs a value"
+    case "$1" in
+    --build) build=$2 ;;
+    --n) n=$2 ;;
+    --reps) reps=$2 ;;
+    --threads) threads=$2 ;;
+    --dist) dists=$2 ;;
+    *) bad "unknown option '$1'" ;;
+    esac
+    shift 2
+done
+posint --n "$n"
+posint --reps "$reps"
+nwords() { echo $#; }
+# shellcheck disable=SC2086
+[ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
+for t in $threads; do posint --threads "$t"; done
+# shellcheck disable=SC2086
+[ "$(nwords $dists)" -gt 0 ] || bad "--dist: empty list"
+for d in $dists; do
+    case "$d" in normal | uniform) ;; *) bad "--dist: '$d' is not one of: normal uniform" ;; esac
+done
+[ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so there (build srlab first)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cc=${CC:-cc}
+# shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
+"$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
+    -o "$tmp/levels_driver" "$here/levels_driver.c" \
+    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm || { echo "levels.sh: building the driver failed" >&2; exit 1; }
+status=0
+for t in $threads; do
+    for d in $dists; do
+        echo "# load before: $(uptime | sed 's/.*load/load/')"
+        OMP_NUM_THREADS=$t "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" || status=1
+    done
+done
+exit $status

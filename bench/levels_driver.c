@@ -1,0 +1,180 @@
+/* bench/levels_driver.c: srlab's bulk rounding at each instruction-set level, in one process.
+ *
+ * Built by bench/levels.sh against a build of srlab; never part of srlab's build. The bulk
+ * kernels exist once per level (src/core/isa.h: baseline x86-64, x86-64-v3, x86-64-v4, and
+ * x86-64-v4 with AVX-512 IFMA); srl__round_bulk_isa() (private, src/round/round_bulk.h) forces
+ * one. For every case each level this CPU has runs in turn within each repeat, then memcpy of
+ * the input's bytes (binary64 for binary64 -> binary32; each thread copying its share), so
+ * that a change in the machine's load hits all alike; the rate is
+ * n / median time, the time being the process's CPU time on one thread and wall-clock time on
+ * more. Every level's output is compared byte for byte with the baseline's ("same").
+ * Usage: levels_driver [--n N] [--reps R] [--dist normal|uniform] */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "round/round_bulk.h" /* srl__round_bulk_isa */
+#include "srlab/format.h"
+#include "srlab/rng.h"
+#include "srlab/rounding.h"
+#include "timing.h"
+
+enum { B64, B32, D2F };
+typedef struct {
+    const char *fmt, *mode;
+    int path;
+    srl_rng_kind kind;
+} level_case;
+
+static const char *const path_names[] = {"binary64", "binary32", "binary64 -> binary32"};
+static const char *const level_names[] = {"base", "v3", "v4", "v4i"};
+
+static long parse_long(const char *opt, const char *s, long lo)
+{
+    char *end;
+    const long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > 1000000000L) {
+        fprintf(stderr, "levels_driver: %s '%s': not an integer >= %ld\n", opt, s, lo);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 10000000;
+    int reps = 9, uniform = 0;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            fprintf(stderr, "levels_driver: '%s' needs a value\n", argv[i]);
+            return 2;
+        }
+        if (!strcmp(argv[i], "--n"))
+            n = (size_t)parse_long("--n", argv[i + 1], 1);
+        else if (!strcmp(argv[i], "--reps"))
+            reps = (int)parse_long("--reps", argv[i + 1], 1);
+        else if (!strcmp(argv[i], "--dist") && !strcmp(argv[i + 1], "normal"))
+            uniform = 0;
+        else if (!strcmp(argv[i], "--dist") && !strcmp(argv[i + 1], "uniform"))
+            uniform = 1;
+        else {
+            fprintf(stderr, "levels_driver: unknown argument '%s %s'\n", argv[i], argv[i + 1]);
+            return 2;
+        }
+    }
+    if (reps > 99)
+        reps = 99;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    const int wall = threads > 1;
+    const int top = srl__round_bulk_isa(-1);
+    double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd), *rd = malloc(n * sizeof *rd);
+    float *xf = malloc(n * sizeof *xf), *yf = malloc(n * sizeof *yf), *rf = malloc(n * sizeof *rf);
+    if (!xd || !yd || !rd || !xf || !yf || !rf) {
+        fprintf(stderr, "levels_driver: out of memory for n = %zu\n", n);
+        return 1;
+    }
+    srl_rng g;
+    srl_rng_init(&g, SRL_RNG_PCG32, 20261202, 0);
+    for (size_t i = 0; i < n; i++) {
+        xd[i] = uniform ? 2 * srl_rng_uniform(&g) - 1 : srl_rng_normal(&g);
+        xf[i] = (float)xd[i];
+    }
+    static const level_case cases[] = {
+        {"bf16", "rn", B64, SRL_RNG_PCG32},   {"bf16", "sr", B64, SRL_RNG_PCG32},
+        {"bf16", "sr", B64, SRL_RNG_PCG64},   {"e4m3", "sr", B64, SRL_RNG_PCG32},
+        {"e4m3", "sr", B64, SRL_RNG_PCG64},   {"bf16", "rn", B32, SRL_RNG_PCG32},
+        {"bf16", "sr", B32, SRL_RNG_PCG32},   {"bf16", "sr", B32, SRL_RNG_PCG64},
+        {"e4m3", "sr", B32, SRL_RNG_PCG32},   {"e4m3", "sr", B32, SRL_RNG_PCG64},
+        {"bf16", "rn", D2F, SRL_RNG_PCG32},   {"bf16", "sr", D2F, SRL_RNG_PCG32},
+        {"bf16", "sr", D2F, SRL_RNG_PCG64},   {"e4m3", "sr", D2F, SRL_RNG_PCG32},
+        {"e4m3", "sr", D2F, SRL_RNG_PCG64},
+    };
+    printf("# %zu %s values, %d thread(s), %d repeats alternating the levels and memcpy, "
+           "medians of %s time; this CPU's level: %s\n",
+           n, uniform ? "uniform [-1,1]" : "standard-normal", threads, reps,
+           wall ? "wall-clock" : "CPU", level_names[top]);
+    printf("| case |");
+    for (int l = 0; l <= top; l++)
+        printf(" %s M/s |", level_names[l]);
+    printf(" memcpy M/s |");
+    for (int l = 0; l <= top; l++)
+        printf(" %s / memcpy |", level_names[l]);
+    printf(" same |\n|---|");
+    for (int l = 0; l < 2 * (top + 1) + 2; l++)
+        printf("---|");
+    printf("\n");
+    int status = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const level_case *k = &cases[c];
+        srl_format f;
+        srl_rounding m;
+        srl_err err;
+        if (srl_format_parse(&f, k->fmt, &err) != SRL_OK ||
+            srl_rounding_parse(&m, k->mode, &err) != SRL_OK) {
+            fprintf(stderr, "levels_driver: %s\n", err.msg);
+            return 1;
+        }
+        double t[5][99];
+        int same = 1;
+        for (int r = 0; r < reps; r++)
+            for (int l = 0; l <= top + 1; l++) {
+                srl_rng s;
+                srl_rng_init(&s, k->kind, 7, 0);
+                const double t0 = now(!wall);
+                int st = SRL_OK;
+                if (l > top) {
+                    if (k->path == B32)
+                        copy_bytes(yf, xf, n * sizeof *xf);
+                    else
+                        copy_bytes(yd, xd, n * sizeof *xd);
+                } else {
+                    srl__round_bulk_isa(l);
+                    if (k->path == B64)
+                        st = srl_round_array(yd, xd, n, &f, m, &s);
+                    else if (k->path == B32)
+                        st = srl_round_array_float(yf, xf, n, &f, m, &s);
+                    else
+                        st = srl_round_array_d2f(yf, xd, n, &f, m, &s);
+                }
+                t[l][r] = now(!wall) - t0;
+                if (st != SRL_OK) {
+                    fprintf(stderr, "levels_driver: rounding failed (%d)\n", st);
+                    return 1;
+                }
+                if (l > top)
+                    continue;
+                if (r == 0) { /* every level's output against the baseline's */
+                    const void *out = k->path == B64 ? (const void *)yd : (const void *)yf;
+                    void *keep = k->path == B64 ? (void *)rd : (void *)rf;
+                    const size_t bytes = n * (k->path == B64 ? sizeof *yd : sizeof *yf);
+                    if (l == 0)
+                        memcpy(keep, out, bytes);
+                    else if (memcmp(keep, out, bytes))
+                        same = 0;
+                }
+            }
+        srl__round_bulk_isa(-1);
+        char name[96];
+        snprintf(name, sizeof name, "%s %s, %s%s", k->fmt, k->mode, path_names[k->path],
+                 k->mode[0] == 's' ? (k->kind == SRL_RNG_PCG64 ? " (pcg64)" : " (pcg32)") : "");
+        double rate[5];
+        for (int l = 0; l <= top + 1; l++)
+            rate[l] = (double)n / median(t[l], reps) / 1e6;
+        printf("| %s |", name);
+        for (int l = 0; l <= top + 1; l++)
+            printf(" %.0f |", rate[l]);
+        for (int l = 0; l <= top; l++)
+            printf(" %.2f |", rate[l] / rate[top + 1]);
+        printf(" %s |\n", same ? "yes" : "NO");
+        fflush(stdout);
+        if (!same)
+            status = 1;
+    }
+    free(xd), free(yd), free(rd), free(xf), free(yf), free(rf);
+    return status;
+}
