@@ -62,7 +62,9 @@ typedef struct srl__vparams {
     uint64_t lo, hi;  /* magnitudes (bits) of the normal range */
     int sub;          /* 1: the subnormal range below lo on the lanes too */
     uint64_t sub_c;   /* eq + bias + m (eq = emin - p + 1; bias, m: the input format's) */
-    double scale;     /* 2^eq */
+    uint64_t sub_sel; /* how lane_sub assembles N 2^eq: all ones through the exponent field */
+    uint64_t sub_exp; /* (eq << m, mod 2^64), 0 by a shift of N (sub_shl = eq - the input's */
+    int sub_shl;      /* subnormal exponent) */
 } srl__vparams;
 
 static void lanes_init(srl__lanes *ln, const srl_rng *g)
@@ -137,17 +139,24 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g)
 }
 
 /* The vector kernels' view of f for an input format with mbits fraction bits, exponent bias
- * `bias` and smallest normal normal_min; lo_bits / hi_bits: the bits of the normal range's ends. */
+ * `bias` and smallest normal normal_min; lo_bits / hi_bits: the bits of the normal range's ends.
+ * The subnormal range goes on the lanes when the format has one above the input's normal
+ * range with q = 2^eq a normal input number, or starts exactly where the input's subnormals
+ * end (bf16 of binary32); otherwise (a format whose subnormal grid straddles the input's
+ * smallest normal) its values take the reference path. */
 static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int bias,
                          double normal_min, uint64_t lo_bits, uint64_t hi_bits)
 {
-    const int eq = f->emin - f->p + 1;
+    const int eq = f->emin - f->p + 1, eq_min = 1 - bias - mbits;
+    const bool via_exp = ldexp(1.0, eq) >= normal_min, via_shift = f->xmin == normal_min;
     vp->s = mbits + 1 - f->p;
     vp->lo = lo_bits;
     vp->hi = hi_bits;
-    vp->sub = f->subnormals && f->xmin >= normal_min && vp->s > 0;
+    vp->sub = f->subnormals && f->xmin >= normal_min && vp->s > 0 && (via_exp || via_shift);
     vp->sub_c = (uint64_t)(eq + bias + mbits);
-    vp->scale = ldexp(1.0, eq);
+    vp->sub_sel = via_exp ? ~UINT64_C(0) : 0;
+    vp->sub_exp = (uint64_t)(int64_t)eq << mbits;
+    vp->sub_shl = via_exp ? 0 : eq - eq_min;
 }
 
 /* Draws for a block: the pcg32 lanes (src 1) or the pcg64 lanes (src 2), from which the vector

@@ -240,15 +240,23 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
  * a = M 2^(max(e,1) - bias - m)) has its fraction in the low sv bits of M, sv = (eq + bias + m)
  * - max(e, 1): T = M >> sv, R = M mod 2^sv, f1 = R 2^(W - sv) (exact, nothing further), and the
  * result is N q, N = T + away (the decision of decide.h), N <= 2^(p-1) (xmin when it rounds up).
- * N q is formed in floating point, exactly: N by the 2^m trick ((2^m + N) - 2^m, N < 2^m), then
- * its product with the power of two q (exact: N q is a multiple of q, which the input format
- * holds). Lanes with sv outside [1, W-1] (magnitudes below about q 2^(m + 1 - W): zero, and
- * values far below the grid) get *bad (all ones) for the reference path. The caller takes this
- * only where xmin is a normal input number and the format has subnormals. sub_c is eq + bias + m,
- * scale is q. */
-#define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE, LT, EQ)                                     \
-    SRL_INLINE V ISA(NAME)(V a, V neg, V u, srl_mode mode, int r, int ub, V sub_c, FV scale,    \
-                           V *bad)                                                               \
+ * N q is assembled in integer arithmetic, exactly, in one of two ways that the caller chooses
+ * by the format (sub_sel all ones or 0):
+ *   q at least the input's smallest normal: N as a float by the 2^m trick ((2^m + N) - 2^m,
+ *     N < 2^m, a normal number or 0), then eq added to its exponent field (sub_exp = eq << m:
+ *     N q is normal in the input format too), 0 kept 0;
+ *   xmin the input's smallest normal: the format's subnormals are the input's, N q has the
+ *     bits N << (eq - eqmin) (sub_shl; eqmin the input's subnormal exponent), xmin included.
+ * (A floating-point product N * q would be exact too, but a subnormal product costs a
+ * microcode assist of a hundred cycles or more, and GCC may compute this block for every
+ * group: that made bf16 rounding of binary32 arrays ten times slower.) Lanes with sv outside
+ * [1, W-1] (magnitudes below about q 2^(m + 1 - W): zero, and values far below the grid) get
+ * *bad (all ones) for the reference path. The caller takes this only where xmin is a normal
+ * input number, the format has subnormals and one of the two ways applies. sub_c is eq + bias
+ * + m. */
+#define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE, LT, EQ)                               \
+    SRL_INLINE V ISA(NAME)(V a, V neg, V u, srl_mode mode, int r, int ub, V sub_c, V sub_sel,    \
+                           V sub_exp, V sub_shl, V *bad)                                          \
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
         const V e = a >> (MBITS), e0 = ISA(EQ)(e, zero);                                         \
@@ -264,10 +272,11 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
         FV v, big;                                                                                \
         memcpy(&v, &nb, sizeof v);                                                                \
         memcpy(&big, &two_m, sizeof big);                                                         \
-        v = (v - big) * scale;                                                                    \
-        V out;                                                                                    \
-        memcpy(&out, &v, sizeof out);                                                             \
-        return out;                                                                               \
+        v = v - big;                                                                              \
+        V nf;                                                                                     \
+        memcpy(&nf, &v, sizeof nf);                                                               \
+        const V via_exp = (nf + sub_exp) & ~ISA(EQ)(N, zero);                                     \
+        return (via_exp & sub_sel) | ((N << sub_shl) & ~sub_sel);                                 \
     }
 
 SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64, lane_lt64, lane_eq64)
@@ -364,8 +373,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     const srl__u64x8 zero = ln->ev & 0, one = zero + 1; /* (one: the `bad` flag) */
     const srl__u64x8 sign_b = zero + SRL__HALF;
     const srl__u64x8 lo_v = zero + lo, span = zero + (hi - lo), hi_v = zero + hi;
-    const srl__u64x8 sub_c = zero + vp->sub_c;
-    const srl__f64x8 scale = (srl__f64x8){0} + vp->scale;
+    const srl__u64x8 sub_c = zero + vp->sub_c, sub_sel = zero + vp->sub_sel;
+    const srl__u64x8 sub_exp = zero + vp->sub_exp, sub_shl = zero + (uint64_t)vp->sub_shl;
     srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
     const uint64_t a16 = ln->a16, c16 = ln->c16;
     /* pcg64: the two chains of eight lanes take turns (c1 the next one) */
@@ -396,7 +405,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         const srl__u64x8 below = ISA(lane_lt64)(a, lo_v);
         if (sub && ISA(lane_any)(below)) { /* the format's subnormal range, on the lanes too */
             srl__u64x8 sbad;
-            const srl__u64x8 sres = ISA(lane_sub64)(a, b >> 63, ud, mode, r, 64, sub_c, scale, &sbad);
+            const srl__u64x8 sres = ISA(lane_sub64)(a, b >> 63, ud, mode, r, 64, sub_c, sub_sel,
+                                                    sub_exp, sub_shl, &sbad);
             res = (sres & below) | (res & ~below);
             nok = (sbad & below) | (nok & ~below);
         }
@@ -484,8 +494,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     const V zero = (V){0}, one = zero + 1;
     const V sign_b = zero + 0x80000000u, lo_v = zero + (uint32_t)vp->lo;
     const V span = zero + (uint32_t)(vp->hi - vp->lo), hi_v = zero + (uint32_t)vp->hi;
-    const V sub_c = zero + (uint32_t)vp->sub_c;
-    const srl__f32x16 scale = (srl__f32x16){0} + (float)vp->scale;
+    const V sub_c = zero + (uint32_t)vp->sub_c, sub_sel = zero + (uint32_t)vp->sub_sel;
+    const V sub_exp = zero + (uint32_t)vp->sub_exp, sub_shl = zero + (uint32_t)vp->sub_shl;
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
@@ -529,7 +539,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         const V below = ISA(lane_lt32)(a, lo_v);
         if (sub && ISA(lane_any)((srl__u64x8)below)) {
             V sbad;
-            const V sres = ISA(lane_sub32)(a, b >> 31, ud, mode, r, 32, sub_c, scale, &sbad);
+            const V sres = ISA(lane_sub32)(a, b >> 31, ud, mode, r, 32, sub_c, sub_sel, sub_exp,
+                                            sub_shl, &sbad);
             res = (sres & below) | (res & ~below);
             nok = (sbad & below) | (nok & ~below);
         }
