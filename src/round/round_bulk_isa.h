@@ -141,7 +141,89 @@ SRL_INLINE srl__u64x8 ISA(p64_out)(ISA(p64) c)
 /* Other levels: (high, low) words in 64-bit lanes. There is no vector 128-bit multiply, so
  * s a + c mod 2^128 is assembled from 64-bit products: the low word s_l a_l (mod 2^64), the high
  * word mulhi(s_l, a_l) + s_l a_h + s_h a_l + c_h + carry, mulhi from four 32 x 32 -> 64
- * products. */
+ * products (MUL32: the products of the lanes' low 32 bits, one vpmuludq per register). The step
+ * is written once, for a vector type V; x86-64-v3 holds each chain as two halves of four lanes
+ * (AVX2 registers, see vec_d2d_h), the other levels as eight. */
+#define SRL_P64_STEP(V, MUL32, LT, H, L, AH, AL, CH, CL)                                           \
+    do {                                                                                          \
+        const V x_ = (L), m32_ = (x_ & 0) + 0xffffffffu;                                          \
+        const V x1_ = x_ >> 32, y1_ = (AL) >> 32;                                                 \
+        const V p00_ = MUL32(x_, AL), p01_ = MUL32(x_, y1_), p10_ = MUL32(x1_, AL),               \
+                p11_ = MUL32(x1_, y1_);                                                           \
+        const V mid_ = (p00_ >> 32) + (p01_ & m32_) + (p10_ & m32_);                              \
+        const V hi_ = p11_ + (p01_ >> 32) + (p10_ >> 32) + (mid_ >> 32);                          \
+        const V pl_ = (p00_ & m32_) | (mid_ << 32), nl_ = pl_ + (CL);                             \
+        const V carry_ = LT(nl_, pl_) & 1;                                                        \
+        (H) = hi_ + x_ * (AH) + (H) * (AL) + (CH) + carry_;                                       \
+        (L) = nl_;                                                                                \
+    } while (0)
+/* XSL-RR on (high, low) words: their xor rotated right by the high word's top six bits. */
+#define SRL_P64_OUT(H, L) ((((H) ^ (L)) >> ((H) >> 58)) | (((H) ^ (L)) << ((0 - ((H) >> 58)) & 63)))
+
+#if SRL_ISA_LEVEL == 1
+typedef struct ISA(p64) {
+    srl__u64x4 h[2], l[2]; /* lanes 0-3, 4-7 */
+} ISA(p64);
+typedef struct ISA(p64map) {
+    srl__u64x4 ah, al, ch, cl;
+} ISA(p64map);
+
+SRL_INLINE ISA(p64) ISA(p64_from)(srl__u64x8 h, srl__u64x8 l)
+{
+    ISA(p64) c;
+    memcpy(c.h, &h, sizeof h);
+    memcpy(c.l, &l, sizeof l);
+    return c;
+}
+
+SRL_INLINE void ISA(p64_to)(ISA(p64) c, srl__u64x8 *h, srl__u64x8 *l)
+{
+    memcpy(h, c.h, sizeof *h);
+    memcpy(l, c.l, sizeof *l);
+}
+
+SRL_INLINE ISA(p64map) ISA(p64_map)(const srl__lanes *ln)
+{
+    const srl__u64x4 zero = {0};
+    return (ISA(p64map)){zero + ln->ah, zero + ln->al, zero + ln->ch, zero + ln->cl};
+}
+
+SRL_INLINE srl__u64x4 ISA(mul32x4)(srl__u64x4 x, srl__u64x4 y)
+{
+    __m256i a, b;
+    memcpy(&a, &x, sizeof a);
+    memcpy(&b, &y, sizeof b);
+    a = _mm256_mul_epu32(a, b);
+    memcpy(&x, &a, sizeof x);
+    return x;
+}
+SRL_INLINE srl__u64x4 ISA(lt64x4)(srl__u64x4 a, srl__u64x4 b)
+{
+    return (srl__u64x4)(a < b);
+}
+
+SRL_INLINE ISA(p64) ISA(p64_step)(ISA(p64) c, const ISA(p64map) *m)
+{
+    for (int q = 0; q < 2; q++)
+        SRL_P64_STEP(srl__u64x4, ISA(mul32x4), ISA(lt64x4), c.h[q], c.l[q], m->ah, m->al, m->ch,
+                     m->cl);
+    return c;
+}
+
+/* Four draws, lanes 4q .. 4q + 3. */
+SRL_INLINE srl__u64x4 ISA(p64_out4)(ISA(p64) c, int q)
+{
+    return SRL_P64_OUT(c.h[q], c.l[q]);
+}
+
+SRL_INLINE srl__u64x8 ISA(p64_out)(ISA(p64) c)
+{
+    const srl__u64x4 d[2] = {ISA(p64_out4)(c, 0), ISA(p64_out4)(c, 1)};
+    srl__u64x8 out;
+    memcpy(&out, d, sizeof out);
+    return out;
+}
+#else
 typedef struct ISA(p64) {
     srl__u64x8 h, l;
 } ISA(p64);
@@ -177,43 +259,27 @@ SRL_INLINE srl__u64x8 ISA(lane_mul32)(srl__u64x8 x, srl__u64x8 y)
     const __m512i p = _mm512_mul_epu32(a, b);
     memcpy(&x, &p, sizeof x);
     return x;
-#elif defined(__AVX2__)
-    __m256i a[2], b[2];
-    memcpy(a, &x, sizeof a);
-    memcpy(b, &y, sizeof b);
-    a[0] = _mm256_mul_epu32(a[0], b[0]);
-    a[1] = _mm256_mul_epu32(a[1], b[1]);
-    memcpy(&x, a, sizeof x);
-    return x;
 #else
     const srl__u64x8 m32 = (x & 0) + 0xffffffffu;
     return (x & m32) * (y & m32);
 #endif
 }
 
-/* One step: the low word of s_l a_l and the high word mulhi(s_l, a_l) from the four
- * 32 x 32 -> 64 products. */
 SRL_INLINE ISA(p64) ISA(p64_step)(ISA(p64) c, const ISA(p64map) *m)
 {
-    const srl__u64x8 x = c.l, m32 = (x & 0) + 0xffffffffu;
-    const srl__u64x8 x1 = x >> 32, y1 = m->al >> 32;
-    const srl__u64x8 p00 = ISA(lane_mul32)(x, m->al), p01 = ISA(lane_mul32)(x, y1),
-                     p10 = ISA(lane_mul32)(x1, m->al), p11 = ISA(lane_mul32)(x1, y1);
-    const srl__u64x8 mid = (p00 >> 32) + (p01 & m32) + (p10 & m32);
-    const srl__u64x8 hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    const srl__u64x8 pl = (p00 & m32) | (mid << 32), nl = pl + m->cl;
-    const srl__u64x8 carry = ISA(lane_lt64)(nl, pl) & 1;
-    c.h = hi + x * m->ah + c.h * m->al + m->ch + carry;
-    c.l = nl;
+    SRL_P64_STEP(srl__u64x8, ISA(lane_mul32), ISA(lane_lt64), c.h, c.l, m->ah, m->al, m->ch,
+                 m->cl);
     return c;
 }
 
-/* Eight draws (XSL-RR: the words' xor rotated right by the high word's top six bits). */
+/* Eight draws. */
 SRL_INLINE srl__u64x8 ISA(p64_out)(ISA(p64) c)
 {
-    const srl__u64x8 x = c.h ^ c.l, rot = c.h >> 58;
-    return (x >> rot) | (x << ((rot - rot - rot) & 63));
+    return SRL_P64_OUT(c.h, c.l);
 }
+#endif
+#undef SRL_P64_STEP
+#undef SRL_P64_OUT
 #endif
 
 static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
@@ -281,6 +347,76 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
 
 SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64, lane_lt64, lane_eq64)
 SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32, lane_lt32, lane_eq32)
+#if SRL_ISA_LEVEL == 1
+/* x86-64-v3: the binary32 kernel also in eight 32-bit lanes, one AVX2 register (vec_f2f_h) */
+#define SRL_DECIDE_FN ISA(lane_decide32x8)
+#define SRL_DECIDE_ROUND_FN ISA(lane_round32x8)
+#define SRL_DECIDE_V srl__u32x8
+#define SRL_DECIDE_W 32
+#include "round/decide.h"
+SRL_INLINE srl__u32x8 ISA(lane_lt32x8)(srl__u32x8 a, srl__u32x8 b)
+{
+    return (srl__u32x8)(a < b);
+}
+SRL_INLINE srl__u32x8 ISA(lane_eq32x8)(srl__u32x8 a, srl__u32x8 b)
+{
+    return (srl__u32x8)(a == b);
+}
+SRL_DEFINE_SUB(lane_sub32x8, srl__u32x8, srl__f32x8, 32, 23, 127, lane_decide32x8, lane_lt32x8,
+               lane_eq32x8)
+/* ... and the binary64 kernel in four 64-bit lanes (vec_d2d_h) */
+#define SRL_DECIDE_FN ISA(lane_decide64x4)
+#define SRL_DECIDE_ROUND_FN ISA(lane_round64x4)
+#define SRL_DECIDE_V srl__u64x4
+#define SRL_DECIDE_W 64
+#include "round/decide.h"
+SRL_INLINE srl__u64x4 ISA(lane_lt64x4)(srl__u64x4 a, srl__u64x4 b)
+{
+    return (srl__u64x4)(a < b);
+}
+SRL_INLINE srl__u64x4 ISA(lane_eq64x4)(srl__u64x4 a, srl__u64x4 b)
+{
+    return (srl__u64x4)(a == b);
+}
+SRL_DEFINE_SUB(lane_sub64x4, srl__u64x4, srl__f64x4, 64, 52, 1023, lane_decide64x4, lane_lt64x4,
+               lane_eq64x4)
+
+SRL_INLINE int ISA(any256)(const void *v)
+{
+    __m256i w;
+    memcpy(&w, v, sizeof w);
+    return !_mm256_testz_si256(w, w);
+}
+
+/* Eight pcg32 outputs of eight states (two halves of four), in 32-bit lanes. */
+SRL_INLINE srl__u32x8 ISA(pcg32_out8)(srl__u64x4 s0, srl__u64x4 s1)
+{
+    const srl__u32x8 a = (srl__u32x8)ISA(lane_pcg32_out4)(s0),
+                     b = (srl__u32x8)ISA(lane_pcg32_out4)(s1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#endif
+}
+
+/* The high halves of eight 64-bit draws, in 32-bit lanes. */
+SRL_INLINE srl__u32x8 ISA(high8)(srl__u64x4 d0, srl__u64x4 d1)
+{
+    const srl__u32x8 a = (srl__u32x8)d0, b = (srl__u32x8)d1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+    return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#endif
+}
+
+/* Four full 64-bit draws of four states (the states of their first outputs). */
+SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t inc)
+{
+    return (ISA(lane_pcg32_out4)(st) << 32) | ISA(lane_pcg32_out4)(st * mult + inc);
+}
+#endif
 #undef SRL_DEFINE_SUB
 
 /* ---- the vector path for binary64 input (all modes), binary64 or binary32 output ----
@@ -450,12 +586,115 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     return bad;
 }
 
+#if SRL_ISA_LEVEL == 1
+/* x86-64-v3: vec_d2d on four-lane halves of each group of eight (the halves of ev and od, of
+ * the pcg64 chains: the same draws; see vec_f2f_h below). */
+SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, srl_mode mode,
+                              int r, const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
+                              unsigned char *flag, int nt)
+{
+    typedef srl__u64x4 V;
+    const int s = vp->s, sub = vp->sub;
+    const V zero = (V){0}, sign_b = zero + SRL__HALF;
+    const V lo_v = zero + vp->lo, span = zero + (vp->hi - vp->lo), hi_v = zero + vp->hi;
+    const V sub_c = zero + vp->sub_c, sub_sel = zero + vp->sub_sel;
+    const V sub_exp = zero + vp->sub_exp, sub_shl = zero + (uint64_t)vp->sub_shl;
+    const uint64_t a16 = ln->a16, c16 = ln->c16;
+    V ev[2], od[2];
+    memcpy(ev, &ln->ev, sizeof ev);
+    memcpy(od, &ln->od, sizeof od);
+    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    const ISA(p64map) map = ISA(p64_map)(ln);
+    uint64_t nok_buf[SRL_TILE];
+    int bad = 0;
+    size_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
+        for (int h = 0; h < 2; h++) {
+            const V ud = src == 1   ? (ISA(lane_pcg32_out4)(ev[h]) << 32) |
+                                          ISA(lane_pcg32_out4)(od[h])
+                         : src == 2 ? ISA(p64_out4)(c1, h)
+                                    : zero;
+            V b;
+            memcpy(&b, x + i + 4 * h, sizeof b);
+            const V a = b & ~sign_b;
+            V undecided = zero; /* (never, as in vec_d2d) */
+            V res = ISA(lane_round64x4)(a, s, mode, r, b >> 63, ud, 64, &undecided);
+            V nok = ISA(lane_lt64x4)(span, a - lo_v) | ISA(lane_lt64x4)(hi_v, res);
+            const V below = ISA(lane_lt64x4)(a, lo_v);
+            if (sub && ISA(any256)(&below)) {
+                V sbad;
+                const V sres = ISA(lane_sub64x4)(a, b >> 63, ud, mode, r, 64, sub_c, sub_sel,
+                                                 sub_exp, sub_shl, &sbad);
+                res = (sres & below) | (res & ~below);
+                nok = (sbad & below) | (nok & ~below);
+            }
+            const V yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+            if (y) {
+                __m256i w;
+                memcpy(&w, &yb, sizeof w);
+                if (nt)
+                    _mm256_stream_si256((__m256i *)(void *)(y + i + 4 * h), w);
+                else
+                    _mm256_storeu_si256((__m256i *)(void *)(y + i + 4 * h), w);
+            } else {
+                __m256d d;
+                memcpy(&d, &yb, sizeof d);
+                _mm_storeu_ps(yf + i + 4 * h, _mm256_cvtpd_ps(d));
+            }
+            memcpy(nok_buf + i + 4 * h, &nok, sizeof nok);
+            if (__builtin_expect(ISA(any256)(&nok), 0)) {
+                if (src != 0)
+                    memcpy(u + i + 4 * h, &ud, sizeof ud);
+                bad = 1;
+            }
+        }
+        if (src == 1)
+            for (int h = 0; h < 2; h++) {
+                ev[h] = ev[h] * a16 + c16;
+                od[h] = od[h] * a16 + c16;
+            }
+        else if (src == 2) { /* the chains take turns, as in vec_d2d */
+            const ISA(p64) next = ISA(p64_step)(c1, &map);
+            c1 = c2, c2 = next;
+        }
+    }
+    if (i < k) { /* the last partial group goes to the reference path */
+        for (size_t l = 0; src != 0 && i + l < k; l++) {
+            const V d = src == 1 ? (ISA(lane_pcg32_out4)(ev[l / 4]) << 32) |
+                                       ISA(lane_pcg32_out4)(od[l / 4])
+                                 : ISA(p64_out4)(c1, (int)(l / 4));
+            u[i + l] = d[l % 4];
+        }
+        SRL_TAIL_TO_REFERENCE(y);
+    }
+    if (bad)
+        SRL_FLAGS_FROM_NOK();
+    if (src == 1 && i < k) { /* the stream's last call: the states as vec_d2d leaves them */
+        for (int h = 0; h < 2; h++) {
+            ev[h] = ev[h] * a16 + c16;
+            od[h] = od[h] * a16 + c16;
+        }
+    }
+    memcpy(&ln->ev, ev, sizeof ev);
+    memcpy(&ln->od, od, sizeof od);
+    ISA(p64_to)(c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+    return bad;
+}
+#define SRL_VEC_D2D(Y, YF, NT, MODE, R, SRC)                                                      \
+    ISA(vec_d2d_h)(Y, YF, x, k, MODE, R, vp, ln, SRC, u, flag, NT)
+#else
+#define SRL_VEC_D2D(Y, YF, NT, MODE, R, SRC)                                                      \
+    ISA(vec_d2d)(Y, YF, x, k, MODE, R, vp, ln, SRC, u, flag, NT)
+#endif
+
 static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding m,
                              const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                              unsigned char *flag, int nt)
 {
     /* Every (mode, draw source) pair gets its own loop: constants fold, branches vanish. */
-#define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(y, NULL, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#define SRL_VEC(MODE, R, SRC) SRL_VEC_D2D(y, NULL, nt, MODE, R, SRC)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO
@@ -468,7 +707,7 @@ static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m
                              unsigned char *flag, int nt)
 {
     (void)nt;
-#define SRL_VEC(MODE, R, SRC) ISA(vec_d2d)(NULL, y, x, k, MODE, R, vp, ln, SRC, u, flag, 0)
+#define SRL_VEC(MODE, R, SRC) SRL_VEC_D2D(NULL, y, 0, MODE, R, SRC)
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO
@@ -584,15 +823,117 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     return bad;
 }
 
+#if SRL_ISA_LEVEL == 1
+/* ---- x86-64-v3: vec_f2f in 256-bit vectors ----
+ * Under AVX2 GCC 12 lowers vec_f2f's 512-bit generic vectors poorly (lanes_isa.h: values kept on
+ * the stack and moved in pieces), so this level runs the same computation on eight-lane halves
+ * of each group of sixteen: the first half takes its draws from the states of ev0, the second
+ * from ev1, exactly as vec_f2f's lanes 0-7 and 8-15 do, so every element gets the same draw and
+ * the same bits (round_isa_v3 compares with srl_round); pcg64 likewise, the first half from the
+ * chain c1 (two halves of four lanes), the second from c2. */
+SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode, int r,
+                              const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
+                              unsigned char *flag, int nt)
+{
+    typedef srl__u32x8 V;
+    const int s = vp->s, sub = vp->sub;
+    const V zero = (V){0};
+    const V sign_b = zero + 0x80000000u, lo_v = zero + (uint32_t)vp->lo;
+    const V span = zero + (uint32_t)(vp->hi - vp->lo), hi_v = zero + (uint32_t)vp->hi;
+    const V sub_c = zero + (uint32_t)vp->sub_c, sub_sel = zero + (uint32_t)vp->sub_sel;
+    const V sub_exp = zero + (uint32_t)vp->sub_exp, sub_shl = zero + (uint32_t)vp->sub_shl;
+    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
+    const srl__u64x8 ev1 = ln->ev * ln->a16 + ln->c16;
+    srl__u64x4 e[4]; /* ev0's halves, then ev1's */
+    memcpy(e, &ln->ev, sizeof ln->ev);
+    memcpy(e + 2, &ev1, sizeof ev1);
+    ISA(p64) c[2] = {ISA(p64_from)(ln->sh, ln->sl), ISA(p64_from)(ln->sh2, ln->sl2)};
+    const ISA(p64map) map = ISA(p64_map)(ln);
+    uint32_t nok_buf[SRL_TILE];
+    int bad = 0;
+    size_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
+        for (int h = 0; h < 2; h++) {
+            srl__u64x4 d64[2] = {{0}, {0}}; /* pcg64: the half's full draws */
+            if (src == 2) {
+                d64[0] = ISA(p64_out4)(c[h], 0);
+                d64[1] = ISA(p64_out4)(c[h], 1);
+            }
+            const V ud = src == 1 ? ISA(pcg32_out8)(e[2 * h], e[2 * h + 1])
+                         : src == 2 ? ISA(high8)(d64[0], d64[1])
+                                    : zero;
+            V b;
+            memcpy(&b, x + i + 8 * h, sizeof b);
+            const V a = b & ~sign_b;
+            V undecided = zero; /* (never, as in vec_f2f) */
+            V res = ISA(lane_round32x8)(a, s, mode, r, b >> 31, ud, 32, &undecided);
+            V nok = ISA(lane_lt32x8)(span, a - lo_v) | ISA(lane_lt32x8)(hi_v, res);
+            const V below = ISA(lane_lt32x8)(a, lo_v);
+            if (sub && ISA(any256)(&below)) {
+                V sbad;
+                const V sres = ISA(lane_sub32x8)(a, b >> 31, ud, mode, r, 32, sub_c, sub_sel,
+                                                 sub_exp, sub_shl, &sbad);
+                res = (sres & below) | (res & ~below);
+                nok = (sbad & below) | (nok & ~below);
+            }
+            const V yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+            __m256i w;
+            memcpy(&w, &yb, sizeof w);
+            if (nt)
+                _mm256_stream_si256((__m256i *)(void *)(y + i + 8 * h), w);
+            else
+                _mm256_storeu_si256((__m256i *)(void *)(y + i + 8 * h), w);
+            memcpy(nok_buf + i + 8 * h, &nok, sizeof nok);
+            if (__builtin_expect(ISA(any256)(&nok), 0)) {
+                if (src == 1) {
+                    d64[0] = ISA(pcg32_draw4)(e[2 * h], mult, inc);
+                    d64[1] = ISA(pcg32_draw4)(e[2 * h + 1], mult, inc);
+                }
+                if (src != 0)
+                    memcpy(u + i + 8 * h, d64, sizeof d64);
+                bad = 1;
+            }
+        }
+        if (src == 1)
+            for (int q = 0; q < 4; q++)
+                e[q] = e[q] * a32 + c32;
+        else if (src == 2)
+            for (int q = 0; q < 2; q++)
+                c[q] = ISA(p64_step)(c[q], &map);
+    }
+    if (i < k) { /* the last partial group goes to the reference path */
+        for (size_t l = 0; src != 0 && i + l < k; l++) {
+            const srl__u64x4 d = src == 1 ? ISA(pcg32_draw4)(e[l / 4], mult, inc)
+                                          : ISA(p64_out4)(c[l / 8], (int)(l / 4 % 2));
+            u[i + l] = d[l % 4];
+        }
+        SRL_TAIL_TO_REFERENCE(y);
+    }
+    if (bad)
+        SRL_FLAGS_FROM_NOK();
+    memcpy(&ln->ev, e, sizeof ln->ev);
+    ln->od = ln->ev * mult + inc;
+    ISA(p64_to)(c[0], &ln->sh, &ln->sl);
+    ISA(p64_to)(c[1], &ln->sh2, &ln->sl2);
+    return bad;
+}
+#endif
+
 static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
                              const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                              unsigned char *flag, int nt)
 {
     const int r32 = m.r < 32 ? m.r : 32; /* see above */
+#if SRL_ISA_LEVEL == 1
+#define SRL_VEC(MODE, R, SRC) ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#else
 #define SRL_VEC(MODE, R, SRC) ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#endif
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(r32);
 #undef SRL_VEC_STO
 #undef SRL_VEC
 }
 #undef SRL_TILE_SWITCH
+#undef SRL_VEC_D2D

@@ -222,6 +222,50 @@ int main(int argc, char **argv)
         GROUP(what, before);
     }
 
+    /* Inputs aimed at the draws. A random input's stochastic decision (U < f) is settled by the
+     * draw's first 32 bits but for a chance of 2^-32, so a kernel that got a draw's second half
+     * wrong (pcg32: the output of the odd state) would pass the mix above. Here element i's
+     * fraction below the format's grid equals draw counter + i cut to its width, or that plus one
+     * unit, so the decision turns on the draw's bits below the first 32 (binary64 input: bf16
+     * keeps 45 fraction bits below its grid, e4m3 49). Same streams and starts as check_path. */
+    {
+        const long before_t = srl_test_failures;
+        static const size_t targeted[] = {2, 0}; /* bf16, e4m3 (indices into format_specs) */
+        const size_t n = N_MIX;
+        double *xt = malloc(n * sizeof *xt);
+        if (!xt)
+            return 1;
+        for (size_t ti = 0; ti < 2; ti++) {
+            const srl_format *f = &fs[targeted[ti]];
+            const int s = 53 - f->p; /* fraction bits below the grid, binary64 in [1, 2) */
+            for (int ki = 0; ki < 2; ki++) {
+                srl_rng g;
+                srl_rng_init(&g, kinds[ki], SEED, 3);
+                for (size_t i = 0; i < n; i++) {
+                    const uint64_t d = srl_rng_draw_at(&g, START + i);
+                    uint64_t below = (d >> (64 - s)) + (i & 1); /* the draw's top s bits, + 0/1 */
+                    if (below >> s)                             /* (all ones + 1: keep it equal) */
+                        below = d >> (64 - s);
+                    const uint64_t top = (uint64_t)(i * 2654435761u) & ((UINT64_C(1) << (52 - s)) - 1);
+                    const uint64_t bits = (UINT64_C(1023) << 52) | (top << s) | below;
+                    memcpy(&xt[i], &bits, sizeof bits);
+                    if (i % 3 == 2)
+                        xt[i] = -xt[i];
+                }
+                for (int path = 0; path < 3; path += 2) { /* binary64 in: d2d and d2f */
+                    snprintf(what, sizeof what, "%s sr %s %s, inputs at the draws",
+                             format_specs[targeted[ti]], ki ? "pcg64" : "pcg32",
+                             path ? "d2f" : "d2d");
+                    check_path(path, xt, NULL, n, f, ms[6], kinds[ki], what);
+                }
+            }
+        }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: sr inputs at the draws (the draws' low halves)",
+                 names[lvl]);
+        GROUP(what, before_t);
+    }
+
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
      * arrays repeat the mix. */
     const long before = srl_test_failures;
