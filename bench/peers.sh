@@ -5,7 +5,7 @@
 # Usage: bench/peers.sh [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR]
 #                       [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
 #                       [--gpt-sizes "a b c"] [--gpt-steps S] [--gpt-rounds R]
-#                       [--gpt-strategies "fp32 mp bf16-rn bf16-sr bf16-kahan"]
+#                       [--gpt-strategies "fp32 mp bf16-rn bf16-sr bf16-kahan"] [--isa v3|v4]
 #   --cpfloat DIR  a CPFloat checkout you provide (its header-only interface, DIR/src, is used)
 #   --pcg DIR      a pcg-c checkout: CPFloat then draws with pcg64 / pcg32 as it does when
 #                  built with pcg-c (without it, CPFloat falls back to the C library's rand)
@@ -15,6 +15,9 @@
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
 #   --n N, --reps R, --dist LIST   bulk rounding: values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS) of both parts (default "1 2")
+#   --isa v3|v4    bulk rounding as on a machine of that x86-64 level: CPFloat and its driver
+#                  built with -march=x86-64-v3 (or -v4) instead of -march=native, and srlab's
+#                  kernels forced to that level's copy (default: native, and srlab's own choice)
 #   --gpt-sizes LIST  GPT sizes, of a (2 layers, width 64, 2 heads, context 32, batch 16),
 #                  b (3, 96, 4 heads, 64, 8), c (4, 256, 4 heads, 128, 8); vocabulary 16
 #   --gpt-steps S  optimizer steps per run, the first a warm-up (>= 2; default 5)
@@ -38,9 +41,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cpfloat='' pcg='' llmc='' build="$root/build" n=10000000 reps=15 threads="1 2" dists="normal uniform"
+isa=''
 sizes="a b c" gsteps=5 grounds=2 strategies="fp32 mp bf16-rn bf16-sr bf16-kahan"
 usage() {
-    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST]" >&2
+    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--isa v3|v4]" >&2
     exit 2
 }
 bad() { echo "peers.sh: $1" >&2; exit 2; }
@@ -80,6 +84,7 @@ while [ $# -gt 0 ]; do
     --gpt-steps) gsteps=$2 ;;
     --gpt-rounds) grounds=$2 ;;
     --gpt-strategies) strategies=$2 ;;
+    --isa) isa=$2 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; usage ;;
     esac
     shift 2
@@ -94,6 +99,8 @@ for t in $threads; do posint --threads "$t" 1; done
 oneof --dist "$dists" normal uniform
 oneof --gpt-sizes "$sizes" a b c
 oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-kahan
+[ -z "$isa" ] || oneof --isa "$isa" v3 v4
+[ -z "$isa" ] || [ -n "$cpfloat" ] || bad "--isa '$isa': only with --cpfloat"
 [ -n "$cpfloat$llmc" ] || { echo "peers.sh: give --cpfloat DIR, --llmc DIR or both" >&2; usage; }
 [ -z "$cpfloat" ] || [ -f "$cpfloat/src/cpfloat_binary64.h" ] || bad "--cpfloat '$cpfloat': no src/cpfloat_binary64.h there"
 [ -z "$pcg" ] || [ -n "$cpfloat" ] || bad "--pcg '$pcg': only with --cpfloat"
@@ -117,14 +124,16 @@ if [ -n "$cpfloat" ]; then
         pcgflags="-I$tmp/pcg-c/include -include pcg_variants.h"
     fi
     # shellcheck disable=SC2086
-    "$cc" -O3 -march=native -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
+    "$cc" -O3 -march="${isa:+x86-64-}${isa:-native}" -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
         -o "$tmp/peers_driver" "$here/peers_driver.c" \
         ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
-    echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}"
+    echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}, -march=${isa:+x86-64-}${isa:-native}${isa:+, srlab forced to its $isa copy}"
     for t in $threads; do
         for d in $dists; do
             echo "# load before: $(load)"
-            OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d"
+            # shellcheck disable=SC2086
+            OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d" \
+                ${isa:+--isa $isa}
         done
     done
 fi

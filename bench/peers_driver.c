@@ -6,7 +6,9 @@
  * the machine's load hits all three alike; the reported rate is n / median time, the time being
  * the process's CPU time on one thread and wall-clock time on more (CPU time would count both
  * cores). For deterministic modes the outputs are compared byte for byte ("same" column).
- * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] */
+ * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] [--isa v3|v4]
+ * (--isa: srlab's bulk kernels forced to that instruction-set level's copy, through the private
+ * srl__round_bulk_isa of src/round/round_bulk.h). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +59,8 @@ static const bench_case cases[] = {
     {"e5m2 sr, binary32 (pcg32)", "e5m2", 3, -14, 15, 1, "sr", CPFLOAT_RND_SP, 1, SRL_RNG_PCG32},
 };
 
+int srl__round_bulk_isa(int force); /* src/round/round_bulk.h (private) */
+
 int main(int argc, char **argv)
 {
     size_t n = 10000000;
@@ -70,6 +74,14 @@ int main(int argc, char **argv)
             threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--dist"))
             uniform = !strcmp(argv[i + 1], "uniform");
+        else if (!strcmp(argv[i], "--isa") &&
+                 (!strcmp(argv[i + 1], "v3") || !strcmp(argv[i + 1], "v4"))) {
+            const int want = argv[i + 1][1] == '3' ? 1 : 2;
+            if (srl__round_bulk_isa(want) != want) {
+                fprintf(stderr, "peers_driver: this CPU has no x86-64-%s\n", argv[i + 1]);
+                return 2;
+            }
+        }
         else {
             fprintf(stderr, "peers_driver: unknown argument '%s'\n", argv[i]);
             return 2;

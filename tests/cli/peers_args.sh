@@ -38,6 +38,8 @@ refused "size d" "--gpt-sizes: 'd' is not one of" $L --gpt-sizes "a d"
 refused "strategy custom" "--gpt-strategies: 'custom' is not one of" $L --gpt-strategies "fp32 custom"
 refused "strategies empty" "--gpt-strategies: empty list" $L --gpt-strategies ""
 refused "distribution" "--dist: 'gauss' is not one of" --cpfloat fakecpf --build "$build" --dist gauss
+refused "isa v5" "--isa: 'v5' is not one of" --cpfloat fakecpf --build "$build" --isa v5
+refused "isa without CPFloat" "--isa 'v3': only with --cpfloat" $L --isa v3
 # the same fakes with good values get past the checks: the script then needs a real peer
 sh "$peers" $L --gpt-sizes a --gpt-steps 2 --gpt-rounds 1 --threads 1 --gpt-strategies fp32 >stdout 2>stderr
 rc=$?
