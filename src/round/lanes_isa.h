@@ -51,6 +51,12 @@ SRL_INLINE srl__u64x4 ISA(lane_pcg32_out4)(srl__u64x4 st)
     return (srl__u64x4)((x >> rot) | (x << ((-rot) & 31u))) & ((st - st) + 0xffffffffu);
 }
 
+/* Four draws (as lane_draw below) from four states of first and of second outputs. */
+SRL_INLINE srl__u64x4 ISA(lane_draw4)(srl__u64x4 ev, srl__u64x4 od)
+{
+    return (ISA(lane_pcg32_out4)(ev) << 32) | ISA(lane_pcg32_out4)(od);
+}
+
 SRL_INLINE srl__u64x8 ISA(lane_pcg32_out)(srl__u64x8 st)
 {
     srl__u64x4 h[2];

@@ -414,7 +414,7 @@ SRL_INLINE srl__u32x8 ISA(high8)(srl__u64x4 d0, srl__u64x4 d1)
 /* Four full 64-bit draws of four states (the states of their first outputs). */
 SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t inc)
 {
-    return (ISA(lane_pcg32_out4)(st) << 32) | ISA(lane_pcg32_out4)(st * mult + inc);
+    return ISA(lane_draw4)(st, st * mult + inc);
 }
 #endif
 #undef SRL_DEFINE_SUB
@@ -470,6 +470,68 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
     for (size_t j = 0; j < k; j++)                                                                \
     flag[j] = (unsigned char)(nok_buf[j] & 1u)
 
+/* ---- one group of lanes: the rule every vector kernel below applies ----
+ * b: the inputs' bits, ud: their draws' first W bits. The magnitude is rounded on the grid of
+ * 2^s input units (lane_round), the format's subnormal range on its lanes when the format has
+ * them there (lane_sub); a lane outside the range, or one the subnormal computation cannot take,
+ * gets *nok (all ones) and keeps its input bits for the reference path. ISA(NAME_consts) makes
+ * the broadcast constants once per tile. */
+#define SRL_DEFINE_GROUP(NAME, V, ET, W, ROUND, LT, SUB, ANY)                                     \
+    typedef struct ISA(NAME##_k) {                                                                \
+        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl;                                         \
+        int s, sub;                                                                               \
+    } ISA(NAME##_k);                                                                              \
+    SRL_INLINE ISA(NAME##_k) ISA(NAME##_consts)(const srl__vparams *vp)                           \
+    {                                                                                             \
+        const V zero = {0};                                                                       \
+        return (ISA(NAME##_k)){zero + (ET)vp->lo,      zero + (ET)(vp->hi - vp->lo),              \
+                               zero + (ET)vp->hi,      zero + (ET)vp->sub_c,                      \
+                               zero + (ET)vp->sub_sel, zero + (ET)vp->sub_exp,                    \
+                               zero + (ET)vp->sub_shl, vp->s,                                     \
+                               vp->sub};                                                          \
+    }                                                                                             \
+    SRL_INLINE V ISA(NAME)(V b, V ud, srl_mode mode, int r, const ISA(NAME##_k) *g, V *nok_out)   \
+    {                                                                                             \
+        const V zero = b & 0, sign_b = (zero + 1) << ((W) - 1);                                   \
+        const V a = b & ~sign_b;                                                                  \
+        V undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */        \
+        V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, W, &undecided);                  \
+        V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res);                                \
+        const V below = ISA(LT)(a, g->lo);                                                        \
+        if (g->sub && ISA(ANY)(below)) { /* the format's subnormal range, on the lanes too */     \
+            V sbad;                                                                               \
+            const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, W, g->sub_c, g->sub_sel,      \
+                                    g->sub_exp, g->sub_shl, &sbad);                               \
+            res = (sres & below) | (res & ~below);                                                \
+            nok = (sbad & below) | (nok & ~below);                                                \
+        }                                                                                         \
+        *nok_out = nok;                                                                           \
+        return ((res | (b & sign_b)) & ~nok) | (b & nok);                                         \
+    }
+
+SRL_INLINE int ISA(lane_any32)(srl__u32x16 v)
+{
+    return ISA(lane_any)((srl__u64x8)v);
+}
+SRL_DEFINE_GROUP(group64, srl__u64x8, uint64_t, 64, lane_round64, lane_lt64, lane_sub64, lane_any)
+SRL_DEFINE_GROUP(group32, srl__u32x16, uint32_t, 32, lane_round32, lane_lt32, lane_sub32,
+                 lane_any32)
+#if SRL_ISA_LEVEL == 1
+SRL_INLINE int ISA(any64x4)(srl__u64x4 v)
+{
+    return ISA(any256)(&v);
+}
+SRL_INLINE int ISA(any32x8)(srl__u32x8 v)
+{
+    return ISA(any256)(&v);
+}
+SRL_DEFINE_GROUP(group64x4, srl__u64x4, uint64_t, 64, lane_round64x4, lane_lt64x4, lane_sub64x4,
+                 any64x4)
+SRL_DEFINE_GROUP(group32x8, srl__u32x8, uint32_t, 32, lane_round32x8, lane_lt32x8, lane_sub32x8,
+                 any32x8)
+#endif
+#undef SRL_DEFINE_GROUP
+
 /* Store 64 bytes; streaming when nt (p 64-byte aligned). */
 SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
 {
@@ -504,13 +566,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
                             int r, const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                             unsigned char *flag, int nt)
 {
-    const int s = vp->s, sub = vp->sub;
-    const uint64_t lo = vp->lo, hi = vp->hi;
+    const ISA(group64_k) gk = ISA(group64_consts)(vp);
     const srl__u64x8 zero = ln->ev & 0, one = zero + 1; /* (one: the `bad` flag) */
-    const srl__u64x8 sign_b = zero + SRL__HALF;
-    const srl__u64x8 lo_v = zero + lo, span = zero + (hi - lo), hi_v = zero + hi;
-    const srl__u64x8 sub_c = zero + vp->sub_c, sub_sel = zero + vp->sub_sel;
-    const srl__u64x8 sub_exp = zero + vp->sub_exp, sub_shl = zero + (uint64_t)vp->sub_shl;
     srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
     const uint64_t a16 = ln->a16, c16 = ln->c16;
     /* pcg64: the two chains of eight lanes take turns (c1 the next one) */
@@ -534,19 +591,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         srl__u64x8 b;
         memcpy(&b, x + i, sizeof b);
-        const srl__u64x8 a = b & ~sign_b;
-        srl__u64x8 undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */
-        srl__u64x8 res = ISA(lane_round64)(a, s, mode, r, b >> 63, ud, 64, &undecided);
-        srl__u64x8 nok = ISA(lane_lt64)(span, a - lo_v) | ISA(lane_lt64)(hi_v, res);
-        const srl__u64x8 below = ISA(lane_lt64)(a, lo_v);
-        if (sub && ISA(lane_any)(below)) { /* the format's subnormal range, on the lanes too */
-            srl__u64x8 sbad;
-            const srl__u64x8 sres = ISA(lane_sub64)(a, b >> 63, ud, mode, r, 64, sub_c, sub_sel,
-                                                    sub_exp, sub_shl, &sbad);
-            res = (sres & below) | (res & ~below);
-            nok = (sbad & below) | (nok & ~below);
-        }
-        const srl__u64x8 yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+        srl__u64x8 nok;
+        const srl__u64x8 yb = ISA(group64)(b, ud, mode, r, &gk, &nok);
         if (y) {
             ISA(store64)(y + i, yb, nt);
         } else {
@@ -594,11 +640,8 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
                               unsigned char *flag, int nt)
 {
     typedef srl__u64x4 V;
-    const int s = vp->s, sub = vp->sub;
-    const V zero = (V){0}, sign_b = zero + SRL__HALF;
-    const V lo_v = zero + vp->lo, span = zero + (vp->hi - vp->lo), hi_v = zero + vp->hi;
-    const V sub_c = zero + vp->sub_c, sub_sel = zero + vp->sub_sel;
-    const V sub_exp = zero + vp->sub_exp, sub_shl = zero + (uint64_t)vp->sub_shl;
+    const ISA(group64x4_k) gk = ISA(group64x4_consts)(vp);
+    const V zero = (V){0};
     const uint64_t a16 = ln->a16, c16 = ln->c16;
     V ev[2], od[2];
     memcpy(ev, &ln->ev, sizeof ev);
@@ -611,25 +654,13 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
     for (; i + 8 <= k; i += 8) {
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         for (int h = 0; h < 2; h++) {
-            const V ud = src == 1   ? (ISA(lane_pcg32_out4)(ev[h]) << 32) |
-                                          ISA(lane_pcg32_out4)(od[h])
+            const V ud = src == 1   ? ISA(lane_draw4)(ev[h], od[h])
                          : src == 2 ? ISA(p64_out4)(c1, h)
                                     : zero;
             V b;
             memcpy(&b, x + i + 4 * h, sizeof b);
-            const V a = b & ~sign_b;
-            V undecided = zero; /* (never, as in vec_d2d) */
-            V res = ISA(lane_round64x4)(a, s, mode, r, b >> 63, ud, 64, &undecided);
-            V nok = ISA(lane_lt64x4)(span, a - lo_v) | ISA(lane_lt64x4)(hi_v, res);
-            const V below = ISA(lane_lt64x4)(a, lo_v);
-            if (sub && ISA(any256)(&below)) {
-                V sbad;
-                const V sres = ISA(lane_sub64x4)(a, b >> 63, ud, mode, r, 64, sub_c, sub_sel,
-                                                 sub_exp, sub_shl, &sbad);
-                res = (sres & below) | (res & ~below);
-                nok = (sbad & below) | (nok & ~below);
-            }
-            const V yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+            V nok;
+            const V yb = ISA(group64x4)(b, ud, mode, r, &gk, &nok);
             if (y) {
                 __m256i w;
                 memcpy(&w, &yb, sizeof w);
@@ -643,7 +674,7 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
                 _mm_storeu_ps(yf + i + 4 * h, _mm256_cvtpd_ps(d));
             }
             memcpy(nok_buf + i + 4 * h, &nok, sizeof nok);
-            if (__builtin_expect(ISA(any256)(&nok), 0)) {
+            if (__builtin_expect(ISA(any64x4)(nok), 0)) {
                 if (src != 0)
                     memcpy(u + i + 4 * h, &ud, sizeof ud);
                 bad = 1;
@@ -661,8 +692,7 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
     }
     if (i < k) { /* the last partial group goes to the reference path */
         for (size_t l = 0; src != 0 && i + l < k; l++) {
-            const V d = src == 1 ? (ISA(lane_pcg32_out4)(ev[l / 4]) << 32) |
-                                       ISA(lane_pcg32_out4)(od[l / 4])
+            const V d = src == 1 ? ISA(lane_draw4)(ev[l / 4], od[l / 4])
                                  : ISA(p64_out4)(c1, (int)(l / 4));
             u[i + l] = d[l % 4];
         }
@@ -670,12 +700,6 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
     }
     if (bad)
         SRL_FLAGS_FROM_NOK();
-    if (src == 1 && i < k) { /* the stream's last call: the states as vec_d2d leaves them */
-        for (int h = 0; h < 2; h++) {
-            ev[h] = ev[h] * a16 + c16;
-            od[h] = od[h] * a16 + c16;
-        }
-    }
     memcpy(&ln->ev, ev, sizeof ev);
     memcpy(&ln->od, od, sizeof od);
     ISA(p64_to)(c1, &ln->sh, &ln->sl);
@@ -729,12 +753,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
                             unsigned char *flag, int nt)
 {
     typedef srl__u32x16 V;
-    const int s = vp->s, sub = vp->sub;
+    const ISA(group32_k) gk = ISA(group32_consts)(vp);
     const V zero = (V){0}, one = zero + 1;
-    const V sign_b = zero + 0x80000000u, lo_v = zero + (uint32_t)vp->lo;
-    const V span = zero + (uint32_t)(vp->hi - vp->lo), hi_v = zero + (uint32_t)vp->hi;
-    const V sub_c = zero + (uint32_t)vp->sub_c, sub_sel = zero + (uint32_t)vp->sub_sel;
-    const V sub_exp = zero + (uint32_t)vp->sub_exp, sub_shl = zero + (uint32_t)vp->sub_shl;
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
@@ -771,22 +791,11 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         V b;
         memcpy(&b, x + i, sizeof b);
-        const V a = b & ~sign_b;
-        V undecided = zero; /* (never, see above) */
-        V res = ISA(lane_round32)(a, s, mode, r, b >> 31, ud, 32, &undecided);
-        V nok = ISA(lane_lt32)(span, a - lo_v) | ISA(lane_lt32)(hi_v, res);
-        const V below = ISA(lane_lt32)(a, lo_v);
-        if (sub && ISA(lane_any)((srl__u64x8)below)) {
-            V sbad;
-            const V sres = ISA(lane_sub32)(a, b >> 31, ud, mode, r, 32, sub_c, sub_sel, sub_exp,
-                                            sub_shl, &sbad);
-            res = (sres & below) | (res & ~below);
-            nok = (sbad & below) | (nok & ~below);
-        }
-        const V yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+        V nok;
+        const V yb = ISA(group32)(b, ud, mode, r, &gk, &nok);
         ISA(store64)(y + i, (srl__u64x8)yb, nt);
         memcpy(nok_buf + i, &nok, sizeof nok);
-        if (__builtin_expect(ISA(lane_any)((srl__u64x8)nok), 0)) {
+        if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
             if (src == 1) {
                 d0 = ISA(lane_draw)(e0, e0 * mult + inc);
                 d1 = ISA(lane_draw)(e1, e1 * mult + inc);
@@ -836,12 +845,8 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
                               unsigned char *flag, int nt)
 {
     typedef srl__u32x8 V;
-    const int s = vp->s, sub = vp->sub;
+    const ISA(group32x8_k) gk = ISA(group32x8_consts)(vp);
     const V zero = (V){0};
-    const V sign_b = zero + 0x80000000u, lo_v = zero + (uint32_t)vp->lo;
-    const V span = zero + (uint32_t)(vp->hi - vp->lo), hi_v = zero + (uint32_t)vp->hi;
-    const V sub_c = zero + (uint32_t)vp->sub_c, sub_sel = zero + (uint32_t)vp->sub_sel;
-    const V sub_exp = zero + (uint32_t)vp->sub_exp, sub_shl = zero + (uint32_t)vp->sub_shl;
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     const srl__u64x8 ev1 = ln->ev * ln->a16 + ln->c16;
     srl__u64x4 e[4]; /* ev0's halves, then ev1's */
@@ -865,19 +870,8 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
                                     : zero;
             V b;
             memcpy(&b, x + i + 8 * h, sizeof b);
-            const V a = b & ~sign_b;
-            V undecided = zero; /* (never, as in vec_f2f) */
-            V res = ISA(lane_round32x8)(a, s, mode, r, b >> 31, ud, 32, &undecided);
-            V nok = ISA(lane_lt32x8)(span, a - lo_v) | ISA(lane_lt32x8)(hi_v, res);
-            const V below = ISA(lane_lt32x8)(a, lo_v);
-            if (sub && ISA(any256)(&below)) {
-                V sbad;
-                const V sres = ISA(lane_sub32x8)(a, b >> 31, ud, mode, r, 32, sub_c, sub_sel,
-                                                 sub_exp, sub_shl, &sbad);
-                res = (sres & below) | (res & ~below);
-                nok = (sbad & below) | (nok & ~below);
-            }
-            const V yb = ((res | (b & sign_b)) & ~nok) | (b & nok);
+            V nok;
+            const V yb = ISA(group32x8)(b, ud, mode, r, &gk, &nok);
             __m256i w;
             memcpy(&w, &yb, sizeof w);
             if (nt)
@@ -885,7 +879,7 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
             else
                 _mm256_storeu_si256((__m256i *)(void *)(y + i + 8 * h), w);
             memcpy(nok_buf + i + 8 * h, &nok, sizeof nok);
-            if (__builtin_expect(ISA(any256)(&nok), 0)) {
+            if (__builtin_expect(ISA(any32x8)(nok), 0)) {
                 if (src == 1) {
                     d64[0] = ISA(pcg32_draw4)(e[2 * h], mult, inc);
                     d64[1] = ISA(pcg32_draw4)(e[2 * h + 1], mult, inc);
