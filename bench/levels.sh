@@ -19,13 +19,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform"
-bad() { echo "levels.sh: $1" >&2; exit 2; }
-posint() {
-    case "$2" in
-    '' | *[!0-9]* | 0[0-9]* | ??????????*) bad "$1 '$2': not a positive integer" ;;
-    esac
-    [ "$2" -ge 1 ] || bad "$1 '$2': must be at least 1"
-}
+me=levels.sh
+# shellcheck source=bench/args.sh
+. "$here/args.sh"
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || bad "'$1' needs a value"
     case "$1" in
@@ -38,17 +34,12 @@ while [ $# -gt 0 ]; do
     esac
     shift 2
 done
-posint --n "$n"
-posint --reps "$reps"
-nwords() { echo $#; }
+posint --n "$n" 1
+posint --reps "$reps" 1
 # shellcheck disable=SC2086
 [ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
-for t in $threads; do posint --threads "$t"; done
-# shellcheck disable=SC2086
-[ "$(nwords $dists)" -gt 0 ] || bad "--dist: empty list"
-for d in $dists; do
-    case "$d" in normal | uniform) ;; *) bad "--dist: '$d' is not one of: normal uniform" ;; esac
-done
+for t in $threads; do posint --threads "$t" 1; done
+oneof --dist "$dists" normal uniform
 [ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so there (build srlab first)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")

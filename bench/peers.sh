@@ -47,28 +47,9 @@ usage() {
     echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--isa v3|v4]" >&2
     exit 2
 }
-bad() { echo "peers.sh: $1" >&2; exit 2; }
-# posint OPTION VALUE MIN: VALUE is a decimal integer >= MIN (and below 10^9)
-posint() {
-    case "$2" in
-    '' | *[!0-9]* | 0[0-9]* | ??????????*) bad "$1 '$2': not a positive integer" ;;
-    esac
-    [ "$2" -ge "$3" ] || bad "$1 '$2': must be at least $3"
-}
-# nwords LIST: the number of words in LIST
-nwords() { echo $#; }
-# oneof OPTION LIST ALLOWED...: every word of LIST is one of ALLOWED, and LIST is not empty
-oneof() {
-    opt=$1 list=$2
-    shift 2
-    # shellcheck disable=SC2086
-    [ "$(nwords $list)" -gt 0 ] || bad "$opt: empty list"
-    for w in $list; do
-        ok=0
-        for a in "$@"; do [ "$w" = "$a" ] && ok=1; done
-        [ $ok = 1 ] || bad "$opt: '$w' is not one of: $*"
-    done
-}
+me=peers.sh
+# shellcheck source=bench/args.sh
+. "$here/args.sh"
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "peers.sh: '$1' needs a value" >&2; usage; }
     case "$1" in

@@ -1,0 +1,27 @@
+# shellcheck shell=sh disable=SC2154 # me: set by the sourcing script
+# bench/args.sh: argument checks shared by bench/peers.sh and bench/levels.sh (sourced; the
+# caller sets `me`, its name in messages). Every failed check prints "$me: ..." naming the
+# argument on standard error and exits with status 2.
+#   bad TEXT                     the message and exit
+#   posint OPTION VALUE MIN      VALUE is a decimal integer >= MIN (and below 10^9)
+#   nwords LIST                  the number of words in LIST
+#   oneof OPTION LIST ALLOWED... every word of LIST is one of ALLOWED, and LIST is not empty
+bad() { echo "$me: $1" >&2; exit 2; }
+posint() {
+    case "$2" in
+    '' | *[!0-9]* | 0[0-9]* | ??????????*) bad "$1 '$2': not a positive integer" ;;
+    esac
+    [ "$2" -ge "$3" ] || bad "$1 '$2': must be at least $3"
+}
+nwords() { echo $#; }
+oneof() {
+    opt=$1 list=$2
+    shift 2
+    # shellcheck disable=SC2086
+    [ "$(nwords $list)" -gt 0 ] || bad "$opt: empty list"
+    for w in $list; do
+        ok=0
+        for a in "$@"; do [ "$w" = "$a" ] && ok=1; done
+        [ $ok = 1 ] || bad "$opt: '$w' is not one of: $*"
+    done
+}
