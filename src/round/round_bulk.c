@@ -65,6 +65,9 @@ typedef struct srl__vparams {
     uint64_t sub_sel; /* how lane_sub assembles N 2^eq: all ones through the exponent field */
     uint64_t sub_exp; /* (eq << m, mod 2^64), 0 by a shift of N (sub_shl = eq - the input's */
     int sub_shl;      /* subnormal exponent) */
+    int pat;          /* 1: the format has the input's exponent range, subnormals, infinities
+                         and no saturation (bf16, tf32 of binary32): see SRL_DEFINE_GROUP */
+    uint64_t inf;     /* the input format's infinity (bits) */
 } srl__vparams;
 
 static void lanes_init(srl__lanes *ln, const srl_rng *g)
@@ -157,6 +160,8 @@ static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int b
     vp->sub_sel = via_exp ? ~UINT64_C(0) : 0;
     vp->sub_exp = (uint64_t)(int64_t)eq << mbits;
     vp->sub_shl = via_exp ? 0 : eq - eq_min;
+    vp->pat = f->emax == bias && f->emin == 1 - bias && f->subnormals && f->inf && !f->saturate;
+    vp->inf = (uint64_t)(2 * bias + 1) << mbits;
 }
 
 /* Draws for a block: the pcg32 lanes (src 1) or the pcg64 lanes (src 2), from which the vector

@@ -469,16 +469,35 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
 #define SRL_FLAGS_FROM_NOK()                                                                      \
     for (size_t j = 0; j < k; j++)                                                                \
     flag[j] = (unsigned char)(nok_buf[j] & 1u)
+/* The 512-bit kernels store their groups' flags lazily (a store per group costs a tenth of a
+ * short loop): nothing until the tile's first flagged group or partial tail, group I, which
+ * zeroes the flags before it and sets nok_set; every group from there on stores its flags. */
+#define SRL_NOK_FIRST(I)                                                                          \
+    do {                                                                                          \
+        if (!nok_set) {                                                                           \
+            memset(nok_buf, 0, (I) * sizeof *nok_buf);                                            \
+            nok_set = 1;                                                                          \
+        }                                                                                         \
+    } while (0)
 
 /* ---- one group of lanes: the rule every vector kernel below applies ----
  * b: the inputs' bits, ud: their draws' first W bits. The magnitude is rounded on the grid of
  * 2^s input units (lane_round), the format's subnormal range on its lanes when the format has
  * them there (lane_sub); a lane outside the range, or one the subnormal computation cannot take,
  * gets *nok (all ones) and keeps its input bits for the reference path. ISA(NAME_consts) makes
- * the broadcast constants once per tile. */
-#define SRL_DEFINE_GROUP(NAME, V, ET, W, ROUND, LT, SUB, ANY)                                     \
+ * the broadcast constants once per tile.
+ * PAT (a constant; srl__vparams.pat): the format has the input format's exponent range,
+ * subnormals, infinities and no saturation (bf16 and tf32 of binary32). Then the grid rule holds
+ * for every finite input: the format's subnormals are the input's own with their low s bits
+ * clear, so a subnormal or zero input rounds on the same grid of 2^s units; and a rounding past
+ * xmax carries into the exponent field to exactly the infinity's bits, which is the overflow
+ * rule of every mode that rounds past xmax (rn, rna, ru/rd away from zero, the stochastic ones;
+ * rz, ro and the directed modes toward zero never round past xmax, since xmax's significand is
+ * all ones). An infinity is exact and stays. Only NaN lanes go to the reference path, and there
+ * is no range check or subnormal block: a shorter loop (BENCHMARKS.md). */
+#define SRL_DEFINE_GROUP(NAME, V, ET, W, ROUND, LT, SUB, ANY, PAT)                                \
     typedef struct ISA(NAME##_k) {                                                                \
-        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl;                                         \
+        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl, inf;                                    \
         int s, sub;                                                                               \
     } ISA(NAME##_k);                                                                              \
     SRL_INLINE ISA(NAME##_k) ISA(NAME##_consts)(const srl__vparams *vp)                           \
@@ -487,8 +506,8 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
         return (ISA(NAME##_k)){zero + (ET)vp->lo,      zero + (ET)(vp->hi - vp->lo),              \
                                zero + (ET)vp->hi,      zero + (ET)vp->sub_c,                      \
                                zero + (ET)vp->sub_sel, zero + (ET)vp->sub_exp,                    \
-                               zero + (ET)vp->sub_shl, vp->s,                                     \
-                               vp->sub};                                                          \
+                               zero + (ET)vp->sub_shl, zero + (ET)vp->inf,                        \
+                               vp->s,                  vp->sub};                                  \
     }                                                                                             \
     SRL_INLINE V ISA(NAME)(V b, V ud, srl_mode mode, int r, const ISA(NAME##_k) *g, V *nok_out)   \
     {                                                                                             \
@@ -496,6 +515,11 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
         const V a = b & ~sign_b;                                                                  \
         V undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */        \
         V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, W, &undecided);                  \
+        if (PAT) {                                                                                \
+            const V nan = ISA(LT)(g->inf, a);                                                     \
+            *nok_out = nan;                                                                       \
+            return ((res | (b & sign_b)) & ~nan) | (b & nan);                                     \
+        }                                                                                         \
         V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res);                                \
         const V below = ISA(LT)(a, g->lo);                                                        \
         if (g->sub && ISA(ANY)(below)) { /* the format's subnormal range, on the lanes too */     \
@@ -513,9 +537,12 @@ SRL_INLINE int ISA(lane_any32)(srl__u32x16 v)
 {
     return ISA(lane_any)((srl__u64x8)v);
 }
-SRL_DEFINE_GROUP(group64, srl__u64x8, uint64_t, 64, lane_round64, lane_lt64, lane_sub64, lane_any)
+SRL_DEFINE_GROUP(group64, srl__u64x8, uint64_t, 64, lane_round64, lane_lt64, lane_sub64, lane_any,
+                 0)
 SRL_DEFINE_GROUP(group32, srl__u32x16, uint32_t, 32, lane_round32, lane_lt32, lane_sub32,
-                 lane_any32)
+                 lane_any32, 0)
+SRL_DEFINE_GROUP(group32p, srl__u32x16, uint32_t, 32, lane_round32, lane_lt32, lane_sub32,
+                 lane_any32, 1)
 #if SRL_ISA_LEVEL == 1
 SRL_INLINE int ISA(any64x4)(srl__u64x4 v)
 {
@@ -526,9 +553,11 @@ SRL_INLINE int ISA(any32x8)(srl__u32x8 v)
     return ISA(any256)(&v);
 }
 SRL_DEFINE_GROUP(group64x4, srl__u64x4, uint64_t, 64, lane_round64x4, lane_lt64x4, lane_sub64x4,
-                 any64x4)
+                 any64x4, 0)
 SRL_DEFINE_GROUP(group32x8, srl__u32x8, uint32_t, 32, lane_round32x8, lane_lt32x8, lane_sub32x8,
-                 any32x8)
+                 any32x8, 0)
+SRL_DEFINE_GROUP(group32x8p, srl__u32x8, uint32_t, 32, lane_round32x8, lane_lt32x8, lane_sub32x8,
+                 any32x8, 1)
 #endif
 #undef SRL_DEFINE_GROUP
 
@@ -574,6 +603,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
     const ISA(p64map) map = ISA(p64_map)(ln);
     uint64_t nok_buf[SRL_TILE];
+    int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
         srl__u64x8 ud = zero;
@@ -602,14 +632,17 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
             memcpy(yf + i, &yv, sizeof yv);
         }
         if (__builtin_expect(ISA(lane_any)(nok), 0)) { /* rare: what the reference path needs */
+            SRL_NOK_FIRST(i);
             if (src != 0)
                 memcpy(u + i, &ud, sizeof ud);
             badv |= one;
         }
-        memcpy(nok_buf + i, &nok, sizeof nok);
+        if (nok_set)
+            memcpy(nok_buf + i, &nok, sizeof nok);
     }
     int bad = badv[0] != 0;
     if (i < k) { /* the last partial group goes to the reference path */
+        SRL_NOK_FIRST(i);
         if (src == 1) {
             const srl__u64x8 ud = ISA(lane_draw)(ev, od);
             ev = ev * a16 + c16;
@@ -750,10 +783,11 @@ static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m
  * draws in registers, as in vec_d2d, written to u only for a flagged group. */
 SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, int r,
                             const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
-                            unsigned char *flag, int nt)
+                            unsigned char *flag, int nt, int pat)
 {
     typedef srl__u32x16 V;
     const ISA(group32_k) gk = ISA(group32_consts)(vp);
+    const ISA(group32p_k) gkp = ISA(group32p_consts)(vp);
     const V zero = (V){0}, one = zero + 1;
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
@@ -761,6 +795,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     const ISA(p64map) map = ISA(p64_map)(ln);
     uint32_t nok_buf[SRL_TILE];
     V badv = zero;
+    int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
         V ud = zero;
@@ -792,10 +827,11 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         V b;
         memcpy(&b, x + i, sizeof b);
         V nok;
-        const V yb = ISA(group32)(b, ud, mode, r, &gk, &nok);
+        const V yb = pat ? ISA(group32p)(b, ud, mode, r, &gkp, &nok)
+                         : ISA(group32)(b, ud, mode, r, &gk, &nok);
         ISA(store64)(y + i, (srl__u64x8)yb, nt);
-        memcpy(nok_buf + i, &nok, sizeof nok);
         if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
+            SRL_NOK_FIRST(i);
             if (src == 1) {
                 d0 = ISA(lane_draw)(e0, e0 * mult + inc);
                 d1 = ISA(lane_draw)(e1, e1 * mult + inc);
@@ -806,9 +842,12 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
             }
             badv |= one;
         }
+        if (nok_set)
+            memcpy(nok_buf + i, &nok, sizeof nok);
     }
     int bad = badv[0] != 0;
     if (i < k) { /* the last partial group goes to the reference path */
+        SRL_NOK_FIRST(i);
         if (src == 1) {
             const srl__u64x8 d0 = ISA(lane_draw)(ev0, ev0 * mult + inc);
             const srl__u64x8 d1 = ISA(lane_draw)(ev1, ev1 * mult + inc);
@@ -842,10 +881,11 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
  * chain c1 (two halves of four lanes), the second from c2. */
 SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode, int r,
                               const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
-                              unsigned char *flag, int nt)
+                              unsigned char *flag, int nt, int pat)
 {
     typedef srl__u32x8 V;
     const ISA(group32x8_k) gk = ISA(group32x8_consts)(vp);
+    const ISA(group32x8p_k) gkp = ISA(group32x8p_consts)(vp);
     const V zero = (V){0};
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
     const srl__u64x8 ev1 = ln->ev * ln->a16 + ln->c16;
@@ -871,7 +911,8 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
             V b;
             memcpy(&b, x + i + 8 * h, sizeof b);
             V nok;
-            const V yb = ISA(group32x8)(b, ud, mode, r, &gk, &nok);
+            const V yb = pat ? ISA(group32x8p)(b, ud, mode, r, &gkp, &nok)
+                             : ISA(group32x8)(b, ud, mode, r, &gk, &nok);
             __m256i w;
             memcpy(&w, &yb, sizeof w);
             if (nt)
@@ -919,10 +960,15 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
                              unsigned char *flag, int nt)
 {
     const int r32 = m.r < 32 ? m.r : 32; /* see above */
+    /* a loop per (mode, draw source, vp->pat) */
 #if SRL_ISA_LEVEL == 1
-#define SRL_VEC(MODE, R, SRC) ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#define SRL_VEC(MODE, R, SRC)                                                                     \
+    (vp->pat ? ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1)                      \
+             : ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0))
 #else
-#define SRL_VEC(MODE, R, SRC) ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt)
+#define SRL_VEC(MODE, R, SRC)                                                                     \
+    (vp->pat ? ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1)                        \
+             : ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0))
 #endif
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(r32);
@@ -930,4 +976,5 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
 #undef SRL_VEC
 }
 #undef SRL_TILE_SWITCH
+#undef SRL_NOK_FIRST
 #undef SRL_VEC_D2D

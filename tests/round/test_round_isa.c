@@ -33,6 +33,10 @@
 static const char *const format_specs[] = {
     "e4m3", "e5m2", "bf16", "fp16", "tf32", "fp32", "e4m3,saturate=on", "fp16,subnormals=off",
     "p=2,emax=3", "p=10,emax=20,emin=-1060", "p=52,emax=1023",
+    /* binary32's exponent range (the binary32 kernels' pattern path, srl__vparams.pat) and
+     * each property that keeps a format off it */
+    "p=13,emax=127", "bf16,saturate=on", "bf16,subnormals=off", "bf16,inf=off",
+    "p=8,emax=127,emin=-125",
 };
 static const char *const mode_specs[] = {"rn", "rna", "rz", "ru", "rd", "ro", "sr", "sr-eq",
                                          "sr:r=1", "sr:r=7", "sr:r=16", "sr:r=52", "sr:r=64"};
