@@ -68,6 +68,7 @@ typedef struct srl__vparams {
     int pat;          /* 1: the format has the input's exponent range, subnormals, infinities
                          and no saturation (bf16, tf32 of binary32): see SRL_DEFINE_GROUP */
     uint64_t inf;     /* the input format's infinity (bits) */
+    uint64_t qnan;    /* its canonical quiet NaN, positive (the reference path's NaN) */
 } srl__vparams;
 
 static void lanes_init(srl__lanes *ln, const srl_rng *g)
@@ -162,6 +163,7 @@ static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int b
     vp->sub_shl = via_exp ? 0 : eq - eq_min;
     vp->pat = f->emax == bias && f->emin == 1 - bias && f->subnormals && f->inf && !f->saturate;
     vp->inf = (uint64_t)(2 * bias + 1) << mbits;
+    vp->qnan = vp->inf | UINT64_C(1) << (mbits - 1);
 }
 
 /* Draws for a block: the pcg32 lanes (src 1) or the pcg64 lanes (src 2), from which the vector

@@ -493,11 +493,13 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
  * xmax carries into the exponent field to exactly the infinity's bits, which is the overflow
  * rule of every mode that rounds past xmax (rn, rna, ru/rd away from zero, the stochastic ones;
  * rz, ro and the directed modes toward zero never round past xmax, since xmax's significand is
- * all ones). An infinity is exact and stays. Only NaN lanes go to the reference path, and there
- * is no range check or subnormal block: a shorter loop (BENCHMARKS.md). */
+ * all ones). An infinity is exact and stays. A NaN gives the canonical quiet NaN, as the
+ * reference path does (srl__round_special; test_round_isa has NaNs of either sign and of random
+ * payloads), so no lane goes to the reference path, and there is no range check, subnormal
+ * block or flag: a loop of a dozen instructions (BENCHMARKS.md). */
 #define SRL_DEFINE_GROUP(NAME, V, ET, W, ROUND, LT, SUB, ANY, PAT)                                \
     typedef struct ISA(NAME##_k) {                                                                \
-        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl, inf;                                    \
+        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl, inf, qnan;                              \
         int s, sub;                                                                               \
     } ISA(NAME##_k);                                                                              \
     SRL_INLINE ISA(NAME##_k) ISA(NAME##_consts)(const srl__vparams *vp)                           \
@@ -507,7 +509,8 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
                                zero + (ET)vp->hi,      zero + (ET)vp->sub_c,                      \
                                zero + (ET)vp->sub_sel, zero + (ET)vp->sub_exp,                    \
                                zero + (ET)vp->sub_shl, zero + (ET)vp->inf,                        \
-                               vp->s,                  vp->sub};                                  \
+                               zero + (ET)vp->qnan,    vp->s,                                     \
+                               vp->sub};                                                          \
     }                                                                                             \
     SRL_INLINE V ISA(NAME)(V b, V ud, srl_mode mode, int r, const ISA(NAME##_k) *g, V *nok_out)   \
     {                                                                                             \
@@ -517,8 +520,8 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
         V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, W, &undecided);                  \
         if (PAT) {                                                                                \
             const V nan = ISA(LT)(g->inf, a);                                                     \
-            *nok_out = nan;                                                                       \
-            return ((res | (b & sign_b)) & ~nan) | (b & nan);                                     \
+            *nok_out = zero;                                                                      \
+            return ((res | (b & sign_b)) & ~nan) | (g->qnan & nan);                               \
         }                                                                                         \
         V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res);                                \
         const V below = ISA(LT)(a, g->lo);                                                        \
@@ -830,6 +833,8 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         const V yb = pat ? ISA(group32p)(b, ud, mode, r, &gkp, &nok)
                          : ISA(group32)(b, ud, mode, r, &gk, &nok);
         ISA(store64)(y + i, (srl__u64x8)yb, nt);
+        if (pat) /* (no lane is flagged) */
+            continue;
         if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
             SRL_NOK_FIRST(i);
             if (src == 1) {
@@ -920,6 +925,8 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
             else
                 _mm256_storeu_si256((__m256i *)(void *)(y + i + 8 * h), w);
             memcpy(nok_buf + i + 8 * h, &nok, sizeof nok);
+            if (pat) /* (no lane is flagged) */
+                continue;
             if (__builtin_expect(ISA(any32x8)(nok), 0)) {
                 if (src == 1) {
                     d64[0] = ISA(pcg32_draw4)(e[2 * h], mult, inc);

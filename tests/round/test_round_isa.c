@@ -202,6 +202,12 @@ int main(int argc, char **argv)
     make_inputs(xd, fs);
     for (size_t i = 0; i < N_MIX; i++)
         xf[i] = (float)xd[i];
+    /* binary32 NaNs that no conversion from binary64 gives: signalling ones, payloads next to
+     * the infinity's bits, either sign (spread over the mixed part, groups of every kernel) */
+    static const uint32_t nans[] = {0x7f800001u, 0xff800001u, 0x7fbfffffu, 0xffbfffffu,
+                                    0x7fc00001u, 0xffc00000u, 0x7fffffffu, 0xffffffffu};
+    for (size_t j = 0; j < sizeof nans / sizeof *nans; j++)
+        memcpy(&xf[1100 + 1301 * j], &nans[j], sizeof nans[j]);
 
     static const srl_rng_kind kinds[2] = {SRL_RNG_PCG32, SRL_RNG_PCG64};
     /* (offset, length) pairs: the whole mix, a misaligned part, pieces shorter than a group */
