@@ -237,7 +237,9 @@ int main(int argc, char **argv)
      * wrong (pcg32: the output of the odd state) would pass the mix above. Here element i's
      * fraction below the format's grid equals draw counter + i cut to its width, or that plus one
      * unit, so the decision turns on the draw's bits below the first 32 (binary64 input: bf16
-     * keeps 45 fraction bits below its grid, e4m3 49). Same streams and starts as check_path. */
+     * keeps 45 fraction bits below its grid, e4m3 49); every seventh lies above xmax, where
+     * the reference path takes it with the draw the kernel hands on. Same streams and starts as
+     * check_path. */
     {
         const long before_t = srl_test_failures;
         static const size_t targeted[] = {2, 0}; /* bf16, e4m3 (indices into format_specs) */
@@ -256,8 +258,12 @@ int main(int argc, char **argv)
                     uint64_t below = (d >> (64 - s)) + (i & 1); /* the draw's top s bits, + 0/1 */
                     if (below >> s)                             /* (all ones + 1: keep it equal) */
                         below = d >> (64 - s);
-                    const uint64_t top = (uint64_t)(i * 2654435761u) & ((UINT64_C(1) << (52 - s)) - 1);
-                    const uint64_t bits = (UINT64_C(1023) << 52) | (top << s) | below;
+                    const uint64_t ones = (UINT64_C(1) << (52 - s)) - 1;
+                    uint64_t top = (uint64_t)(i * 2654435761u) & ones, e = 1023;
+                    if (i % 7 == 3) /* above xmax, xmax's significand: a flagged lane (the
+                                       reference path) whose draw decides xmax or overflow */
+                        top = ones, e = (uint64_t)(1023 + f->emax);
+                    const uint64_t bits = (e << 52) | (top << s) | below;
                     memcpy(&xt[i], &bits, sizeof bits);
                     if (i % 3 == 2)
                         xt[i] = -xt[i];
