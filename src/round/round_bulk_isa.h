@@ -523,9 +523,10 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
             *nok_out = zero;                                                                      \
             return ((res | (b & sign_b)) & ~nan) | (g->qnan & nan);                               \
         }                                                                                         \
-        V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res);                                \
-        const V below = ISA(LT)(a, g->lo);                                                        \
-        if (g->sub && ISA(ANY)(below)) { /* the format's subnormal range, on the lanes too */     \
+        V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res); /* (a below lo wraps) */      \
+        if (g->sub && ISA(ANY)(nok)) { /* the format's subnormal range, on the lanes too (a lane \
+                                          below lo is a flagged one: one test per group) */     \
+            const V below = ISA(LT)(a, g->lo);                                                    \
             V sbad;                                                                               \
             const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, W, g->sub_c, g->sub_sel,      \
                                     g->sub_exp, g->sub_shl, &sbad);                               \
