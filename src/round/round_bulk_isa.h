@@ -322,7 +322,7 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
  * + m. */
 #define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE, LT, EQ)                               \
     SRL_INLINE V ISA(NAME)(V a, V neg, V u, srl_mode mode, int r, int ub, V sub_c, V sub_sel,    \
-                           V sub_exp, V sub_shl, V *bad)                                          \
+                           V sub_exp, V sub_shl, V *bad, V *undecided)                            \
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
         const V e = a >> (MBITS), e0 = ISA(EQ)(e, zero);                                         \
@@ -331,8 +331,7 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
         *bad = ISA(LT)(zero + ((W) - 1), sv) | ISA(EQ)(sv, zero);                                \
         const V svc = sv & ((W) - 1);                                                             \
         const V T = M >> svc, R = M & ((one << svc) - one), f1 = R << (((W) - svc) & ((W) - 1));  \
-        V undecided = zero; /* (never: f1 is the whole fraction) */                               \
-        const V N = T + ISA(DECIDE)(mode, r, f1, f1, zero, T & one, neg, u, ub, &undecided);     \
+        const V N = T + ISA(DECIDE)(mode, r, f1, f1, zero, T & one, neg, u, ub, undecided);      \
         const V two_m = zero + ((V)(zero + (BIAS) + (MBITS)) << (MBITS)); /* bits of 2^m */       \
         const V nb = N | two_m;                                                                   \
         FV v, big;                                                                                \
@@ -481,7 +480,9 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
     } while (0)
 
 /* ---- one group of lanes: the rule every vector kernel below applies ----
- * b: the inputs' bits, ud: their draws' first W bits. The magnitude is rounded on the grid of
+ * b: the inputs' bits, ud: their draws' first W bits, of which the top ub are valid (decide.h:
+ * lanes these cannot decide are or-ed into *undecided, the others are decided; with ub = W every
+ * lane is, the fraction being a's low bits). The magnitude is rounded on the grid of
  * 2^s input units (lane_round), the format's subnormal range on its lanes when the format has
  * them there (lane_sub); a lane outside the range, or one the subnormal computation cannot take,
  * gets *nok (all ones) and keeps its input bits for the reference path. ISA(NAME_consts) makes
@@ -512,12 +513,12 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
                                zero + (ET)vp->qnan,    vp->s,                                     \
                                vp->sub};                                                          \
     }                                                                                             \
-    SRL_INLINE V ISA(NAME)(V b, V ud, srl_mode mode, int r, const ISA(NAME##_k) *g, V *nok_out)   \
+    SRL_INLINE V ISA(NAME)(V b, V ud, int ub, srl_mode mode, int r, const ISA(NAME##_k) *g,       \
+                           V *nok_out, V *undecided)                                              \
     {                                                                                             \
         const V zero = b & 0, sign_b = (zero + 1) << ((W) - 1);                                   \
         const V a = b & ~sign_b;                                                                  \
-        V undecided = zero; /* (never: the fraction is a's low bits, ud the whole draw) */        \
-        V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, W, &undecided);                  \
+        V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, ub, undecided);                  \
         if (PAT) {                                                                                \
             const V nan = ISA(LT)(g->inf, a);                                                     \
             *nok_out = zero;                                                                      \
@@ -528,8 +529,8 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
                                           below lo is a flagged one: one test per group) */     \
             const V below = ISA(LT)(a, g->lo);                                                    \
             V sbad;                                                                               \
-            const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, W, g->sub_c, g->sub_sel,      \
-                                    g->sub_exp, g->sub_shl, &sbad);                               \
+            const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, ub, g->sub_c, g->sub_sel,     \
+                                    g->sub_exp, g->sub_shl, &sbad, undecided);                    \
             res = (sres & below) | (res & ~below);                                                \
             nok = (sbad & below) | (nok & ~below);                                                \
         }                                                                                         \
@@ -601,8 +602,16 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
 {
     const ISA(group64_k) gk = ISA(group64_consts)(vp);
     const srl__u64x8 zero = ln->ev & 0, one = zero + 1; /* (one: the `bad` flag) */
-    srl__u64x8 ev = ln->ev, od = ln->od, badv = zero;
-    const uint64_t a16 = ln->a16, c16 = ln->c16;
+    srl__u64x8 ev = ln->ev, badv = zero;
+    const uint64_t a16 = ln->a16, c16 = ln->c16, mult = SRL_PCG32_MULT, inc = ln->inc;
+    /* pcg32: a draw is the outputs of the states in ev and of those after them (ev mult + inc,
+     * srl__lanes' od). In the modes that the draw's first 32 bits decide but for a fraction
+     * that shares them (sr: probability 2^-32 a lane; sr-eq and sr:r=R with R <= 32: never),
+     * the lanes make only those bits, ev's outputs (ub = 32), and the whole draws only for a
+     * group with an undecided lane, to decide it, or with a flagged lane, for the reference
+     * path; both are found by the one test a group has anyway. Half the generator's work. */
+    const int hi_only =
+        src == 1 && (mode == SRL_SR || mode == SRL_SR_EQ || (mode == SRL_SR_BITS && r <= 32));
     /* pcg64: the two chains of eight lanes take turns (c1 the next one) */
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
     const ISA(p64map) map = ISA(p64_map)(ln);
@@ -611,10 +620,10 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
         srl__u64x8 ud = zero;
+        const srl__u64x8 e = ev;
         if (src == 1) {
-            ud = ISA(lane_draw)(ev, od);
+            ud = hi_only ? ISA(lane_pcg32_out)(e) << 32 : ISA(lane_draw)(e, e * mult + inc);
             ev = ev * a16 + c16;
-            od = od * a16 + c16;
         } else if (src == 2) {
             ud = ISA(p64_out)(c1);
             const ISA(p64) next = ISA(p64_step)(c1, &map);
@@ -625,8 +634,22 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         srl__u64x8 b;
         memcpy(&b, x + i, sizeof b);
-        srl__u64x8 nok;
-        const srl__u64x8 yb = ISA(group64)(b, ud, mode, r, &gk, &nok);
+        srl__u64x8 nok, und = zero;
+        srl__u64x8 yb = ISA(group64)(b, ud, hi_only ? 32 : 64, mode, r, &gk, &nok, &und);
+        if (__builtin_expect(ISA(lane_any)(nok | und), 0)) { /* rare */
+            if (hi_only) { /* the whole draws: they decide every lane, the reference path
+                              takes them */
+                ud = ISA(lane_draw)(e, e * mult + inc);
+                und = zero;
+                yb = ISA(group64)(b, ud, 64, mode, r, &gk, &nok, &und);
+            }
+            if (ISA(lane_any)(nok)) { /* what the reference path needs */
+                SRL_NOK_FIRST(i);
+                if (src != 0)
+                    memcpy(u + i, &ud, sizeof ud);
+                badv |= one;
+            }
+        }
         if (y) {
             ISA(store64)(y + i, yb, nt);
         } else {
@@ -635,12 +658,6 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
             const srl__f32x8 yv = __builtin_convertvector(yd, srl__f32x8);
             memcpy(yf + i, &yv, sizeof yv);
         }
-        if (__builtin_expect(ISA(lane_any)(nok), 0)) { /* rare: what the reference path needs */
-            SRL_NOK_FIRST(i);
-            if (src != 0)
-                memcpy(u + i, &ud, sizeof ud);
-            badv |= one;
-        }
         if (nok_set)
             memcpy(nok_buf + i, &nok, sizeof nok);
     }
@@ -648,9 +665,8 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     if (i < k) { /* the last partial group goes to the reference path */
         SRL_NOK_FIRST(i);
         if (src == 1) {
-            const srl__u64x8 ud = ISA(lane_draw)(ev, od);
+            const srl__u64x8 ud = ISA(lane_draw)(ev, ev * mult + inc);
             ev = ev * a16 + c16;
-            od = od * a16 + c16;
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = ud[l];
         } else if (src == 2) {
@@ -663,7 +679,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     if (bad)
         SRL_FLAGS_FROM_NOK();
     ln->ev = ev;
-    ln->od = od;
+    ln->od = ev * mult + inc;
     ISA(p64_to)(c1, &ln->sh, &ln->sl);
     ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
     return bad;
@@ -697,7 +713,8 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
             V b;
             memcpy(&b, x + i + 4 * h, sizeof b);
             V nok;
-            const V yb = ISA(group64x4)(b, ud, mode, r, &gk, &nok);
+            V und = zero; /* (never: ub = W) */
+            const V yb = ISA(group64x4)(b, ud, 64, mode, r, &gk, &nok, &und);
             if (y) {
                 __m256i w;
                 memcpy(&w, &yb, sizeof w);
@@ -831,8 +848,9 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         V b;
         memcpy(&b, x + i, sizeof b);
         V nok;
-        const V yb = pat ? ISA(group32p)(b, ud, mode, r, &gkp, &nok)
-                         : ISA(group32)(b, ud, mode, r, &gk, &nok);
+        V und = zero; /* (never: ub = W) */
+        const V yb = pat ? ISA(group32p)(b, ud, 32, mode, r, &gkp, &nok, &und)
+                         : ISA(group32)(b, ud, 32, mode, r, &gk, &nok, &und);
         ISA(store64)(y + i, (srl__u64x8)yb, nt);
         if (pat) /* (no lane is flagged) */
             continue;
@@ -917,8 +935,9 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
             V b;
             memcpy(&b, x + i + 8 * h, sizeof b);
             V nok;
-            const V yb = pat ? ISA(group32x8p)(b, ud, mode, r, &gkp, &nok)
-                             : ISA(group32x8)(b, ud, mode, r, &gk, &nok);
+            V und = zero; /* (never: ub = W) */
+            const V yb = pat ? ISA(group32x8p)(b, ud, 32, mode, r, &gkp, &nok, &und)
+                             : ISA(group32x8)(b, ud, 32, mode, r, &gk, &nok, &und);
             __m256i w;
             memcpy(&w, &yb, sizeof w);
             if (nt)

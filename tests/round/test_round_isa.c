@@ -238,8 +238,9 @@ int main(int argc, char **argv)
      * fraction below the format's grid equals draw counter + i cut to its width, or that plus one
      * unit, so the decision turns on the draw's bits below the first 32 (binary64 input: bf16
      * keeps 45 fraction bits below its grid, e4m3 49); every seventh lies above xmax, where
-     * the reference path takes it with the draw the kernel hands on. Same streams and starts as
-     * check_path. */
+     * the reference path takes it with the draw the kernel hands on; for e4m3 every fifth group
+     * of eight lies in its subnormal range (the lanes' subnormal block). Same streams and starts
+     * as check_path. */
     {
         const long before_t = srl_test_failures;
         static const size_t targeted[] = {2, 0}; /* bf16, e4m3 (indices into format_specs) */
@@ -265,6 +266,13 @@ int main(int argc, char **argv)
                         top = ones, e = (uint64_t)(1023 + f->emax);
                     const uint64_t bits = (e << 52) | (top << s) | below;
                     memcpy(&xt[i], &bits, sizeof bits);
+                    if (f->p < 8 && i / 8 % 5 == 1) { /* e4m3: whole groups of eight in its
+                                                         subnormal range, (N + F) q with F the
+                                                         draw's first 49 bits, + 0/1 */
+                        const uint64_t F = (d >> 15) + ((i & 1) && (d >> 15) + 1 < (UINT64_C(1) << 49));
+                        xt[i] = ldexp((double)(i / 2 % 8) + ldexp((double)F, -49),
+                                      f->emin - f->p + 1);
+                    }
                     if (i % 3 == 2)
                         xt[i] = -xt[i];
                 }
