@@ -524,9 +524,11 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
             *nok_out = zero;                                                                      \
             return ((res | (b & sign_b)) & ~nan) | (g->qnan & nan);                               \
         }                                                                                         \
-        V nok = ISA(LT)(g->span, a - g->lo) | ISA(LT)(g->hi, res); /* (a below lo wraps) */      \
-        if (g->sub && ISA(ANY)(nok)) { /* the format's subnormal range, on the lanes too (a lane \
-                                          below lo is a flagged one: one test per group) */     \
+        const V out = ISA(LT)(g->span, a - g->lo); /* outside [lo, hi] (a below lo wraps) */     \
+        V nok = out | ISA(LT)(g->hi, res);                                                        \
+        if (g->sub && ISA(ANY)(out)) { /* the format's subnormal range, on the lanes too (a lane \
+                                          below lo is an outside one: one test per group, on a \
+                                          mask known as soon as the input is) */               \
             const V below = ISA(LT)(a, g->lo);                                                    \
             V sbad;                                                                               \
             const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, ub, g->sub_c, g->sub_sel,     \
