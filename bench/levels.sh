@@ -4,7 +4,13 @@
 # lanes' 52-bit multiply-adds), beside memcpy of the input's bytes (bench/levels_driver.c).
 #
 # Usage: bench/levels.sh [--build DIR] [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
+#                        [--against DIR]
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
+#   --against DIR  another build directory (say, an older commit built in a git worktree): its
+#                  libsrlab is loaded into the same process and runs every case too, after this
+#                  build's levels in every repeat; the table gains its rate, this build's top
+#                  level over it, and its output must be the baseline's bytes as well (a change
+#                  of speed that keeps the bits, measured in one process)
 #   --n N, --reps R, --dist LIST   values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS; default "1")
 # The driver is compiled in a temporary directory outside the repository (removed at the end)
@@ -18,7 +24,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform"
+build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform" against=
 me=levels.sh
 # shellcheck source=bench/args.sh
 . "$here/args.sh"
@@ -30,6 +36,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2 ;;
     --threads) threads=$2 ;;
     --dist) dists=$2 ;;
+    --against) against=$2 ;;
     *) bad "unknown option '$1'" ;;
     esac
     shift 2
@@ -41,6 +48,10 @@ posint --reps "$reps" 1
 for t in $threads; do posint --threads "$t" 1; done
 oneof --dist "$dists" normal uniform
 [ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so there (build srlab first)"
+if [ -n "$against" ]; then
+    [ -f "$against/src/libsrlab.so" ] || bad "--against '$against': no src/libsrlab.so there"
+    against=$(cd "$against" && pwd)/src/libsrlab.so
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -48,12 +59,13 @@ cc=${CC:-cc}
 # shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
 "$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
     -o "$tmp/levels_driver" "$here/levels_driver.c" \
-    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm || { echo "levels.sh: building the driver failed" >&2; exit 1; }
+    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm -ldl || { echo "levels.sh: building the driver failed" >&2; exit 1; }
 status=0
 for t in $threads; do
     for d in $dists; do
         echo "# load before: $(uptime | sed 's/.*load/load/')"
-        OMP_NUM_THREADS=$t "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" || status=1
+        OMP_NUM_THREADS=$t "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" \
+            ${against:+--against "$against"} || status=1
     done
 done
 exit $status

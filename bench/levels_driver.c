@@ -8,8 +8,14 @@
  * that a change in the machine's load hits all alike; the rate is
  * n / median time, the time being the process's CPU time on one thread and wall-clock time on
  * more. Every level's output is compared byte for byte with the baseline's ("same").
- * Usage: levels_driver [--n N] [--reps R] [--dist normal|uniform] */
-#define _POSIX_C_SOURCE 200809L
+ * --against LIB: another build's libsrlab (an older commit, say), loaded with dlopen into the
+ * same process (RTLD_DEEPBIND, so that its own calls stay inside it) and run at its own choice
+ * of level after the levels of this build, in every repeat: the table gains its rate and this
+ * build's top level over it, and its output too must be the baseline's bytes. The two builds
+ * must share the public API's types (srl_format, srl_rounding, srl_rng).
+ * Usage: levels_driver [--n N] [--reps R] [--dist normal|uniform] [--against LIB] */
+#define _GNU_SOURCE /* RTLD_DEEPBIND */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,36 @@ typedef struct {
 static const char *const path_names[] = {"binary64", "binary32", "binary64 -> binary32"};
 static const char *const level_names[] = {"base", "v3", "v4", "v4i"};
 
+/* The entry points taken from the --against build. */
+typedef struct other_lib {
+    int (*round_array)(double *, const double *, size_t, const srl_format *, srl_rounding,
+                       srl_rng *);
+    int (*round_float)(float *, const float *, size_t, const srl_format *, srl_rounding,
+                       srl_rng *);
+    int (*round_d2f)(float *, const double *, size_t, const srl_format *, srl_rounding,
+                     srl_rng *);
+    void (*rng_init)(srl_rng *, srl_rng_kind, uint64_t, uint64_t);
+} other_lib;
+
+static int load_other(other_lib *o, const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h) {
+        fprintf(stderr, "levels_driver: --against '%s': %s\n", path, dlerror());
+        return -1;
+    }
+    /* (POSIX: a function pointer converts from dlsym's void *) */
+    *(void **)&o->round_array = dlsym(h, "srl_round_array");
+    *(void **)&o->round_float = dlsym(h, "srl_round_array_float");
+    *(void **)&o->round_d2f = dlsym(h, "srl_round_array_d2f");
+    *(void **)&o->rng_init = dlsym(h, "srl_rng_init");
+    if (!o->round_array || !o->round_float || !o->round_d2f || !o->rng_init) {
+        fprintf(stderr, "levels_driver: --against '%s': not a libsrlab\n", path);
+        return -1;
+    }
+    return 0;
+}
+
 static long parse_long(const char *opt, const char *s, long lo)
 {
     char *end;
@@ -46,6 +82,7 @@ int main(int argc, char **argv)
 {
     size_t n = 10000000;
     int reps = 9, uniform = 0;
+    const char *against = NULL;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc) {
             fprintf(stderr, "levels_driver: '%s' needs a value\n", argv[i]);
@@ -59,6 +96,8 @@ int main(int argc, char **argv)
             uniform = 0;
         else if (!strcmp(argv[i], "--dist") && !strcmp(argv[i + 1], "uniform"))
             uniform = 1;
+        else if (!strcmp(argv[i], "--against"))
+            against = argv[i + 1];
         else {
             fprintf(stderr, "levels_driver: unknown argument '%s %s'\n", argv[i], argv[i + 1]);
             return 2;
@@ -72,6 +111,11 @@ int main(int argc, char **argv)
 #endif
     const int wall = threads > 1;
     const int top = srl__round_bulk_isa(-1);
+    other_lib other;
+    if (against && load_other(&other, against) != 0)
+        return 1;
+    const int ot = against ? top + 1 : -1; /* the other build's column (before memcpy's) */
+    const int mc = top + 1 + (against != NULL); /* memcpy's */
     double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd), *rd = malloc(n * sizeof *rd);
     float *xf = malloc(n * sizeof *xf), *yf = malloc(n * sizeof *yf), *rf = malloc(n * sizeof *rf);
     if (!xd || !yd || !rd || !xf || !yf || !rf) {
@@ -98,14 +142,20 @@ int main(int argc, char **argv)
            "medians of %s time; this CPU's level: %s\n",
            n, uniform ? "uniform [-1,1]" : "standard-normal", threads, reps,
            wall ? "wall-clock" : "CPU", level_names[top]);
+    if (against)
+        printf("# against: %s (run at its own level after this build's levels)\n", against);
     printf("| case |");
     for (int l = 0; l <= top; l++)
         printf(" %s M/s |", level_names[l]);
+    if (against)
+        printf(" against M/s |");
     printf(" memcpy M/s |");
     for (int l = 0; l <= top; l++)
         printf(" %s / memcpy |", level_names[l]);
+    if (against)
+        printf(" against / memcpy | %s / against |", level_names[top]);
     printf(" same |\n|---|");
-    for (int l = 0; l < 2 * (top + 1) + 2; l++)
+    for (int l = 0; l < 2 * (top + 1) + 2 + 3 * (against != NULL); l++)
         printf("---|");
     printf("\n");
     int status = 0;
@@ -119,19 +169,29 @@ int main(int argc, char **argv)
             fprintf(stderr, "levels_driver: %s\n", err.msg);
             return 1;
         }
-        double t[5][99];
+        double t[6][99];
         int same = 1;
         for (int r = 0; r < reps; r++)
-            for (int l = 0; l <= top + 1; l++) {
+            for (int l = 0; l <= mc; l++) {
                 srl_rng s;
-                srl_rng_init(&s, k->kind, 7, 0);
+                if (l == ot)
+                    other.rng_init(&s, k->kind, 7, 0);
+                else
+                    srl_rng_init(&s, k->kind, 7, 0);
                 const double t0 = now(!wall);
                 int st = SRL_OK;
-                if (l > top) {
+                if (l == mc) {
                     if (k->path == B32)
                         copy_bytes(yf, xf, n * sizeof *xf);
                     else
                         copy_bytes(yd, xd, n * sizeof *xd);
+                } else if (l == ot) {
+                    if (k->path == B64)
+                        st = other.round_array(yd, xd, n, &f, m, &s);
+                    else if (k->path == B32)
+                        st = other.round_float(yf, xf, n, &f, m, &s);
+                    else
+                        st = other.round_d2f(yf, xd, n, &f, m, &s);
                 } else {
                     srl__round_bulk_isa(l);
                     if (k->path == B64)
@@ -146,7 +206,7 @@ int main(int argc, char **argv)
                     fprintf(stderr, "levels_driver: rounding failed (%d)\n", st);
                     return 1;
                 }
-                if (l > top)
+                if (l == mc)
                     continue;
                 if (r == 0) { /* every level's output against the baseline's */
                     const void *out = k->path == B64 ? (const void *)yd : (const void *)yf;
@@ -162,14 +222,16 @@ int main(int argc, char **argv)
         char name[96];
         snprintf(name, sizeof name, "%s %s, %s%s", k->fmt, k->mode, path_names[k->path],
                  k->mode[0] == 's' ? (k->kind == SRL_RNG_PCG64 ? " (pcg64)" : " (pcg32)") : "");
-        double rate[5];
-        for (int l = 0; l <= top + 1; l++)
+        double rate[6];
+        for (int l = 0; l <= mc; l++)
             rate[l] = (double)n / median(t[l], reps) / 1e6;
         printf("| %s |", name);
-        for (int l = 0; l <= top + 1; l++)
+        for (int l = 0; l <= mc; l++)
             printf(" %.0f |", rate[l]);
-        for (int l = 0; l <= top; l++)
-            printf(" %.2f |", rate[l] / rate[top + 1]);
+        for (int l = 0; l < mc; l++)
+            printf(" %.2f |", rate[l] / rate[mc]);
+        if (against)
+            printf(" %.2f |", rate[top] / rate[ot]);
         printf(" %s |\n", same ? "yes" : "NO");
         fflush(stdout);
         if (!same)

@@ -4,7 +4,9 @@
 # with status 2 and a message on standard error naming the argument, prints nothing on standard
 # output and leaves no temporary directory. Then a small real run: every instruction-set level
 # this CPU has must give the baseline's bytes in every case (the table's "same" column all
-# "yes", exit 0), with one row per case and the temporary directory removed.
+# "yes", exit 0), with one row per case and the temporary directory removed; and one with
+# --against this same build (its columns present, its bytes the
+# baseline's; not in a sanitizer build, whose runtime refuses the RTLD_DEEPBIND it needs).
 . "$(dirname "$0")/../cli_lib.sh"
 cli_setup levels-args "$1"
 levels=$srlab
@@ -23,6 +25,8 @@ refused "threads zero" "--threads '0'" $B --threads "1 0"
 refused "threads empty" "--threads: empty list" $B --threads " "
 refused "distribution" "--dist: 'gauss' is not one of" $B --dist gauss
 refused "dist empty" "--dist: empty list" $B --dist " "
+refused "against nowhere" "--against 'nosuchdir'" $B --against nosuchdir
+refused "against without value" "'--against' needs a value" $B --against
 
 # a small run: 5000 values (not a multiple of 8 or 16), every case, every level
 sh "$levels" $B --n 5000 --reps 1 --dist uniform --threads 1 >stdout 2>stderr
@@ -34,4 +38,16 @@ elif grep -q '| NO |' stdout || [ "$(grep -c '| yes |$' stdout)" -ne 15 ]; then
     bad "small run: a level differs from the baseline: $(cat stdout)"
 elif [ -n "$(ls -A "$TMPDIR")" ]; then bad "small run: left $(ls -A "$TMPDIR")"
 else ok "small run: 15 cases, every level the baseline's bytes ($(sed -n 's/.*this CPU.s level: //p' stdout) here)"; fi
+case "${CFLAGS:-}" in
+*sanitize*) ok "against: not run under a sanitizer (RTLD_DEEPBIND)" ;;
+*)
+    sh "$levels" $B --n 5000 --reps 1 --dist normal --threads 1 --against "$build" >stdout 2>stderr
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "against: exit $rc: $(cat stderr) $(grep NO stdout)"
+    elif ! grep -q '^| case |.* against M/s |.* / against | same |$' stdout; then
+        bad "against: no columns for it: $(head -4 stdout)"
+    elif [ "$(grep -c '| yes |$' stdout)" -ne 15 ]; then bad "against: not the same bytes: $(cat stdout)"
+    else ok "against: this build as the other one too, 15 cases, the baseline's bytes"; fi
+    ;;
+esac
 exit $fail
