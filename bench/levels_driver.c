@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 #endif
     const int wall = threads > 1;
     const int top = srl__round_bulk_isa(-1);
-    other_lib other;
+    other_lib other = {0};
     if (against && load_other(&other, against) != 0)
         return 1;
     const int ot = against ? top + 1 : -1; /* the other build's column (before memcpy's) */
