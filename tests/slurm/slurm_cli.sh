@@ -84,10 +84,11 @@ task() { # SCRIPT I [RESTARTS]
 }
 # The processes (ids) whose command line, its words joined by '|', is exactly LINE (from /proc:
 # no procps needed).
-procs_of() {
-    local p
-    for p in /proc/[0-9]*; do
-        [ "$({ tr '\0' '|' <"$p/cmdline"; } 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+procs_of() { # the PIDs whose command line, its words joined by '|' (and one after), is $1
+    local p a IFS='|'
+    for p in /proc/[0-9]*; do # builtins only: a fork per process made this scan take seconds
+        { mapfile -d '' -t a <"$p/cmdline"; } 2>/dev/null || continue # on a loaded machine
+        [ "${a[*]}|" = "$1" ] && echo "${p#/proc/}"
     done
 }
 wait_journal() { # FILE N: at most 20 s
@@ -154,7 +155,7 @@ grep -qx '0,9,9,finished' status.txt && grep -qx '1,9,9,finished' status.txt &&
     ok "--slurm-status: both shards finished, merged" || bad "status: $(cat status.txt err.txt)"
 
 # ---- interruptions: SIGKILL, then the time-limit warning ----
-toy=(--problem toy --lr 0.1,0.2 --seeds 4 --steps 20 --log-every 1 --sleep-ms 20)
+toy=(--problem toy --lr 0.1,0.2 --seeds 4 --steps 20 --log-every 1 --sleep-ms 40)
 "$TOY" sweep "${toy[@]}" --threads 8 --quiet -o tref.csv 2>err.txt || bad "toy reference: $(cat err.txt)"
 mkdir k
 reset_fake
