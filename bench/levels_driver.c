@@ -37,8 +37,8 @@ typedef struct {
 static const char *const path_names[] = {"binary64", "binary32", "binary64 -> binary32"};
 static const char *const level_names[] = {"base", "v3", "v4", "v4i"};
 
-/* The entry points taken from the --against build. */
-typedef struct other_lib {
+/* A build's entry points: this build's (linked) or the --against build's (dlopened). */
+typedef struct round_lib {
     int (*round_array)(double *, const double *, size_t, const srl_format *, srl_rounding,
                        srl_rng *);
     int (*round_float)(float *, const float *, size_t, const srl_format *, srl_rounding,
@@ -46,9 +46,9 @@ typedef struct other_lib {
     int (*round_d2f)(float *, const double *, size_t, const srl_format *, srl_rounding,
                      srl_rng *);
     void (*rng_init)(srl_rng *, srl_rng_kind, uint64_t, uint64_t);
-} other_lib;
+} round_lib;
 
-static int load_other(other_lib *o, const char *path)
+static int load_other(round_lib *o, const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h) {
@@ -111,7 +111,9 @@ int main(int argc, char **argv)
 #endif
     const int wall = threads > 1;
     const int top = srl__round_bulk_isa(-1);
-    other_lib other = {0};
+    const round_lib self = {srl_round_array, srl_round_array_float, srl_round_array_d2f,
+                            srl_rng_init};
+    round_lib other = {0};
     if (against && load_other(&other, against) != 0)
         return 1;
     const int ot = against ? top + 1 : -1; /* the other build's column (before memcpy's) */
@@ -173,11 +175,11 @@ int main(int argc, char **argv)
         int same = 1;
         for (int r = 0; r < reps; r++)
             for (int l = 0; l <= mc; l++) {
+                const round_lib *lib = l == ot ? &other : &self;
+                if (l <= top)
+                    srl__round_bulk_isa(l); /* this build at level l */
                 srl_rng s;
-                if (l == ot)
-                    other.rng_init(&s, k->kind, 7, 0);
-                else
-                    srl_rng_init(&s, k->kind, 7, 0);
+                lib->rng_init(&s, k->kind, 7, 0);
                 const double t0 = now(!wall);
                 int st = SRL_OK;
                 if (l == mc) {
@@ -185,21 +187,12 @@ int main(int argc, char **argv)
                         copy_bytes(yf, xf, n * sizeof *xf);
                     else
                         copy_bytes(yd, xd, n * sizeof *xd);
-                } else if (l == ot) {
-                    if (k->path == B64)
-                        st = other.round_array(yd, xd, n, &f, m, &s);
-                    else if (k->path == B32)
-                        st = other.round_float(yf, xf, n, &f, m, &s);
-                    else
-                        st = other.round_d2f(yf, xd, n, &f, m, &s);
+                } else if (k->path == B64) {
+                    st = lib->round_array(yd, xd, n, &f, m, &s);
+                } else if (k->path == B32) {
+                    st = lib->round_float(yf, xf, n, &f, m, &s);
                 } else {
-                    srl__round_bulk_isa(l);
-                    if (k->path == B64)
-                        st = srl_round_array(yd, xd, n, &f, m, &s);
-                    else if (k->path == B32)
-                        st = srl_round_array_float(yf, xf, n, &f, m, &s);
-                    else
-                        st = srl_round_array_d2f(yf, xd, n, &f, m, &s);
+                    st = lib->round_d2f(yf, xd, n, &f, m, &s);
                 }
                 t[l][r] = now(!wall) - t0;
                 if (st != SRL_OK) {
