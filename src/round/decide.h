@@ -29,9 +29,10 @@
  * path (srl_round, srl_round_array*, the MPFR path, srl_op_*, the kernels) then rounds with it;
  * the loops specialised per mode hand a mode they do not know to the reference path or to a
  * generic instance. tests/round and tests/ops compare every path with MPFR.
- * The one rule written twice is rn: SRL_DECIDE_ROUND_FN takes its carry form, which fuses
- * decision and assembly (a third fewer instructions in the binary32-lane kernels and in bulk
- * rounding to nearest); its comment shows the two agree.
+ * The rules written twice are rn and sr: SRL_DECIDE_ROUND_FN takes their carry forms, which
+ * fuse decision and assembly (a third fewer instructions in the binary32-lane kernels and in
+ * bulk rounding to nearest; 10-12% faster binary32 sr, BENCHMARKS.md); its comment shows that
+ * each agrees with the decision here.
  *
  * Inputs, per word (scalar or lane), all but mode, r and ub 0/1 words where a flag:
  *   lo, hi   bounds on f's first word: lo <= floor(f 2^W) <= hi. lo == hi == f1 when the first
@@ -111,8 +112,12 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
  * 0 <= s < W): (a - R) + (away << s), the carry into the exponent field being the step to the
  * next binade. The caller checks the range. rn takes its carry form, (a + 2^(s-1) - 1 + T) with
  * the low s bits cleared: R + 2^(s-1) - 1 + T carries out of the low s bits exactly when
- * f1 > half - T, the decision's rn case (s = 0: exact, a itself); every other mode asks the
- * decision. neg, u, ub, undecided: as above. */
+ * f1 > half - T, the decision's rn case (s = 0: exact, a itself). So does sr when the draw's
+ * valid bits cover the grid (0 < s <= ub): with Z = u's top s bits, f1 = R 2^(W-s) has no bits
+ * below them, so U < f exactly when Z < R, and (a + (2^s - 1 - Z)) with the low s bits cleared
+ * (2^s - 1 - Z being ~u's top s bits) carries out of them exactly when R - 1 - Z >= 0: the
+ * decision's sr case, never undecided. Every other mode asks the decision. neg, u, ub,
+ * undecided: as above. */
 static inline __attribute__((always_inline)) SRL_DECIDE_V
 SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V neg,
                     SRL_DECIDE_V u, int ub, SRL_DECIDE_V *undecided)
@@ -120,6 +125,8 @@ SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V ne
     const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, mask = (one << s) - one;
     if (mode == SRL_RN)
         return (a + (mask >> 1) + ((a >> s) & (s ? one : zero))) & ~mask;
+    if (mode == SRL_SR && s > 0 && s <= ub)
+        return (a + (~u >> (SRL_DECIDE_W - s))) & ~mask;
     /* f1 = R 2^(W-s); s = 0: R = 0, and the shift count (W - s) mod W is 0 */
     const SRL_DECIDE_V R = a & mask, f1 = R << ((SRL_DECIDE_W - s) & (SRL_DECIDE_W - 1));
     return (a - R) + (SRL_DECIDE_FN(mode, r, f1, f1, zero, (a >> s) & one, neg, u, ub,
