@@ -29,9 +29,13 @@
 # which is removed at the end. CPFloat and its driver are compiled as the issue measured
 # CPFloat: -O3 -march=native -fopenmp. Prints one markdown table per (thread count, input
 # distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md).
-# GPT timing: within a round the contenders run one after another (llm.c, then each strategy)
-# so that a change of load hits them alike; per step, CPU time of the process (all its
-# threads) and wall time; the table gives medians over every timed step of every round. Both
+# GPT timing: within a round the contenders run one after another (llm.c, then each strategy),
+# and each contender's thread counts run back to back, so that a change of load, or of the
+# machine (a VM's speed can change between processes by 20%), hits them alike; per step, CPU
+# time of the process (all its threads) and wall time; the table gives medians over every
+# timed step of every round, and the speedup over one thread paired by round: each round's
+# median wall time at 1 thread over its median at T threads, the median of the rounds' ratios
+# (their smallest and largest in brackets). Both
 # programs use libgomp, whose idle threads spin by default: on a shared machine that spinning
 # is most of the CPU time at 2 threads, so run there with OMP_WAIT_POLICY=passive (the header
 # says which policy was in force).
@@ -141,6 +145,8 @@ echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not 
 echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
 echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"
 
+# med FILE COLUMN: the median of a column
+med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 # run SIZE THREADS WHO: one run, its step lines appended to $tmp/r.SIZE.THREADS.WHO
 run() {
     # shellcheck disable=SC2046
@@ -158,32 +164,41 @@ run() {
         params=$(sed -n 's/^info \([0-9]*\) .*/\1/p' "$tmp/out")
     fi
     grep '^step ' "$tmp/out" >>"$tmp/r.$1.$2.$3"
+    grep '^step ' "$tmp/out" >"$tmp/one"
+    med "$tmp/one" 4 >>"$tmp/w.$1.$2.$3" # this run's median wall time, one line per round
     echo "$params" >"$tmp/p.$1.$3"
     echo "$(($7 * $8))" >"$tmp/tok.$1"
 }
 for s in $sizes; do
-    for t in $threads; do
-        echo "# size $s, $t thread(s), load before: $(load)"
-        r=0
-        while [ $r -lt "$grounds" ]; do
-            for who in llm.c $strategies; do run "$s" "$t" "$who"; done
-            r=$((r + 1))
+    r=0
+    while [ $r -lt "$grounds" ]; do
+        echo "# size $s, round $((r + 1)) of $grounds, load before: $(load)"
+        for who in llm.c $strategies; do
+            for t in $threads; do run "$s" "$t" "$who"; done
         done
+        r=$((r + 1))
     done
 done
 echo "# load after: $(load)"
-med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+# paired SIZE T WHO: "median (min-max)" of the rounds' wall-time ratios, 1 thread over T
+paired() {
+    paste "$tmp/w.$1.1.$3" "$tmp/w.$1.$2.$3" | awk '{print $1 / $2}' | sort -g |
+        awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR]}'
+}
 for s in $sizes; do
     for t in $threads; do
         for who in llm.c $strategies; do
-            echo "$s $t $who $(cat "$tmp/p.$s.$who") $(cat "$tmp/tok.$s") $(med "$tmp/r.$s.$t.$who" 3) $(med "$tmp/r.$s.$t.$who" 4) $(wc -l <"$tmp/r.$s.$t.$who")"
+            sp=-
+            if [ "$t" != 1 ] && [ -f "$tmp/w.$s.1.$who" ]; then sp=$(paired "$s" "$t" "$who"); fi
+            echo "$s $t $who $(cat "$tmp/p.$s.$who") $(cat "$tmp/tok.$s") $(med "$tmp/r.$s.$t.$who" 3) $(med "$tmp/r.$s.$t.$who" 4) $(wc -l <"$tmp/r.$s.$t.$who")|$sp"
         done
     done
 done >"$tmp/summary"
 echo
-echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | steps |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | speedup over 1 thread (wall, paired by round) | steps |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 awk '
+    { split($0, h, "|"); $0 = h[1]; sp[NR] = h[2] }
     { cpu[$1 " " $2 " " $3] = $6 }
     $3 == "llm.c" { ref[$1 " " $2] = $6 }
     { line[NR] = $0 }
@@ -191,6 +206,6 @@ awk '
         for (i = 1; i <= NR; i++) {
             split(line[i], f, " ")
             one = cpu[f[1] " 1 " f[3]]
-            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), f[8]
+            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), sp[i], f[8]
         }
     }' "$tmp/summary"
