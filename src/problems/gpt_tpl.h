@@ -16,8 +16,9 @@
  * stored activation is rounded into the act slot, after ROUND_GRAD the stored gradient into the
  * grad slot (no-ops in _plain and _f64). Per-row statistics of layer norm (mean, 1/std) stay in
  * the compute arithmetic (REAL), as frameworks keep them in fp32.
- * Nonlinearities use the C library's expf/logf/tanhf/sqrtf (exp/log/tanh/sqrt in _f64):
- * deterministic, not correctly rounded; sqrt is correctly rounded. Loops fork OpenMP threads only
+ * Nonlinearities use the C library's expf/logf/sqrtf (exp/log/tanh/sqrt in _f64):
+ * deterministic, not correctly rounded; sqrt is correctly rounded; tanh in binary32 is
+ * srl__tanh32 (src/problems/tanh32.h: IEEE operations only, faithful, vectorised). Loops fork OpenMP threads only
  * above srl__models_omp_min elements (src/problems/model_impl.h). */
 
 /* ---- layer norm: out = (x - mean) / sqrt(var + eps) * w + b, per row of C ---- */
@@ -85,12 +86,25 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
 
 /* ---- GELU (model_ops.h), elementwise ---- */
 
-/* th: the tanh term of each element, for gelu_bwd */
-static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
+/* th: the tanh term of each element, for gelu_bwd. The threads take blocks of 1024 elements,
+ * each through gelu_run, which the compiler vectorises (binary32's tanh is branch-free,
+ * src/problems/tanh32.h) in a copy per instruction set. */
+SRL__PLAIN_CLONES
+static void TPL(gelu_run)(REAL *restrict out, REAL *restrict th, const REAL *restrict x,
+                          size_t n)
 {
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
     for (size_t i = 0; i < n; i++)
         out[i] = TPL(gelu_th)(x[i], th + i);
+}
+
+static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
+{
+    const size_t nb = (n + 1023) / 1024;
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+    for (size_t b = 0; b < nb; b++) {
+        const size_t i0 = b * 1024, k = n - i0 < 1024 ? n - i0 : 1024;
+        TPL(gelu_run)(out + i0, th + i0, x + i0, k);
+    }
 }
 
 static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *dout, size_t n)

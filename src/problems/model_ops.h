@@ -2,8 +2,10 @@
  * instance's arithmetic (private). Included by src/problems/model_instantiate.h before each
  * instance of a model's template, with REAL, TPL(name) and PASS_MODE set; no include guard.
  *
- *   R_EXP R_LOG R_TANH R_SQRT   the C library's functions of REAL (deterministic, not correctly
- *                               rounded; sqrt is)
+ *   R_EXP R_LOG R_TANH R_SQRT   functions of REAL: the C library's (deterministic, not correctly
+ *                               rounded; sqrt is), but for binary32 tanh, srl__tanh32
+ *                               (src/problems/tanh32.h: IEEE operations only, the same bits on
+ *                               every machine, faithful)
  *   mm_nn mm_nt mm_tn           C (m,n) = A (m,k) @ B (k,n), A @ B^T with B (n,k), A^T @ B with
  *                               A (k,m): _emu a kernel call (srl_gemm_f, _nt_f, _tn_f) with the
  *                               accumulation config and draws from rng; otherwise plain loops
@@ -18,6 +20,8 @@
  *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
 
+#include "problems/tanh32.h"
+
 #undef R_EXP
 #undef R_LOG
 #undef R_TANH
@@ -30,7 +34,7 @@
 #else
 #define R_EXP expf
 #define R_LOG logf
-#define R_TANH tanhf
+#define R_TANH srl__tanh32 /* src/problems/tanh32.h: deterministic, vectorisable */
 #define R_SQRT sqrtf
 #endif
 
