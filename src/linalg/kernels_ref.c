@@ -11,15 +11,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/threads.h"
 #include "linalg/kernels_impl.h"
 
-/* body(ctx, i) for i in [0, n): over the threads with a static schedule when `par`, else on the
+/* body(ctx, i) for i in [0, n): over the threads with a static schedule when `par` (and
+ * src/core/threads.h allows: not inside another region, more than one thread), else on the
  * calling thread without entering a parallel region at all (a region whose `if` clause is false
  * still makes libgomp set up a one-thread team: a measurable cost per call in tight training
  * loops). Iterations are independent outputs, so the split cannot change a result. */
 void srl__kern_for(size_t n, bool par, void (*body)(void *ctx, size_t i), void *ctx)
 {
-    if (par && n > 1) {
+    if (par && n > 1 && srl__may_fork()) {
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < n; i++)
             body(ctx, i);

@@ -27,6 +27,7 @@
 #endif
 
 #include "core/pcg_impl.h"
+#include "core/threads.h"
 #include "round/lanes.h"
 #include "round/round_core.h"
 #include "srl_config.h"
@@ -248,11 +249,12 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP
 /* Small arrays stay on the calling thread without entering a parallel region at all: even a
- * region whose `if` clause is false makes libgomp set up a one-thread team. */
+ * region whose `if` clause is false makes libgomp set up a one-thread team. So do calls from
+ * inside another region, and with one thread (src/core/threads.h). */
 #define RUN_BLOCKS(BLOCK)                                                                         \
     do {                                                                                          \
         const uint64_t c0 = rng ? rng->counter : 0;                                               \
-        if (n < SRL_BULK_OMP_MIN) {                                                               \
+        if (n < SRL_BULK_OMP_MIN || !srl__may_fork()) {                                           \
             BLOCK(y, x, n, f, m, rng, c0);                                                        \
             break;                                                                                \
         }                                                                                         \
