@@ -143,6 +143,13 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g)
     srl_rng_seek(g, g->counter + k);
 }
 
+/* srl__vparams.pat: f has the input format's exponent range (bias: the input's), subnormals,
+ * infinities and no saturation. */
+static bool pattern_format(const srl_format *f, int bias)
+{
+    return f->emax == bias && f->emin == 1 - bias && f->subnormals && f->inf && !f->saturate;
+}
+
 /* The vector kernels' view of f for an input format with mbits fraction bits, exponent bias
  * `bias` and smallest normal normal_min; lo_bits / hi_bits: the bits of the normal range's ends.
  * The subnormal range goes on the lanes when the format has one above the input's normal
@@ -162,7 +169,7 @@ static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int b
     vp->sub_sel = via_exp ? ~UINT64_C(0) : 0;
     vp->sub_exp = (uint64_t)(int64_t)eq << mbits;
     vp->sub_shl = via_exp ? 0 : eq - eq_min;
-    vp->pat = f->emax == bias && f->emin == 1 - bias && f->subnormals && f->inf && !f->saturate;
+    vp->pat = pattern_format(f, bias);
     vp->inf = (uint64_t)(2 * bias + 1) << mbits;
     vp->qnan = vp->inf | UINT64_C(1) << (mbits - 1);
 }
@@ -251,10 +258,10 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
 /* Small arrays stay on the calling thread without entering a parallel region at all: even a
  * region whose `if` clause is false makes libgomp set up a one-thread team. So do calls from
  * inside another region, and with one thread (src/core/threads.h). */
-#define RUN_BLOCKS(BLOCK)                                                                         \
+#define RUN_BLOCKS(BLOCK, MIN)                                                                    \
     do {                                                                                          \
         const uint64_t c0 = rng ? rng->counter : 0;                                               \
-        if (n < SRL_BULK_OMP_MIN || !srl__may_fork()) {                                           \
+        if (n < (MIN) || !srl__may_fork()) {                                                      \
             BLOCK(y, x, n, f, m, rng, c0);                                                        \
             break;                                                                                \
         }                                                                                         \
@@ -267,23 +274,28 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
         }                                                                                         \
     } while (0)
 #else
-#define RUN_BLOCKS(BLOCK) BLOCK(y, x, n, f, m, rng, rng ? rng->counter : 0)
+#define RUN_BLOCKS(BLOCK, MIN) BLOCK(y, x, n, f, m, rng, rng ? rng->counter : 0)
 #endif
 
 void srl__bulk_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                    const srl_rng *rng)
 {
-    RUN_BLOCKS(block_d2d);
+    RUN_BLOCKS(block_d2d, SRL_BULK_OMP_MIN);
 }
 
 void srl__bulk_f2f(float *y, const float *x, size_t n, const srl_format *f, srl_rounding m,
                    const srl_rng *rng)
 {
-    RUN_BLOCKS(block_f2f);
+    /* the pattern path's loop is a dozen instructions: it pays for a second thread later */
+    const size_t min = !pattern_format(f, 127) || f->p > 23 ? SRL_BULK_OMP_MIN
+                       : srl_rounding_is_stochastic(m)      ? SRL_BULK_OMP_MIN_PAT_SR
+                                                            : SRL_BULK_OMP_MAX;
+    (void)min; /* (without OpenMP) */
+    RUN_BLOCKS(block_f2f, min);
 }
 
 void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                    const srl_rng *rng)
 {
-    RUN_BLOCKS(block_d2f);
+    RUN_BLOCKS(block_d2f, SRL_BULK_OMP_MIN);
 }

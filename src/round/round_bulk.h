@@ -31,7 +31,15 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g);
  * and return the level that will run. Not thread-safe: set it before rounding. */
 int srl__round_bulk_isa(int force);
 
-/* Below this many elements bulk calls stay on the calling thread. */
+/* Below this many elements bulk calls stay on the calling thread: SRL_BULK_OMP_MIN, but for
+ * binary32 in and out on the pattern path (bf16, tf32 of binary32; srl__vparams.pat), whose loop
+ * is a dozen instructions: there SRL_BULK_OMP_MIN_PAT_SR for the stochastic modes and
+ * SRL_BULK_OMP_MAX for the others. Measured on 2 cores: at 49152 values two threads took 11.6 us
+ * against one's 4.3 for bf16 rn, 12.3 against 12.2 for bf16 sr, 24.3 against 39.6 for e4m3 sr
+ * (BENCHMARKS.md). SRL_BULK_OMP_MAX is the largest of the three (tests/core/test_determinism.c
+ * sizes its arrays above it). */
 #define SRL_BULK_OMP_MIN ((size_t)1 << 15)
+#define SRL_BULK_OMP_MIN_PAT_SR ((size_t)1 << 16)
+#define SRL_BULK_OMP_MAX ((size_t)1 << 17)
 
 #endif

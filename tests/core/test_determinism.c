@@ -4,8 +4,9 @@
  *
  * Built twice (tests/core/meson.build): against libsrlab (OpenMP) and libsrlab_noomp. Each run
  * computes one fixed workload: about 3e6 values through srl_round_array, srl_round_array_float
- * and srl_round_array_d2f, every mode, both stream kinds, arrays longer than SRL_BULK_OMP_MIN (so
- * the OpenMP build splits them) with lengths that are not multiples of the thread counts, inputs
+ * and srl_round_array_d2f, every mode, both stream kinds, arrays longer than the bulk calls' fork
+ * thresholds (SRL_BULK_OMP_MIN; SRL_BULK_OMP_MAX for binary32 in and out, whose pattern path waits
+ * longer: so the OpenMP build splits them) with lengths that are not multiples of the thread counts, inputs
  * that take both the fast and the reference paths; plus three binary64 arrays of 2^22 + 37
  * elements (blocks above 16 MiB at one or two threads, below at three or eight). The digest is a 64-bit FNV-1a hash of every
  * output bit and every final stream counter, in a fixed order.
@@ -104,7 +105,7 @@ static int workload(uint64_t *out, long *values)
     srl_rounding modes[NMODES];
     if (parse_all(ff, df, modes))
         return -1;
-    const size_t nmax = SRL_BULK_OMP_MIN + 3251 + 97 * NMODES;
+    const size_t nmax = SRL_BULK_OMP_MAX + 3251 + 97 * NMODES;
     double *xd = malloc(nmax * sizeof *xd), *yd = malloc(nmax * sizeof *yd);
     float *xf = malloc(nmax * sizeof *xf), *yf = malloc(nmax * sizeof *yf);
     digest d = {SRL_FNV1A64_BASIS};
@@ -113,8 +114,9 @@ static int workload(uint64_t *out, long *values)
     for (size_t mi = 0; mi < NMODES && !status; mi++) {
         for (int k = 0; k < 2 && !status; k++) {
             const srl_rng_kind kind = k ? SRL_RNG_PCG32 : SRL_RNG_PCG64;
-            const size_t n = SRL_BULK_OMP_MIN + 3251 + 97 * mi + 13 * (size_t)k;
             for (int fn = 0; fn < 3 && !status; fn++) {
+                const size_t n = (fn == 1 ? SRL_BULK_OMP_MAX : SRL_BULK_OMP_MIN) + 3251 + 97 * mi +
+                                 13 * (size_t)k;
                 const size_t c = (mi * 2 + (size_t)k) * 3 + (size_t)fn;
                 const srl_format *f = fn == 0 ? &df[c % NDF] : &ff[c % NFF];
                 gen(xd, n, f, SEED + c);
