@@ -21,6 +21,16 @@
 #define SRL_MULTI_ISA 0
 #endif
 
+/* Plain C loops (no generic vectors) that the compiler vectorises by itself take the other
+ * route: SRL__PLAIN_CLONES before such a function compiles it per level with target_clones,
+ * picked at load time (the models' matrix rows and GELU, src/problems/model_ops.h; the test of
+ * srl__tanh32). The address-sanitizer build keeps one copy, as it always has. */
+#if SRL_MULTI_ISA && !defined(__SANITIZE_ADDRESS__)
+#define SRL__PLAIN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define SRL__PLAIN_CLONES
+#endif
+
 /* 2: x86-64-v4, 1: x86-64-v3, 0: baseline (a read of libgcc's cpu model). */
 static inline int srl__isa_level(void)
 {

@@ -20,6 +20,7 @@
  *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
 
+#include "core/isa.h" /* SRL__PLAIN_CLONES */
 #include "problems/tanh32.h"
 
 #undef R_EXP
@@ -38,13 +39,6 @@
 #define R_SQRT sqrtf
 #endif
 
-#ifndef SRL__PLAIN_CLONES
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define SRL__PLAIN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define SRL__PLAIN_CLONES
-#endif
-#endif
 
 /* ---- matrix products ---- */
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/isa.h" /* SRL__PLAIN_CLONES */
 #include "problems/tanh32.h"
 #include "../testutil.h"
 
@@ -55,12 +56,7 @@ static uint32_t to_bits(float f)
 /* The scalar call, through a pointer the compiler cannot see through. */
 static float (*volatile scalar_tanh)(float) = srl__tanh32;
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define CLONES
-#endif
-CLONES static void tanh_loop(float *restrict y, const float *restrict x, size_t n)
+SRL__PLAIN_CLONES static void tanh_loop(float *restrict y, const float *restrict x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         y[i] = srl__tanh32(x[i]);
