@@ -163,8 +163,8 @@ run() {
             { echo "peers.sh: srlab $3 failed at size $1" >&2; exit 1; }
         params=$(sed -n 's/^info \([0-9]*\) .*/\1/p' "$tmp/out")
     fi
-    grep '^step ' "$tmp/out" >>"$tmp/r.$1.$2.$3"
     grep '^step ' "$tmp/out" >"$tmp/one"
+    cat "$tmp/one" >>"$tmp/r.$1.$2.$3"
     med "$tmp/one" 4 >>"$tmp/w.$1.$2.$3" # this run's median wall time, one line per round
     echo "$params" >"$tmp/p.$1.$3"
     echo "$(($7 * $8))" >"$tmp/tok.$1"

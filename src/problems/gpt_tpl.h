@@ -18,8 +18,8 @@
  * the compute arithmetic (REAL), as frameworks keep them in fp32.
  * Nonlinearities use the C library's expf/logf/sqrtf (exp/log/tanh/sqrt in _f64):
  * deterministic, not correctly rounded; sqrt is correctly rounded; tanh in binary32 is
- * srl__tanh32 (src/problems/tanh32.h: IEEE operations only, faithful, vectorised). Loops fork OpenMP threads only
- * above srl__models_omp_min elements (src/problems/model_impl.h). */
+ * srl__tanh32 (src/problems/tanh32.h: IEEE operations only, faithful, vectorised). Loops fork
+ * OpenMP threads only above srl__models_omp_min elements (src/problems/model_impl.h). */
 
 /* ---- layer norm: out = (x - mean) / sqrt(var + eps) * w + b, per row of C ---- */
 
@@ -99,10 +99,11 @@ static void TPL(gelu_run)(REAL *restrict out, REAL *restrict th, const REAL *res
 
 static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
 {
-    const size_t nb = (n + 1023) / 1024;
+    enum { BLOCK = 1024 };
+    const size_t nb = (n + BLOCK - 1) / BLOCK;
 #pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
     for (size_t b = 0; b < nb; b++) {
-        const size_t i0 = b * 1024, k = n - i0 < 1024 ? n - i0 : 1024;
+        const size_t i0 = b * BLOCK, k = n - i0 < BLOCK ? n - i0 : BLOCK;
         TPL(gelu_run)(out + i0, th + i0, x + i0, k);
     }
 }

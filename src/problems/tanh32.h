@@ -60,7 +60,7 @@ static inline double srl__tanh32_abs(double ax)
     uint64_t bits, mb;
     memcpy(&bits, &kb, sizeof bits);
     memcpy(&mb, &magic, sizeof mb);
-    const uint64_t sb = (bits - mb + 1023) << 52; /* 2^k, 0 <= k <= 29 */
+    const uint64_t sb = (bits - mb + 1023) << 52; /* 2^k, 0 <= k <= 28 */
     double scale;
     memcpy(&scale, &sb, sizeof scale);
     const double t = scale * em + (scale - 1.0);

@@ -4,9 +4,10 @@
  *
  * Built twice (tests/core/meson.build): against libsrlab (OpenMP) and libsrlab_noomp. Each run
  * computes one fixed workload: about 3e6 values through srl_round_array, srl_round_array_float
- * and srl_round_array_d2f, every mode, both stream kinds, arrays longer than the bulk calls' fork
- * thresholds (SRL_BULK_OMP_MIN; SRL_BULK_OMP_MAX for binary32 in and out, whose pattern path waits
- * longer: so the OpenMP build splits them) with lengths that are not multiples of the thread counts, inputs
+ * and srl_round_array_d2f, every mode, both stream kinds, arrays longer than the bulk calls'
+ * fork thresholds (SRL_BULK_OMP_MIN; SRL_BULK_OMP_MAX for binary32 in and out, whose pattern
+ * path waits longer: so the OpenMP build splits them) with lengths that are not multiples of
+ * the thread counts, inputs
  * that take both the fast and the reference paths; plus three binary64 arrays of 2^22 + 37
  * elements (blocks above 16 MiB at one or two threads, below at three or eight). The digest is a 64-bit FNV-1a hash of every
  * output bit and every final stream counter, in a fixed order.
