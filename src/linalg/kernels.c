@@ -43,6 +43,7 @@
 
 #include "core/isa.h"
 #include "core/pcg_impl.h"
+#include "core/threads.h"
 #include "linalg/kernels_impl.h"
 #include "linalg/kernels_priv.h"
 #include "round/lanes.h"
@@ -502,6 +503,26 @@ int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t
     }
 }
 
+/* Tile t of a grid of nr row blocks by nc column strips: (*r, *c). The order changes no result
+ * (tiles are independent outputs), only where their operands are. On one thread the row blocks
+ * of a strip are consecutive (rows_first false), so the strip of B stays in cache. When the
+ * loop forks (rows_first true) the row blocks come first: the static schedule then gives each
+ * thread a band of output rows, which are the rows of A it reads, and the rows that the
+ * row-wise loops around a product (layer norm, elementwise operations, roundings: static
+ * halves) have on the same thread. A strip split instead makes each thread read the whole of
+ * A and write into every row, and lines written by the other core arrive at about a third of
+ * the speed of the shared cache's (BENCHMARKS.md). */
+static inline void tile_at(size_t t, size_t nr, size_t nc, bool rows_first, size_t *r, size_t *c)
+{
+    if (rows_first) {
+        *r = t / nc;
+        *c = t % nc;
+    } else {
+        *r = t % nr;
+        *c = t / nr;
+    }
+}
+
 /* One tile of output (i, j0..j0+w) on a lane engine. */
 typedef struct gemm_tile_ctx {
     const gemm_args *g;
@@ -511,6 +532,7 @@ typedef struct gemm_tile_ctx {
     uint64_t c0, D;
     size_t es;
     uint64_t mD, cD;
+    bool rows_first; /* tile order (tile_at) */
 } gemm_tile_ctx;
 
 static void gemm_tile(void *vctx, size_t t)
@@ -518,7 +540,9 @@ static void gemm_tile(void *vctx, size_t t)
     const gemm_tile_ctx *c = vctx;
     const gemm_args *g = c->g;
     const size_t m = g->m, n = g->n, k = g->k;
-    const size_t jc = t / m, i = t % m, j0 = jc * MK_W;
+    size_t i, jc;
+    tile_at(t, m, (n + MK_W - 1) / MK_W, c->rows_first, &i, &jc);
+    const size_t j0 = jc * MK_W;
     mk_job jb = *c->jt;
     jb.a = (const char *)g->A + i * g->a_row * c->es;
     jb.b = (const char *)g->B + j0 * c->es;
@@ -557,18 +581,20 @@ static void gemm_out(void *vctx, size_t o)
 }
 
 /* The native binary32 engine by blocks of rows: tiles of NAT32_MR rows and 16 or 32 columns
- * (the instruction set's tile width), the row blocks of one column strip consecutive so that
- * the strip of B stays in cache. */
+ * (the instruction set's tile width), in tile_at's order. */
 typedef struct nat32_ctx {
     nat32_job jb;
     nat32_fn fn;
-    size_t nrb, width;
+    size_t nrb, nstrip, width;
+    bool rows_first;
 } nat32_ctx;
 
 static void nat32_tile(void *vctx, size_t t)
 {
     const nat32_ctx *c = vctx;
-    c->fn(&c->jb, (t % c->nrb) * NAT32_MR, (t / c->nrb) * c->width);
+    size_t rb, strip;
+    tile_at(t, c->nrb, c->nstrip, c->rows_first, &rb, &strip);
+    c->fn(&c->jb, rb * NAT32_MR, strip * c->width);
 }
 
 static void nat32_rows_run(const gemm_args *g, bool fused, size_t K, bool par)
@@ -588,7 +614,9 @@ static void nat32_rows_run(const gemm_args *g, bool fused, size_t K, bool par)
         c.fn = fused ? nat32_rows_fma_base : nat32_rows_base;
     (void)lvl;
     c.nrb = (g->m + NAT32_MR - 1) / NAT32_MR;
-    srl__kern_for(c.nrb * ((g->n + c.width - 1) / c.width), par, nat32_tile, &c);
+    c.nstrip = (g->n + c.width - 1) / c.width;
+    c.rows_first = par;
+    srl__kern_for(c.nrb * c.nstrip, par, nat32_tile, &c);
 }
 
 static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
@@ -615,7 +643,8 @@ static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
     const uint64_t c0 = rng ? rng->counter : 0;
     const size_t es = g->isf ? sizeof(float) : sizeof(double);
     const bool sto = kc.psto || kc.asto;
-    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN;
+    /* whether the loop forks (decided once: the tile order depends on it) */
+    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
     mk_job jt;
     const int spec = gemm_plan(g, c, &kc, rng, &jt);
     if (g->isf && (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA)) {
@@ -638,7 +667,7 @@ static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
             srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt.inc, 2 * D);
         }
         const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
-        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, D, es, mD, cD};
+        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, D, es, mD, cD, par};
         srl__kern_for(tiles, par, gemm_tile, &tc);
     } else {
         gemm_out_ctx oc = {g, &kc, rng, c0, D, es};

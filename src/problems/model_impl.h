@@ -119,7 +119,8 @@ int srl__model_read_size(const srl_config *cfg, const srl_param *tab, const char
 
 /* Round x[0..n) in place into slot (its format and mode), drawing from rng (n draws when
  * stochastic, none otherwise; a binary32 format leaves x unchanged but still consumes the
- * draws). */
+ * draws). From srl__models_omp_min elements on, each thread rounds a static share, the
+ * passes' loops' split (element i still takes draw counter + i). */
 int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng) SRL_WUR;
 
 /* The instances of a model's pass (src/problems/model_instantiate.h, PASS_MODE). */
