@@ -495,8 +495,12 @@ static void free_state(loopstate *L)
     free(L->pred);
 }
 
-static int one_step(loopstate *L, uint64_t t, double lr, srl_step_stats *ss0, double *gnorm,
-                    srl_step_stats *tot, srl_err *err)
+/* One optimizer step of every replica. *gnorm (replica 0's gradient norm) is computed only when
+ * want_gnorm: a row will be emitted. It is a serial binary64 sum over every parameter, in order
+ * (0.3 ms of a 13 ms GPT step at size b on two threads), and the optimizer only reads the
+ * gradients, so the run can still take it after the step if that step diverges. */
+static int one_step(loopstate *L, uint64_t t, double lr, bool want_gnorm, srl_step_stats *ss0,
+                    double *gnorm, srl_step_stats *tot, srl_err *err)
 {
     const srl__model *m = L->m;
     int st;
@@ -515,7 +519,7 @@ static int one_step(loopstate *L, uint64_t t, double lr, srl_step_stats *ss0, do
     }
     if (L->K > 1 && (st = allreduce(L, t)))
         return srl_err_set(err, st, "the all-reduce failed: %s", srl_strerror(st));
-    *gnorm = grad_norm(L);
+    *gnorm = want_gnorm ? grad_norm(L) : NAN;
     if (L->pred_on)
         predict(L, t, lr);
     memset(tot, 0, sizeof *tot);
@@ -627,7 +631,8 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
         const double lr = srl_optim_lr(&tc->opt, t);
         srl_step_stats ss0 = {0, 0, 0}, tot = {0, 0, 0};
         double gnorm = NAN;
-        if ((st = one_step(&L, t, lr, &ss0, &gnorm, &tot, err)))
+        const bool logged = t % tc->log_every == 0 || t == tc->steps;
+        if ((st = one_step(&L, t, lr, logged, &ss0, &gnorm, &tot, err)))
             break;
         if (hook && (st = hook(arg, L.W, L.K, t, L.pred)))
             break;
@@ -635,10 +640,12 @@ int srl__model_train(const srl__model *m, const srl_train_config *tc, const srl_
         if (tot.nonfinite || tot.nonfinite_grad) {
             rep->diverged = true;
             note_divergence(rep, t, &tot, &tc->strat.grad.fmt);
+            if (!logged)
+                gnorm = grad_norm(&L);
             st = emit(&L, out, t, lr, lost, gnorm, "diverged", err);
             break;
         }
-        if (t % tc->log_every == 0 || t == tc->steps)
+        if (logged)
             st = emit(&L, out, t, lr, lost, gnorm, "ok", err);
     }
     free_state(&L);
