@@ -24,6 +24,9 @@
 #   --gpt-rounds R runs of each contender per size and thread count (default 2)
 #   --gpt-strategies LIST  srlab strategies timed (fp32 mp bf16-rn bf16-sr bf16-sr-exact
 #                  bf16-kahan; default all but bf16-sr-exact)
+#   --gpt-alternate N  also, in every round, one process per contender that takes N blocks of 3
+#                  steps on each thread count in turn (bench/gpt_steps.h, GPT_ALTERNATE), and a
+#                  column of its speedup: both counts then see the same machine (default 0: off)
 # At least one of --cpfloat and --llmc. Nothing is vendored, downloaded or linked into srlab:
 # the peers and our drivers are compiled in a temporary directory outside the repository,
 # which is removed at the end. CPFloat and its driver are compiled as the issue measured
@@ -46,9 +49,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cpfloat='' pcg='' llmc='' build="$root/build" n=10000000 reps=15 threads="1 2" dists="normal uniform"
 isa=''
-sizes="a b c" gsteps=5 grounds=2 strategies="fp32 mp bf16-rn bf16-sr bf16-kahan"
+sizes="a b c" gsteps=5 grounds=2 strategies="fp32 mp bf16-rn bf16-sr bf16-kahan" galt=0
 usage() {
-    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--isa v3|v4]" >&2
+    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--gpt-alternate N] [--isa v3|v4]" >&2
     exit 2
 }
 me=peers.sh
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
     --gpt-steps) gsteps=$2 ;;
     --gpt-rounds) grounds=$2 ;;
     --gpt-strategies) strategies=$2 ;;
+    --gpt-alternate) galt=$2 ;;
     --isa) isa=$2 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; usage ;;
     esac
@@ -78,6 +82,7 @@ posint --n "$n" 1
 posint --reps "$reps" 1
 posint --gpt-steps "$gsteps" 2
 posint --gpt-rounds "$grounds" 1
+posint --gpt-alternate "$galt" 0
 # shellcheck disable=SC2086
 [ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
 for t in $threads; do posint --threads "$t" 1; done
@@ -86,6 +91,7 @@ oneof --gpt-sizes "$sizes" a b c
 oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-kahan
 [ -z "$isa" ] || oneof --isa "$isa" v3 v4
 [ -z "$isa" ] || [ -n "$cpfloat" ] || bad "--isa '$isa': only with --cpfloat"
+[ "$galt" = 0 ] || [ -n "$llmc" ] || bad "--gpt-alternate '$galt': only with --llmc"
 [ -n "$cpfloat$llmc" ] || { echo "peers.sh: give --cpfloat DIR, --llmc DIR or both" >&2; usage; }
 [ -z "$cpfloat" ] || [ -f "$cpfloat/src/cpfloat_binary64.h" ] || bad "--cpfloat '$cpfloat': no src/cpfloat_binary64.h there"
 [ -z "$pcg" ] || [ -n "$cpfloat" ] || bad "--pcg '$pcg': only with --cpfloat"
@@ -139,7 +145,7 @@ llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
 "$cc" $lflags -I"$llmc" -I"$here" -Dmain=llmc_upstream_main -o "$tmp/llmc_driver" \
     "$here/llmc_driver.c" $llibs
 "$cc" -O2 -std=c11 -ffp-contract=off -I"$root/src" -I"$root/include" -I"$here" \
-    -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
+    -fopenmp -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
     -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
 echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
@@ -169,36 +175,65 @@ run() {
     echo "$params" >"$tmp/p.$1.$3"
     echo "$(($7 * $8))" >"$tmp/tok.$1"
 }
+# alt SIZE WHO: one process alternating the thread counts ($galt blocks each); for each count T
+# the ratio of its median wall time at 1 thread over that at T, appended to $tmp/a.SIZE.T.WHO
+alt() {
+    # shellcheck disable=SC2086
+    set -- "$1" "$2" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 4 128 8 ;; esac)
+    # shellcheck disable=SC2086
+    dims="--layers $3 --width $4 --heads $5 --context $6 --batch $7 --vocab 16 --steps $((3 * galt * $(nwords $threads)))"
+    if [ "$2" = llm.c ]; then
+        # shellcheck disable=SC2086
+        GPT_ALTERNATE="$threads" "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
+            { echo "peers.sh: llm.c failed at size $1 (alternating)" >&2; exit 1; }
+    else
+        # shellcheck disable=SC2086
+        GPT_ALTERNATE="$threads" "$tmp/srlab_gpt_driver" $dims --strategy "$2" >"$tmp/out" ||
+            { echo "peers.sh: srlab $2 failed at size $1 (alternating)" >&2; exit 1; }
+    fi
+    awk '$1 == "step" && $5 == 1 {print}' "$tmp/out" >"$tmp/one"
+    [ -s "$tmp/one" ] || return 0
+    one=$(med "$tmp/one" 4)
+    for t in $threads; do
+        awk -v t="$t" '$1 == "step" && $5 == t {print}' "$tmp/out" >"$tmp/one"
+        echo "$one $(med "$tmp/one" 4)" | awk '{print $1 / $2}' >>"$tmp/a.$1.$t.$2"
+    done
+}
 for s in $sizes; do
     r=0
     while [ $r -lt "$grounds" ]; do
         echo "# size $s, round $((r + 1)) of $grounds, load before: $(load)"
         for who in llm.c $strategies; do
             for t in $threads; do run "$s" "$t" "$who"; done
+            [ "$galt" = 0 ] || alt "$s" "$who"
         done
         r=$((r + 1))
     done
 done
 echo "# load after: $(load)"
-# paired SIZE T WHO: "median (min-max)" of the rounds' wall-time ratios, 1 thread over T
+# spread: "median (min-max)" of a column of numbers
+spread() {
+    sort -g | awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR]}'
+}
+# paired SIZE T WHO: the spread of the rounds' wall-time ratios, 1 thread over T
 paired() {
-    paste "$tmp/w.$1.1.$3" "$tmp/w.$1.$2.$3" | awk '{print $1 / $2}' | sort -g |
-        awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR]}'
+    paste "$tmp/w.$1.1.$3" "$tmp/w.$1.$2.$3" | awk '{print $1 / $2}' | spread
 }
 for s in $sizes; do
     for t in $threads; do
         for who in llm.c $strategies; do
-            sp=-
+            sp=- asp=-
             if [ "$t" != 1 ] && [ -f "$tmp/w.$s.1.$who" ]; then sp=$(paired "$s" "$t" "$who"); fi
-            echo "$s $t $who $(cat "$tmp/p.$s.$who") $(cat "$tmp/tok.$s") $(med "$tmp/r.$s.$t.$who" 3) $(med "$tmp/r.$s.$t.$who" 4) $(wc -l <"$tmp/r.$s.$t.$who")|$sp"
+            if [ "$t" != 1 ] && [ -f "$tmp/a.$s.$t.$who" ]; then asp=$(spread <"$tmp/a.$s.$t.$who"); fi
+            echo "$s $t $who $(cat "$tmp/p.$s.$who") $(cat "$tmp/tok.$s") $(med "$tmp/r.$s.$t.$who" 3) $(med "$tmp/r.$s.$t.$who" 4) $(wc -l <"$tmp/r.$s.$t.$who")|$sp|$asp"
         done
     done
 done >"$tmp/summary"
 echo
-echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | speedup over 1 thread (wall, paired by round) | steps |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| size | threads | contender | parameters | CPU ms/step | x llm.c CPU | tokens per CPU-second | wall ms/step | CPU x 1 thread | speedup over 1 thread (wall, paired by round) | speedup, one process alternating | steps |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk '
-    { split($0, h, "|"); $0 = h[1]; sp[NR] = h[2] }
+    { split($0, h, "|"); $0 = h[1]; sp[NR] = h[2]; asp[NR] = h[3] }
     { cpu[$1 " " $2 " " $3] = $6 }
     $3 == "llm.c" { ref[$1 " " $2] = $6 }
     { line[NR] = $0 }
@@ -206,6 +241,6 @@ awk '
         for (i = 1; i <= NR; i++) {
             split(line[i], f, " ")
             one = cpu[f[1] " 1 " f[3]]
-            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), sp[i], f[8]
+            printf "| %s | %s | %s | %s | %.1f | %.2f | %.0f | %.1f | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[6], f[6] / ref[f[1] " " f[2]], 1000 * f[5] / f[6], f[7], (one == "" || f[2] == 1 ? "-" : sprintf("%.2f", f[6] / one)), sp[i], asp[i], f[8]
         }
     }' "$tmp/summary"

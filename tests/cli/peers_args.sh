@@ -40,8 +40,10 @@ refused "strategies empty" "--gpt-strategies: empty list" $L --gpt-strategies ""
 refused "distribution" "--dist: 'gauss' is not one of" --cpfloat fakecpf --build "$build" --dist gauss
 refused "isa v5" "--isa: 'v5' is not one of" --cpfloat fakecpf --build "$build" --isa v5
 refused "isa without CPFloat" "--isa 'v3': only with --cpfloat" $L --isa v3
+refused "alternate not a number" "--gpt-alternate 'x'" $L --gpt-alternate x
+refused "alternate without llm.c" "--gpt-alternate '2': only with --llmc" --cpfloat fakecpf --build "$build" --gpt-alternate 2
 # the same fakes with good values get past the checks: the script then needs a real peer
-sh "$peers" $L --gpt-sizes a --gpt-steps 2 --gpt-rounds 1 --threads 1 --gpt-strategies fp32 >stdout 2>stderr
+sh "$peers" $L --gpt-sizes a --gpt-steps 2 --gpt-rounds 1 --threads 1 --gpt-strategies fp32 --gpt-alternate 1 >stdout 2>stderr
 rc=$?
 if [ $rc -eq 2 ]; then bad "good arguments refused: $(cat stderr)"
 elif [ $rc -eq 0 ]; then bad "an empty llm.c checkout passed"
