@@ -1,4 +1,5 @@
-/* src/core/threads.h: whether a loop should open an OpenMP region of its own (private).
+/* src/core/threads.h: whether a loop should open an OpenMP region of its own, and each thread's
+ * share of one (private).
  *
  * Not inside another region (the GPT's attention runs its (batch, head) pairs on the threads,
  * and each pair's matrix products and roundings would otherwise open a region of one thread
@@ -9,6 +10,7 @@
 #define SRL_CORE_THREADS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "srl_config.h"
 #if SRL_HAVE_OPENMP
@@ -22,6 +24,16 @@ static inline bool srl__may_fork(void)
 #else
     return false;
 #endif
+}
+
+/* Thread t's share of n items split over nt threads as a static schedule splits them:
+ * [*lo, *lo + *len), contiguous, in thread order, the first n % nt shares one longer. The bulk
+ * roundings and the passes' roundings split alike, so each thread rounds what the passes'
+ * loops left on its core. */
+static inline void srl__share(size_t n, size_t nt, size_t t, size_t *lo, size_t *len)
+{
+    *lo = n / nt * t + (t < n % nt ? t : n % nt);
+    *len = n / nt + (t < n % nt);
 }
 
 #endif

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "round/round_bulk.h" /* srl__draws */
 #include "core/threads.h"
+#include "round/round_bulk.h" /* srl__draws */
 #include "linalg/tensor_impl.h"
 
 /* Below this many elements a put stays on the calling thread. */

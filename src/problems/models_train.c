@@ -213,8 +213,8 @@ int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng)
 #if SRL_HAVE_OPENMP
     /* On the passes' threshold, not the bulk API's: the arrays here were just written by the
      * passes' loops, a static half per thread, and each thread rounds the half it wrote (in
-     * its own cache; one thread rounding both halves fetches the other core's lines, three
-     * times as slow at GPT size b, BENCHMARKS.md). Element i takes draw counter + i either
+     * its own cache; one thread rounding both halves fetches the other core's lines, two to
+     * three times as slow at GPT size b, BENCHMARKS.md). Element i takes draw counter + i either
      * way, so the split changes no bit. */
     if (n >= srl__models_omp_min && srl__may_fork()) {
         const uint64_t c0 = rng ? rng->counter : 0;
@@ -222,7 +222,8 @@ int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng)
 #pragma omp parallel reduction(min : status)
         {
             const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-            const size_t lo = n / nt * t + (t < n % nt ? t : n % nt), len = n / nt + (t < n % nt);
+            size_t lo, len;
+            srl__share(n, nt, t, &lo, &len);
             srl_rng part, *rp = NULL;
             if (rng) {
                 part = *rng;

@@ -268,8 +268,8 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
         _Pragma("omp parallel")                                                                   \
         {                                                                                         \
             const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();    \
-            const size_t lo = n / nt * t + (t < n % nt ? t : n % nt);                             \
-            const size_t len = n / nt + (t < n % nt);                                             \
+            size_t lo, len;                                                                       \
+            srl__share(n, nt, t, &lo, &len);                                                      \
             BLOCK(y + lo, x + lo, len, f, m, rng, c0 + lo);                                       \
         }                                                                                         \
     } while (0)
