@@ -24,15 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct gpt_size {
     long layers, width, heads, context, batch, vocab, steps;
     const char *extra; /* the value of the driver's own option (--ckpt or --strategy) */
 } gpt_size;
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 enum { GPT_BLOCK = 3, GPT_MAX_COUNTS = 8 };
 
