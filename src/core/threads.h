@@ -27,9 +27,8 @@ static inline bool srl__may_fork(void)
 }
 
 /* Thread t's share of n items split over nt threads as a static schedule splits them:
- * [*lo, *lo + *len), contiguous, in thread order, the first n % nt shares one longer. The bulk
- * roundings and the passes' roundings split alike, so each thread rounds what the passes'
- * loops left on its core. */
+ * [*lo, *lo + *len), contiguous, in thread order, the first n % nt shares one longer (the bulk
+ * roundings' split: so each thread rounds what the models' static loops left on its core). */
 static inline void srl__share(size_t n, size_t nt, size_t t, size_t *lo, size_t *len)
 {
     *lo = n / nt * t + (t < n % nt ? t : n % nt);

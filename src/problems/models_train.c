@@ -45,7 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/threads.h"
+#include "round/round_bulk.h" /* srl__round_array_float_fork */
 #include "srlab/ops.h"
 #include "srlab/tensor.h"
 #include "srlab/theory.h"
@@ -210,34 +210,12 @@ int srl__round_slot(float *x, size_t n, const srl_slot *slot, srl_rng *rng)
             srl_rng_seek(rng, rng->counter + n);
         return SRL_OK;
     }
-#if SRL_HAVE_OPENMP
-    /* On the passes' threshold, not the bulk API's: the arrays here were just written by the
-     * passes' loops, a static half per thread, and each thread rounds the half it wrote (in
-     * its own cache; one thread rounding both halves fetches the other core's lines, two to
-     * three times as slow at GPT size b, BENCHMARKS.md). Element i takes draw counter + i either
-     * way, so the split changes no bit. */
-    if (n >= srl__models_omp_min && srl__may_fork()) {
-        const uint64_t c0 = rng ? rng->counter : 0;
-        int status = SRL_OK;
-#pragma omp parallel reduction(min : status)
-        {
-            const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-            size_t lo, len;
-            srl__share(n, nt, t, &lo, &len);
-            srl_rng part, *rp = NULL;
-            if (rng) {
-                part = *rng;
-                srl_rng_seek(&part, c0 + lo);
-                rp = &part;
-            }
-            status = srl_round_array_float(x + lo, x + lo, len, &slot->fmt, slot->mode, rp);
-        }
-        if (status == SRL_OK && sto)
-            srl_rng_seek(rng, c0 + n);
-        return status;
-    }
-#endif
-    return srl_round_array_float(x, x, n, &slot->fmt, slot->mode, rng);
+    /* Forks on the passes' threshold, not the bulk API's: the arrays here were just written by
+     * the passes' loops, a static half per thread, and the bulk split gives each thread the
+     * half it wrote (in its own cache; one thread rounding both halves fetches the other
+     * core's lines, two to three times as slow at GPT size b, BENCHMARKS.md). */
+    return srl__round_array_float_fork(x, x, n, &slot->fmt, slot->mode, rng,
+                                       srl__models_omp_min);
 }
 
 /* ---- the all-reduce ---- */

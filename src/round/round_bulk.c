@@ -284,12 +284,13 @@ void srl__bulk_d2d(double *y, const double *x, size_t n, const srl_format *f, sr
 }
 
 void srl__bulk_f2f(float *y, const float *x, size_t n, const srl_format *f, srl_rounding m,
-                   const srl_rng *rng)
+                   const srl_rng *rng, size_t fork_min)
 {
     /* the pattern path's loop is a dozen instructions: it pays for a second thread later */
-    const size_t min = !pattern_format(f, 127) || f->p > 23 ? SRL_BULK_OMP_MIN
-                       : srl_rounding_is_stochastic(m)      ? SRL_BULK_OMP_MIN_PAT_SR
-                                                            : SRL_BULK_OMP_MAX;
+    const size_t min = fork_min                                 ? fork_min
+                       : !pattern_format(f, 127) || f->p > 23 ? SRL_BULK_OMP_MIN
+                       : srl_rounding_is_stochastic(m)        ? SRL_BULK_OMP_MIN_PAT_SR
+                                                              : SRL_BULK_OMP_MAX;
     (void)min; /* (without OpenMP) */
     RUN_BLOCKS(block_f2f, min);
 }

@@ -16,10 +16,16 @@ double srl__round_one(double x, const srl_format *f, srl_rounding m, uint64_t u,
 
 void srl__bulk_d2d(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                    const srl_rng *rng);
+/* fork_min: the fewest elements that open a parallel region; 0 for the path's own threshold
+ * (SRL_BULK_OMP_MIN and the pattern path's, below). */
 void srl__bulk_f2f(float *y, const float *x, size_t n, const srl_format *f, srl_rounding m,
-                   const srl_rng *rng);
+                   const srl_rng *rng, size_t fork_min);
 void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
                    const srl_rng *rng);
+
+/* srl_round_array_float with srl__bulk_f2f's fork_min (src/round/rounding.c). */
+int srl__round_array_float_fork(float *y, const float *x, size_t n, const srl_format *f,
+                                srl_rounding m, srl_rng *rng, size_t fork_min) SRL_WUR;
 
 /* Fill u[0..k) with draws first .. first+k-1 of g's stream, where g is positioned at `first`;
  * leaves g positioned at first + k. */

@@ -96,14 +96,20 @@ int srl_round_array(double *y, const double *x, size_t n, const srl_format *f, s
     return advance(m, rng, n);
 }
 
-int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *f,
-                          srl_rounding m, srl_rng *rng)
+int srl__round_array_float_fork(float *y, const float *x, size_t n, const srl_format *f,
+                                srl_rounding m, srl_rng *rng, size_t fork_min)
 {
     int st = check_args(f, m, rng, true);
     if (st)
         return st;
-    srl__bulk_f2f(y, x, n, f, m, rng);
+    srl__bulk_f2f(y, x, n, f, m, rng, fork_min);
     return advance(m, rng, n);
+}
+
+int srl_round_array_float(float *y, const float *x, size_t n, const srl_format *f,
+                          srl_rounding m, srl_rng *rng)
+{
+    return srl__round_array_float_fork(y, x, n, f, m, rng, 0);
 }
 
 int srl_round_array_d2f(float *y, const double *x, size_t n, const srl_format *f,
