@@ -47,7 +47,7 @@ posint --reps "$reps" 1
 [ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
 for t in $threads; do posint --threads "$t" 1; done
 oneof --dist "$dists" normal uniform
-[ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so there (build srlab first)"
+[ -f "$build/src/libsrlab.a" ] || bad "--build '$build': no src/libsrlab.a there (build srlab first)"
 if [ -n "$against" ]; then
     [ -f "$against/src/libsrlab.so" ] || bad "--against '$against': no src/libsrlab.so there"
     against=$(cd "$against" && pwd)/src/libsrlab.so
@@ -56,10 +56,13 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
+# The drivers link the static libsrlab: they call private entry points (srl__...), which the
+# shared library does not export (src/libsrlab.map); these are the libraries it uses.
+srlab_libs="-lmpfr -lgmp -lgsl -lgslcblas -lm"
 # shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
 "$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
     -o "$tmp/levels_driver" "$here/levels_driver.c" \
-    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm -ldl || { echo "levels.sh: building the driver failed" >&2; exit 1; }
+    "$build/src/libsrlab.a" $srlab_libs -ldl || { echo "levels.sh: building the driver failed" >&2; exit 1; }
 status=0
 for t in $threads; do
     for d in $dists; do

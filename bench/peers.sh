@@ -97,12 +97,15 @@ oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-
 [ -z "$pcg" ] || [ -n "$cpfloat" ] || bad "--pcg '$pcg': only with --cpfloat"
 [ -z "$pcg" ] || [ -f "$pcg/include/pcg_variants.h" ] || bad "--pcg '$pcg': no include/pcg_variants.h there"
 [ -z "$llmc" ] || { [ -f "$llmc/train_gpt2.c" ] && [ -f "$llmc/Makefile" ]; } || bad "--llmc '$llmc': no train_gpt2.c and Makefile there"
-[ -f "$build/src/libsrlab.so" ] || bad "--build '$build': no src/libsrlab.so (run meson compile first)"
+[ -f "$build/src/libsrlab.a" ] || bad "--build '$build': no src/libsrlab.a (run meson compile first)"
 build=$(cd "$build" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-peers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
+# The drivers link the static libsrlab: they call private entry points (srl__...), which the
+# shared library does not export (src/libsrlab.map); these are the libraries it uses.
+srlab_libs="-lmpfr -lgmp -lgsl -lgslcblas -lm"
 load() { uptime | sed 's/.*load average/load average/'; }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 
@@ -117,7 +120,7 @@ if [ -n "$cpfloat" ]; then
     # shellcheck disable=SC2086
     "$cc" -O3 -march="${isa:+x86-64-}${isa:-native}" -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
         -o "$tmp/peers_driver" "$here/peers_driver.c" \
-        ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
+        ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} "$build/src/libsrlab.a" $srlab_libs
     echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}, -march=${isa:+x86-64-}${isa:-native}${isa:+, srlab forced to its $isa copy}"
     for t in $threads; do
         for d in $dists; do
@@ -146,7 +149,7 @@ llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
     "$here/llmc_driver.c" $llibs
 "$cc" -O2 -std=c11 -ffp-contract=off -I"$root/src" -I"$root/include" -I"$here" \
     -fopenmp -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
-    -L"$build/src" -Wl,-rpath,"$build/src" -lsrlab -lm
+    "$build/src/libsrlab.a" $srlab_libs
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
 echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
 echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"

@@ -806,17 +806,17 @@ static int run_logreg(const srl_config *cfg, const srl_sink *out, srl_run_report
     return srl__convex_run("logreg", cfg, out, rep, NULL, NULL, err);
 }
 
-const srl_runner srl_runner_quad1d = {
+const srl_runner srl__runner_quad1d = {
     "quad1d", SRL_RUN_TRAIN, "f(x) = a/2 (x - xstar)^2 in one variable (theory T05-T08)",
     quad1d_params, run_quad1d};
-const srl_runner srl_runner_quadratic = {
+const srl_runner srl__runner_quadratic = {
     "quadratic", SRL_RUN_TRAIN,
     "f(x) = 1/2 (x - x*)^T H (x - x*), eigenvalues 1 .. kappa, random x*", quadratic_params,
     run_quadratic};
-const srl_runner srl_runner_lsq = {
+const srl_runner srl__runner_lsq = {
     "lsq", SRL_RUN_TRAIN, "least squares 1/(2N) ||Ax - b||^2, x* by a GSL QR solve", lsq_params,
     run_lsq};
-const srl_runner srl_runner_logreg = {
+const srl_runner srl__runner_logreg = {
     "logreg", SRL_RUN_TRAIN,
     "L2-regularised logistic regression on synthetic data, x* by Newton in binary64",
     logreg_params, run_logreg};

@@ -689,7 +689,7 @@ static int run_gpt(const srl_config *cfg, const srl_sink *out, srl_run_report *r
     return srl__gpt_run(cfg, out, rep, NULL, NULL, err);
 }
 
-const srl_runner srl_runner_gpt = {
+const srl_runner srl__runner_gpt = {
     "gpt", SRL_RUN_TRAIN,
     "a small GPT on character text (built-in Markov source with known f*, or --data FILE); "
     "K data-parallel replicas",

@@ -143,7 +143,7 @@ static int run_heat(const srl_config *cfg, const srl_sink *out, srl_run_report *
     return out->row(out->ctx, v);
 }
 
-const srl_runner srl_runner_heat = {
+const srl_runner srl__runner_heat = {
     "heat", SRL_RUN_EXPERIMENT,
     "1-D heat equation by explicit Euler, every update rounded once: error vs the binary64 scheme",
     heat_params, run_heat};

@@ -493,7 +493,7 @@ static int run_mlp(const srl_config *cfg, const srl_sink *out, srl_run_report *r
     return srl__mlp_run(cfg, out, rep, NULL, NULL, err);
 }
 
-const srl_runner srl_runner_mlp = {
+const srl_runner srl__runner_mlp = {
     "mlp", SRL_RUN_TRAIN,
     "a multilayer perceptron: teacher-student regression or Gaussian-mixture classification; "
     "K data-parallel replicas",

@@ -6,13 +6,13 @@
 #include "srlab/rows.h"
 
 /* src/problems/convex.c */
-extern const srl_runner srl_runner_quad1d, srl_runner_quadratic, srl_runner_lsq,
-    srl_runner_logreg;
+extern const srl_runner srl__runner_quad1d, srl__runner_quadratic, srl__runner_lsq,
+    srl__runner_logreg;
 /* src/problems/mlp.c, src/problems/gpt.c */
-extern const srl_runner srl_runner_mlp, srl_runner_gpt;
+extern const srl_runner srl__runner_mlp, srl__runner_gpt;
 /* src/problems/sum.c */
-extern const srl_runner srl_runner_harmonic, srl_runner_sum, srl_runner_matvec;
+extern const srl_runner srl__runner_harmonic, srl__runner_sum, srl__runner_matvec;
 /* src/problems/heat.c */
-extern const srl_runner srl_runner_heat;
+extern const srl_runner srl__runner_heat;
 
 #endif

@@ -808,17 +808,17 @@ static int run_matvec(const srl_config *cfg, const srl_sink *out, srl_run_report
 
 /* ---- the runners ---- */
 
-const srl_runner srl_runner_harmonic = {
+const srl_runner srl__runner_harmonic = {
     "harmonic", SRL_RUN_EXPERIMENT,
     "harmonic series 1 + 1/2 + ... + 1/n in a format and mode: partial sums, error, stagnation",
     harmonic_params, run_harmonic};
 
-const srl_runner srl_runner_sum = {
+const srl_runner srl__runner_sum = {
     "sum", SRL_RUN_EXPERIMENT,
     "sums of n random terms in any order and accumulation: error vs gamma_{n-1} and the SR bound",
     sum_params, run_sum};
 
-const srl_runner srl_runner_matvec = {
+const srl_runner srl__runner_matvec = {
     "matvec", SRL_RUN_EXPERIMENT,
     "y = A x column by column (axpy) or row by row (dot): backward error vs n u and sqrt(n) u",
     matvec_params, run_matvec};

@@ -5,15 +5,15 @@
 #include "problems/runners.h"
 
 const srl_runner *const srl__runners[] = {
-    &srl_runner_quad1d,
-    &srl_runner_quadratic,
-    &srl_runner_lsq,
-    &srl_runner_logreg,
-    &srl_runner_mlp,
-    &srl_runner_gpt,
-    &srl_runner_harmonic,
-    &srl_runner_sum,
-    &srl_runner_matvec,
-    &srl_runner_heat,
+    &srl__runner_quad1d,
+    &srl__runner_quadratic,
+    &srl__runner_lsq,
+    &srl__runner_logreg,
+    &srl__runner_mlp,
+    &srl__runner_gpt,
+    &srl__runner_harmonic,
+    &srl__runner_sum,
+    &srl__runner_matvec,
+    &srl__runner_heat,
     NULL,
 };
