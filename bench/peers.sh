@@ -31,7 +31,10 @@
 # the peers and our drivers are compiled in a temporary directory outside the repository,
 # which is removed at the end. CPFloat and its driver are compiled as the issue measured
 # CPFloat: -O3 -march=native -fopenmp. Prints one markdown table per (thread count, input
-# distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md).
+# distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md). The
+# CPFloat tables also time a memcpy of the same bytes and the same copy with streaming stores:
+# the latter is about the fastest any elementwise kernel moves those bytes, and its rate over
+# CPFloat's ("ceiling") is the most any rounding kernel could gain on CPFloat on this machine.
 # GPT timing: within a round the contenders run one after another (llm.c, then each strategy),
 # and each contender's thread counts run back to back, so that a change of load, or of the
 # machine (a VM's speed can change between processes by 20%), hits them alike; per step, CPU
