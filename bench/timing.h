@@ -41,21 +41,6 @@ static inline double median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* memcpy of the same bytes, each thread copying its share. */
-static inline void copy_bytes(void *dst, const void *src, size_t bytes)
-{
-#ifdef _OPENMP
-#pragma omp parallel
-    {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
-        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
-    }
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
 /* One thread's share of stream_copy_bytes: 16-byte streaming stores (SSE2, every x86-64) on the
  * part of dst that is 16-byte aligned, memcpy for the ragged ends; memcpy alone elsewhere. */
 static inline void stream_copy_part(char *dst, const char *src, size_t bytes)
@@ -77,19 +62,33 @@ static inline void stream_copy_part(char *dst, const char *src, size_t bytes)
 #endif
 }
 
-/* The copy of copy_bytes with streaming stores, each thread copying its share. */
-static inline void stream_copy_bytes(void *dst, const void *src, size_t bytes)
+/* Copy bytes, each OpenMP thread its share, with memcpy or (stream) streaming stores. */
+static inline void split_copy(void *dst, const void *src, size_t bytes, int stream)
 {
 #ifdef _OPENMP
 #pragma omp parallel
-    {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
-        stream_copy_part((char *)dst + lo, (const char *)src + lo, hi - lo);
-    }
-#else
-    stream_copy_part(dst, src, bytes);
 #endif
+    {
+        size_t nt = 1, t = 0;
+#ifdef _OPENMP
+        nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+#endif
+        const size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
+        if (stream)
+            stream_copy_part((char *)dst + lo, (const char *)src + lo, hi - lo);
+        else
+            memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+}
+
+static inline void copy_bytes(void *dst, const void *src, size_t bytes)
+{
+    split_copy(dst, src, bytes, 0);
+}
+
+static inline void stream_copy_bytes(void *dst, const void *src, size_t bytes)
+{
+    split_copy(dst, src, bytes, 1);
 }
 
 #endif
