@@ -229,7 +229,16 @@ static void store_fence(void)
         unsigned char flag[SRL_TILE];                                                             \
         memset(u, 0, sizeof u);                                                                   \
         const int src = block_lanes(&ln, rng, first, sto);                                        \
-        for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {                                             \
+        /* The pattern path of binary32 (bf16, tf32) flags no lane, and on whole groups of        \
+         * sixteen writes neither u nor flag: one call takes them all, sparing the per-tile setup \
+         * that cost as much as a 512-element tile's loop (BENCHMARKS.md). Same groups, same     \
+         * draws; the rest (under sixteen) goes through a tile as before. */                      \
+        size_t start = 0;                                                                         \
+        if (vp.pat && vp.s > 0 && sizeof(IN_T) == 4 && sizeof(OUT_T) == 4 && n >= 16) {           \
+            start = n / 16 * 16;                                                                  \
+            (void)DISPATCH(TILE, (y, x, start, m, &vp, &ln, src, u, flag, nt));                   \
+        }                                                                                         \
+        for (size_t t0 = start; t0 < n; t0 += SRL_TILE) {                                         \
             const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;                               \
             if (vp.s <= 0) { /* the input's precision: only range and specials can change x */    \
                 if (src != 0)                                                                     \

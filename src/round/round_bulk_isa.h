@@ -845,8 +845,11 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
 #endif
         }
         /* Fetch ahead, as vec_d2d does: without it the loads stall the longer loop bodies (sr,
-         * fp8's range checks), which then run at 0.6-0.8x memcpy (BENCHMARKS.md). */
-        __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
+         * fp8's range checks), which then run at 0.6-0.8x memcpy. Not on the pattern path: its
+         * short loop keeps up with the hardware's own prefetch, and the extra load slot cost it
+         * a quarter of its speed on arrays in the caches (BENCHMARKS.md, Zen 4). */
+        if (!pat)
+            __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         V b;
         memcpy(&b, x + i, sizeof b);
         V nok;
@@ -854,7 +857,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         const V yb = pat ? ISA(group32p)(b, ud, 32, mode, r, &gkp, &nok, &und)
                          : ISA(group32)(b, ud, 32, mode, r, &gk, &nok, &und);
         ISA(store64)(y + i, (srl__u64x8)yb, nt);
-        if (pat) /* (no lane is flagged) */
+        if (pat) /* (no lane is flagged; nothing is stored per group: k may exceed a tile) */
             continue;
         if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
             SRL_NOK_FIRST(i);
@@ -924,7 +927,8 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
     int bad = 0;
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
+        if (!pat) /* (as in vec_f2f) */
+            __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         for (int h = 0; h < 2; h++) {
             srl__u64x4 d64[2] = {{0}, {0}}; /* pcg64: the half's full draws */
             if (src == 2) {
@@ -946,9 +950,9 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
                 _mm256_stream_si256((__m256i *)(void *)(y + i + 8 * h), w);
             else
                 _mm256_storeu_si256((__m256i *)(void *)(y + i + 8 * h), w);
-            memcpy(nok_buf + i + 8 * h, &nok, sizeof nok);
-            if (pat) /* (no lane is flagged) */
+            if (pat) /* (no lane is flagged; nothing is stored per group: k may exceed a tile) */
                 continue;
+            memcpy(nok_buf + i + 8 * h, &nok, sizeof nok);
             if (__builtin_expect(ISA(any32x8)(nok), 0)) {
                 if (src == 1) {
                     d64[0] = ISA(pcg32_draw4)(e[2 * h], mult, inc);

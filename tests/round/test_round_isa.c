@@ -310,6 +310,10 @@ int main(int argc, char **argv)
             check_path(0, xd + 1, NULL, N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
             snprintf(what, sizeof what, "e4m3 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
             check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+            /* bf16 of binary32: the pattern path, which takes a block's whole groups of
+             * sixteen in one call (round_bulk.c), here with streaming stores and a tail */
+            snprintf(what, sizeof what, "bf16 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
+            check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[2], ms[big_modes[bm]], kinds[ki], what);
         }
     snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
     GROUP(what, before);
