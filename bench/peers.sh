@@ -33,8 +33,9 @@
 # CPFloat: -O3 -march=native -fopenmp. Prints one markdown table per (thread count, input
 # distribution) for CPFloat, and one table of GPT training for llm.c (see BENCHMARKS.md). The
 # CPFloat tables also time a memcpy of the same bytes and the same copy with streaming stores:
-# the latter is about the fastest any elementwise kernel moves those bytes, and its rate over
-# CPFloat's ("ceiling") is the most any rounding kernel could gain on CPFloat on this machine.
+# for arrays beyond the caches (the default 10^7 values) the latter is about the fastest any
+# elementwise kernel moves those bytes, and its rate over CPFloat's ("ceiling") is the most any
+# rounding kernel could gain on CPFloat on this machine (in the caches, ordinary stores win).
 # GPT timing: within a round the contenders run one after another (llm.c, then each strategy),
 # and each contender's thread counts run back to back, so that a change of load, or of the
 # machine (a VM's speed can change between processes by 20%), hits them alike; per step, CPU
