@@ -3,9 +3,11 @@
  * Structure. The array is cut into one contiguous block per thread; each block positions its own
  * copy of the stream at counter + (its first index), so element i always uses draw counter + i
  * and the output cannot depend on the thread count. Inside a block, elements go in tiles of
- * SRL_TILE. Elements whose magnitude lies in the format's normal range take the fast path of
- * src/round/round_bulk_isa.h: there the grid spacing is a fixed number s = 53 - p (24 - p for binary32
- * input) of input ulps, so rounding is integer arithmetic on the bit pattern,
+ * SRL_TILE (the pattern path of binary32, which flags nothing, takes the block's whole groups
+ * of sixteen in one call first). Elements whose magnitude lies in the format's normal range take
+ * the fast path of src/round/round_bulk_isa.h: there the grid spacing is a fixed number
+ * s = 53 - p (24 - p for binary32 input) of input ulps, so rounding is integer arithmetic on the
+ * bit pattern,
  *     T = a >> s,  R = a & (2^s - 1),  f1 = R << (64 - s),  result = (a - R) + (away << s),
  * with `away` the decision of src/round/decide.h for a fraction that fits in one word; the carry of
  * (a - R) + 2^s into the exponent field is exactly the step into the next binade. The format's
