@@ -6,6 +6,10 @@
 #   posint OPTION VALUE MIN      VALUE is a decimal integer >= MIN (and below 10^9)
 #   nwords LIST                  the number of words in LIST
 #   oneof OPTION LIST ALLOWED... every word of LIST is one of ALLOWED, and LIST is not empty
+#   srlab_libs BUILD             the libraries the static BUILD/src/libsrlab.a needs, as meson
+#                                recorded them (BUILD/meson-uninstalled/srlab-uninstalled.pc).
+#                                The drivers link the static library: they call private entry
+#                                points (srl__...), which the shared one does not export.
 bad() { echo "$me: $1" >&2; exit 2; }
 posint() {
     case "$2" in
@@ -24,4 +28,9 @@ oneof() {
         for a in "$@"; do [ "$w" = "$a" ] && ok=1; done
         [ $ok = 1 ] || bad "$opt: '$w' is not one of: $*"
     done
+}
+srlab_libs() {
+    l=$(PKG_CONFIG_PATH="$1/meson-uninstalled" pkg-config --static --libs-only-l srlab 2>/dev/null) ||
+        bad "--build '$1': pkg-config finds no meson-uninstalled/srlab-uninstalled.pc there"
+    echo "${l#-lsrlab }"
 }

@@ -56,13 +56,11 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
-# The drivers link the static libsrlab: they call private entry points (srl__...), which the
-# shared library does not export (src/libsrlab.map); these are the libraries it uses.
-srlab_libs="-lmpfr -lgmp -lgsl -lgslcblas -lm"
+libs=$(srlab_libs "$build") || exit 2
 # shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
 "$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
     -o "$tmp/levels_driver" "$here/levels_driver.c" \
-    "$build/src/libsrlab.a" $srlab_libs -ldl || { echo "levels.sh: building the driver failed" >&2; exit 1; }
+    "$build/src/libsrlab.a" $libs -ldl || { echo "levels.sh: building the driver failed" >&2; exit 1; }
 status=0
 for t in $threads; do
     for d in $dists; do

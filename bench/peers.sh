@@ -107,9 +107,7 @@ build=$(cd "$build" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-peers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
-# The drivers link the static libsrlab: they call private entry points (srl__...), which the
-# shared library does not export (src/libsrlab.map); these are the libraries it uses.
-srlab_libs="-lmpfr -lgmp -lgsl -lgslcblas -lm"
+libs=$(srlab_libs "$build") || exit 2
 load() { uptime | sed 's/.*load average/load average/'; }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 
@@ -124,7 +122,7 @@ if [ -n "$cpfloat" ]; then
     # shellcheck disable=SC2086
     "$cc" -O3 -march="${isa:+x86-64-}${isa:-native}" -fopenmp -std=gnu11 -w -I"$cpfloat/src" -I"$root/include" $pcgflags \
         -o "$tmp/peers_driver" "$here/peers_driver.c" \
-        ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} "$build/src/libsrlab.a" $srlab_libs
+        ${pcg:+"$tmp/pcg-c/src/libpcg_random.a"} "$build/src/libsrlab.a" $libs
     echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}, -march=${isa:+x86-64-}${isa:-native}${isa:+, srlab forced to its $isa copy}"
     for t in $threads; do
         for d in $dists; do
@@ -151,9 +149,10 @@ llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
 # shellcheck disable=SC2086
 "$cc" $lflags -I"$llmc" -I"$here" -Dmain=llmc_upstream_main -o "$tmp/llmc_driver" \
     "$here/llmc_driver.c" $llibs
+# shellcheck disable=SC2086 # libs: words on purpose
 "$cc" -O2 -std=c11 -ffp-contract=off -I"$root/src" -I"$root/include" -I"$here" \
     -fopenmp -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
-    "$build/src/libsrlab.a" $srlab_libs
+    "$build/src/libsrlab.a" $libs
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
 echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
 echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"

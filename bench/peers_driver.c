@@ -7,9 +7,9 @@
  * copy is about the fastest any elementwise kernel can move these bytes when they do not fit in
  * the caches (10^7 values): "ceiling" is then its rate over CPFloat's, the most any rounding
  * kernel could gain on CPFloat here (a factor-2 goal is out of reach wherever it is below 2).
- * For arrays in the caches, ordinary stores win and the column means nothing. The reported rate is n / median time, the time being
- * the process's CPU time on one thread and wall-clock time on more (CPU time would count both
- * cores). For deterministic modes the outputs are compared byte for byte ("same" column).
+ * For arrays in the caches, ordinary stores win and the column means nothing. The reported
+ * rate is n / median time, the time being the process's CPU time on one thread and wall-clock
+ * time on more (CPU time would count both cores). For deterministic modes the outputs are compared byte for byte ("same" column).
  * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] [--isa v3|v4]
  * (--isa: srlab's bulk kernels forced to that instruction-set level's copy, through the private
  * srl__round_bulk_isa of src/round/round_bulk.h). */

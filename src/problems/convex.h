@@ -19,7 +19,4 @@ int srl__convex_run(const char *name, const srl_config *cfg, const srl_sink *out
 int srl__convex_spectrum(const char *name, const srl_config *cfg, double *lmin, double *lmax,
                          double *xstar_norm, srl_err *err);
 
-extern const srl_runner srl__runner_quad1d, srl__runner_quadratic, srl__runner_lsq,
-    srl__runner_logreg;
-
 #endif

@@ -104,6 +104,4 @@ void srl__gpt_problem_batch(const srl__gpt_problem *p, size_t r, uint64_t t, int
 /* f*: the best achievable expected validation loss (NaN for text files). */
 double srl__gpt_problem_fstar(const srl__gpt_problem *p);
 
-extern const srl_runner srl__runner_gpt;
-
 #endif

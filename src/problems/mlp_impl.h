@@ -55,6 +55,4 @@ int srl__mlp_pass_f64(const mlp_pass *ps, const double *par, double *grad, const
 int srl__mlp_run(const srl_config *cfg, const srl_sink *out, srl_run_report *rep,
                  srl__model_hook hook, void *arg, srl_err *err);
 
-extern const srl_runner srl__runner_mlp;
-
 #endif
