@@ -56,8 +56,9 @@ def bench(x, fmt, mode, reps):
     y.fill(0.0)  # touch the pages once
     methods = {
         "numpy.copy": lambda: timed(lambda: np.copy(x)),
-        "srlab.round": lambda: timed(lambda: srlab.round(x, fmt, mode, seed=1)),
-        "srlab.round out=": lambda: timed(lambda: srlab.round(x, fmt, mode, seed=1, out=y)),
+        "srlab.round": lambda: timed(lambda: srlab.round(x, fmt, mode, srlab.Stream(1))),
+        "srlab.round out=": lambda: timed(lambda: srlab.round(x, fmt, mode, srlab.Stream(1),
+                                                              out=y)),
         "C new buffer": lambda: _core._c_round_timed(x, fmt, mode, 1, alloc=True)[0],
         "C preallocated": lambda: _core._c_round_timed(x, fmt, mode, 1, alloc=False)[0],
     }
@@ -101,8 +102,8 @@ def main():
                 worst = max(worst, o_new, o_out)
             print(f"{mode:<8} overhead of the binding ({what}): {100 * o_new:+.1f}% (new "
                   f"array), {100 * o_out:+.1f}% (out=)")
-        x1, y1 = x[:1].copy(), np.empty(1)
-        py1 = min(timeit.repeat(lambda: srlab.round(x1, args.format, mode, seed=1, out=y1),
+        x1, y1, s1 = x[:1].copy(), np.empty(1), srlab.Stream(1)
+        py1 = min(timeit.repeat(lambda: srlab.round(x1, args.format, mode, s1, out=y1),
                                 number=1000, repeat=7)) / 1000
         c1 = min(_core._c_round_timed(x1, args.format, mode, 7000))
         print(f"{mode:<8} fixed cost per call: {1e6 * py1:.2f} us binding, {1e6 * c1:.2f} us C: "

@@ -6,38 +6,53 @@ bit-identical to the C API and to `srlab round --batch` / `srlab op --batch` wit
 for any number of threads.
 
 Rounding
-    round(x, format, rounding, seed, stream, counter, out)   bulk rounding of arrays
-    explain(x, format, rounding, ...)                         neighbours, p_up, exactness
-    draws(n, seed, stream, counter)                           the raw 64-bit draws
+    round(x, format, rounding, stream, out)           bulk rounding of arrays
+    explain(x, format, rounding, stream)              neighbours, p_up, exactness
+Random streams
+    Stream(seed, stream, counter, rng)                a position in a counter-addressed stream
+    default_stream(), draws(n, stream)                the stream of calls without one; raw draws
 Formats
     Format(spec), formats()
 Exact operations and kernels
-    op(name, a, b, c, format, rounding, ...), explain_op(...)
-    sum(x, accum), dot(x, y, accum), gemv(A, x, accum), gemm(A, B, accum), accum_name(accum)
+    op(name, a, b, c, format, rounding, stream, out), explain_op(...)
+    sum(x, accum, stream), dot(x, y, ...), gemv(A, x, ...), gemm(A, B, ...),
+    gemm_draws(m, n, k, accum), accum_name(accum)
 Strategies and threads
     strategies(), strategy_info(strategy), threads(), set_threads(n)
-PyTorch (imported on use; needs python3-torch)
-    srlab.torch.round_(tensor, format, rounding, generator), srlab.torch.AdamW(...)
+PyTorch (imported on use; needs torch)
+    srlab.torch: round_/round on tensors of any dtype and device, quantizer, nn.Linear and
+    matmul with kernel configs, SGD/Adam/AdamW with srlab train's strategies, OptimLP
 
-Randomness: a stochastic rounding of element i (in C order) uses draw counter + i of stream
-`stream` of `seed` (pcg32 by default), and functions that draw return the counter to continue
-from. Generator bundles (seed, stream, counter) for code that rounds repeatedly.
+Randomness: a stochastic rounding of element i (in C order) uses draw stream.counter + i of an
+srlab.Stream, whose counter then advances past the draws, as the C API's rng->counter does;
+every function returns the same type in every mode.
 
     >>> import numpy as np, srlab
-    >>> y, counter = srlab.round(np.array([0.1, 1.00390625]), "bf16", "sr", seed=7)
+    >>> s = srlab.Stream(seed=7)
+    >>> y = srlab.round(np.array([0.1, 1.00390625]), "bf16", "sr", s); s.counter
+    2
 """
 
-from ._core import (  # noqa: F401  (the public API)
+try:
+    import numpy as _numpy  # noqa: F401  (the extension needs it; say so plainly)
+except ImportError:
+    raise ImportError("srlab needs NumPy, which this Python cannot import: install it "
+                      "(Debian: apt-get install python3-numpy; or pip install numpy)") from None
+
+from ._core import (  # noqa: F401,E402  (the public API)
     Explanation,
     Format,
+    Stream,
     __version__,
     accum_name,
+    default_stream,
     dot,
     draws,
     explain,
     explain_op,
     formats,
     gemm,
+    gemm_draws,
     gemv,
     op,
     round,
@@ -48,18 +63,25 @@ from ._core import (  # noqa: F401  (the public API)
     threads,
 )
 
+# The name of srlab.Stream in earlier versions (srlab.torch.round_(t, generator=
+# srlab.Generator(seed=1))): the same constructor and attributes, so that code keeps working.
+Generator = Stream
+
 __all__ = [
     "Explanation",
     "Format",
     "Generator",
+    "Stream",
     "__version__",
     "accum_name",
+    "default_stream",
     "dot",
     "draws",
     "explain",
     "explain_op",
     "formats",
     "gemm",
+    "gemm_draws",
     "gemv",
     "op",
     "round",
@@ -69,88 +91,3 @@ __all__ = [
     "sum",
     "threads",
 ]
-
-_RNG_KINDS = ("pcg32", "pcg64")
-_U64 = 1 << 64
-
-
-def _u64(value, name):
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{name}: expected an integer in [0, 2^64), got {type(value).__name__}")
-    value = value.__index__()
-    if not 0 <= value < _U64:
-        raise ValueError(f"{name}: must be an integer in [0, 2^64), got {value}")
-    return value
-
-
-class Generator:
-    """Generator(seed=1, stream=0, counter=0, rng="pcg32")
-
-    A position in one of srlab's counter-addressed random streams: draw k of stream `stream` of
-    `seed` is a pure function of (rng, seed, stream, k). Functions that take a generator
-    (srlab.torch.round_) use the draws counter, counter + 1, ... and advance `counter` past
-    them, so successive calls never reuse a draw, and
-
-        g = srlab.Generator(seed=5); srlab.torch.round_(t, "bf16", "sr", generator=g)
-
-    rounds exactly as srlab.round(t.numpy(), "bf16", "sr", seed=5, counter=0) does.
-    Attributes: seed, stream, counter (ints in [0, 2^64)), rng ("pcg32" or "pcg64").
-    """
-
-    __slots__ = ("_seed", "_stream", "_counter", "_rng")
-
-    def __init__(self, seed=1, stream=0, counter=0, rng="pcg32"):
-        self.seed = seed
-        self.stream = stream
-        self.counter = counter
-        self.rng = rng
-
-    @property
-    def seed(self):
-        """The seed (pcg initstate), an integer in [0, 2^64)."""
-        return self._seed
-
-    @seed.setter
-    def seed(self, v):
-        self._seed = _u64(v, "seed")
-
-    @property
-    def stream(self):
-        """The stream id (pcg initseq), an integer in [0, 2^64)."""
-        return self._stream
-
-    @stream.setter
-    def stream(self, v):
-        self._stream = _u64(v, "stream")
-
-    @property
-    def counter(self):
-        """The index of the next draw, an integer in [0, 2^64)."""
-        return self._counter
-
-    @counter.setter
-    def counter(self, v):
-        self._counter = _u64(v, "counter")
-
-    @property
-    def rng(self):
-        """The generator kind: "pcg32" (srlab's default) or "pcg64"."""
-        return self._rng
-
-    @rng.setter
-    def rng(self, v):
-        if not isinstance(v, str):
-            raise TypeError(f"rng: expected 'pcg32' or 'pcg64', got {type(v).__name__}")
-        if v not in _RNG_KINDS:
-            raise ValueError(f"rng: unknown generator '{v}'; known: pcg32, pcg64")
-        self._rng = v
-
-    def draws(self, n):
-        """The next n raw 64-bit draws (a uint64 array); advances the counter by n."""
-        out = draws(n, self._seed, self._stream, self._counter, rng=self._rng)
-        self._counter += len(out)
-        return out
-
-    def __repr__(self):
-        return (f"srlab.Generator(seed={self._seed}, stream={self._stream}, "
-                f"counter={self._counter}, rng='{self._rng}')")

@@ -31,14 +31,8 @@ int srlpy_format_arg(PyObject *o, srl_format *f, const char *arg)
         *f = ((srlpy_Format *)o)->f;
         return 0;
     }
-    if (!PyUnicode_Check(o)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: expected a format name or spec (str) or an srlab.Format, got %.80s", arg,
-                     Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    const char *s = PyUnicode_AsUTF8(o);
-    if (!s)
+    const char *s;
+    if (srlpy_text_arg(o, &s, arg, "a format name or spec (str) or an srlab.Format"))
         return -1;
     srl_err err = {""};
     if (srl_format_parse(f, s, &err) != SRL_OK)
@@ -48,14 +42,9 @@ int srlpy_format_arg(PyObject *o, srl_format *f, const char *arg)
 
 int srlpy_rounding_arg(PyObject *o, srl_rounding *m, const char *arg)
 {
-    if (!PyUnicode_Check(o)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: expected a rounding mode name (str: rn, rna, rz, ru, rd, ro, sr, sr-eq, "
-                     "sr:r=R), got %.80s", arg, Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    const char *s = PyUnicode_AsUTF8(o);
-    if (!s)
+    const char *s;
+    if (srlpy_text_arg(o, &s, arg,
+                       "a rounding mode name (str: rn, rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R)"))
         return -1;
     srl_err err = {""};
     if (srl_rounding_parse(m, s, &err) != SRL_OK)
@@ -99,19 +88,16 @@ int srlpy_kind_arg(PyObject *o, srl_rng_kind *k, const char *arg)
         *k = SRL_RNG_DEFAULT;
         return 0;
     }
-    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-    if (!s && PyErr_Occurred())
+    const char *s;
+    if (srlpy_text_arg(o, &s, arg, "'pcg32' or 'pcg64'"))
         return -1;
-    if (s && !strcmp(s, "pcg32"))
+    if (!strcmp(s, "pcg32"))
         *k = SRL_RNG_PCG32;
-    else if (s && !strcmp(s, "pcg64"))
+    else if (!strcmp(s, "pcg64"))
         *k = SRL_RNG_PCG64;
-    else if (s)
+    else
         return PyErr_Format(PyExc_ValueError, "%s: unknown generator '%.60s'; known: pcg32, pcg64",
                             arg, s), -1;
-    else
-        return PyErr_Format(PyExc_TypeError, "%s: expected 'pcg32' or 'pcg64', got %.80s", arg,
-                            Py_TYPE(o)->tp_name), -1;
     return 0;
 }
 
@@ -120,15 +106,9 @@ int srlpy_accum_arg(PyObject *o, srl_accum *c, const char *arg)
     *c = srl_accum_binary64();
     if (!o || o == Py_None)
         return 0;
-    if (!PyUnicode_Check(o)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: expected an accumulation config (str, e.g. "
-                     "'prod=bf16:rn,acc=fp32:rn,order=pairwise'), got %.80s", arg,
-                     Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    const char *s = PyUnicode_AsUTF8(o);
-    if (!s)
+    const char *s;
+    if (srlpy_text_arg(o, &s, arg, "an accumulation config (str, e.g. "
+                                   "'prod=bf16:rn,acc=fp32:rn,order=pairwise')"))
         return -1;
     srl_err err = {""};
     if (srl_accum_parse(c, s, &err) != SRL_OK)
@@ -156,8 +136,8 @@ int srlpy_strategy_config(PyObject *o, srl_config *cfg, const char *arg)
 {
     int rc = -1;
     if (PyUnicode_Check(o)) {
-        const char *name = PyUnicode_AsUTF8(o);
-        if (!name)
+        const char *name;
+        if (srlpy_text_arg(o, &name, arg, "a strategy name"))
             goto done;
         if (srl_config_set(cfg, "strategy", name) != SRL_OK) {
             PyErr_NoMemory();
@@ -167,13 +147,8 @@ int srlpy_strategy_config(PyObject *o, srl_config *cfg, const char *arg)
         PyObject *key, *val;
         Py_ssize_t pos = 0;
         while (PyDict_Next(o, &pos, &key, &val)) {
-            if (!PyUnicode_Check(key)) {
-                PyErr_Format(PyExc_TypeError, "%s: keys must be str, got %.80s", arg,
-                             Py_TYPE(key)->tp_name);
-                goto done;
-            }
-            const char *k = PyUnicode_AsUTF8(key);
-            if (!k)
+            const char *k;
+            if (srlpy_text_arg(key, &k, arg, "str keys"))
                 goto done;
             if (!known_strategy_key(k)) {
                 PyErr_Format(PyExc_ValueError,
@@ -188,10 +163,13 @@ int srlpy_strategy_config(PyObject *o, srl_config *cfg, const char *arg)
             PyObject *sv = PyObject_Str(val);
             if (!sv)
                 goto done;
-            const char *v = PyUnicode_AsUTF8(sv);
-            int st = v ? srl_config_set(cfg, k, v) : SRL_EINVAL;
+            char what[80];
+            snprintf(what, sizeof what, "%s['%.40s']", arg, k);
+            const char *v;
+            const int bad = srlpy_text_arg(sv, &v, what, "a str");
+            int st = bad ? SRL_EINVAL : srl_config_set(cfg, k, v);
             Py_DECREF(sv);
-            if (!v)
+            if (bad)
                 goto done;
             if (st != SRL_OK) {
                 PyErr_NoMemory();
@@ -223,15 +201,6 @@ int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg)
         rc = value_error(arg, err.msg);
     srl_config_free(cfg);
     return rc;
-}
-
-int srlpy_stream_args(srlpy_stream *s, PyObject *seed, PyObject *stream, PyObject *counter,
-                      PyObject *rng)
-{
-    if (srlpy_u64_arg(seed, 1, &s->seed, "seed") || srlpy_u64_arg(stream, 0, &s->stream, "stream") ||
-        srlpy_u64_arg(counter, 0, &s->counter, "counter") || srlpy_kind_arg(rng, &s->kind, "rng"))
-        return -1;
-    return 0;
 }
 
 void srlpy_stream_rng(srl_rng *r, const srlpy_stream *s)
@@ -712,12 +681,35 @@ static PyObject *py_strategies(PyObject *self, PyObject *unused)
     return l;
 }
 
+static PyObject *py_default_stream(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    Py_INCREF(srlpy_default_stream);
+    return srlpy_default_stream;
+}
+
+static PyObject *py_rounding_name(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    srl_rounding m;
+    if (srlpy_rounding_arg(arg, &m, "rounding"))
+        return NULL;
+    char buf[32];
+    return PyUnicode_FromString(srl_rounding_name(buf, sizeof buf, m));
+}
+
 static PyMethodDef module_methods[] = {
+    {"_rounding_name", py_rounding_name, METH_O,
+     "_rounding_name(rounding, /)\n--\n\nInternal (srlab.torch.Quant): the canonical name of a\n"
+     "rounding mode ('sr:r=016' -> 'sr:r=16'); ValueError/TypeError as srlab.round's rounding."},
+    {"default_stream", py_default_stream, METH_NOARGS,
+     "default_stream()\n--\n\nThe srlab.Stream that calls without a stream use (seed 1, stream 0,\n"
+     "counter 0 at import). Like torch's default generator it is shared by every such call, so\n"
+     "its counter moves with each; pass your own srlab.Stream for reproducible results."},
     {"round", (PyCFunction)(void (*)(void))srlpy_round, METH_VARARGS | METH_KEYWORDS, srlpy_round_doc},
     {"explain", (PyCFunction)(void (*)(void))srlpy_explain, METH_VARARGS | METH_KEYWORDS, srlpy_explain_doc},
     {"draws", (PyCFunction)(void (*)(void))srlpy_draws, METH_VARARGS | METH_KEYWORDS, srlpy_draws_doc},
-    {"_round_bf16_bits", (PyCFunction)(void (*)(void))srlpy_round_bf16_bits,
-     METH_VARARGS | METH_KEYWORDS, srlpy_round_bf16_bits_doc},
     {"_c_round_timed", (PyCFunction)(void (*)(void))srlpy_c_round_timed,
      METH_VARARGS | METH_KEYWORDS, srlpy_c_round_timed_doc},
     {"op", (PyCFunction)(void (*)(void))srlpy_op, METH_VARARGS | METH_KEYWORDS, srlpy_op_doc},
@@ -727,6 +719,8 @@ static PyMethodDef module_methods[] = {
     {"dot", (PyCFunction)(void (*)(void))srlpy_dot, METH_VARARGS | METH_KEYWORDS, srlpy_dot_doc},
     {"gemv", (PyCFunction)(void (*)(void))srlpy_gemv, METH_VARARGS | METH_KEYWORDS, srlpy_gemv_doc},
     {"gemm", (PyCFunction)(void (*)(void))srlpy_gemm, METH_VARARGS | METH_KEYWORDS, srlpy_gemm_doc},
+    {"gemm_draws", (PyCFunction)(void (*)(void))srlpy_gemm_draws, METH_VARARGS | METH_KEYWORDS,
+     srlpy_gemm_draws_doc},
     {"accum_name", (PyCFunction)(void (*)(void))srlpy_accum_name, METH_VARARGS | METH_KEYWORDS,
      srlpy_accum_name_doc},
     {"strategy_info", (PyCFunction)(void (*)(void))srlpy_strategy_info,
@@ -765,7 +759,11 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
     srl_run_clamp_threads(); /* OMP_NUM_THREADS=100000 would crash the first parallel loop */
-    if (PyType_Ready(&srlpy_FormatType) < 0 || PyType_Ready(&srlpy_OptimStateType) < 0)
+    if (PyType_Ready(&srlpy_FormatType) < 0 || PyType_Ready(&srlpy_OptimStateType) < 0 ||
+        PyType_Ready(&srlpy_StreamType) < 0)
+        return NULL;
+    if (!srlpy_default_stream &&
+        !(srlpy_default_stream = srlpy_stream_new(SRL_RNG_DEFAULT, 1, 0, 0)))
         return NULL;
     if (srlpy_explanation_init())
         return NULL;
@@ -774,9 +772,11 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     Py_INCREF(&srlpy_FormatType);
     Py_INCREF(&srlpy_OptimStateType);
+    Py_INCREF(&srlpy_StreamType);
     Py_INCREF(srlpy_ExplanationType);
     if (PyModule_AddObject(m, "Format", (PyObject *)&srlpy_FormatType) ||
         PyModule_AddObject(m, "_OptimState", (PyObject *)&srlpy_OptimStateType) ||
+        PyModule_AddObject(m, "Stream", (PyObject *)&srlpy_StreamType) ||
         PyModule_AddObject(m, "Explanation", (PyObject *)srlpy_ExplanationType) ||
         PyModule_AddStringConstant(m, "__version__", srl_version()) ||
         PyModule_AddIntConstant(m, "_openmp",

@@ -61,13 +61,39 @@ int srlpy_strategy_arg(PyObject *o, srl_strategy *s, const char *arg);
 struct srl_config;
 int srlpy_strategy_config(PyObject *o, struct srl_config *cfg, const char *arg);
 
-/* The random stream of a call: kind, seed, stream id, positioned at counter. */
+/* Text: o must be a str without NUL characters (TypeError naming arg and saying `what` is
+ * expected, or ValueError naming the NUL's offset); *s is its UTF-8, valid while o lives. Every
+ * text argument of the module goes through here: the library reads C strings, which a NUL would
+ * cut short silently. */
+int srlpy_text_arg(PyObject *o, const char **s, const char *arg, const char *what);
+
+/* ---- srlab.Stream (_stream.c) ---- */
 typedef struct {
     srl_rng_kind kind;
     uint64_t seed, stream, counter;
 } srlpy_stream;
-int srlpy_stream_args(srlpy_stream *s, PyObject *seed, PyObject *stream, PyObject *counter,
-                      PyObject *rng);
+
+typedef struct {
+    PyObject_HEAD
+    srl_rng_kind kind;
+    uint64_t seed, stream, counter;
+} srlpy_Stream;
+
+extern PyTypeObject srlpy_StreamType;
+/* The stream of calls without one (srlab.default_stream()): seed 1, stream 0 at import. */
+extern PyObject *srlpy_default_stream;
+PyObject *srlpy_stream_new(srl_rng_kind kind, uint64_t seed, uint64_t stream, uint64_t counter);
+/* The `stream` argument: an srlab.Stream, or None/NULL for the default stream. *owner gets the
+ * Stream object (borrowed), *s its position. TypeError otherwise (an int says what to write). */
+int srlpy_stream_arg(PyObject *o, PyObject **owner, srlpy_stream *s, const char *arg);
+/* The position of a Stream object. */
+void srlpy_stream_of(PyObject *o, srlpy_stream *s);
+/* Move owner's counter to s->counter + n (the draws of a call, taken before the GIL is
+ * released so that threads sharing a stream never share a draw). */
+void srlpy_stream_advance(PyObject *owner, const srlpy_stream *s, uint64_t n);
+/* TypeError when kw has seed=, counter= or rng= (the arguments Stream replaced), saying what to
+ * write instead. */
+int srlpy_refuse_old_stream_args(PyObject *kw, const char *fn);
 void srlpy_stream_rng(srl_rng *r, const srlpy_stream *s);
 /* ValueError unless counter + n draws fit below 2^64. */
 int srlpy_check_draws(const srlpy_stream *s, uint64_t n, const char *what);
@@ -98,7 +124,6 @@ bool srlpy_format_fits_bf16(const srl_format *f);
 PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_explain(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_draws(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *srlpy_round_bf16_bits(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_c_round_timed(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_op(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_explain_op(PyObject *self, PyObject *args, PyObject *kw);
@@ -106,12 +131,14 @@ PyObject *srlpy_sum(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_dot(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_gemv(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_gemm(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *srlpy_gemm_draws(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_accum_name(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *srlpy_strategy_info(PyObject *self, PyObject *args, PyObject *kw);
 
 extern const char srlpy_round_doc[], srlpy_explain_doc[], srlpy_draws_doc[],
-    srlpy_round_bf16_bits_doc[], srlpy_c_round_timed_doc[], srlpy_op_doc[],
+    srlpy_c_round_timed_doc[], srlpy_op_doc[],
     srlpy_explain_op_doc[], srlpy_sum_doc[], srlpy_dot_doc[], srlpy_gemv_doc[], srlpy_gemm_doc[],
+    srlpy_gemm_draws_doc[],
     srlpy_accum_name_doc[], srlpy_strategy_info_doc[];
 
 /* The Explanation result type (a structseq), created at module init. */

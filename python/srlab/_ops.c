@@ -35,14 +35,8 @@ static const char *const operand_names[3] = {"a", "b", "c"};
 static int operands_get(operands *o, PyObject *name, PyObject *a, PyObject *b, PyObject *c)
 {
     memset(o, 0, sizeof *o);
-    if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError,
-                     "name: expected an operation name (str: add, sub, mul, fma, div, sqrt), got "
-                     "%.80s", Py_TYPE(name)->tp_name);
-        return -1;
-    }
-    const char *ns = PyUnicode_AsUTF8(name);
-    if (!ns)
+    const char *ns;
+    if (srlpy_text_arg(name, &ns, "name", "an operation name (str: add, sub, mul, fma, div, sqrt)"))
         return -1;
     srl_err err = {""};
     if (srl_op_parse(&o->op, ns, &err) != SRL_OK) {
@@ -169,8 +163,7 @@ static double opnd(const operands *o, int k, size_t i)
 /* ---- srlab.op ---- */
 
 const char srlpy_op_doc[] =
-    "op(name, a, b=None, c=None, format='bf16', rounding='sr', seed=1, stream=0, counter=0,\n"
-    "   out=None, *, rng='pcg32')\n"
+    "op(name, a, b=None, c=None, format='bf16', rounding='sr', stream=None, out=None)\n"
     "--\n"
     "\n"
     "One exact operation rounded once into a format, elementwise: the exact result r of\n"
@@ -183,14 +176,15 @@ const char srlpy_op_doc[] =
     "a, b, c   float64 or float32 arrays (or floats), broadcast together as NumPy does; sqrt\n"
     "          takes a only, fma all three, the others a and b (a wrong count is a TypeError\n"
     "          naming the operand)\n"
-    "format, rounding, seed, stream, counter, out, rng: as srlab.round; element i of the\n"
-    "          broadcast shape, in C order, uses draw counter + i, so op(name, a, b, ...,\n"
-    "          seed=S) equals `srlab op NAME --batch -f F -r M --seed S` on the lines a,b\n"
-    "          (data line k uses draw k of stream 0) bit for bit.\n"
+    "format, rounding, stream, out: as srlab.round; element i of the broadcast shape, in C\n"
+    "          order, uses draw stream.counter + i (the counter then advances by the size), so\n"
+    "          op(name, a, b, format=F, rounding=M, stream=srlab.Stream(S)) equals\n"
+    "          `srlab op NAME --batch -f F -r M --seed S` on the lines a,b (data line k uses\n"
+    "          draw k of stream 0) bit for bit.\n"
     "\n"
     "Returns the results (float32 when every operand is float32 and the format fits binary32,\n"
-    "else float64; a scalar for scalar operands), and with a stochastic mode the pair\n"
-    "(results, counter + size). IEEE 754 special cases: NaN operands give NaN, inf - inf,\n"
+    "else float64; a scalar for scalar operands), in every mode. IEEE 754 special cases: NaN\n"
+    "operands give NaN, inf - inf,\n"
     "0 * inf, 0/0, sqrt of a negative number give NaN, x/0 a signed infinity.\n"
     "\n"
     "    >>> srlab.op('fma', 1.0, 1.0, 2.0**-30, 'bf16', 'rn')\n"
@@ -199,18 +193,18 @@ const char srlpy_op_doc[] =
 PyObject *srlpy_op(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"name", "a", "b", "c", "format", "rounding", "seed", "stream",
-                             "counter", "out", "rng", NULL};
-    PyObject *name, *a, *b = Py_None, *c = Py_None, *fo = NULL, *ro = NULL, *seed = NULL,
-                        *stream = NULL, *counter = NULL, *out = Py_None, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOOO$O:op", kwlist, &name, &a, &b, &c, &fo,
-                                     &ro, &seed, &stream, &counter, &out, &rng))
+    static char *kwlist[] = {"name", "a", "b", "c", "format", "rounding", "stream", "out", NULL};
+    PyObject *name, *a, *b = Py_None, *c = Py_None, *fo = NULL, *ro = NULL, *so = NULL,
+                        *out = Py_None, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.op") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOO:op", kwlist, &name, &a, &b, &c, &fo,
+                                     &ro, &so, &out))
         return NULL;
     srl_format f = *srl_format_find("bf16");
     srl_rounding m = SRL_ROUND_SR;
     srlpy_stream s;
     if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_args(&s, seed, stream, counter, rng))
+        srlpy_stream_arg(so, &owner, &s, "stream"))
         return NULL;
     operands o;
     if (operands_get(&o, name, a, b, c))
@@ -254,6 +248,8 @@ PyObject *srlpy_op(PyObject *self, PyObject *args, PyObject *kw)
             goto fail;
         }
         const srl_op op = o.op;
+        if (stoch)
+            srlpy_stream_advance(owner, &s, n);
         Py_BEGIN_ALLOW_THREADS
         enum { CHUNK = 4096 };
         const long nch = (long)((n + CHUNK - 1) / CHUNK);
@@ -279,10 +275,7 @@ PyObject *srlpy_op(PyObject *self, PyObject *args, PyObject *kw)
             free(res);
     }
     operands_free(&o);
-    PyObject *ret = (out == Py_None && PyArray_NDIM(y) == 0) ? PyArray_Return(y) : (PyObject *)y;
-    if (!stoch)
-        return ret;
-    return Py_BuildValue("(NK)", ret, (unsigned long long)(s.counter + o.n));
+    return (out == Py_None && PyArray_NDIM(y) == 0) ? PyArray_Return(y) : (PyObject *)y;
 fail:
     operands_free(&o);
     Py_XDECREF(y);
@@ -292,8 +285,7 @@ fail:
 /* ---- srlab.explain_op ---- */
 
 const char srlpy_explain_op_doc[] =
-    "explain_op(name, a, b=None, c=None, format='bf16', rounding='sr', seed=1, stream=0,\n"
-    "           counter=0, *, rng='pcg32')\n"
+    "explain_op(name, a, b=None, c=None, format='bf16', rounding='sr', stream=None)\n"
     "--\n"
     "\n"
     "Explain an exact operation, as `srlab op NAME A B` does: an srlab.Explanation whose x is the\n"
@@ -308,18 +300,17 @@ const char srlpy_explain_op_doc[] =
 PyObject *srlpy_explain_op(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"name", "a", "b", "c", "format", "rounding", "seed", "stream",
-                             "counter", "rng", NULL};
-    PyObject *name, *a, *b = Py_None, *c = Py_None, *fo = NULL, *ro = NULL, *seed = NULL,
-                        *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOO$O:explain_op", kwlist, &name, &a, &b,
-                                     &c, &fo, &ro, &seed, &stream, &counter, &rng))
+    static char *kwlist[] = {"name", "a", "b", "c", "format", "rounding", "stream", NULL};
+    PyObject *name, *a, *b = Py_None, *c = Py_None, *fo = NULL, *ro = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.explain_op") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOO:explain_op", kwlist, &name, &a, &b, &c,
+                                     &fo, &ro, &so))
         return NULL;
     srl_format f = *srl_format_find("bf16");
     srl_rounding m = SRL_ROUND_SR;
     srlpy_stream s;
     if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_args(&s, seed, stream, counter, rng))
+        srlpy_stream_arg(so, &owner, &s, "stream"))
         return NULL;
     operands o;
     if (operands_get(&o, name, a, b, c))
@@ -348,6 +339,8 @@ PyObject *srlpy_explain_op(PyObject *self, PyObject *args, PyObject *kw)
         npy_int8 *tev = PyArray_DATA(te);
         srl_rng r;
         srlpy_stream_rng(&r, &s);
+        if (stoch)
+            srlpy_stream_advance(owner, &s, o.n);
         Py_BEGIN_ALLOW_THREADS
         for (size_t i = 0; i < o.n && st == SRL_OK; i++) {
             srl_round_info in;
@@ -424,13 +417,6 @@ done:
 
 /* ---- kernels ---- */
 
-/* Whether a kernel with config c draws at all (sum: only the accumulation counts). */
-static bool kernel_draws(const srl_accum *c, bool products)
-{
-    return srl_rounding_is_stochastic(c->acc_mode) ||
-           (products && !c->fma && srl_rounding_is_stochastic(c->prod_mode));
-}
-
 /* A float32/float64 array of ndim dimensions, as C-contiguous float64. */
 static PyArrayObject *matrix_arg(PyObject *o, int ndim, const char *arg, bool *f32)
 {
@@ -466,94 +452,110 @@ static PyObject *kernel_error(int st, const char *what)
                         what, srl_strerror(st));
 }
 
-static PyObject *kernel_result(PyObject *val, bool draws, uint64_t next)
-{
-    if (!val || !draws)
-        return val;
-    return Py_BuildValue("(NK)", val, (unsigned long long)next);
-}
-
 #define KERNEL_STREAM_DOC                                                                          \
     "accum     the accumulation config of `srlab run`/`srlab train` (--accum) and\n"              \
     "          include/srlab/kernels.h: 'prod=FMT:MODE,acc=FMT:MODE[,fma=on|off]\n"                \
     "          [,order=recursive|pairwise|blocked:K][,kahan=on|off]', keys in any order, each\n"   \
     "          optional, missing keys from binary64 (None: a plain binary64 loop); FMT a preset\n" \
     "          or a custom spec in parentheses, prod=(p=8,emax=127):rn\n"                         \
-    "seed, stream, counter, rng: the random stream, as srlab.round; the kernel's k-th rounding\n"  \
-    "          (the layout of include/srlab/kernels.h) uses draw counter + k\n"
+    "stream    an srlab.Stream (None: srlab.default_stream()); the kernel's k-th rounding (the\n"  \
+    "          layout of include/srlab/kernels.h) uses draw stream.counter + k, and the counter\n" \
+    "          advances by the kernel's draws (0 when every mode in use is deterministic)\n"
 
 const char srlpy_sum_doc[] =
-    "sum(x, accum=None, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "sum(x, accum=None, stream=None)\n"
     "--\n"
     "\n"
     "The sum of the 1-D array x in emulated precision (srl_sum): terms t_i = x_i, every\n"
     "accumulation operation rounded once into acc's format with acc's mode, in the given order.\n"
     "\n" KERNEL_STREAM_DOC
     "\n"
-    "Returns the sum (a float), and the pair (sum, counter + draws) when acc's mode is\n"
-    "stochastic.\n"
+    "Returns the sum (a float).\n"
     "\n"
     "    >>> srlab.sum(np.ones(1000), 'acc=bf16:rn')\n"
     "    256.0\n";
 
 const char srlpy_dot_doc[] =
-    "dot(x, y, accum=None, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "dot(x, y, accum=None, stream=None)\n"
     "--\n"
     "\n"
     "The dot product of two 1-D arrays of equal length in emulated precision (srl_dot): each\n"
     "product rounded into prod's format (or kept exact with fma=on), accumulated as accum says.\n"
     "\n" KERNEL_STREAM_DOC
     "\n"
-    "Returns the result (a float), and the pair (result, counter + draws) when a mode in use\n"
-    "is stochastic.\n";
+    "Returns the result (a float).\n";
 
 const char srlpy_gemv_doc[] =
-    "gemv(A, x, accum=None, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "gemv(A, x, accum=None, stream=None)\n"
     "--\n"
     "\n"
     "y = A x for an m-by-n matrix A in emulated precision (srl_gemv): y[i] = dot(A[i,:], x) with\n"
     "the config; row i uses the draws after those of rows 0 .. i-1.\n"
     "\n" KERNEL_STREAM_DOC
     "\n"
-    "Returns y (float32 when A and x are float32 and acc's format fits binary32, else float64),\n"
-    "and the pair (y, counter + draws) when a mode in use is stochastic.\n";
+    "Returns y (float32 when A and x are float32 and acc's format fits binary32, else float64).\n";
 
 const char srlpy_gemm_doc[] =
-    "gemm(A, B, accum=None, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "gemm(A, B, accum=None, stream=None)\n"
     "--\n"
     "\n"
     "C = A B for A m-by-k and B k-by-n in emulated precision (srl_gemm): C[i,j] = dot(A[i,:],\n"
     "B[:,j]) with the config, terms in the order l = 0 .. k-1; output (i,j) uses the block of\n"
-    "draws (i*n + j)*D .. (i*n + j + 1)*D - 1 after counter, D the draws of one dot of length k.\n"
-    "Bit-identical for any number of threads.\n"
+    "draws (i*n + j)*D .. (i*n + j + 1)*D - 1 after the stream's counter, D the draws of one dot\n"
+    "of length k. Bit-identical for any number of threads. Float32 A and B with an acc format\n"
+    "that fits binary32 run the library's binary32 kernel (srl_gemm_f: same definition, same\n"
+    "draws).\n"
     "\n" KERNEL_STREAM_DOC
     "\n"
-    "Returns C (float32 when A and B are float32 and acc's format fits binary32, else float64),\n"
-    "and the pair (C, counter + draws) when a mode in use is stochastic.\n"
+    "Returns C (float32 when A and B are float32 and acc's format fits binary32, else float64).\n"
     "\n"
     "    >>> A = np.ones((2, 300)); C = srlab.gemm(A, A.T, 'prod=bf16:rn,acc=bf16:rn')\n"
     "    >>> C[0, 0]\n"
     "    256.0\n";
 
-static int kernel_common(PyObject *ao, PyObject *seed, PyObject *stream, PyObject *counter,
-                         PyObject *rng, srl_accum *c, srlpy_stream *s)
+/* The arguments every kernel shares: the config and the stream. */
+static int kernel_common(PyObject *ao, PyObject *so, srl_accum *c, PyObject **owner,
+                         srlpy_stream *s)
 {
-    if (srlpy_accum_arg(ao, c, "accum") || srlpy_stream_args(s, seed, stream, counter, rng))
+    if (srlpy_accum_arg(ao, c, "accum") || srlpy_stream_arg(so, owner, s, "stream"))
         return -1;
     return 0;
+}
+
+/* Check that D draws fit after the stream's counter, and take them (before the GIL is
+ * released). */
+static int kernel_take(PyObject *owner, const srlpy_stream *s, uint64_t D, const char *what)
+{
+    if (D == UINT64_MAX) {
+        kernel_error(SRL_ERANGE, what);
+        return -1;
+    }
+    if (srlpy_check_draws(s, D, what))
+        return -1;
+    srlpy_stream_advance(owner, s, D);
+    return 0;
+}
+
+/* On a library error after kernel_take: give the draws back unless another call took more. */
+static void kernel_untake(PyObject *owner, const srlpy_stream *s, uint64_t D)
+{
+    srlpy_stream now;
+    srlpy_stream_of(owner, &now);
+    if (now.counter == s->counter + D)
+        srlpy_stream_advance(owner, s, 0);
 }
 
 PyObject *srlpy_sum(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"x", "accum", "seed", "stream", "counter", "rng", NULL};
-    PyObject *xo, *ao = NULL, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO$O:sum", kwlist, &xo, &ao, &seed, &stream,
-                                     &counter, &rng))
+    static char *kwlist[] = {"x", "accum", "stream", NULL};
+    PyObject *xo, *ao = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.sum") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|OO:sum", kwlist, &xo, &ao, &so))
         return NULL;
     srl_accum c;
     srlpy_stream s;
-    if (kernel_common(ao, seed, stream, counter, rng, &c, &s))
+    if (kernel_common(ao, so, &c, &owner, &s))
         return NULL;
     bool f32;
     PyArrayObject *x = matrix_arg(xo, 1, "x", &f32);
@@ -561,9 +563,7 @@ PyObject *srlpy_sum(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     const size_t n = (size_t)PyArray_SIZE(x);
     const uint64_t D = srl_sum_draws(n, &c);
-    if (D == UINT64_MAX || srlpy_check_draws(&s, D, "the sum")) {
-        if (!PyErr_Occurred())
-            kernel_error(SRL_ERANGE, "sum");
+    if (kernel_take(owner, &s, D, "sum")) {
         Py_DECREF(x);
         return NULL;
     }
@@ -575,22 +575,24 @@ PyObject *srlpy_sum(PyObject *self, PyObject *args, PyObject *kw)
     st = srl_sum(&v, PyArray_DATA(x), n, &c, &r);
     Py_END_ALLOW_THREADS
     Py_DECREF(x);
-    if (st != SRL_OK)
+    if (st != SRL_OK) {
+        kernel_untake(owner, &s, D);
         return kernel_error(st, "sum");
-    return kernel_result(PyFloat_FromDouble(v), kernel_draws(&c, false), s.counter + D);
+    }
+    return PyFloat_FromDouble(v);
 }
 
 PyObject *srlpy_dot(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"x", "y", "accum", "seed", "stream", "counter", "rng", NULL};
-    PyObject *xo, *yo, *ao = NULL, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO$O:dot", kwlist, &xo, &yo, &ao, &seed,
-                                     &stream, &counter, &rng))
+    static char *kwlist[] = {"x", "y", "accum", "stream", NULL};
+    PyObject *xo, *yo, *ao = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.dot") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "OO|OO:dot", kwlist, &xo, &yo, &ao, &so))
         return NULL;
     srl_accum c;
     srlpy_stream s;
-    if (kernel_common(ao, seed, stream, counter, rng, &c, &s))
+    if (kernel_common(ao, so, &c, &owner, &s))
         return NULL;
     bool f1, f2;
     PyArrayObject *x = matrix_arg(xo, 1, "x", &f1), *y = x ? matrix_arg(yo, 1, "y", &f2) : NULL;
@@ -604,11 +606,8 @@ PyObject *srlpy_dot(PyObject *self, PyObject *args, PyObject *kw)
         goto fail;
     }
     const uint64_t D = srl_dot_draws(n, &c);
-    if (D == UINT64_MAX || srlpy_check_draws(&s, D, "the dot product")) {
-        if (!PyErr_Occurred())
-            kernel_error(SRL_ERANGE, "dot product");
+    if (kernel_take(owner, &s, D, "dot product"))
         goto fail;
-    }
     double v = 0;
     srl_rng r;
     srlpy_stream_rng(&r, &s);
@@ -618,9 +617,11 @@ PyObject *srlpy_dot(PyObject *self, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     Py_DECREF(x);
     Py_DECREF(y);
-    if (st != SRL_OK)
+    if (st != SRL_OK) {
+        kernel_untake(owner, &s, D);
         return kernel_error(st, "dot product");
-    return kernel_result(PyFloat_FromDouble(v), kernel_draws(&c, true), s.counter + D);
+    }
+    return PyFloat_FromDouble(v);
 fail:
     Py_DECREF(x);
     Py_DECREF(y);
@@ -648,14 +649,14 @@ static PyObject *kernel_out(double *v, int nd, npy_intp *dims, bool f32)
 PyObject *srlpy_gemv(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"A", "x", "accum", "seed", "stream", "counter", "rng", NULL};
-    PyObject *Ao, *xo, *ao = NULL, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO$O:gemv", kwlist, &Ao, &xo, &ao, &seed,
-                                     &stream, &counter, &rng))
+    static char *kwlist[] = {"A", "x", "accum", "stream", NULL};
+    PyObject *Ao, *xo, *ao = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.gemv") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "OO|OO:gemv", kwlist, &Ao, &xo, &ao, &so))
         return NULL;
     srl_accum c;
     srlpy_stream s;
-    if (kernel_common(ao, seed, stream, counter, rng, &c, &s))
+    if (kernel_common(ao, so, &c, &owner, &s))
         return NULL;
     bool f1, f2;
     PyArrayObject *A = matrix_arg(Ao, 2, "A", &f1), *x = A ? matrix_arg(xo, 1, "x", &f2) : NULL;
@@ -671,16 +672,13 @@ PyObject *srlpy_gemv(PyObject *self, PyObject *args, PyObject *kw)
                      n);
         goto done;
     }
-    const uint64_t D = srl_gemv_draws(m, n, &c);
-    if (D == UINT64_MAX || srlpy_check_draws(&s, D, "the matrix-vector product")) {
-        if (!PyErr_Occurred())
-            kernel_error(SRL_ERANGE, "matrix-vector product");
-        goto done;
-    }
     if (!(y = malloc((m ? m : 1) * sizeof *y))) {
         PyErr_NoMemory();
         goto done;
     }
+    const uint64_t D = srl_gemv_draws(m, n, &c);
+    if (kernel_take(owner, &s, D, "matrix-vector product"))
+        goto done;
     srl_rng r;
     srlpy_stream_rng(&r, &s);
     int st;
@@ -688,12 +686,12 @@ PyObject *srlpy_gemv(PyObject *self, PyObject *args, PyObject *kw)
     st = srl_gemv(y, PyArray_DATA(A), PyArray_DATA(x), m, n, &c, &r);
     Py_END_ALLOW_THREADS
     if (st != SRL_OK) {
+        kernel_untake(owner, &s, D);
         kernel_error(st, "matrix-vector product");
         goto done;
     }
     npy_intp dims[1] = {(npy_intp)m};
-    ret = kernel_result(kernel_out(y, 1, dims, f1 && f2 && srl_format_fits_float(&c.acc_fmt)),
-                        kernel_draws(&c, true), s.counter + D);
+    ret = kernel_out(y, 1, dims, f1 && f2 && srl_format_fits_float(&c.acc_fmt));
 done:
     free(y);
     Py_DECREF(A);
@@ -701,65 +699,130 @@ done:
     return ret;
 }
 
+/* A 2-D float32/float64 array as C-contiguous float32 (when it is float32) or float64. */
+static PyArrayObject *matrix_native(PyObject *o, const char *arg)
+{
+    bool sc;
+    PyArrayObject *a = srlpy_values_arg(o, arg, &sc);
+    if (a && PyArray_NDIM(a) != 2) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a 2-dimensional array, got %d dimensions",
+                     arg, PyArray_NDIM(a));
+        Py_CLEAR(a);
+    }
+    return a;
+}
+
+/* The same matrix as C-contiguous float64 (a new reference; a exactly when it is float64). */
+static PyArrayObject *as_double(PyArrayObject *a)
+{
+    return (PyArrayObject *)PyArray_FROM_OTF((PyObject *)a, NPY_DOUBLE,
+                                             NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+}
+
 PyObject *srlpy_gemm(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"A", "B", "accum", "seed", "stream", "counter", "rng", NULL};
-    PyObject *Ao, *Bo, *ao = NULL, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO$O:gemm", kwlist, &Ao, &Bo, &ao, &seed,
-                                     &stream, &counter, &rng))
+    static char *kwlist[] = {"A", "B", "accum", "stream", NULL};
+    PyObject *Ao, *Bo, *ao = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.gemm") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "OO|OO:gemm", kwlist, &Ao, &Bo, &ao, &so))
         return NULL;
     srl_accum c;
     srlpy_stream s;
-    if (kernel_common(ao, seed, stream, counter, rng, &c, &s))
+    if (kernel_common(ao, so, &c, &owner, &s))
         return NULL;
-    bool f1, f2;
-    PyArrayObject *A = matrix_arg(Ao, 2, "A", &f1), *B = A ? matrix_arg(Bo, 2, "B", &f2) : NULL;
+    PyArrayObject *A = matrix_native(Ao, "A"), *B = A ? matrix_native(Bo, "B") : NULL;
     if (!B) {
         Py_XDECREF(A);
         return NULL;
     }
     const size_t m = (size_t)PyArray_DIM(A, 0), k = (size_t)PyArray_DIM(A, 1);
     const size_t n = (size_t)PyArray_DIM(B, 1);
-    double *C = NULL;
+    /* binary32 in, binary32 out: the library's float kernel, no widening copies */
+    const bool f32 = PyArray_TYPE(A) == NPY_FLOAT && PyArray_TYPE(B) == NPY_FLOAT &&
+                     srl_format_fits_float(&c.acc_fmt);
+    PyArrayObject *Y = NULL;
     PyObject *ret = NULL;
     if ((size_t)PyArray_DIM(B, 0) != k) {
         PyErr_Format(PyExc_ValueError, "B: has %zd rows, A has %zu columns", PyArray_DIM(B, 0), k);
         goto done;
     }
+    if (!f32) {
+        PyArrayObject *Ad = as_double(A), *Bd = Ad ? as_double(B) : NULL;
+        Py_DECREF(A);
+        Py_DECREF(B);
+        A = Ad;
+        B = Bd;
+        if (!B)
+            goto done;
+    }
+    npy_intp dims[2] = {(npy_intp)m, (npy_intp)n};
+    if (!(Y = (PyArrayObject *)PyArray_SimpleNew(2, dims, f32 ? NPY_FLOAT : NPY_DOUBLE)))
+        goto done;
     const uint64_t D = srl_gemm_draws(m, n, k, &c);
-    if (D == UINT64_MAX || srlpy_check_draws(&s, D, "the matrix product")) {
-        if (!PyErr_Occurred())
-            kernel_error(SRL_ERANGE, "matrix product");
+    if (kernel_take(owner, &s, D, "matrix product"))
         goto done;
-    }
-    if (m && n && (m * n) / n != m) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    const size_t mn = m * n;
-    if (!(C = malloc((mn ? mn : 1) * sizeof *C))) {
-        PyErr_NoMemory();
-        goto done;
-    }
     srl_rng r;
     srlpy_stream_rng(&r, &s);
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = srl_gemm(C, PyArray_DATA(A), PyArray_DATA(B), m, n, k, &c, &r);
+    if (f32)
+        st = srl_gemm_f(PyArray_DATA(Y), PyArray_DATA(A), PyArray_DATA(B), m, n, k, &c, &r);
+    else
+        st = srl_gemm(PyArray_DATA(Y), PyArray_DATA(A), PyArray_DATA(B), m, n, k, &c, &r);
     Py_END_ALLOW_THREADS
     if (st != SRL_OK) {
+        kernel_untake(owner, &s, D);
         kernel_error(st, "matrix product");
         goto done;
     }
-    npy_intp dims[2] = {(npy_intp)m, (npy_intp)n};
-    ret = kernel_result(kernel_out(C, 2, dims, f1 && f2 && srl_format_fits_float(&c.acc_fmt)),
-                        kernel_draws(&c, true), s.counter + D);
+    ret = (PyObject *)Y;
+    Y = NULL;
 done:
-    free(C);
-    Py_DECREF(A);
-    Py_DECREF(B);
+    Py_XDECREF(Y);
+    Py_XDECREF(A);
+    Py_XDECREF(B);
     return ret;
+}
+
+const char srlpy_gemm_draws_doc[] =
+    "gemm_draws(m, n, k, accum=None)\n"
+    "--\n"
+    "\n"
+    "The draws srlab.gemm takes for an m-by-k times k-by-n product with the config (the\n"
+    "library's srl_gemm_draws: m*n times the draws of one dot of length k; 0 when every mode in\n"
+    "use is deterministic): the counter advance of one gemm call. ValueError when it does not fit\n"
+    "in 64 bits.\n";
+
+static int size_arg(PyObject *o, size_t *v, const char *arg)
+{
+    uint64_t u;
+    if (srlpy_u64_arg(o, 0, &u, arg))
+        return -1;
+    if (u > (uint64_t)SIZE_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: %llu is too large", arg, (unsigned long long)u);
+        return -1;
+    }
+    *v = (size_t)u;
+    return 0;
+}
+
+PyObject *srlpy_gemm_draws(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"m", "n", "k", "accum", NULL};
+    PyObject *mo, *no, *ko, *ao = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:gemm_draws", kwlist, &mo, &no, &ko, &ao))
+        return NULL;
+    size_t m, n, k;
+    srl_accum c;
+    if (size_arg(mo, &m, "m") || size_arg(no, &n, "n") || size_arg(ko, &k, "k") ||
+        srlpy_accum_arg(ao, &c, "accum"))
+        return NULL;
+    const uint64_t D = srl_gemm_draws(m, n, k, &c);
+    if (D == UINT64_MAX)
+        return kernel_error(SRL_ERANGE, "matrix product");
+    return PyLong_FromUnsignedLongLong(D);
 }
 
 const char srlpy_accum_name_doc[] =

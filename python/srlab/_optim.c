@@ -73,15 +73,19 @@ static PyObject *OptimState_new(PyTypeObject *type, PyObject *args, PyObject *kw
     static char *kwlist[] = {"name", "n", "strategy", "seed", "rng", "opt", NULL};
     const char *name, *opt = "adamw";
     Py_ssize_t n;
-    PyObject *so, *seed = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "snO|O$Os:_OptimState", kwlist, &name, &n, &so,
-                                     &seed, &rng, &opt))
+    PyObject *no, *so, *seed = NULL, *rng = NULL, *oo = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OnO|O$OO:_OptimState", kwlist, &no, &n, &so,
+                                     &seed, &rng, &oo))
+        return NULL;
+    if (srlpy_text_arg(no, &name, "name", "a str") ||
+        (oo && srlpy_text_arg(oo, &opt, "opt", "'sgd', 'momentum', 'adam' or 'adamw'")))
         return NULL;
     if (n < 0)
         return PyErr_Format(PyExc_ValueError, "n: must be >= 0");
-    srlpy_stream st;
+    srlpy_stream st = {SRL_RNG_DEFAULT, 1, 0, 0};
     srl_train_config tc;
-    if (srlpy_stream_args(&st, seed, NULL, NULL, rng) || train_config(&tc, so, opt, &st))
+    if (srlpy_u64_arg(seed, 1, &st.seed, "seed") || srlpy_kind_arg(rng, &st.kind, "rng") ||
+        train_config(&tc, so, opt, &st))
         return NULL;
     OptimState *o = (OptimState *)type->tp_alloc(type, 0);
     if (!o)
@@ -305,6 +309,7 @@ static PyObject *OptimState_step(PyObject *self, PyObject *args, PyObject *kw)
                           : !strncmp(err.msg, "beta1:", 6) ? "betas[0]"
                           : !strncmp(err.msg, "beta2:", 6) ? "betas[1]"
                           : !strncmp(err.msg, "eps:", 4)   ? "eps"
+                          : !strncmp(err.msg, "momentum:", 9) ? "momentum"
                                                            : "lr";
         return PyErr_Format(PyExc_ValueError, "%s: %s", arg, err.msg);
     }
@@ -353,7 +358,8 @@ static PyObject *OptimState_tensor(PyObject *self, PyObject *args)
 {
     OptimState *o = (OptimState *)self;
     const char *which;
-    if (!PyArg_ParseTuple(args, "s:tensor", &which))
+    PyObject *wo;
+    if (!PyArg_ParseTuple(args, "O:tensor", &wo) || srlpy_text_arg(wo, &which, "which", "a str"))
         return NULL;
     if (!known_which(which))
         return PyErr_Format(PyExc_ValueError,
@@ -382,7 +388,8 @@ static PyObject *OptimState_stream(PyObject *self, PyObject *args)
 {
     OptimState *o = (OptimState *)self;
     const char *which;
-    if (!PyArg_ParseTuple(args, "s:stream", &which))
+    PyObject *wo;
+    if (!PyArg_ParseTuple(args, "O:stream", &wo) || srlpy_text_arg(wo, &which, "which", "a str"))
         return NULL;
     if (!known_which(which))
         return PyErr_Format(PyExc_ValueError,

@@ -1,5 +1,5 @@
-/* python/srlab/_round.c: srlab.round, srlab.explain, srlab.draws, the bf16 helper of
- * srlab.torch.round_ and the timing hook of python/bench_round.py. */
+/* python/srlab/_round.c: srlab.round, srlab.explain, srlab.draws and the timing hook of
+ * python/bench_round.py. */
 #include "_core.h"
 
 #include <math.h>
@@ -12,12 +12,12 @@
 /* ---- srlab.round ---- */
 
 const char srlpy_round_doc[] =
-    "round(x, format='bf16', rounding='sr', seed=1, stream=0, counter=0, out=None, *, rng='pcg32')\n"
+    "round(x, format='bf16', rounding='sr', stream=None, out=None)\n"
     "--\n"
     "\n"
     "Round binary64 (or binary32) numbers into a format: every value of x is rounded once,\n"
     "exactly, with the library's bulk rounding (srl_round_array), using the library's threads\n"
-    "with the GIL released. The same numbers, format, mode and seed give the same bits as\n"
+    "with the GIL released. The same numbers, format, mode and stream give the same bits as\n"
     "`srlab round --batch` and as the C API, for any number of threads.\n"
     "\n"
     "x         float64 or float32 values: a numpy array of any shape and strides (non-contiguous\n"
@@ -35,49 +35,46 @@ const char srlpy_round_doc[] =
     "            sr-eq  stochastic, probability 1/2 when inexact\n"
     "            sr:r=R  the fraction truncated to R random bits (biased toward zero by what\n"
     "                 lies below them); the seed paper's bf16 write is sr:r=16 of an fp32 value\n"
-    "seed      seed of the random stream, an integer in [0, 2^64) (default 1)\n"
-    "stream    stream id (default 0; `srlab round --batch` uses stream 0)\n"
-    "counter   index of the first draw (default 0): in stochastic modes element i of x, in C\n"
-    "          order, uses draw counter + i of stream `stream` of `seed`, so\n"
-    "          round(x, F, M, seed=S) equals `srlab round --batch -f F -r M --seed S` on the\n"
-    "          values of x one per line (data line k (from 0) uses draw k of stream 0 of the\n"
-    "          seed); deterministic modes draw nothing\n"
+    "stream    an srlab.Stream, or None for srlab.default_stream(). In stochastic modes element\n"
+    "          i of x, in C order, uses draw stream.counter + i, and the counter then advances\n"
+    "          by x.size; deterministic modes draw nothing. round(x, F, M, srlab.Stream(S))\n"
+    "          equals `srlab round --batch -f F -r M --seed S` on the values of x one per line\n"
+    "          (data line k (from 0) uses draw k of stream 0 of the seed).\n"
     "out       None (a new array), or a C-contiguous, writeable float32 or float64 array of x's\n"
     "          shape to write into (it may be x itself). A non-contiguous, read-only or\n"
     "          wrongly shaped out raises ValueError, a wrong dtype TypeError; nothing is\n"
-    "          written to out when the call fails.\n"
-    "rng       pcg32 (default) or pcg64, as --rng\n"
+    "          written to out and the stream does not move when the call fails.\n"
     "\n"
-    "Returns the rounded array (a float64/float32 scalar for a scalar x), and with a stochastic\n"
-    "mode the pair (rounded, counter + x.size): the counter to continue from.\n"
+    "Returns the rounded array (a float64/float32 scalar for a scalar x), in every mode.\n"
     "The result is float32 when x is float32 and every value of the format is a binary32 number\n"
     "(Format.fits_float: p <= 24, emax <= 127, spacing >= 2^-149), as in C; otherwise float64.\n"
     "Every value is rounded as IEEE 754 and rounding.h say: NaN -> NaN, signed zeros kept,\n"
     "overflow per mode (rz, ro and rd/ru toward zero give +-xmax; the others +-inf, NaN without\n"
     "infinities, +-xmax when saturating), subnormals with spacing 2^(emin-p+1).\n"
+    "(Earlier versions took seed=, stream=, counter=, rng= and returned (y, counter) in\n"
+    "stochastic modes; those calls now raise TypeError saying what to write.)\n"
     "\n"
     "    >>> import numpy as np, srlab\n"
     "    >>> srlab.round(np.array([0.1, 1.00390625]), 'bf16', 'rn')\n"
     "    array([0.10009766, 1.        ])\n"
-    "    >>> y, c = srlab.round(np.full(4, 1.00390625), 'bf16', 'sr', seed=7)\n"
-    "    >>> c\n"
+    "    >>> s = srlab.Stream(seed=7)\n"
+    "    >>> y = srlab.round(np.full(4, 1.00390625), 'bf16', 'sr', s)\n"
+    "    >>> s.counter\n"
     "    4\n";
 
 PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"x", "format", "rounding", "seed", "stream", "counter", "out", "rng",
-                             NULL};
-    PyObject *xo, *fo = NULL, *ro = NULL, *seed = NULL, *stream = NULL, *counter = NULL,
-                  *out = Py_None, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOO$O:round", kwlist, &xo, &fo, &ro, &seed,
-                                     &stream, &counter, &out, &rng))
+    static char *kwlist[] = {"x", "format", "rounding", "stream", "out", NULL};
+    PyObject *xo, *fo = NULL, *ro = NULL, *so = NULL, *out = Py_None, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.round") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO:round", kwlist, &xo, &fo, &ro, &so, &out))
         return NULL;
     srl_format f = *srl_format_find("bf16");
     srl_rounding m = SRL_ROUND_SR;
     srlpy_stream s;
     if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_args(&s, seed, stream, counter, rng))
+        srlpy_stream_arg(so, &owner, &s, "stream"))
         return NULL;
     bool scalar;
     PyArrayObject *x = srlpy_values_arg(xo, "x", &scalar);
@@ -122,6 +119,8 @@ PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
     }
     srl_rng r;
     srlpy_stream_rng(&r, &s);
+    if (stoch)
+        srlpy_stream_advance(owner, &s, n);
     int st = SRL_OK;
     Py_BEGIN_ALLOW_THREADS
     if (in_t == NPY_DOUBLE && out_t == NPY_DOUBLE) {
@@ -145,11 +144,7 @@ PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
                      srl_strerror(st));
         goto fail;
     }
-    PyObject *res = (out == Py_None && PyArray_NDIM(y) == 0) ? PyArray_Return(y) : (PyObject *)y;
-    if (!stoch)
-        return res;
-    PyObject *t = Py_BuildValue("(NK)", res, (unsigned long long)(s.counter + n));
-    return t;
+    return (out == Py_None && PyArray_NDIM(y) == 0) ? PyArray_Return(y) : (PyObject *)y;
 fail:
     Py_XDECREF(x);
     Py_XDECREF(y);
@@ -175,7 +170,8 @@ static PyStructSequence_Field explanation_fields[] = {
     {"ulp", "the format's grid spacing at x (Format.ulp)"},
     {"format", "the format's name"},
     {"rounding", "the mode's canonical name"},
-    {"counter", "the counter to continue from (counter + x.size in stochastic modes)"},
+    {"counter", "the stream's counter after the call (its counter before + x.size in stochastic "
+                "modes)"},
     {NULL, NULL},
 };
 
@@ -195,7 +191,7 @@ int srlpy_explanation_init(void)
 }
 
 const char srlpy_explain_doc[] =
-    "explain(x, format='bf16', rounding='sr', seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "explain(x, format='bf16', rounding='sr', stream=None)\n"
     "--\n"
     "\n"
     "Explain the rounding of x into a format, as `srlab round X` does: returns an\n"
@@ -203,13 +199,13 @@ const char srlpy_explain_doc[] =
     "probability of rounding up, toward +inf), frac (the exact fraction f; sr rounds away from\n"
     "zero with probability exactly f), the result of this call's draw, exact (x is a value of\n"
     "the format), overflow, ternary (sign of result - x), the ulp at x, the format and mode\n"
-    "names, and the counter to continue from.\n"
+    "names, and the stream's counter after the call.\n"
     "\n"
     "x is a float (the fields are then floats), or a float32/float64 array (the fields are then\n"
     "arrays of its shape; element i in C order uses draw counter + i, as srlab.round does).\n"
-    "format, rounding, seed, stream, counter and rng are those of srlab.round: explain(x, F, M,\n"
-    "seed=S) gives the rd, ru, p_up and result columns of `srlab round --batch -f F -r M\n"
-    "--seed S`, bit for bit.\n"
+    "format, rounding and stream are those of srlab.round (the stream advances as it does):\n"
+    "explain(x, F, M, srlab.Stream(S)) gives the rd, ru, p_up and result columns of\n"
+    "`srlab round --batch -f F -r M --seed S`, bit for bit.\n"
     "\n"
     "    >>> e = srlab.explain(0.1, 'bf16', 'sr')\n"
     "    >>> e.rd, e.ru, e.exact\n"
@@ -218,17 +214,16 @@ const char srlpy_explain_doc[] =
 PyObject *srlpy_explain(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"x", "format", "rounding", "seed", "stream", "counter", "rng", NULL};
-    PyObject *xo, *fo = NULL, *ro = NULL, *seed = NULL, *stream = NULL, *counter = NULL,
-                  *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOO$O:explain", kwlist, &xo, &fo, &ro, &seed,
-                                     &stream, &counter, &rng))
+    static char *kwlist[] = {"x", "format", "rounding", "stream", NULL};
+    PyObject *xo, *fo = NULL, *ro = NULL, *so = NULL, *owner;
+    if (srlpy_refuse_old_stream_args(kw, "srlab.explain") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|OOO:explain", kwlist, &xo, &fo, &ro, &so))
         return NULL;
     srl_format f = *srl_format_find("bf16");
     srl_rounding m = SRL_ROUND_SR;
     srlpy_stream s;
     if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_args(&s, seed, stream, counter, rng))
+        srlpy_stream_arg(so, &owner, &s, "stream"))
         return NULL;
     bool scalar;
     PyArrayObject *x = srlpy_values_arg_double(xo, "x", &scalar);
@@ -254,6 +249,8 @@ PyObject *srlpy_explain(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     srl_rng r;
     srlpy_stream_rng(&r, &s);
+    if (stoch)
+        srlpy_stream_advance(owner, &s, n);
     int st = SRL_OK;
     {
         const double *xv = PyArray_DATA(x);
@@ -342,120 +339,26 @@ done:
 /* ---- srlab.draws ---- */
 
 const char srlpy_draws_doc[] =
-    "draws(n, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
+    "draws(n, stream=None)\n"
     "--\n"
     "\n"
-    "The raw 64-bit draws counter .. counter+n-1 of stream `stream` of `seed`, as a uint64\n"
-    "array: draw counter + i is what a stochastic rounding of element i compares with the exact\n"
-    "fraction (its top R bits for sr:r=R). For pcg32, draw k is the pcg32 outputs 2k and 2k+1 as\n"
-    "the high and low halves; for pcg64 the k-th pcg64 output (include/srlab/rng.h).\n";
+    "The raw 64-bit draws counter .. counter+n-1 of an srlab.Stream (None: the default stream)\n"
+    "as a uint64 array, and the stream's counter advances by n: the same as stream.draws(n).\n"
+    "Draw counter + i is what a stochastic rounding of element i compares with the exact\n"
+    "fraction (its top R bits for sr:r=R). For pcg32, draw k is the pcg32 outputs 2k and 2k+1\n"
+    "as the high and low halves; for pcg64 the k-th pcg64 output (include/srlab/rng.h).\n";
 
 PyObject *srlpy_draws(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"n", "seed", "stream", "counter", "rng", NULL};
-    PyObject *no, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOO$O:draws", kwlist, &no, &seed, &stream,
-                                     &counter, &rng))
-        return NULL;
-    uint64_t n;
+    static char *kwlist[] = {"n", "stream", NULL};
+    PyObject *no, *so = NULL, *owner;
     srlpy_stream s;
-    if (srlpy_u64_arg(no, 0, &n, "n") || srlpy_stream_args(&s, seed, stream, counter, rng) ||
-        srlpy_check_draws(&s, n, "n"))
+    if (srlpy_refuse_old_stream_args(kw, "srlab.draws") ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|O:draws", kwlist, &no, &so) ||
+        srlpy_stream_arg(so, &owner, &s, "stream"))
         return NULL;
-    if (n > (uint64_t)NPY_MAX_INTP / 8)
-        return PyErr_Format(PyExc_ValueError, "n: %llu draws do not fit in memory",
-                            (unsigned long long)n);
-    npy_intp dim = (npy_intp)n;
-    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, &dim, NPY_UINT64);
-    if (!a)
-        return NULL;
-    uint64_t *u = PyArray_DATA(a);
-    srl_rng r;
-    srlpy_stream_rng(&r, &s);
-    Py_BEGIN_ALLOW_THREADS
-    for (uint64_t i = 0; i < n; i++)
-        u[i] = srl_rng_next(&r);
-    Py_END_ALLOW_THREADS
-    return (PyObject *)a;
-}
-
-/* ---- bf16 bit patterns in place (srlab.torch.round_ on torch.bfloat16 tensors) ---- */
-
-const char srlpy_round_bf16_bits_doc[] =
-    "_round_bf16_bits(bits, format, rounding, seed=1, stream=0, counter=0, *, rng='pcg32')\n"
-    "--\n"
-    "\n"
-    "Internal (srlab.torch.round_): bits is a C-contiguous writeable int16/uint16 array of bf16\n"
-    "bit patterns; each value is rounded into format (which must be a subset of bf16) with the\n"
-    "draws of srlab.round, in place. Returns the counter to continue from.\n";
-
-static float bf16_to_float(uint16_t b)
-{
-    const uint32_t u = (uint32_t)b << 16;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-static uint16_t float_to_bf16_exact(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return (uint16_t)(u >> 16);
-}
-
-PyObject *srlpy_round_bf16_bits(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    static char *kwlist[] = {"bits", "format", "rounding", "seed", "stream", "counter", "rng",
-                             NULL};
-    PyObject *bo, *fo, *ro, *seed = NULL, *stream = NULL, *counter = NULL, *rng = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|OOO$O:_round_bf16_bits", kwlist, &bo, &fo,
-                                     &ro, &seed, &stream, &counter, &rng))
-        return NULL;
-    srl_format f;
-    srl_rounding m;
-    srlpy_stream s;
-    if (srlpy_format_arg(fo, &f, "format") || srlpy_rounding_arg(ro, &m, "rounding") ||
-        srlpy_stream_args(&s, seed, stream, counter, rng))
-        return NULL;
-    if (!PyArray_Check(bo) ||
-        (PyArray_TYPE((PyArrayObject *)bo) != NPY_INT16 &&
-         PyArray_TYPE((PyArrayObject *)bo) != NPY_UINT16))
-        return PyErr_Format(PyExc_TypeError, "bits: expected an int16 or uint16 array");
-    PyArrayObject *a = (PyArrayObject *)bo;
-    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) || !PyArray_ISALIGNED(a))
-        return PyErr_Format(PyExc_ValueError, "bits: must be C-contiguous, aligned and writeable");
-    if (!srlpy_format_fits_bf16(&f))
-        return PyErr_Format(PyExc_ValueError,
-                            "format: a bfloat16 tensor cannot hold every value of %s (p=%d, "
-                            "emax=%d, emin=%d): a format for bf16 storage needs p <= 8, "
-                            "emax <= 127 and spacing >= 2^-133", f.name, f.p, f.emax, f.emin);
-    const size_t n = (size_t)PyArray_SIZE(a);
-    const bool stoch = srl_rounding_is_stochastic(m);
-    if (stoch && srlpy_check_draws(&s, n, "the tensor's size"))
-        return NULL;
-    float *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp)
-        return PyErr_NoMemory();
-    uint16_t *b = PyArray_DATA(a);
-    srl_rng r;
-    srlpy_stream_rng(&r, &s);
-    int st;
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = bf16_to_float(b[i]);
-    st = srl_round_array_float(tmp, tmp, n, &f, m, &r);
-    if (st == SRL_OK)
-        for (size_t i = 0; i < n; i++)
-            b[i] = float_to_bf16_exact(tmp[i]);
-    Py_END_ALLOW_THREADS
-    free(tmp);
-    if (st != SRL_OK)
-        return PyErr_Format(PyExc_RuntimeError, "srlab: the library refused the rounding (%s)",
-                            srl_strerror(st));
-    return PyLong_FromUnsignedLongLong(stoch ? s.counter + n : s.counter);
+    return PyObject_CallMethod(owner, "draws", "O", no);
 }
 
 /* ---- timing hook for python/bench_round.py ---- */
@@ -503,9 +406,9 @@ PyObject *srlpy_c_round_timed(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     srl_format f;
     srl_rounding m;
-    srlpy_stream s;
+    srlpy_stream s = {SRL_RNG_DEFAULT, 1, 0, 0};
     if (srlpy_format_arg(fo, &f, "format") || srlpy_rounding_arg(ro, &m, "rounding") ||
-        srlpy_stream_args(&s, seed, NULL, NULL, NULL))
+        srlpy_u64_arg(seed, 1, &s.seed, "seed"))
         return NULL;
     if (reps < 1)
         return PyErr_Format(PyExc_ValueError, "reps: must be >= 1");

@@ -179,17 +179,14 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 77
 
 
-def readme_python_blocks():
-    """The ```python blocks of README.md's "From Python" section (the tests run them)."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    start = text.index("\n## From Python\n")
-    end = text.index("\n## ", start + 1)
-    section = text[start:end]
+def doc_python_blocks(path="docs/python.md"):
+    """The ```python blocks of a document, in order (python/tests/test_docs.py runs them)."""
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
     blocks, pos = [], 0
     while True:
-        a = section.find("```python\n", pos)
+        a = text.find("```python\n", pos)
         if a < 0:
             return blocks
-        b = section.index("\n```", a)
-        blocks.append(section[a + len("```python\n"):b + 1])
+        b = text.index("\n```", a)
+        blocks.append(text[a + len("```python\n"):b + 1])
         pos = b + 4

@@ -1,5 +1,6 @@
 """Formats, explanations, draws, generators and docstrings: the Python API against the CLI."""
 
+import copy
 import csv
 import doctest
 import inspect
@@ -15,7 +16,8 @@ import srlab
 from conftest import run
 
 PUBLIC = ["round", "explain", "draws", "op", "explain_op", "sum", "dot", "gemv", "gemm",
-          "accum_name", "formats", "strategies", "strategy_info", "threads", "set_threads"]
+          "gemm_draws", "accum_name", "formats", "strategies", "strategy_info", "threads",
+          "set_threads", "default_stream"]
 
 
 def cli_formats(cli, *specs):
@@ -93,11 +95,12 @@ def test_explain_matches_cli_teaching_view(cli):
     and srlab.explain the same neighbours, p_up and result."""
     out = run([cli, "round", "0.1", "2.5", "-3e-40", "-r", "sr", "--seed", "5"])
     draws = [int(h, 16) for h in re.findall(r"draw +number \d+ of stream 0: (0x[0-9a-f]+)", out)]
-    assert list(srlab.draws(3, seed=5)) == draws
+    assert list(srlab.draws(3, srlab.Stream(5))) == draws
     results = [float.fromhex(h) for h in re.findall(r"^ +result +\S+ +(\S+)", out, re.M)]
-    e = srlab.explain(np.array([0.1, 2.5, -3e-40]), "bf16", "sr", seed=5)
+    s = srlab.Stream(5)
+    e = srlab.explain(np.array([0.1, 2.5, -3e-40]), "bf16", "sr", s)
     assert list(e.result) == results
-    assert e.counter == 3
+    assert e.counter == 3 and s.counter == 3
 
 
 def test_explain_fields():
@@ -111,20 +114,37 @@ def test_explain_fields():
     assert e.frac == 2.0 ** -7 and e.p_up == 2.0 ** -7  # 2^-30 / 2^-23
 
 
-def test_draws_and_generator():
-    d = srlab.draws(10, seed=3, stream=2, counter=5)
-    assert d.dtype == np.uint64 and len(d) == 10
-    assert list(srlab.draws(5, seed=3, stream=2, counter=10)) == list(d[5:])
-    assert list(srlab.draws(4, seed=3, stream=2, counter=5, rng="pcg64")) != list(d[:4])
-    g = srlab.Generator(seed=3, stream=2, counter=5)
+def test_draws_and_streams():
+    S = srlab.Stream
+    s = S(seed=3, stream=2, counter=5)
+    d = srlab.draws(10, s)
+    assert d.dtype == np.uint64 and len(d) == 10 and s.counter == 15
+    assert list(srlab.draws(5, S(3, 2, 10))) == list(d[5:])
+    assert list(srlab.draws(4, S(3, 2, 5, rng="pcg64"))) != list(d[:4])
+    g = srlab.Generator(seed=3, stream=2, counter=5)  # the old name
+    assert type(g) is S
     assert list(g.draws(4)) == list(d[:4]) and g.counter == 9
-    assert repr(g) == "srlab.Generator(seed=3, stream=2, counter=9, rng='pcg32')"
-    with pytest.raises(ValueError, match="seed"):
-        srlab.Generator(seed=-1)
-    with pytest.raises(ValueError, match="rng"):
-        srlab.Generator(rng="mt19937")
-    with pytest.raises(TypeError, match="counter"):
-        srlab.Generator(counter=1.5)
+    assert repr(g) == "srlab.Stream(seed=3, stream=2, counter=9, rng='pcg32')"
+    assert eval(repr(g), {"srlab": srlab}) == g
+    assert pickle.loads(pickle.dumps(g)) == g and copy.deepcopy(g) == g and g.copy() is not g
+    g2 = g.copy()
+    g2.draws(1)
+    assert g.counter == 9 and g2.counter == 10 and g2 != g
+    g.counter = 0
+    g.seed, g.stream, g.rng = 4, 5, "pcg64"
+    assert g == S(4, 5, 0, "pcg64")
+    for bad, exc in (({"seed": -1}, ValueError), ({"rng": "mt19937"}, ValueError),
+                     ({"counter": 1.5}, TypeError), ({"stream": 2 ** 64}, ValueError),
+                     ({"rng": "pcg32\0"}, ValueError)):
+        with pytest.raises(exc, match=list(bad)[0]):
+            S(**bad)
+    with pytest.raises(ValueError, match="counter"):
+        S(counter=2 ** 64 - 3).draws(5)
+    # derive: srl_rng_derive, the streams srlab train gives its tensors
+    c = S(7).derive("writes")
+    assert c.seed == 7 and c.counter == 0 and c.stream != 0
+    assert c == S(7, counter=99).derive("writes") and c != S(7).derive("other")
+    assert S(7).derive(12).stream != S(7).derive(13).stream
 
 
 def test_strategies():
@@ -140,7 +160,7 @@ def test_strategies():
 
 
 def test_every_public_function_is_documented():
-    for name in PUBLIC + ["Format", "Generator", "Explanation"]:
+    for name in PUBLIC + ["Format", "Stream", "Explanation"]:
         obj = getattr(srlab, name)
         assert obj.__doc__ and len(obj.__doc__) > 80, name
     for name in PUBLIC:
@@ -168,7 +188,8 @@ def test_help_round_says_what_the_cli_help_says(cli):
     assert modes in doc, modes
     assert squash("data line k (from 0) uses draw k of stream 0 of the seed") in doc
     assert squash("`srlab round --batch`") in doc
-    assert "pcg32" in doc and "pcg64" in doc
+    assert "srlab.Stream" in doc  # whose help names the generators, as --rng does
+    assert "'pcg32'" in srlab.Stream.__doc__ and "'pcg64'" in srlab.Stream.__doc__
 
 
 def test_docstring_examples():
@@ -177,20 +198,9 @@ def test_docstring_examples():
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     n = 0
-    for name in PUBLIC + ["Format"]:
+    for name in PUBLIC + ["Format", "Stream"]:
         for test in finder.find(getattr(srlab, name), name, globs=dict(globs)):
             n += len(test.examples)
             runner.run(test)
     assert n >= 8
     assert runner.failures == 0
-
-
-def test_readme_numpy_example_runs(capsys):
-    from conftest import readme_python_blocks
-    (block,) = [b for b in readme_python_blocks() if "srlab.torch" not in b]
-    assert len(block.strip().splitlines()) <= 11
-    env = {}
-    exec(compile(block, "README.md", "exec"), env)
-    assert abs(float(capsys.readouterr().out)) < 0.01  # mean error / u, unbiased
-    assert env["p"] == 2.0 ** -177 and env["z"].dtype == np.float32
-    assert env["f"].xmax == 248.0 and env["C"].shape == (64, 64) and env["counter"] == 10 ** 6

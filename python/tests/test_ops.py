@@ -37,12 +37,11 @@ def test_op_matches_cli_batch(cli, op, fmt):
     args = ops + [None] * (3 - len(ops))
     for mode in OP_MODES:
         ref = cli_op(cli, op, fmt, mode, ops)
-        got = srlab.op(op, *args, format=fmt, rounding=mode, seed=SEED)
-        if mode.startswith("sr"):
-            got, c = got
-            assert c == len(ops[0])
+        s = srlab.Stream(SEED)
+        got = srlab.op(op, *args, format=fmt, rounding=mode, stream=s)
+        assert s.counter == (len(ops[0]) if mode.startswith("sr") else 0)
         assert_same_bits(got, ref["result"], f"op {op} {fmt} {mode}")
-        e = srlab.explain_op(op, *args, format=fmt, rounding=mode, seed=SEED)
+        e = srlab.explain_op(op, *args, format=fmt, rounding=mode, stream=srlab.Stream(SEED))
         for k in ("rd", "ru", "p_up", "result"):
             assert_same_bits(getattr(e, k), ref[k], f"explain_op {k} {op} {fmt} {mode}")
 
@@ -50,11 +49,12 @@ def test_op_matches_cli_batch(cli, op, fmt):
 def test_op_broadcasts_in_c_order():
     a = np.linspace(0.1, 3.0, 7)[:, None]
     b = np.linspace(-2.0, 5.0, 11)[None, :]
-    got, c = srlab.op("div", a, b, format="bf16", rounding="sr", seed=3, counter=9)
-    assert got.shape == (7, 11) and c == 9 + 77
+    s = srlab.Stream(3, counter=9)
+    got = srlab.op("div", a, b, format="bf16", rounding="sr", stream=s)
+    assert got.shape == (7, 11) and s.counter == 9 + 77
     A, B = np.broadcast_arrays(a, b)
-    want, _ = srlab.op("div", A.ravel(), B.ravel(), format="bf16", rounding="sr", seed=3,
-                       counter=9)
+    want = srlab.op("div", A.ravel(), B.ravel(), format="bf16", rounding="sr",
+                    stream=srlab.Stream(3, counter=9))
     assert got.ravel().tobytes() == want.tobytes()
     s = srlab.op("sqrt", 2.0, format="fp16", rounding="rn")
     assert isinstance(s, np.float64) and s == np.float16(np.sqrt(2.0))
@@ -70,13 +70,11 @@ def test_op_broadcasts_in_c_order():
 
 def rnd(v, fmt, mode, k):
     """round_acc(v) with draw index k (a start rounding)."""
-    r = srlab.round(float(v), fmt, mode, seed=SEED, counter=k)
-    return float(r[0] if isinstance(r, tuple) else r)
+    return float(srlab.round(float(v), fmt, mode, srlab.Stream(SEED, counter=k)))
 
 
 def opd(name, a, b, c, fmt, mode, k):
-    r = srlab.op(name, a, b, c, fmt, mode, seed=SEED, counter=k)
-    return float(r[0] if isinstance(r, tuple) else r)
+    return float(srlab.op(name, a, b, c, fmt, mode, srlab.Stream(SEED, counter=k)))
 
 
 def ref_sum(t, fmt, mode, order, base, block=None, xy=None):
@@ -151,14 +149,12 @@ ACCUMS = [
 def test_sum_follows_its_definition(spec, order, block):
     x = np.random.default_rng(7).standard_normal(37)
     fmt, mode = spec.split(",")[0][4:].split(":", 1)
-    got = srlab.sum(x, spec, seed=SEED)
-    stoch = mode.startswith("sr")
-    if stoch:
-        got, c = got
-        n = len(x)
-        draws = {"recursive": n, "pairwise": 2 * n - 1, "blocked": n + -(-n // (block or 1)) - 1,
-                 "kahan": 4 * n - 3}[order]
-        assert c == draws
+    s = srlab.Stream(SEED)
+    got = srlab.sum(x, spec, s)
+    n = len(x)
+    draws = {"recursive": n, "pairwise": 2 * n - 1, "blocked": n + -(-n // (block or 1)) - 1,
+             "kahan": 4 * n - 3}[order]
+    assert s.counter == (draws if mode.startswith("sr") else 0)
     assert got == ref_sum(x, fmt, mode, order, 0, block)
 
 
@@ -167,7 +163,9 @@ def test_dot_follows_its_definition(fma):
     rng = np.random.default_rng(8)
     x, y = rng.standard_normal(29), rng.standard_normal(29)
     spec = "prod=bf16:sr,acc=bf16:sr" + (",fma=on" if fma else "")
-    got, c = srlab.dot(x, y, spec, seed=SEED, counter=100)
+    s = srlab.Stream(SEED, counter=100)
+    got = srlab.dot(x, y, spec, s)
+    c = s.counter
     n = len(x)
     if fma:
         want = ref_sum([0.0] * n, "bf16", "sr", "recursive", 100, xy=(x, y))
@@ -184,22 +182,29 @@ def test_gemm_gemv_are_blocks_of_dots():
     A, B = rng.standard_normal((4, 13)), rng.standard_normal((13, 3))
     spec = "prod=bf16:sr,acc=fp16:sr,order=pairwise"
     D = 13 + (2 * 13 - 1)
-    C, c = srlab.gemm(A, B, spec, seed=SEED, counter=5)
-    assert C.shape == (4, 3) and c == 5 + 12 * D
+    S = srlab.Stream
+    s = S(SEED, counter=5)
+    C = srlab.gemm(A, B, spec, s)
+    assert C.shape == (4, 3) and s.counter == 5 + 12 * D == 5 + srlab.gemm_draws(4, 3, 13, spec)
     for i in range(4):
         for j in range(3):
-            d, _ = srlab.dot(A[i], B[:, j], spec, seed=SEED, counter=5 + (i * 3 + j) * D)
+            d = srlab.dot(A[i], B[:, j], spec, S(SEED, counter=5 + (i * 3 + j) * D))
             assert C[i, j] == d
-    y, c = srlab.gemv(A, B[:, 0], spec, seed=SEED, counter=5)
-    assert c == 5 + 4 * D
+    s = S(SEED, counter=5)
+    y = srlab.gemv(A, B[:, 0], spec, s)
+    assert s.counter == 5 + 4 * D
     for i in range(4):
-        d, _ = srlab.dot(A[i], B[:, 0], spec, seed=SEED, counter=5 + i * D)
+        d = srlab.dot(A[i], B[:, 0], spec, S(SEED, counter=5 + i * D))
         assert y[i] == d
-    # float32 in, float32 out when acc fits binary32, the same values
-    C32, _ = srlab.gemm(A.astype(np.float32), B.astype(np.float32), spec, seed=SEED, counter=5)
-    C64, _ = srlab.gemm(A.astype(np.float32).astype(np.float64),
-                        B.astype(np.float32).astype(np.float64), spec, seed=SEED, counter=5)
-    assert C32.dtype == np.float32 and np.array_equal(C32.astype(np.float64), C64)
+    # float32 in, float32 out when acc fits binary32 (the library's binary32 kernel), the same
+    # bits as the binary64 kernel on the same values; large enough for the vector lanes
+    for shape_a, shape_b in (((4, 13), (13, 3)), ((37, 70), (70, 45))):
+        A = rng.standard_normal(shape_a).astype(np.float32)
+        B = rng.standard_normal(shape_b).astype(np.float32)
+        for sp in (spec, "prod=bf16:rn,acc=fp32:rn", "prod=e5m2:sr,acc=bf16:sr:r=9,fma=on"):
+            C32 = srlab.gemm(A, B, sp, S(SEED, counter=5))
+            C64 = srlab.gemm(A.astype(np.float64), B.astype(np.float64), sp, S(SEED, counter=5))
+            assert C32.dtype == np.float32 and np.array_equal(C32.astype(np.float64), C64), sp
     # deterministic configs return the value alone; binary64 by default is a plain loop
     assert srlab.dot(np.ones(3), np.ones(3)) == 3.0
     assert srlab.accum_name(None) == \

@@ -44,13 +44,12 @@ def test_every_mode_matches_cli_batch(cli, fmt):
     for mode in MODES:
         ref = cli_batch(cli, fmt, mode, x)
         stoch = mode.startswith("sr")
-        got = srlab.round(x, fmt, mode, seed=SEED)
-        if stoch:
-            got, counter = got
-            assert counter == len(x)
+        s = srlab.Stream(SEED)
+        got = srlab.round(x, fmt, mode, s)
+        assert s.counter == (len(x) if stoch else 0)
         assert got.dtype == np.float64
         assert_same_bits(got, ref["result"], f"round {fmt} {mode}")
-        e = srlab.explain(x, fmt, mode, seed=SEED)
+        e = srlab.explain(x, fmt, mode, srlab.Stream(SEED))
         assert_same_bits(e.rd, ref["rd"], f"explain rd {fmt} {mode}")
         assert_same_bits(e.ru, ref["ru"], f"explain ru {fmt} {mode}")
         assert_same_bits(e.p_up, ref["p_up"], f"explain p_up {fmt} {mode}")
@@ -59,8 +58,7 @@ def test_every_mode_matches_cli_batch(cli, fmt):
         assert e.counter == (len(x) if stoch else 0)
         if x32_block is not None:
             start, x32 = x32_block
-            y32 = srlab.round(x32, fmt, mode, seed=SEED, counter=start)
-            y32 = y32[0] if stoch else y32
+            y32 = srlab.round(x32, fmt, mode, srlab.Stream(SEED, counter=start))
             assert y32.dtype == np.float32
             assert_same_bits(y32.astype(np.float64), ref["result"][start:], f"float32 {fmt} {mode}")
 
@@ -68,25 +66,36 @@ def test_every_mode_matches_cli_batch(cli, fmt):
 def test_pcg64_and_streams_match_cli(cli):
     x = np.random.default_rng(5).standard_normal(2000)
     ref = cli_batch(cli, "fp16", "sr", x, seed=99, rng="pcg64")
-    got, _ = srlab.round(x, "fp16", "sr", seed=99, rng="pcg64")
+    got = srlab.round(x, "fp16", "sr", srlab.Stream(99, rng="pcg64"))
     assert_same_bits(got, ref["result"], "pcg64")
     # another stream (the CLI uses stream 0) gives other draws: most inexact results differ
     # somewhere, and stream 0 again gives the same
-    other, _ = srlab.round(x, "fp16", "sr", seed=99, stream=1, rng="pcg64")
+    other = srlab.round(x, "fp16", "sr", srlab.Stream(99, stream=1, rng="pcg64"))
     assert not same_bits(other, ref["result"]).all()
-    again, _ = srlab.round(x, "fp16", "sr", seed=99, stream=0, rng="pcg64")
+    again = srlab.round(x, "fp16", "sr", srlab.Stream(99, stream=0, rng="pcg64"))
     assert_same_bits(again, ref["result"], "stream 0")
 
 
 def test_counter_continues():
-    """Rounding in two calls, the second from the returned counter, equals one call."""
+    """Rounding in two calls on one Stream equals one call: the counter advances by the draws
+    of each call, as the C API's does; deterministic modes leave it."""
     x = np.random.default_rng(1).standard_normal(100_003)
-    whole, c = srlab.round(x, "bf16", "sr", seed=3, counter=17)
-    assert c == 17 + x.size
-    a, c1 = srlab.round(x[:40_000], "bf16", "sr", seed=3, counter=17)
-    b, c2 = srlab.round(x[40_000:], "bf16", "sr", seed=3, counter=c1)
-    assert c2 == c
+    s = srlab.Stream(3, counter=17)
+    whole = srlab.round(x, "bf16", "sr", s)
+    assert s.counter == 17 + x.size
+    s = srlab.Stream(3, counter=17)
+    a = srlab.round(x[:40_000], "bf16", "sr", s)
+    assert s.counter == 17 + 40_000
+    srlab.round(x, "bf16", "rn", s)
+    assert s.counter == 17 + 40_000
+    b = srlab.round(x[40_000:], "bf16", "sr", s)
+    assert s.counter == 17 + x.size
     assert_same_bits(np.concatenate([a, b]), whole, "split")
+    # the default stream is used, and moves, when none is given
+    d = srlab.default_stream()
+    before = d.counter
+    srlab.round(x[:10], "bf16", "sr")
+    assert srlab.default_stream() is d and d.counter == before + 10
 
 
 @pytest.mark.parametrize("mode", ["rn", "sr", "sr:r=16"])
@@ -100,14 +109,14 @@ def test_threads_do_not_change_bits(mode):
         for n in (1, 2, 3, 8):
             srlab.set_threads(n)
             assert srlab.threads() == n or not srlab._core._openmp
-            y = srlab.round(x, "bf16", mode, seed=11)
-            y32 = srlab.round(x32, "e5m2", mode, seed=11, counter=5)
-            o = srlab.op("mul", x[:300_000], 1.1, None, "fp16", mode, seed=11)
+            y = srlab.round(x, "bf16", mode, srlab.Stream(11))
+            y32 = srlab.round(x32, "e5m2", mode, srlab.Stream(11, counter=5))
+            o = srlab.op("mul", x[:300_000], 1.1, None, "fp16", mode, srlab.Stream(11))
             g = srlab.gemm(x[:64 * 80].reshape(64, 80), x[:80 * 48].reshape(80, 48),
-                           "prod=bf16:" + mode + ",acc=bf16:" + mode, seed=11)
-            strip = lambda r: r[0] if isinstance(r, tuple) else r  # noqa: E731
-            res.append([strip(y).tobytes(), strip(y32).tobytes(), strip(o).tobytes(),
-                        strip(g).tobytes()])
+                           "prod=bf16:" + mode + ",acc=bf16:" + mode, srlab.Stream(11))
+            g32 = srlab.gemm(x32[:64 * 80].reshape(64, 80), x32[:80 * 48].reshape(80, 48),
+                             "prod=bf16:" + mode + ",acc=bf16:" + mode, srlab.Stream(11))
+            res.append([y.tobytes(), y32.tobytes(), o.tobytes(), g.tobytes(), g32.tobytes()])
         for r in res[1:]:
             assert r == res[0]
     finally:
@@ -116,35 +125,38 @@ def test_threads_do_not_change_bits(mode):
 
 def test_strided_and_byteswapped_inputs_use_c_order():
     base = np.random.default_rng(4).standard_normal((60, 70))
-    ref_of = lambda a: srlab.round(np.ascontiguousarray(a), "fp16", "sr", seed=8)  # noqa: E731
+    ref_of = lambda a: srlab.round(np.ascontiguousarray(a), "fp16", "sr",  # noqa: E731
+                                   srlab.Stream(8))
     for a in (base[::3, 1::2], base.T, np.asfortranarray(base), base.astype(">f8"),
               base.astype(np.float32)[::2, ::-1]):
-        got, c = srlab.round(a, "fp16", "sr", seed=8)
-        want, cw = ref_of(a)
-        assert c == cw == a.size and got.shape == a.shape and got.flags.c_contiguous
+        s = srlab.Stream(8)
+        got = srlab.round(a, "fp16", "sr", s)
+        want = ref_of(a)
+        assert s.counter == a.size and got.shape == a.shape and got.flags.c_contiguous
         assert got.tobytes() == want.tobytes()
 
 
 def test_out_variants():
     x = np.random.default_rng(6).standard_normal(1000)
-    want, _ = srlab.round(x, "bf16", "sr", seed=2)
+    S = srlab.Stream
+    want = srlab.round(x, "bf16", "sr", S(2))
     # in place
     y = x.copy()
-    r, _ = srlab.round(y, "bf16", "sr", seed=2, out=y)
+    r = srlab.round(y, "bf16", "sr", S(2), out=y)
     assert r is y and y.tobytes() == want.tobytes()
     # float64 in, float32 out: round once, store exactly
     o32 = np.empty(1000, dtype=np.float32)
-    r, _ = srlab.round(x, "bf16", "sr", seed=2, out=o32)
+    r = srlab.round(x, "bf16", "sr", S(2), out=o32)
     assert r is o32 and np.array_equal(o32.astype(np.float64), want)
     # float32 in, float64 out
     x32 = x.astype(np.float32)
     o64 = np.empty(1000)
-    srlab.round(x32, "bf16", "sr", seed=2, out=o64)
-    w2, _ = srlab.round(x32.astype(np.float64), "bf16", "sr", seed=2)
+    srlab.round(x32, "bf16", "sr", S(2), out=o64)
+    w2 = srlab.round(x32.astype(np.float64), "bf16", "sr", S(2))
     assert o64.tobytes() == w2.tobytes()
     # out overlapping x partially: read from a copy of x
     buf = np.concatenate([x, np.zeros(1)])
-    srlab.round(buf[:-1], "bf16", "sr", seed=2, out=buf[1:])
+    srlab.round(buf[:-1], "bf16", "sr", S(2), out=buf[1:])
     assert buf[1:].tobytes() == want.tobytes()
 
 
@@ -157,8 +169,9 @@ def test_float32_with_a_wide_format_gives_float64():
 def test_scalars():
     y = srlab.round(0.1, "bf16", "rn")
     assert isinstance(y, np.float64) and y == 0.10009765625
-    y, c = srlab.round(3, "e4m3", "sr", seed=1, counter=5)
-    assert y == 3.0 and c == 6
+    s = srlab.Stream(1, counter=5)
+    y = srlab.round(3, "e4m3", "sr", s)
+    assert y == 3.0 and s.counter == 6
     e = srlab.explain(0.1, "bf16", "rn")
     assert isinstance(e.rd, float) and e.rd == 0.099609375 and e.ru == 0.10009765625
     assert e.p_up == 1.0 and e.result == e.ru and not e.exact and e.ternary == 1
@@ -174,7 +187,7 @@ def test_sr_is_unbiased_statistically():
     n = 400_000
     for x, fmt in ((1.0 + 3 * 2.0**-10, "bf16"), (0.1, "fp16"), (1e-41, "bf16")):
         e = srlab.explain(x, fmt, "sr")
-        y, _ = srlab.round(np.full(n, x), fmt, "sr", seed=77)
+        y = srlab.round(np.full(n, x), fmt, "sr", srlab.Stream(77))
         ups = int(np.count_nonzero(y == e.ru))
         assert ups + int(np.count_nonzero(y == e.rd)) == n
         lo, hi = binomial_bounds(n, e.p_up, 1e-6)
@@ -193,8 +206,7 @@ import srlab
 if len(sys.argv) > 1:
     srlab.set_threads(int(sys.argv[1]))
 x = np.random.default_rng(5).standard_normal(600_001) * 1e3
-y = srlab.round(x, "bf16", "sr", seed=3)
-y = y[0] if isinstance(y, tuple) else y
+y = srlab.round(x, "bf16", "sr", srlab.Stream(3))
 print(srlab.threads(), hashlib.sha256(y.tobytes()).hexdigest())
 """
 
