@@ -30,8 +30,12 @@ pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev lib
 # tests are skipped (meson's status 77), and say so.
 optional=""
 if [ "$what" = test ]; then optional="chromium python3-torch slurm-wlm munge"; fi
-# The test command builds the fuzz targets (tests/fuzz) with Debian's clang and its libFuzzer.
-if [ "$what" = test ]; then pkgs="$pkgs clang-14 libclang-rt-14-dev"; fi
+# The test command builds the fuzz targets (tests/fuzz) with Debian's clang and its libFuzzer,
+# and the Python package as `pip install .` builds it (python3-mesonpy, python3-venv; ccache lets
+# that second build of the library reuse the release build's objects).
+if [ "$what" = test ]; then
+    pkgs="$pkgs clang-14 libclang-rt-14-dev python3-mesonpy python3-venv python3-pip ccache"
+fi
 missing_of() {
     for p in "$@"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -83,6 +87,16 @@ fi
 
 # ---- tests ----
 meson test -C build --print-errorlogs --num-processes "$jobs"
+# The Python package as users install it (docs/python.md): `pip install --no-build-isolation .`
+# into a fresh venv that sees Debian's packages (numpy, meson-python, torch), offline; the build
+# directory build-pip is kept, so a second run only relinks. Then the tests that need no build
+# tree of the package run against the installed one (the CLI comes from build/).
+rm -rf build-venv
+/usr/bin/python3 -m venv --system-site-packages build-venv
+build-venv/bin/pip install --no-build-isolation --no-index --config-settings builddir=build-pip .
+SRLAB_CLI=$(pwd)/build/src/cli/srlab build-venv/bin/python -m pytest -q -p no:cacheprovider -rs \
+    python/tests/test_api.py python/tests/test_errors.py python/tests/test_torch_round.py \
+    python/tests/test_torch_nn.py
 if [ ! -f build-asan/build.ninja ]; then
     meson setup build-asan -Db_sanitize=address,undefined -Dbuildtype=debugoptimized \
         -Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dcpp_args=-fno-sanitize-recover=all

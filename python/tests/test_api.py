@@ -6,8 +6,11 @@ import doctest
 import inspect
 import io
 import math
+import os
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -204,3 +207,18 @@ def test_docstring_examples():
             runner.run(test)
     assert n >= 8
     assert runner.failures == 0
+
+
+def test_an_interpreter_without_numpy_is_told_so_in_one_line():
+    """python3 -S (no site directories, so no NumPy) importing the package: an ImportError
+    whose one-line message says NumPy is missing and how to install it (it was "numpy.core.
+    multiarray failed to import")."""
+    pkg_root = os.path.dirname(os.path.dirname(srlab.__file__))
+    p = subprocess.run([sys.executable, "-S", "-c",
+                        f"import sys; sys.path.insert(0, {pkg_root!r}); import srlab"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1
+    last = p.stderr.strip().splitlines()[-1]
+    assert last == ("ImportError: srlab needs NumPy, which this Python cannot import: install "
+                    "it (Debian: apt-get install python3-numpy; or pip install numpy)"), p.stderr
+    assert "multiarray" not in p.stderr
