@@ -1,10 +1,12 @@
-"""python/bench_round.py runs and reports every method and the binding's overhead (a small n:
-timings are not asserted here; BENCHMARKS.md records a full run)."""
+"""python/bench_round.py and python/bench_torch.py run and report every method (small sizes:
+timings are not asserted here; BENCHMARKS.md records full runs)."""
 
 import os
 import re
 import subprocess
 import sys
+
+import pytest
 
 from conftest import ROOT
 
@@ -27,3 +29,17 @@ def test_bench_round_reports_every_method():
         assert re.search(rf"^{re.escape(mode)} +fixed cost per call: [0-9.]+ us binding, "
                          rf"[0-9.]+ us C: -?[0-9.]+% of the C call on 200000 values$", out,
                          re.M), out
+
+
+def test_bench_torch_prints_a_markdown_table():
+    """python/bench_torch.py runs every pair on small sizes and prints one table row each."""
+    pytest.importorskip("torch", reason="torch is not installed: bench_torch.py needs it")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "python", "bench_torch.py"),
+                        "--n", "4096", "--params", "1000", "--batch", "8", "--features", "16",
+                        "--reps", "2", "--clock", "cpu"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = [ln for ln in p.stdout.splitlines() if ln.startswith("| ") and "---" not in ln]
+    assert rows[0].startswith("| srlab.torch | torch | size |") and len(rows) == 1 + 9
+    for r in rows[1:]:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        assert len(cells) == 7 and float(cells[5]) > 0 and float(cells[6]) > 0, r
