@@ -216,7 +216,7 @@ static PyGetSetDef Stream_getset[] = {
 
 static PyMethodDef Stream_methods[] = {
     {"draws", Stream_draws, METH_O,
-     "draws(n, /)\n--\n\nThe next n raw 64-bit draws (a uint64 array), counter .. counter + n - 1;\n"
+     "draws(n, /)\n--\n\nThe next n raw 64-bit draws (a uint64 array), counter .. counter+n-1;\n"
      "the counter then advances by n. Draw counter + i is what a stochastic rounding of element\n"
      "i compares with the exact fraction (its top R bits for sr:r=R). For pcg32, draw k is the\n"
      "pcg32 outputs 2k and 2k+1 as the high and low halves; for pcg64 the k-th pcg64 output."},
@@ -250,7 +250,8 @@ PyTypeObject srlpy_StreamType = {
               "    >>> y = srlab.round(np.full(4, 1.00390625), 'bf16', 'sr', s); s.counter\n"
               "    4\n\n"
               "srlab.round(x, F, M, srlab.Stream(S)) is `srlab round --batch -f F -r M --seed S`\n"
-              "on the values of x one per line, bit for bit (data line k uses draw k of stream 0).\n"
+              "on the values of x one per line, bit for bit (data line k uses draw k of stream\n"
+              "0).\n"
               "Attributes seed, stream, counter (integers in [0, 2^64), settable) and rng\n"
               "('pcg32' or 'pcg64'). Methods draws(n), derive(key), copy(). Streams compare equal\n"
               "when all four are equal; they pickle and copy.",

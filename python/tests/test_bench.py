@@ -36,7 +36,8 @@ def test_bench_torch_prints_a_markdown_table():
     pytest.importorskip("torch", reason="torch is not installed: bench_torch.py needs it")
     p = subprocess.run([sys.executable, os.path.join(ROOT, "python", "bench_torch.py"),
                         "--n", "4096", "--params", "1000", "--batch", "8", "--features", "16",
-                        "--reps", "2", "--clock", "cpu"], capture_output=True, text=True, timeout=300)
+                        "--reps", "2", "--clock", "cpu"],
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     rows = [ln for ln in p.stdout.splitlines() if ln.startswith("| ") and "---" not in ln]
     assert rows[0].startswith("| srlab.torch | torch | size |") and len(rows) == 1 + 9

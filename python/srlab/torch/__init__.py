@@ -265,7 +265,8 @@ class Quant:
     backward and what OptimLP stores weights, gradients and state in. Wherever srlab.torch takes
     one, a tuple (format, rounding) is read as Quant(*tuple), and None means "not rounded".
     Attributes: format (an srlab.Format), rounding (the canonical mode name), stochastic.
-    Quants compare equal when both are.
+    Quants compare equal when both are. (A tuple is passed to Quant whole, so an argument Quant
+    gains later, such as a block size for block-scaled formats, is a tuple's third element.)
 
         >>> srlab.torch.Quant("e4m3", "sr")
         srlab.torch.Quant('e4m3', 'sr')
@@ -297,7 +298,7 @@ def as_quant(spec, name):
     """None, a Quant, or a tuple/list read as Quant(*spec)."""
     if spec is None or isinstance(spec, Quant):
         return spec
-    if isinstance(spec, (tuple, list)) and 1 <= len(spec) <= 2:
+    if isinstance(spec, (tuple, list)) and spec:
         try:
             return Quant(*spec)
         except (ValueError, TypeError) as e:
