@@ -263,7 +263,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=2, help="seeds 1..N per strategy (default 2)")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--log-every", type=int, default=50)
-    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--wd", type=float, default=0.0)
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--layers", type=int, default=2)
