@@ -34,7 +34,7 @@ if [ "$what" = test ]; then optional="chromium python3-torch slurm-wlm munge"; f
 # and the Python package as `pip install .` builds it (python3-mesonpy, python3-venv; ccache lets
 # that second build of the library reuse the release build's objects).
 if [ "$what" = test ]; then
-    pkgs="$pkgs clang-14 libclang-rt-14-dev python3-mesonpy python3-venv python3-pip ccache"
+    pkgs="$pkgs clang-14 libclang-rt-14-dev python3-mesonpy python3-venv ccache"
 fi
 missing_of() {
     for p in "$@"; do
