@@ -9,12 +9,14 @@
 #
 # in     rows file of srlab sweep (columns run, lr, step, val_loss, fstar)
 # out    .png, .svg or .pdf (default gpt_curves.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default strategy and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# xcol   the column to pick the best value of (default lr)
-# ycol   the metric (default val_loss)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep runs whose columns match, space-separated: "opt=adamw"
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        strategy and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set xcol=COLUMN      the column to pick the best value of (default lr)
+# --set ycol=COLUMN      the metric (default val_loss)
+# --set where=FILTER     keep runs whose columns match, space-separated: "opt=adamw"
+# --set title=TEXT       the figure's title
+# --set debug=OUTFILE    the axis ranges drawn (tests)
 # Every run must log the same steps. A run with a non-finite last value never counts as best.
 #
 # needs: run step val_loss   (columns of --in; srlab plot checks them before gnuplot runs)

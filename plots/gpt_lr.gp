@@ -9,14 +9,18 @@
 #
 # in     summary file of srlab sweep (per run: lr, final_val_loss, final_fstar, diverged; from
 #        NAME.runs.csv beside it when the summary has one row per grid point)
-# runs   the file with one row per run (default: in, or NAME.runs.csv beside NAME.summary.csv)
+# --set runs=INFILE      the file with one row per run (default: in, or NAME.runs.csv beside
+#                        NAME.summary.csv)
 # out    .png, .svg or .pdf (default gpt_lr.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default strategy and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# xcol   the swept column (default lr)
-# ycol   the per-run metric (default final_val_loss; its gap to final_fstar when that is finite)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep runs whose columns match, space-separated: "opt=adamw"
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        strategy and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set xcol=COLUMN      the swept column (default lr)
+# --set ycol=METRIC      the per-run metric (default final_val_loss; its gap to final_fstar when
+#                        that is finite)
+# --set where=FILTER     keep runs whose columns match, space-separated: "opt=adamw"
+# --set title=TEXT       the figure's title
+# --set debug=OUTFILE    the axis ranges drawn and the means and bars plotted (tests)
 # Diverged runs (or non-finite values) get a cross at the top of the plot and no part in the mean.
 #
 # needs: lr *_mean   (columns of --in; srlab plot checks them before gnuplot runs)

@@ -10,9 +10,10 @@
 # in     rows file of srlab sweep or srlab train (columns step, replica_d2, replica_d2_pred,
 #        replica_diff_frac, replica_div and the column `by`)
 # out    .png, .svg or .pdf (default gpt_replicas.png); fmt overrides the extension
-# by     the column that tells the runs apart (default sr-seed)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep rows whose columns match, space-separated: "seed=1"
+# --set by=COLUMNS       the column that tells the runs apart (default sr-seed)
+# --set where=FILTER     keep rows whose columns match, space-separated: "seed=1"
+# --set title=TEXT       the figure's title
+# --set debug=OUTFILE    the axis ranges drawn (tests)
 #
 # needs: step replica_d2 replica_d2_pred replica_diff_frac   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_replicas.gp: give in='FILE.csv' (and out='FILE.png')"; exit status 2 }

@@ -9,12 +9,16 @@
 #
 # in     summary file of a heat sweep over m (columns final_dt_mean, final_rms_err_mean and _n)
 # out    .png, .svg or .pdf (default heat.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default rounding and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# where  keep grid points whose columns match, space-separated: "format=fp16"
-# debug  FILE: append the axis ranges drawn (tests)
-# p, r, t   the format's precision, dt / h^2 and the final time of the lines; by default from
-#        the '# command:' line (--r, --t) and the format column, else fp16 (p = 11), 0.25, 0.0625
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        rounding and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set where=FILTER     keep grid points whose columns match, space-separated: "format=fp16"
+# --set debug=OUTFILE    the axis ranges drawn (tests)
+# --set p=INTEGER        the format's precision of the lines (default: from the format column, else
+#                        fp16's 11)
+# --set r=NUMBER         dt / h^2 of the lines (default: --r of the '# command:' line, else 0.25)
+# --set t=NUMBER         the final time of the lines (default: --t of the '# command:' line, else
+#                        0.0625)
 #
 # needs: final_dt_mean final_rms_err_mean final_rms_err_n   (columns of --in)
 if (!exists("in")) { print "heat.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
@@ -34,7 +38,7 @@ argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
 if (!exists("r")) r = real(argof("r", "0.25"))
 if (!exists("t")) t = real(argof("t", "0.0625"))
 fcol = ""
-if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = strcol("format"), 0) : 0) nooutput }
+if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = uc(strcol("format")), 0) : 0) nooutput }
 fmtname = (fcol ne "") ? fcol : argof("format", "fp16")
 if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
     strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8

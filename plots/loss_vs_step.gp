@@ -6,12 +6,14 @@
 #
 # in     rows file of srlab sweep (srlab train rows: run, axes..., step, loss_gap, ...)
 # out    .png, .svg or .pdf (default loss_vs_step.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default strategy and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# ycol   the metric (default loss_gap)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep runs whose columns match, space-separated: "lr=0.01 format=bf16" (default all)
-# title  the figure's title
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        strategy and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set ycol=COLUMN      the metric (default loss_gap)
+# --set where=FILTER     keep runs whose columns match, space-separated: "lr=0.01 format=bf16"
+#                        (default all)
+# --set title=TEXT       the figure's title
+# --set debug=OUTFILE    the axis ranges drawn (tests)
 # Every run of a curve must log the same steps (same steps and log-every): the curve's point j
 # is the mean of the runs' j-th rows. Values <= 0 cannot show on a log axis: a band edge at 0 is
 # drawn at the bottom of the plot, a mean of 0 leaves a gap.

@@ -7,15 +7,18 @@
 #
 # in     summary file of srlab sweep (columns lr, final_loss_gap_n, final_loss_gap_mean,
 #        final_loss_gap_ci95_lo, final_loss_gap_ci95_hi; one row per grid point, or per run)
-# runs   the file with one row per run, for the dots (default: in itself when it has a `seed`
-#        column, else NAME.runs.csv beside NAME.summary.csv; "" for no dots)
+# --set runs=INFILE      the file with one row per run, for the dots (default: in itself when it
+#                        has a `seed` column, else NAME.runs.csv beside NAME.summary.csv; "" for
+#                        no dots)
 # out    .png, .svg or .pdf (default lr_sweep.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default strategy and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# xcol   the swept column (default lr)
-# ycol   the per-run summary metric (default final_loss_gap)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep runs whose columns match, space-separated: "opt=adamw format=bf16"
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        strategy and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set xcol=COLUMN      the swept column (default lr)
+# --set ycol=METRIC      the per-run summary metric (default final_loss_gap)
+# --set where=FILTER     keep runs whose columns match, space-separated: "opt=adamw format=bf16"
+# --set title=TEXT       the figure's title
+# --set debug=OUTFILE    the axis ranges drawn (tests)
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
 #

@@ -13,12 +13,15 @@
 # in     summary file of a quad1d sweep over lr (experiments/srrn.ini: columns lr,
 #        final_loss_gap_mean and _n)
 # out    .png, .svg or .pdf (default srrn.png); fmt overrides the extension
-# by     the columns whose values get a curve each (default strategy)
-# where  keep grid points whose columns match, space-separated: "strategy=bf16-rn"
-# debug  FILE: append the axis ranges drawn (tests)
-# a, xstar, x0, sigma, T, p   the model's settings; by default read from the file's
-#        '# command:' line (--a, --xstar, --x0, --grad-noise, --steps), else quad1d's defaults,
-#        and p = 8 (bf16)
+# --set by=COLUMNS       the columns whose values get a curve each (default strategy)
+# --set where=FILTER     keep grid points whose columns match, space-separated: "strategy=bf16-rn"
+# --set debug=OUTFILE    the axis ranges drawn (tests)
+# --set a=NUMBER         the model's curvature (default: --a of the '# command:' line, else 1)
+# --set xstar=NUMBER     the model's optimum (default: --xstar, else 0.3)
+# --set x0=NUMBER        the model's start (default: --x0, else 1)
+# --set sigma=NUMBER     the gradient noise (default: --grad-noise, else 0)
+# --set T=NUMBER         the steps (default: --steps, else 1000)
+# --set p=INTEGER        the format's precision (default 8, bf16)
 #
 # needs: lr final_loss_gap_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "srrn.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }

@@ -10,13 +10,17 @@
 #
 # in     summary file of a quad1d sweep over lr (columns lr, final_dist_to_opt_mean and _n)
 # out    .png, .svg or .pdf (default stall.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default strategy and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# where  keep grid points whose columns match, space-separated: "strategy=bf16-rn"
-# debug  FILE: append the axis ranges drawn (tests)
-# a, xstar, p   the theory line's curvature, optimum and format precision; by default read from
-#        the file's '# command:' line (--a, --xstar) and format column (else --format or
-#        --strategy), else quad1d's defaults a = 1, xstar = 0.3 and bf16 (p = 8)
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        strategy and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set where=FILTER     keep grid points whose columns match, space-separated: "strategy=bf16-rn"
+# --set debug=OUTFILE    the axis ranges drawn (tests)
+# --set a=NUMBER         the theory line's curvature (default: the file's '# command:' line, --a,
+#                        else quad1d's 1)
+# --set xstar=NUMBER     the theory line's optimum (default: --xstar of the '# command:' line, else
+#                        0.3)
+# --set p=INTEGER        the format's precision (default: from the format column, else --format or
+#                        --strategy of the '# command:' line, else bf16's 8)
 #
 # needs: lr final_dist_to_opt_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "stall.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
@@ -38,7 +42,7 @@ if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
 # the format: the rows' format column where it names one (sweeps write the resolved format),
 # else the command line's --format or --strategy
 fcol = ""
-if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = strcol("format"), 0) : 0) nooutput }
+if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = uc(strcol("format")), 0) : 0) nooutput }
 fmtname = (fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16"))
 if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
     strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8

@@ -8,13 +8,15 @@
 #
 # in     rows file of a `srlab sweep --command run --problem sum` sweep (columns k, rel_err, format)
 # out    .png, .svg or .pdf (default sum_error.png); fmt overrides the extension
-# by     the columns whose values get a curve each, comma-separated (default rounding and every
-#        other axis that varies; an axis left out that varies within a curve is refused)
-# ycol   the error column (default rel_err: |s - S| / sum |x_i|)
-# debug  FILE: append the axis ranges drawn (tests)
-# where  keep runs whose columns match, space-separated: "format=bf16 order=recursive"
-# u      unit roundoff 2^-p of the lines; by default from the format column of the first kept row
-#        (bf16 2^-8, fp16 and tf32 2^-11, fp32 2^-24, e4m3 2^-4, e5m2 2^-3, p=P,... 2^-P)
+# --set by=COLUMNS       the columns whose values get a curve each, comma-separated (default
+#                        rounding and every other axis that varies; an axis left out that varies
+#                        within a curve is refused)
+# --set ycol=COLUMN      the error column (default rel_err: |s - S| / sum |x_i|)
+# --set where=FILTER     keep runs whose columns match, space-separated: "format=bf16 order=recursive"
+# --set debug=OUTFILE    the axis ranges drawn (tests)
+# --set u=NUMBER         unit roundoff 2^-p of the lines; by default from the format column of the
+#                        first kept row (bf16 2^-8, fp16 and tf32 2^-11, fp32 2^-24, e4m3 2^-4,
+#                        e5m2 2^-3, p=P,... 2^-P)
 # An error of 0 (exact sums, as for the first terms) cannot show on a log axis: the mean line has a
 # gap there and the band is drawn down to the bottom of the plot.
 #
@@ -38,7 +40,7 @@ see(k, v) = (nsel = nsel + 1, ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos
 # The bounds n u and sqrt(n) u belong to one format: rows of two formats are refused below.
 fmt2 = ""
 firstfmt(s, p) = (fmtname eq "" ? (fmtname = s, probname = p) : (s ne fmtname && fmt2 eq "" ? (fmt2 = s) : 0), 0)
-stats in using (rowidx(column("run")), keep(0) ? (firstfmt(strcol("format"), strcol("problem")), \
+stats in using (rowidx(column("run")), keep(0) ? (firstfmt(uc(strcol("format")), strcol("problem")), \
                 see(column("k"), column(ycol))) : 0) nooutput
 if (fmt2 ne "") { print sprintf("sum_error.gp: %s holds rows of several formats (%s, %s, ...): pick one with --set where=format=%s", in, fmtname, fmt2, fmtname); exit status 2 }
 J = jmax + 1

@@ -183,9 +183,6 @@ void cli_csv_field(FILE *fp, const char *s);
 /* The bytes cli_csv_field writes for s. */
 size_t cli_csv_width(const char *s);
 
-/* s as a gnuplot single-quoted string ('' inside), for scripts srlab writes (src/cli/cmd_plot.c). */
-void cli_gp_quote(FILE *fp, const char *s);
-
 /* printf into a malloc'd string; NULL when out of memory. */
 char *cli_alloc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -242,5 +239,10 @@ int cli_out_append(const char *cmd, const char *what, const char *path, bool cre
 /* Discard everything written (remove the temporary file); the destination is untouched.
  * Safe after a failed open or a commit. */
 void cli_out_abort(cli_out *o);
+/* A temporary file (or, once the files in it are, an empty folder) that SIGINT, SIGTERM and SIGHUP
+ * remove before the process dies: files first, then folders. Returns its slot (-1 when there is
+ * no room: then nothing removes it on a signal); unregister it once it is renamed or removed. */
+int cli_tmp_register(const char *path);
+void cli_tmp_unregister(int slot);
 
 #endif

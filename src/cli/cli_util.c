@@ -482,7 +482,7 @@ char *cli_alloc_printf(const char *fmt, ...)
  * before dying with the signal's default action: the one piece of mutable global state of the
  * command, needed because an interrupted run must not leave its temporary file behind. */
 
-#define CLI_TMP_SLOTS 8
+#define CLI_TMP_SLOTS 32 /* outputs, and the files of gnuplot's private folder (gnuplot.c) */
 #define CLI_TMP_PATH 4096
 static char cli_tmp_paths[CLI_TMP_SLOTS][CLI_TMP_PATH];
 static volatile sig_atomic_t cli_tmp_live[CLI_TMP_SLOTS];
@@ -493,6 +493,9 @@ static void cli_on_signal(int sig)
     for (int k = 0; k < CLI_TMP_SLOTS; k++)
         if (cli_tmp_live[k])
             unlink(cli_tmp_paths[k]);
+    for (int k = 0; k < CLI_TMP_SLOTS; k++) /* then the folders, emptied by the first pass */
+        if (cli_tmp_live[k])
+            rmdir(cli_tmp_paths[k]);
     raise(sig); /* the handler was installed with SA_RESETHAND | SA_NODEFER */
 }
 
@@ -514,7 +517,7 @@ static void install_handlers(void)
     }
 }
 
-static int tmp_register(const char *path)
+int cli_tmp_register(const char *path)
 {
     size_t n = strlen(path);
     if (n >= CLI_TMP_PATH)
@@ -530,7 +533,7 @@ static int tmp_register(const char *path)
     return -1;
 }
 
-static void tmp_unregister(int slot)
+void cli_tmp_unregister(int slot)
 {
     if (slot >= 0)
         cli_tmp_live[slot] = 0;
@@ -700,7 +703,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
         return rc;
     }
     free(dir);
-    o->slot = tmp_register(o->tmp);
+    o->slot = cli_tmp_register(o->tmp);
     o->fp = fdopen(fd, "w");
     if (!o->fp) {
         close(fd);
@@ -853,7 +856,7 @@ void cli_out_abort(cli_out *o)
         free(o->tmp);
         o->tmp = NULL;
     }
-    tmp_unregister(o->slot);
+    cli_tmp_unregister(o->slot);
     o->slot = -1;
     free(o->path);
     o->path = NULL;

@@ -5,17 +5,18 @@
  * makes its figure. Randomness: seed 1 unless --seed is given, echoed. Knobs: the format (-f),
  * the size (--n), the term (accumulate) and the learning rate (gd, replicas); a knob a demo does
  * not have is refused. --plot draws the demo's picture: the demo writes its points into a data
- * block, and gnuplot (started without a shell, src/cli/host.h) runs a script holding that block
- * and the demo's plot commands, beside the figure; --table writes the same points as gnuplot
- * plots them ('set table'), which is what the tests read. */
+ * block, and gnuplot runs a script holding that block and the demo's plot commands in a private
+ * folder (src/cli/gnuplot.h), drawing into a fixed name there that is then checked and copied to
+ * FILE; --table writes the same points as gnuplot plots them ('set table'), which is what the
+ * tests read. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/gnuplot.h"
 #include "cli/host.h"
 #include "srlab/ops.h"
 #include "srlab/rounding.h"
@@ -661,40 +662,22 @@ static const char *figure_kind(const char *path)
     return NULL;
 }
 
-/* Run gnuplot on the script file `script`; 0 when it succeeded. */
-static int run_gnuplot(const char *script)
-{
-    char *args[] = {"gnuplot", (char *)script, NULL};
-    const cli_host_child child = {"gnuplot", true, args, NULL, -1, true, NULL, NULL};
-    pid_t pid;
-    cli_host_exit e;
-    int err = cli_host_spawn(&child, &pid);
-    if (err)
-        return cli_sys_error("demo", "cannot start gnuplot: %s", strerror(err));
-    if ((err = cli_host_wait(pid, &e)))
-        return cli_sys_error("demo", "waiting for gnuplot: %s", strerror(err));
-    if (e.signal)
-        return cli_sys_error("demo", "gnuplot was killed by signal %d", e.signal);
-    if (e.status)
-        return cli_error("demo", "gnuplot could not draw the picture (its message is above)");
-    return 0;
-}
-
-/* Write the gnuplot script: the data as an inline block, then the output (a figure, or the
- * 'set table' file) and the demo's plot commands. */
-static void write_script(FILE *m, const struct demo_spec *d, const demo_args *a,
+/* The gnuplot script: the data as an inline block, then the output (a figure, or the 'set
+ * table' file; `out`, a fixed name in gnuplot's folder) and the demo's plot commands. The format's
+ * name is the one value from the command line, checked as a text literal (src/cli/gnuplot.h).
+ * false when that name cannot be one. */
+static bool write_script(FILE *m, const struct demo_spec *d, const demo_args *a,
                          const char *data, size_t datalen, const char *kind, const char *out,
                          bool table)
 {
     fputs("$data << EOD\n", m);
     fwrite(data, 1, datalen, m);
     fputs("EOD\nfmt_name = ", m);
-    cli_gp_quote(m, a->f.name);
+    if (!cli_gp_literal(m, a->f.name, strlen(a->f.name), CLI_GP_TEXT))
+        return false;
     fputc('\n', m);
     if (table) {
-        fputs("set table ", m);
-        cli_gp_quote(m, out);
-        fputc('\n', m);
+        fprintf(m, "set table '%s'\n", out);
     } else {
         if (!strcmp(kind, "png"))
             fputs("set terminal pngcairo size 900,600 enhanced font 'DejaVu Sans,12'\n", m);
@@ -702,9 +685,7 @@ static void write_script(FILE *m, const struct demo_spec *d, const demo_args *a,
             fputs("set terminal svg size 900,600 enhanced font 'DejaVu Sans,12' dynamic\n", m);
         else
             fputs("set terminal pdfcairo size 6in,4in enhanced font 'DejaVu Sans,10'\n", m);
-        fputs("set output ", m);
-        cli_gp_quote(m, out);
-        fputs("\nset grid lc rgb '#dddddd'\n", m);
+        fprintf(m, "set output '%s'\nset grid lc rgb '#dddddd'\n", out);
     }
     /* the demo's settings, then (for the table) numbers in full whatever the axes' formats */
     const char *plot = strstr(d->gp, "\nplot ");
@@ -714,30 +695,44 @@ static void write_script(FILE *m, const struct demo_spec *d, const demo_args *a,
         fputs("set format x '%.12g'\nset format y '%.12g'\n", m);
     fputs(d->gp + head, m);
     fputs(table ? "unset table\n" : "set output\n", m);
+    return true;
 }
 
-/* Draw (table false) or tabulate (table true) the data into the output o, through a script
- * file beside it. */
+/* Draw (table false) or tabulate (table true) the data into the output o: gnuplot runs the
+ * script in its private folder (src/cli/gnuplot.h) and what it drew is checked and copied. */
 static int draw(const struct demo_spec *d, const demo_args *a, const char *data, size_t datalen,
                 cli_out *o, bool table)
 {
-    char *spath = cli_alloc_printf("%s.gp", o->path);
-    if (!spath)
+    const char *what = table ? "--table" : "--plot", *kind = table ? "txt" : figure_kind(o->path);
+    char out[32], *script = NULL;
+    size_t slen = 0;
+    snprintf(out, sizeof out, "srlab-%s.%s", table ? "table" : "figure", kind);
+    FILE *m = open_memstream(&script, &slen);
+    if (!m)
         return cli_sys_error("demo", "out of memory");
-    cli_out sc;
-    int rc = cli_out_open(&sc, "demo", table ? "--table" : "--plot", spath);
-    free(spath);
-    if (rc)
-        return rc;
-    write_script(sc.fp, d, a, data, datalen, figure_kind(o->path), o->tmp, table);
-    if (fflush(sc.fp) != 0 || ferror(sc.fp))
-        rc = cli_sys_error("demo", "cannot write the gnuplot script: %s", strerror(errno));
-    else
-        rc = run_gnuplot(sc.tmp);
-    cli_out_abort(&sc);
-    struct stat st;
-    if (!rc && (stat(o->tmp, &st) != 0 || st.st_size == 0))
-        rc = cli_error("demo", "gnuplot drew nothing into %s", o->path);
+    const bool ok = write_script(m, d, a, data, datalen, kind, out, table);
+    if (fclose(m) != 0 || !ok) {
+        free(script);
+        return ok ? cli_sys_error("demo", "out of memory")
+                  : cli_error("demo", "-f: the format's name '%s' cannot be a title", a->f.name);
+    }
+    cli_gp g;
+    cli_host_exit e;
+    int rc = cli_gp_open(&g, "demo");
+    if (!rc)
+        rc = cli_gp_put(&g, "srlab-demo.gp", NULL, script, slen);
+    if (!rc)
+        rc = cli_gp_expect(&g, out, o->path);
+    if (!rc)
+        rc = cli_gp_run(&g, "srlab-demo.gp", NULL, &e);
+    if (!rc && e.signal)
+        rc = cli_sys_error("demo", "gnuplot was killed by signal %d", e.signal);
+    else if (!rc && e.status)
+        rc = cli_error("demo", "gnuplot could not draw the picture (its message is above)");
+    if (!rc)
+        rc = cli_gp_take(&g, out, kind, what, o->fp);
+    cli_gp_close(&g);
+    free(script);
     return rc;
 }
 
@@ -754,8 +749,8 @@ static int list_demos(void)
 
 enum { O_SEED, O_FORMAT, O_N, O_TERM, O_LR, O_PLOT, O_TABLE };
 
-/* gnuplot draws a figure or a table into a file beside its destination */
-#define GP_FILE "gnuplot draws into a file (give a file name)"
+/* the figure or table is copied into a file (srlab demo writes no picture to a terminal) */
+#define GP_FILE "the picture goes into a file (give a file name)"
 
 /* The command line of srlab demo, as read. */
 typedef struct demo_cmdline {

@@ -1,21 +1,25 @@
 /* src/cli/cmd_plot.c: `srlab plot NAME --in CSV [-o FILE] [--set VAR=VALUE]...` (docs/design.md §13).
  *
- * Runs gnuplot on plots/NAME.gp with in='CSV', out='FILE' and fmt (png, svg or pdf from FILE's
- * extension), the same as `gnuplot -e "in='CSV'; out='FILE'" plots/NAME.gp`. The scripts are
- * found in $SRLAB_PLOTS if set, else in the source tree this srlab was built from, else in the
- * installed data directory (meson's datadir/srlab/plots). gnuplot writes to a temporary file
- * beside FILE that is renamed over it only when gnuplot succeeded and the file is not empty. */
+ * Draws plots/NAME.gp with gnuplot. The scripts are found in $SRLAB_PLOTS if set, else in the
+ * source tree this srlab was built from, else in the installed data directory (meson's
+ * datadir/srlab/plots). Before gnuplot runs, everything is checked: the figure's name, the
+ * columns its "# needs:" line names (they exist and hold numbers), and each --set against the
+ * variable the script declares (src/cli/figure.h): unknown variables and values not of their type
+ * are refused, exit 2, naming the --set. gnuplot then runs in a private folder (src/cli/gnuplot.h)
+ * on copies of the scripts and the data under fixed names, with every value written as a number
+ * or a checked string literal, and draws into a fixed name there; the drawing is checked and
+ * copied into FILE through the atomic output (cli_out). docs/security.md states the rule. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/figure.h"
+#include "cli/gnuplot.h"
 #include "cli/host.h"
-#include "cli/sweep_cli.h" /* cli_read_file */
 
 #define CMD "plot"
 
@@ -23,7 +27,8 @@ static const char help_text[] =
     "usage: srlab plot NAME --in CSV [-o FILE.png|.svg|.pdf] [--set VAR=VALUE]...\n"
     "\n"
     "Draw a figure from srlab's CSV files with gnuplot (plots/NAME.gp; Debian package\n"
-    "gnuplot-nox). The same as: gnuplot -e \"in='CSV'; out='FILE'\" plots/NAME.gp\n"
+    "gnuplot-nox). gnuplot runs in a private folder on copies of the scripts and the data, and\n"
+    "gets every --set value as a number or a checked string (docs/security.md).\n"
     "\n"
     "figures:\n"
     "  loss_vs_step  loss gap against step, a curve per strategy (mean over seeds, band from\n"
@@ -32,6 +37,10 @@ static const char help_text[] =
     "                confidence interval over seeds, log-log            --in summary CSV\n"
     "  stall         final distance to the optimum against learning rate, with the RN stall\n"
     "                line ulp(x*)/(2 lr a) (theory T05)                 --in summary CSV\n"
+    "  srrn          mean loss gap of noisy SGD against learning rate, with the model's exact,\n"
+    "                RN and SR curves (theory T14)                      --in summary CSV\n"
+    "  heat          RMS error of the heat equation against the time step, with theory T15's\n"
+    "                lines                                              --in summary CSV\n"
     "  sum_error     summation relative error against n per rounding, with the n u and\n"
     "                sqrt(n) u lines (theory T03)                        --in rows CSV\n"
     "  gpt_lr        final validation gap against learning rate per strategy, mean +-\n"
@@ -45,9 +54,9 @@ static const char help_text[] =
     "options:\n"
     "  --in CSV           the data (the rows or the summary file of srlab sweep)\n"
     "  -o, --output FILE  the figure: .png, .svg or .pdf (default NAME.png)\n"
-    "  --set VAR=VALUE    a variable of the script, e.g. --set by=strategy,rounding,\n"
-    "                     --set 'where=lr=0.01 format=bf16', --set ycol=dist_to_opt\n"
-    "                     (each script's header lists its variables)\n"
+    "  --set VAR=VALUE    a variable the script declares, of its type (below), e.g.\n"
+    "                     --set by=strategy,rounding, --set 'where=lr=0.01 format=bf16',\n"
+    "                     --set ycol=dist_to_opt; each at most once\n"
     "\n"
     "Every grid axis that varies in the data gets a curve per value (or is the x axis): by\n"
     "default a figure separates them all; with --set by=COLS an axis that would be averaged\n"
@@ -60,51 +69,124 @@ static const char help_text[] =
     "  srlab plot lr_sweep --in lr.summary.csv -o lr.png\n"
     "  srlab plot loss_vs_step --in lr.csv -o loss.pdf --set 'where=lr=0.01'\n";
 
-/* "a, b, c": the figures of dir (plots/NAME.gp), for a message; "" when there are none. */
-static void list_plots(const char *dir, char *out, size_t len)
+/* ---- help: the variables, from the scripts' declarations ---- */
+
+/* "  NAME=TYPE NAME=TYPE ..." of the figure at path, wrapped under `indent` columns. */
+static void print_vars(FILE *o, const cli_fig *f, size_t indent)
 {
+    size_t col = indent;
+    for (size_t i = 0; i < f->nvars; i++) {
+        const size_t w = strlen(f->vars[i].name) + 1 + strlen(cli_fig_type_name(f->vars[i].type));
+        if (i && col + 1 + w > 90) {
+            fprintf(o, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (i) {
+            fputc(' ', o);
+            col++;
+        }
+        fprintf(o, "%s=%s", f->vars[i].name, cli_fig_type_name(f->vars[i].type));
+        col += w;
+    }
+    fputc('\n', o);
+}
+
+/* text, its words wrapped at 90 columns; the first line starts at column `col`, the next ones at
+ * `indent`. */
+static void print_wrapped(FILE *o, const char *text, size_t col, size_t indent)
+{
+    bool first = true;
+    for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " "), first = false) {
+        const size_t n = strcspn(w, " ");
+        if (!first && col + 1 + n > 90) {
+            fprintf(o, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', o);
+            col++;
+        }
+        fwrite(w, 1, n, o);
+        col += n;
+        w += n;
+    }
+    fputc('\n', o);
+}
+
+static void print_types(FILE *o)
+{
+    fputs("\nthe types of --set (each value is checked, then given to gnuplot as a number or a\n"
+          "quoted string; a file is read or written by srlab, never opened by gnuplot):\n", o);
+    for (int t = 0; t < CLI_FIG_NTYPES; t++) {
+        fprintf(o, "  %-8s ", cli_fig_type_name((cli_fig_type)t));
+        print_wrapped(o, cli_fig_type_help((cli_fig_type)t), 11, 11);
+    }
+}
+
+/* srlab plot --help: the text above, then each script's variables; with a figure named, its
+ * variables in full. */
+static int plot_help(const char *name)
+{
+    const char *dir = cli_host_plots_dir();
+    char why[CLI_FIG_WHY_LEN];
+    cli_fig f;
+    if (name) {
+        char *path = cli_alloc_printf("%s/%s.gp", dir, name);
+        int bad = !path || cli_fig_read(&f, path, why);
+        free(path);
+        if (bad)
+            return cli_error(CMD, "%s: no figure %s in %s", name, name, dir);
+        printf("usage: srlab plot %s --in CSV [-o FILE.png|.svg|.pdf] [--set VAR=VALUE]...\n\n"
+               "the variables of %s (plots/%s.gp):\n", name, name, name);
+        for (size_t i = 0; i < f.nvars; i++) {
+            printf("  --set %s=%s\n      ", f.vars[i].name, cli_fig_type_name(f.vars[i].type));
+            print_wrapped(stdout, f.vars[i].desc, 6, 6);
+        }
+        cli_fig_free(&f);
+        print_types(stdout);
+        return cli_help("");
+    }
+    fputs(help_text, stdout);
+    fputs("\nvariables (--set VAR=TYPE) of each figure, from its script (srlab plot NAME --help:\n"
+          "what each one is):\n", stdout);
     char **names;
     size_t n;
-    out[0] = 0;
-    if (cli_host_list(dir, ".gp", &names, &n))
-        return;
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++)
-        if (used + strlen(names[i]) + 3 < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
-    cli_host_names_free(names, n);
+    if (!cli_host_list(dir, ".gp", &names, &n)) {
+        for (size_t i = 0; i < n; i++) {
+            char *path = cli_alloc_printf("%s/%s.gp", dir, names[i]);
+            printf("  %-13s ", names[i]);
+            if (path && !cli_fig_read(&f, path, why)) {
+                print_vars(stdout, &f, 16);
+                cli_fig_free(&f);
+            } else {
+                printf("(its declarations: %s)\n", path ? why : "out of memory");
+            }
+            free(path);
+        }
+        cli_host_names_free(names, n);
+    }
+    print_types(stdout);
+    return cli_help("");
 }
 
-/* Does the comma-separated header line `hdr` have the column `col`? A `col` of the form *SUFFIX
- * asks for any column whose name ends in SUFFIX. */
-static bool has_column(const char *hdr, const char *col)
+/* ---- the data ---- */
+
+/* The columns of the CSV header line hdr (hlen bytes): is `col` (n bytes) one of them? A `col` of
+ * the form *SUFFIX asks for any column whose name ends in SUFFIX. */
+static bool has_column(const char *hdr, size_t hlen, const char *col, size_t n)
 {
-    const bool any = col[0] == '*';
+    const bool any = n && col[0] == '*';
     const char *want = any ? col + 1 : col;
-    const size_t n = strlen(want);
-    for (const char *c = hdr; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
-        const size_t len = strcspn(c, ",");
-        if (any ? len >= n && !strncmp(c + len - n, want, n) : len == n && !strncmp(c, want, n))
+    if (any)
+        n--;
+    for (const char *c = hdr, *end = hdr + hlen; c <= end;) {
+        const char *comma = memchr(c, ',', (size_t)(end - c));
+        const size_t len = comma ? (size_t)(comma - c) : (size_t)(end - c);
+        if (any ? len >= n && !memcmp(c + len - n, want, n) : len == n && !memcmp(c, want, n))
             return true;
+        if (!comma)
+            break;
+        c = comma + 1;
     }
     return false;
-}
-
-/* The names of a script's "# needs:" line into needs[512] ("" without one); the names end
- * where the explanation starts. */
-static void script_needs(const char *script, char *needs)
-{
-    char *text;
-    size_t len;
-    needs[0] = '\0';
-    if (cli_read_file(script, &text, &len) != 0)
-        return;
-    for (const char *l = text; *l == '#'; l += strcspn(l, "\n"), l += *l == '\n')
-        if (!strncmp(l, "# needs:", 8)) {
-            snprintf(needs, 512, "%.*s", (int)strcspn(l + 8, "(\n"), l + 8);
-            break;
-        }
-    free(text);
 }
 
 /* Field k (from 0) of the CSV line [s, e) into [*b, *fe) (quotes kept); false if the line is
@@ -127,108 +209,124 @@ static bool csv_field(const char *s, const char *e, size_t k, const char **b, co
     }
 }
 
-/* Issue 12, item 13: gnuplot draws an empty figure, and exits 0, when a plotted column holds no
- * number. Every column the script plots as a number -- the names of its "# needs:" line (not
- * *SUFFIX ones, nor NAME:text), and the columns --set xcol=/ycol= name -- must hold at least one
- * finite number in the data rows of --in; else refuse, naming the column. Returns 0, or the exit
- * status of the error printed (a file that cannot be read is left to gnuplot's message). */
-static int check_numbers(const char *script, const char *in, const char *const *sets, size_t nsets)
-{
-    char q[CLI_QUOTE_LEN], needs[512], cols[1024];
-    script_needs(script, needs);
-    size_t used = (size_t)snprintf(cols, sizeof cols, "%s", needs);
-    for (size_t i = 0; i < nsets; i++)
-        if ((!strncmp(sets[i], "ycol=", 5) || !strncmp(sets[i], "xcol=", 5)) && used < sizeof cols)
-            used += (size_t)snprintf(cols + used, sizeof cols - used, " %s", sets[i] + 5);
-    char *data;
+/* The data of --in, read once: the text, its header line (the first line not starting with '#',
+ * without its line end) and where the rows after it start. */
+typedef struct plot_data {
+    char *text;
     size_t len;
-    if (cli_read_file(in, &data, &len))
-        return 0;
-    const char *end = data + len, *hdr = NULL, *line = data, *hdr_end = NULL;
-    int rc = 0;
-    while (line < end && !hdr) { /* the header: the first line not starting with '#' */
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
+    const char *hdr, *rows;
+    size_t hlen;
+} plot_data;
+
+static int read_data(plot_data *d, const char *in)
+{
+    char q[CLI_QUOTE_LEN];
+    int rc = cli_read_file(in, &d->text, &d->len);
+    if (rc)
+        return cli_error(CMD, "--in: cannot read %s: %s",
+                         cli_quote(q, sizeof q, in, strlen(in), 200), cli_read_strerror(rc));
+    const char *end = d->text + d->len;
+    d->hdr = d->rows = end;
+    d->hlen = 0;
+    for (const char *l = d->text; l < end;) { /* the reader drops a BOM */
+        const char *nl = memchr(l, '\n', (size_t)(end - l));
         const char *e = nl ? nl : end;
-        if (*line != '#')
-            hdr = line, hdr_end = e;
-        line = nl ? nl + 1 : end;
-    }
-    for (char *save = NULL, *col = strtok_r(cols, " \t\r\n", &save); hdr && !rc && col;
-         col = strtok_r(NULL, " \t\r\n", &save)) {
-        if (col[0] == '*' || strchr(col, ':'))
-            continue;
-        size_t k = 0, n = strlen(col);
-        const char *b, *fe;
-        while (csv_field(hdr, hdr_end, k, &b, &fe) &&
-               !((size_t)(fe - b) - (fe > b && fe[-1] == '\r') == n && !strncmp(b, col, n)))
-            k++;
-        if (!csv_field(hdr, hdr_end, k, &b, &fe))
-            continue; /* not a column of this file: check_columns or gnuplot says so */
-        bool found = false;
-        for (const char *l = line; l < end && !found;) {
-            const char *nl = memchr(l, '\n', (size_t)(end - l));
-            const char *e = nl ? nl : end;
-            if (*l != '#' && csv_field(l, e, k, &b, &fe) && fe > b && fe - b < 64) {
-                char num[64], *stop;
-                snprintf(num, sizeof num, "%.*s", (int)(fe - b), b);
-                num[strcspn(num, "\r")] = '\0';
-                double v = strtod(num, &stop);
-                found = stop != num && !*stop && isfinite(v);
-            }
-            l = nl ? nl + 1 : end;
+        if (*l != '#') {
+            d->hdr = l;
+            d->hlen = (size_t)(e - l) - (e > l && e[-1] == '\r');
+            d->rows = nl ? nl + 1 : end;
+            break;
         }
-        if (!found)
-            rc = cli_error(CMD, "--in %s: column '%s' holds no finite number (every value is nan, "
-                           "inf, text or empty): nothing to plot",
-                           cli_quote(q, sizeof q, in, strlen(in), 200), col);
+        l = nl ? nl + 1 : end;
     }
-    free(data);
-    return rc;
+    return 0;
+}
+
+/* Issue 12, item 13: gnuplot draws an empty figure, and exits 0, when a plotted column holds no
+ * number. The column `col` (n bytes), when --in has it, must hold at least one finite number in
+ * its rows; else refuse, naming it. Returns 0, or the exit status of the error printed. */
+static int check_number_column(const plot_data *d, const char *in, const char *col, size_t n)
+{
+    char q[CLI_QUOTE_LEN];
+    const char *b, *fe, *hend = d->hdr + d->hlen, *end = d->text + d->len;
+    size_t k = 0;
+    while (csv_field(d->hdr, hend, k, &b, &fe) && !((size_t)(fe - b) == n && !memcmp(b, col, n)))
+        k++;
+    if (!csv_field(d->hdr, hend, k, &b, &fe))
+        return 0; /* not a column of this file: the column checks say so */
+    for (const char *l = d->rows; l < end;) {
+        const char *nl = memchr(l, '\n', (size_t)(end - l));
+        const char *e = nl ? nl : end;
+        if (*l != '#' && csv_field(l, e, k, &b, &fe) && fe > b && fe - b < 64) {
+            char num[64], *stop;
+            snprintf(num, sizeof num, "%.*s", (int)(fe - b), b);
+            num[strcspn(num, "\r")] = '\0';
+            double v = strtod(num, &stop);
+            if (stop != num && !*stop && isfinite(v))
+                return 0;
+        }
+        l = nl ? nl + 1 : end;
+    }
+    return cli_error(CMD, "--in %s: column '%.*s' holds no finite number (every value is nan, inf, "
+                     "text or empty): nothing to plot", cli_quote(q, sizeof q, in, strlen(in), 200),
+                     (int)n, col);
 }
 
 /* A script names the columns it cannot do without in a "# needs: a b c" line of its header (a
- * summary file has seeds, a runs file last_step, a rows file step). Check them against the CSV's header before
- * gnuplot runs, since gnuplot only warns about a missing column and draws an empty figure.
- * Returns 0, or the exit status of the error it printed. */
-static int check_columns(const char *script, const char *name, const char *in, const char *hdr)
+ * summary file has seeds, a runs file last_step, a rows file step); they must be in the header,
+ * since gnuplot only warns about a missing column and draws an empty figure, and hold numbers
+ * (but NAME:text and *SUFFIX ones). Returns 0, or the exit status of the error it printed. */
+static int check_needs(const cli_fig *f, const char *name, const char *in, const plot_data *d)
 {
-    char q[CLI_QUOTE_LEN], needs[512];
-    script_needs(script, needs);
-    if (!needs[0])
-        return 0;
-    for (char *save = NULL, *col = strtok_r(needs, " \t\r\n", &save); col;
-         col = strtok_r(NULL, " \t\r\n", &save)) {
-        col[strcspn(col, ":")] = '\0'; /* "format:text" */
-        if (has_column(hdr, col))
+    char q[CLI_QUOTE_LEN];
+    const char *hdr = d->hdr;
+    const size_t hl = d->hlen;
+    for (const char *c = f->needs; *(c += strspn(c, " \t\r")); c += strcspn(c, " \t\r")) {
+        const size_t len = strcspn(c, " \t\r"), n = strcspn(c, ":");
+        const size_t cn = n < len ? n : len; /* "format:text" */
+        int rc = 0;
+        if (has_column(hdr, hl, c, cn)) {
+            if (cn == len && c[0] != '*')
+                rc = check_number_column(d, in, c, cn);
+            if (rc)
+                return rc;
             continue;
+        }
         const char *hint = "";
-        const bool stats = has_column(hdr, "*_mean");
-        if (!stats && has_column(hdr, "step"))
+        const bool stats = has_column(hdr, hl, "*_mean", 6);
+        if (!stats && has_column(hdr, hl, "step", 4))
             hint = ": this is a rows file, and the figure reads the summary file of the sweep "
                    "(NAME.summary.csv)";
-        else if (!stats && has_column(hdr, "last_step"))
+        else if (!stats && has_column(hdr, hl, "last_step", 9))
             hint = ": this is the runs file, and the figure reads the summary file of the sweep "
                    "(NAME.summary.csv)";
-        else if (stats && (!strcmp(col, "step") || !strcmp(col, "run") || !strcmp(col, "k")))
+        else if (stats && ((cn == 4 && !memcmp(c, "step", 4)) || (cn == 3 && !memcmp(c, "run", 3)) ||
+                           (cn == 1 && c[0] == 'k')))
             hint = ": this is a summary file, and the figure reads the rows file of the sweep "
                    "(NAME.csv)";
-        if (col[0] == '*')
-            return cli_error(CMD, "--in %s has no statistics columns (METRIC%s), which the figure "
-                             "%s needs%s", cli_quote(q, sizeof q, in, strlen(in), 200), col + 1,
-                             name, hint);
-        return cli_error(CMD, "--in %s has no column '%s', which the figure %s needs%s",
-                         cli_quote(q, sizeof q, in, strlen(in), 200), col, name, hint);
+        if (c[0] == '*')
+            return cli_error(CMD, "--in %s has no statistics columns (METRIC%.*s), which the figure "
+                             "%s needs%s", cli_quote(q, sizeof q, in, strlen(in), 200),
+                             (int)cn - 1, c + 1, name, hint);
+        return cli_error(CMD, "--in %s has no column '%.*s', which the figure %s needs%s",
+                         cli_quote(q, sizeof q, in, strlen(in), 200), (int)cn, c, name, hint);
     }
     return 0;
 }
 
 /* ---- the command line ---- */
 
+typedef struct plot_set {
+    const char *text;       /* VAR=VALUE as given */
+    const char *value;      /* after the '=' */
+    const cli_fig_var *var; /* its declaration */
+} plot_set;
+
 typedef struct plot_args {
     const char *name; /* the figure, plots/NAME.gp */
     const char *in;   /* --in CSV */
     const char *out;  /* -o FILE, or NULL */
-    const char **sets; /* --set VAR=VALUE, in order */
+    plot_set *sets;   /* --set VAR=VALUE, in order */
     size_t nsets;
 } plot_args;
 
@@ -264,120 +362,108 @@ static int parse_args(plot_args *p, int argc, char **argv)
                 return cli_error(CMD, "%s is given twice", a.opt);
             p->out = a.val;
             break;
-        default: p->sets[p->nsets++] = a.val; break;
+        default: p->sets[p->nsets++].text = a.val; break;
         }
     }
     return 0;
 }
 
-/* The --set variables that name columns of --in, checked against its header line hdr before
- * gnuplot runs, which would otherwise stop on an internal error: by=COL,COL..., xcol=COL,
- * ycol=METRIC (a column, or METRIC_mean in a summary file), where=COL=VALUE COL=VALUE...
- * Returns 0, or the exit status of the error it printed. */
-static int check_sets(const plot_args *p, const char *hdr)
+/* The script of the figure p->name, plots/NAME.gp (malloc'd into *script), and its
+ * declarations. */
+static int find_script(const plot_args *p, char **script, cli_fig *f)
 {
-    char q[CLI_QUOTE_LEN], col[256];
-    for (size_t i = 0; i < p->nsets; i++) {
-        const char *set = p->sets[i], *val = strchr(set, '=');
-        if (!val)
-            continue; /* refused later, with its own message */
-        val++;
-        const size_t vlen = (size_t)(val - 1 - set);
-        const bool by = vlen == 2 && !strncmp(set, "by", 2);
-        const bool where = vlen == 5 && !strncmp(set, "where", 5);
-        const bool xcol = vlen == 4 && !strncmp(set, "xcol", 4);
-        const bool ycol = vlen == 4 && !strncmp(set, "ycol", 4);
-        if (!by && !where && !xcol && !ycol)
-            continue;
-        const char *sep = by ? "," : where ? " \t" : "";
-        for (const char *c = val; *c;) {
-            size_t n = strcspn(c, sep);
-            size_t name = where ? strcspn(c, "=") : n;
-            if (name > n)
-                name = n;
-            if (n && name) {
-                snprintf(col, sizeof col, "%.*s", (int)(name < 200 ? name : 200), c);
-                char mean[300];
-                snprintf(mean, sizeof mean, "%s_mean", col);
-                if (!has_column(hdr, col) && !(ycol && has_column(hdr, mean)))
-                    return cli_error(CMD, "--set %.*s: --in %s has no column %s%s", (int)vlen,
-                                     set, cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
-                                     cli_quote(mean, sizeof mean, col, strlen(col), CLI_QUOTE_MAX),
-                                     ycol ? " (nor METRIC_mean)" : "");
-            }
-            c += n;
-            c += strspn(c, sep);
-        }
-    }
-    return 0;
-}
-
-/* The script of the figure p->name, plots/NAME.gp (malloc'd into *script). */
-static int find_script(const plot_args *p, char **script)
-{
-    char q[CLI_QUOTE_LEN];
+    char q[CLI_QUOTE_LEN], why[CLI_FIG_WHY_LEN];
     if (!p->name)
         return cli_error(CMD, "which figure? srlab plot NAME --in CSV (see srlab plot --help)");
-    for (const char *c = p->name; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
-            return cli_error(CMD, "%s is not a figure name (letters, digits, _ and -)",
-                             cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX));
+    bool ok = isalnum((unsigned char)p->name[0]) && strlen(p->name) <= 60;
+    for (const char *c = p->name; ok && *c; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_' || *c == '-';
+    if (!ok)
+        return cli_error(CMD, "%s is not a figure name (a letter or digit, then letters, digits, "
+                         "_ and -)", cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX));
     const char *dir = cli_host_plots_dir();
     if (!(*script = cli_alloc_printf("%s/%s.gp", dir, p->name)))
         return cli_sys_error(CMD, "out of memory");
     if (access(*script, R_OK) != 0) {
-        char known[512];
-        list_plots(dir, known, sizeof known);
+        char known[512] = "";
+        char **names;
+        size_t n, used = 0;
+        if (!cli_host_list(dir, ".gp", &names, &n)) {
+            for (size_t i = 0; i < n; i++)
+                if (used + strlen(names[i]) + 3 < sizeof known)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             i ? ", " : "", names[i]);
+            cli_host_names_free(names, n);
+        }
         return cli_error(CMD, "unknown figure %s (in %s: %s)",
                          cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX), dir,
                          known[0] ? known : "no scripts; set SRLAB_PLOTS=DIR");
     }
+    if (cli_fig_read(f, *script, why))
+        return cli_error(CMD, "%s: %s", *script, why);
     return 0;
 }
 
-/* The data, the figure file (*fmt: its extension) and the --set variables, checked before
- * gnuplot runs. */
-static int check_inputs(const plot_args *p, const char *script, const char **fmt)
+/* Each --set: a variable the script declares, given once, with a value of its type; the columns
+ * it names are columns of --in (a METRIC: M or M_mean), and a COLUMN or METRIC one holds numbers.
+ * Returns 0, or the exit status of the error it printed. */
+static int check_sets(plot_args *p, const cli_fig *f, const plot_data *d)
+{
+    char q[CLI_QUOTE_LEN], q2[CLI_QUOTE_LEN], why[CLI_FIG_WHY_LEN];
+    for (size_t i = 0; i < p->nsets; i++) {
+        plot_set *s = &p->sets[i];
+        const char *eq = strchr(s->text, '=');
+        const size_t n = eq ? (size_t)(eq - s->text) : 0;
+        if (!eq || !(s->var = cli_fig_find(f, s->text, n))) {
+            char list[600] = "";
+            for (size_t k = 0, used = 0; k < f->nvars && used + 40 < sizeof list; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
+                                         f->vars[k].name);
+            return cli_error(CMD, "--set %s: %s %s (its variables: %s; in, out and fmt come from "
+                             "--in and -o)", cli_quote(q, sizeof q, s->text, strlen(s->text),
+                                                       CLI_QUOTE_MAX),
+                             eq ? "the figure has no variable" : "is not VAR=VALUE with a variable of",
+                             eq ? cli_quote(q2, sizeof q2, s->text, n, CLI_QUOTE_MAX) : p->name,
+                             f->nvars ? list : "none");
+        }
+        s->value = eq + 1;
+        for (size_t k = 0; k < i; k++)
+            if (p->sets[k].var == s->var)
+                return cli_error(CMD, "--set %s is given twice", s->var->name);
+        if (cli_fig_check(s->var, s->value, why))
+            return cli_error(CMD, "--set %s: %s %s (%s)", s->var->name,
+                             cli_quote(q, sizeof q, s->value, strlen(s->value), 200), why,
+                             cli_fig_type_name(s->var->type));
+        size_t cn;
+        const char *c;
+        for (size_t k = 0; (c = cli_fig_column(s->var, s->value, k, &cn)); k++) {
+            const bool metric = s->var->type == CLI_FIG_METRIC;
+            char mean[CLI_GP_TEXT_MAX + 8];
+            snprintf(mean, sizeof mean, "%.*s_mean", (int)cn, c);
+            if (!has_column(d->hdr, d->hlen, c, cn) &&
+                !(metric && has_column(d->hdr, d->hlen, mean, strlen(mean))))
+                return cli_error(CMD, "--set %s: --in %s has no column %s%s", s->var->name,
+                                 cli_quote(q, sizeof q, p->in, strlen(p->in), 200),
+                                 cli_quote(q2, sizeof q2, c, cn, CLI_QUOTE_MAX),
+                                 metric ? " (nor METRIC_mean)" : "");
+            int rc = metric || s->var->type == CLI_FIG_COLUMN
+                         ? check_number_column(d, p->in, c, cn) : 0;
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The figure file's format (*fmt: png, svg or pdf, from its extension), and gnuplot. */
+static int check_output(const plot_args *p, const char **fmt)
 {
     char q[CLI_QUOTE_LEN];
-    if (!p->in)
-        return cli_error(CMD, "no data: --in CSV");
-    char *data;
-    size_t len;
-    int rc = cli_read_file(p->in, &data, &len);
-    if (rc)
-        return cli_error(CMD, "--in: cannot read %s: %s",
-                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200), cli_read_strerror(rc));
-    char hdr[8192] = ""; /* the first line that is no '#' comment (the reader drops a BOM) */
-    for (const char *l = data; *l; l += strcspn(l, "\n"), l += *l == '\n')
-        if (*l != '#') {
-            snprintf(hdr, sizeof hdr, "%.*s", (int)strcspn(l, "\r\n"), l);
-            break;
-        }
-    free(data);
-    rc = check_columns(script, p->name, p->in, hdr);
-    if (!rc)
-        rc = check_sets(p, hdr);
-    if (!rc)
-        rc = check_numbers(script, p->in, p->sets, p->nsets);
-    if (rc)
-        return rc;
     const char *dot = strrchr(p->out, '.');
     *fmt = dot ? dot + 1 : "";
     if (strcmp(*fmt, "png") && strcmp(*fmt, "svg") && strcmp(*fmt, "pdf"))
         return cli_error(CMD, "-o: %s: the figure must end in .png, .svg or .pdf",
                          cli_quote(q, sizeof q, p->out, strlen(p->out), 200));
-    for (size_t i = 0; i < p->nsets; i++) {
-        const char *set = p->sets[i], *eq = strchr(set, '=');
-        bool ok = eq && eq > set && (isalpha((unsigned char)set[0]) || set[0] == '_');
-        for (const char *c = set; ok && c < eq; c++)
-            ok = isalnum((unsigned char)*c) || *c == '_';
-        if (!ok || !strncmp(set, "in=", 3) || !strncmp(set, "out=", 4) ||
-            !strncmp(set, "fmt=", 4))
-            return cli_error(CMD, "--set: %s is not VAR=VALUE with a variable of the script (in, "
-                             "out and fmt come from --in and -o)",
-                             cli_quote(q, sizeof q, set, strlen(set), CLI_QUOTE_MAX));
-    }
     if (!cli_host_has_program("gnuplot"))
         return cli_error(CMD, "gnuplot is not installed: install Debian's gnuplot-nox "
                          "(apt-get install gnuplot-nox)");
@@ -386,42 +472,87 @@ static int check_inputs(const plot_args *p, const char *script, const char **fmt
 
 /* ---- gnuplot ---- */
 
-void cli_gp_quote(FILE *m, const char *s)
+/* The fixed names of gnuplot's folder: the data (NAME.summary.csv keeps its suffix, so that a
+ * script finds NAME.runs.csv beside it, plots/common.gpi), a file --set names, the figure. */
+#define IN_CSV "srlab-in.csv"
+#define IN_SUMMARY "srlab-in.summary.csv"
+#define IN_RUNS "srlab-in.runs.csv"
+
+static bool is_summary(const char *in)
 {
-    fputc('\'', m);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', m);
-        fputc(*s, m);
-    }
-    fputc('\'', m);
+    const size_t n = strlen(in);
+    return n > 12 && !strcmp(in + n - 12, ".summary.csv");
 }
 
-/* in='...'; out='...'; fmt='png'; VAR=VALUE... (numbers as numbers, other text quoted), malloc'd;
- * NULL when out of memory. */
-static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
+/* The scripts (NAME.gp and every .gpi beside it) and the data into gnuplot's folder. */
+static int put_inputs(cli_gp *g, const plot_args *p, const plot_data *d, bool beside_runs)
 {
-    char *expr = NULL;
+    const char *dir = cli_host_plots_dir();
+    char **names, *text = NULL, *file = NULL;
+    size_t n, len;
+    int rc = 0, err = cli_host_list(dir, ".gpi", &names, &n);
+    if (err)
+        return cli_sys_error(CMD, "cannot list %s: %s", dir, strerror(err));
+    for (size_t i = 0; i <= n && !rc; i++) {
+        file = cli_alloc_printf("%s.%s", i < n ? names[i] : p->name, i < n ? "gpi" : "gp");
+        if (!file || !(text = cli_host_read(dir, file, &len)))
+            rc = file ? cli_sys_error(CMD, "cannot read %s/%s", dir, file)
+                      : cli_sys_error(CMD, "out of memory");
+        else
+            rc = cli_gp_put(g, file, NULL, text, len);
+        free(file), free(text);
+        file = text = NULL;
+    }
+    cli_host_names_free(names, n);
+    if (!rc)
+        rc = cli_gp_put_csv(g, is_summary(p->in) ? IN_SUMMARY : IN_CSV, p->in, "--in", d->text,
+                            d->len);
+    if (rc || !beside_runs || !is_summary(p->in))
+        return rc;
+    /* the runs file beside a summary, as plots/common.gpi looks for it */
+    char *runs = cli_alloc_printf("%.*s.runs.csv", (int)(strlen(p->in) - 12), p->in);
+    if (!runs)
+        return cli_sys_error(CMD, "out of memory");
+    if (access(runs, F_OK) != 0) {
+        rc = cli_gp_expect(g, IN_RUNS, runs); /* gnuplot's message names it */
+    } else if ((err = cli_read_file(runs, &text, &len))) {
+        char q[CLI_QUOTE_LEN];
+        rc = cli_error(CMD, "--in: cannot read the runs file beside it, %s: %s",
+                       cli_quote(q, sizeof q, runs, strlen(runs), 200), cli_read_strerror(err));
+    } else {
+        rc = cli_gp_put_csv(g, IN_RUNS, runs, "the runs file", text, len);
+        free(text);
+    }
+    free(runs);
+    return rc;
+}
+
+/* The fixed name of the file of a file-typed --set ("srlab-runs.csv", "srlab-debug.out"). */
+static void set_file(char *buf, size_t len, const plot_set *s)
+{
+    snprintf(buf, len, "srlab-%s.%s", s->var->name, s->var->type == CLI_FIG_INFILE ? "csv" : "out");
+}
+
+/* in='...'; out='...'; fmt='png'; VAR=VALUE... (each value typed: cli_fig_render, or a fixed
+ * name), malloc'd; NULL when out of memory. */
+static char *gp_expression(const plot_args *p, const char *fig, const char *fmt)
+{
+    char *expr = NULL, file[64];
     size_t len = 0;
     FILE *m = open_memstream(&expr, &len);
     if (!m)
         return NULL;
-    fputs("in=", m);
-    cli_gp_quote(m, p->in);
-    fputs("; out=", m);
-    cli_gp_quote(m, tmp);
-    fputs("; fmt=", m);
-    cli_gp_quote(m, fmt);
+    fprintf(m, "in='%s'; out='%s'; fmt='%s'", is_summary(p->in) ? IN_SUMMARY : IN_CSV, fig, fmt);
     for (size_t i = 0; i < p->nsets; i++) {
-        const char *eq = strchr(p->sets[i], '=');
-        fprintf(m, "; %.*s=", (int)(eq - p->sets[i]), p->sets[i]);
-        char *end;
-        errno = 0;
-        (void)strtod(eq + 1, &end);
-        if (eq[1] && !*end && !errno && !isspace((unsigned char)eq[1]))
-            fputs(eq + 1, m);
+        const plot_set *s = &p->sets[i];
+        fprintf(m, "; %s=", s->var->name);
+        set_file(file, sizeof file, s);
+        if (s->var->type == CLI_FIG_OUTFILE || (s->var->type == CLI_FIG_INFILE && *s->value))
+            fprintf(m, "'%s'", file);
+        else if (s->var->type == CLI_FIG_INFILE)
+            fputs("''", m);
         else
-            cli_gp_quote(m, eq + 1);
+            cli_fig_render(m, s->var, s->value);
     }
     if (fclose(m) != 0) {
         free(expr);
@@ -430,63 +561,95 @@ static char *gp_expression(const plot_args *p, const char *tmp, const char *fmt)
     return expr;
 }
 
-/* gnuplot -e EXPR SCRIPT, drawing into the file tmp; 0 when it drew something. */
-static int run_gnuplot(const plot_args *p, const char *script, const char *tmp, const char *fmt)
+/* The files the --set values name: an INFILE read and copied into the folder, an OUTFILE opened
+ * (outs[i], for set i) and its fixed name announced. */
+static int set_files(cli_gp *g, const plot_args *p, cli_out *outs)
 {
-    char q[CLI_QUOTE_LEN];
-    char *expr = gp_expression(p, tmp, fmt);
-    if (!expr)
-        return cli_sys_error(CMD, "out of memory");
-    char *args[] = {"gnuplot", "-e", expr, (char *)script, NULL};
-    const cli_host_child child = {"gnuplot", true, args, NULL, -1, false, NULL, NULL};
-    pid_t pid;
-    cli_host_exit e;
-    int err = cli_host_spawn(&child, &pid), rc = 0;
-    if (err)
-        rc = cli_sys_error(CMD, "cannot start gnuplot: %s", strerror(err));
-    else if ((err = cli_host_wait(pid, &e)))
-        rc = cli_sys_error(CMD, "waiting for gnuplot: %s", strerror(err));
-    free(expr);
-    if (rc)
-        return rc;
-    if (e.signal)
-        return cli_sys_error(CMD, "gnuplot was killed by signal %d", e.signal);
-    if (e.status != 0)
-        return cli_error(CMD, "gnuplot could not draw %s from %s (its message is above)", p->name,
-                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
-    struct stat sb;
-    if (stat(tmp, &sb) != 0 || sb.st_size == 0)
-        return cli_error(CMD, "gnuplot drew nothing for %s from %s", p->name,
-                         cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
+    char file[64], what[64];
+    for (size_t i = 0; i < p->nsets; i++) {
+        const plot_set *s = &p->sets[i];
+        set_file(file, sizeof file, s);
+        snprintf(what, sizeof what, "--set %s", s->var->name);
+        int rc = 0;
+        if (s->var->type == CLI_FIG_OUTFILE) {
+            if (!(rc = cli_out_open(&outs[i], CMD, what, s->value)))
+                rc = cli_gp_expect(g, file, s->value);
+        } else if (s->var->type == CLI_FIG_INFILE && *s->value) {
+            char q[CLI_QUOTE_LEN], *text;
+            size_t len;
+            int err = cli_read_file(s->value, &text, &len);
+            if (err)
+                return cli_error(CMD, "%s: cannot read %s: %s", what,
+                                 cli_quote(q, sizeof q, s->value, strlen(s->value), 200),
+                                 cli_read_strerror(err));
+            rc = cli_gp_put_csv(g, file, s->value, what, text, len);
+            free(text);
+        }
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
-/* A figure for standard output, a character device or a FIFO (an output with no temporary file
- * beside it, src/cli/cli.h): gnuplot draws into a temporary file of its own ($TMPDIR, else
- * /tmp), which is copied into the output's buffer and removed. */
-static int draw_through(const plot_args *p, const char *script, cli_out *o, const char *fmt)
+/* The OUTFILE --set values: what gnuplot wrote into their fixed names (nothing: an empty file),
+ * into their outputs. */
+static int take_set_files(cli_gp *g, const plot_args *p, cli_out *outs)
 {
-    const char *dir = getenv("TMPDIR");
-    char *tmp = cli_alloc_printf("%s/.srlab-plot-XXXXXX", dir && *dir ? dir : "/tmp");
-    if (!tmp)
-        return cli_sys_error(CMD, "out of memory");
-    int fd = mkstemp(tmp), rc = 0;
-    if (fd < 0) {
-        rc = cli_sys_error(CMD, "cannot create a temporary file %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    rc = run_gnuplot(p, script, tmp, fmt);
-    char buf[1 << 15];
-    for (ssize_t k; !rc && (k = read(fd, buf, sizeof buf)) != 0;) {
-        if (k < 0 && errno == EINTR)
+    char file[64];
+    for (size_t i = 0; i < p->nsets; i++) {
+        const plot_set *s = &p->sets[i];
+        if (s->var->type != CLI_FIG_OUTFILE)
             continue;
-        if (k < 0 || fwrite(buf, 1, (size_t)k, o->fp) != (size_t)k)
-            rc = cli_sys_error(CMD, "cannot copy the figure from %s: %s", tmp, strerror(errno));
+        set_file(file, sizeof file, s);
+        size_t len = 0;
+        char *text = cli_host_read(g->dir, file, &len);
+        if (text && fwrite(text, 1, len, outs[i].fp) != len) {
+            free(text);
+            return cli_sys_error(CMD, "--set %s: cannot write: %s", s->var->name, strerror(errno));
+        }
+        free(text);
     }
-    close(fd);
-    unlink(tmp);
-    free(tmp);
+    return 0;
+}
+
+/* Draw the figure into the output o (and the OUTFILE --set values into outs). */
+static int draw(const plot_args *p, const plot_data *d, const char *fmt, cli_out *o, cli_out *outs)
+{
+    char q[CLI_QUOTE_LEN], fig[32];
+    snprintf(fig, sizeof fig, "srlab-figure.%s", fmt);
+    bool runs_set = false;
+    for (size_t i = 0; i < p->nsets; i++)
+        runs_set = runs_set || !strcmp(p->sets[i].var->name, "runs");
+    cli_gp g;
+    int rc = cli_gp_open(&g, CMD);
+    if (rc)
+        return rc;
+    char *expr = NULL, *script = cli_alloc_printf("%s.gp", p->name);
+    if (!script)
+        rc = cli_sys_error(CMD, "out of memory");
+    if (!rc)
+        rc = put_inputs(&g, p, d, !runs_set);
+    if (!rc)
+        rc = set_files(&g, p, outs);
+    if (!rc)
+        rc = cli_gp_expect(&g, fig, p->out);
+    if (!rc && !(expr = gp_expression(p, fig, fmt)))
+        rc = cli_sys_error(CMD, "out of memory");
+    cli_host_exit e;
+    if (!rc)
+        rc = cli_gp_run(&g, script, expr, &e);
+    if (!rc && e.signal)
+        rc = cli_sys_error(CMD, "gnuplot was killed by signal %d", e.signal);
+    else if (!rc && e.status)
+        rc = cli_error(CMD, "gnuplot could not draw %s from %s (its message is above)", p->name,
+                       cli_quote(q, sizeof q, p->in, strlen(p->in), 200));
+    if (!rc)
+        rc = cli_gp_take(&g, fig, fmt, "-o", o->fp);
+    if (!rc)
+        rc = take_set_files(&g, p, outs);
+    cli_gp_close(&g);
+    free(expr);
+    free(script);
     return rc;
 }
 
@@ -495,35 +658,51 @@ static int draw_through(const plot_args *p, const char *script, cli_out *o, cons
 int cmd_plot(int argc, char **argv)
 {
     plot_args p = {NULL, NULL, NULL, calloc((size_t)argc + 1, sizeof *p.sets), 0};
-    if (!p.sets)
+    cli_out o, *outs = calloc((size_t)argc + 1, sizeof *outs);
+    if (!p.sets || !outs) {
+        free(p.sets), free(outs);
         return cli_sys_error(CMD, "out of memory");
+    }
     char *script = NULL, *dflt = NULL;
     const char *fmt = NULL;
-    cli_out o;
-    memset(&o, 0, sizeof o);
+    cli_fig f;
+    plot_data d;
+    memset(&f, 0, sizeof f), memset(&d, 0, sizeof d), memset(&o, 0, sizeof o);
     o.slot = -1;
+    for (int i = 0; i <= argc; i++)
+        outs[i].slot = -1;
     int rc = parse_args(&p, argc, argv);
     if (rc == CLI_ARGS_HELP) {
-        free(p.sets);
-        return cli_help(help_text);
+        free(p.sets), free(outs);
+        return plot_help(p.name);
     }
     if (!rc)
-        rc = find_script(&p, &script);
+        rc = find_script(&p, &script, &f);
     if (!rc && !p.out && !(p.out = dflt = cli_alloc_printf("%s.png", p.name)))
         rc = cli_sys_error(CMD, "out of memory"); /* the default figure file, NAME.png */
+    if (!rc && !p.in)
+        rc = cli_error(CMD, "no data: --in CSV");
+    if (!rc && !(rc = read_data(&d, p.in)) && !(rc = check_needs(&f, p.name, p.in, &d)))
+        rc = check_sets(&p, &f, &d);
     if (!rc)
-        rc = check_inputs(&p, script, &fmt);
+        rc = check_output(&p, &fmt);
     if (!rc)
         rc = cli_out_open(&o, CMD, "-o", p.out);
-    if (!rc && o.tmp)
-        rc = run_gnuplot(&p, script, o.tmp, fmt);
-    else if (!rc)
-        rc = draw_through(&p, script, &o, fmt);
+    if (!rc)
+        rc = draw(&p, &d, fmt, &o, outs);
+    for (size_t i = 0; i < p.nsets && !rc; i++)
+        if (outs[i].fp)
+            rc = cli_out_commit(&outs[i]);
     if (!rc)
         rc = cli_out_commit(&o);
     cli_out_abort(&o);
+    for (int i = 0; i <= argc; i++)
+        cli_out_abort(&outs[i]);
+    cli_fig_free(&f);
+    free(d.text);
     free(script);
     free(dflt);
     free(p.sets);
+    free(outs);
     return rc;
 }

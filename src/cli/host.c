@@ -310,6 +310,8 @@ double cli_host_now(void)
 
 /* ---- child programs ---- */
 
+extern char **environ; /* POSIX: the application declares it */
+
 static void write_all(int fd, const char *s, size_t n)
 {
     while (n) {
@@ -340,6 +342,8 @@ static void become_child(const cli_host_child *c)
             write_all(2, c->dir_error, strlen(c->dir_error));
         _exit(127);
     }
+    if (c->env)
+        environ = (char **)c->env; /* what execvp and execv pass on */
     if (c->search)
         execvp(c->program, c->argv);
     else

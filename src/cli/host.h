@@ -98,6 +98,8 @@ typedef struct cli_host_child {
     bool null_stdin;       /* the child's standard input from /dev/null */
     const char *dir_error;  /* written on the child's standard error when it cannot enter dir */
     const char *exec_error; /* ... when the program cannot start (NULL: nothing is written) */
+    char *const *env;       /* the child's environment ("NAME=VALUE", NULL-terminated), or NULL
+                             * for this process's */
 } cli_host_child;
 
 /* Start the child (standard output and error flushed first). Returns 0 with its id in *pid,

@@ -106,7 +106,8 @@ static cli_host_exit run_sh(const char *script, const char *in, char **out)
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     CHECK(fd >= 0, "cannot open %s", log);
     char *argv[] = {"sh", "-c", (char *)script, NULL};
-    const cli_host_child c = {"sh", true, argv, in, fd, true, "no folder\n", "no program\n"};
+    const cli_host_child c = {"sh", true, argv, in, fd, true, "no folder\n", "no program\n",
+                              NULL};
     cli_host_exit e = {-1, -1};
     pid_t pid;
     CHECK(cli_host_spawn(&c, &pid) == 0, "spawn %s", script);
@@ -142,7 +143,7 @@ static void test_children(void)
 
     char *argv[] = {"srlab-none", NULL};
     const cli_host_child none = {"/nonexistent-srlab-program", false, argv, NULL, -1, false,
-                                 NULL, NULL};
+                                 NULL, NULL, NULL};
     pid_t pid;
     CHECK(cli_host_spawn(&none, &pid) == 0 && cli_host_wait(pid, &e) == 0 && e.status == 127 &&
               e.signal == 0,

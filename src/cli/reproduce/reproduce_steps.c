@@ -172,7 +172,7 @@ static int run_step(const rp_report *r, rp_step *s)
     const double t0 = cli_host_now(), c0 = children_cpu();
     const cli_host_child child = {r->exe, false, argv, r->dir, fd, true,
                                   "srlab reproduce: cannot enter the report folder\n",
-                                  "srlab reproduce: cannot start srlab\n"};
+                                  "srlab reproduce: cannot start srlab\n", NULL};
     pid_t pid;
     if ((err = cli_host_spawn(&child, &pid))) {
         rc = cli_sys_error(CMD, "cannot start %s: %s", line, strerror(err));
