@@ -835,6 +835,13 @@ static int demo_check_options(demo_cmdline *D, const struct demo_spec *d)
     if (D->plot && !figure_kind(D->plot))
         return cli_error("demo", "--plot: %s: the picture must end in .png, .svg or .pdf",
                          cli_quote(q, sizeof q, D->plot, strlen(D->plot), 200));
+    for (int k = 0; k < 2; k++) {
+        const char *path = k ? D->table : D->plot;
+        if (path && cli_gp_path_check(path))
+            return cli_error("demo", "%s: %s %s", k ? "--table" : "--plot",
+                             cli_quote(q, sizeof q, path, strlen(path), 200),
+                             cli_gp_path_check(path));
+    }
     if ((D->plot || D->table) && !cli_host_has_program("gnuplot"))
         return cli_error("demo", "%s: gnuplot is not installed: install Debian's gnuplot-nox "
                          "(apt-get install gnuplot-nox)", D->plot ? "--plot" : "--table");

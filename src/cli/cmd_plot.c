@@ -221,6 +221,9 @@ typedef struct plot_data {
 static int read_data(plot_data *d, const char *in)
 {
     char q[CLI_QUOTE_LEN];
+    if (cli_gp_path_check(in))
+        return cli_error(CMD, "--in: %s %s", cli_quote(q, sizeof q, in, strlen(in), 200),
+                         cli_gp_path_check(in));
     int rc = cli_read_file(in, &d->text, &d->len);
     if (rc)
         return cli_error(CMD, "--in: cannot read %s: %s",
@@ -464,6 +467,9 @@ static int check_output(const plot_args *p, const char **fmt)
     if (strcmp(*fmt, "png") && strcmp(*fmt, "svg") && strcmp(*fmt, "pdf"))
         return cli_error(CMD, "-o: %s: the figure must end in .png, .svg or .pdf",
                          cli_quote(q, sizeof q, p->out, strlen(p->out), 200));
+    if (cli_gp_path_check(p->out))
+        return cli_error(CMD, "-o: %s %s", cli_quote(q, sizeof q, p->out, strlen(p->out), 200),
+                         cli_gp_path_check(p->out));
     if (!cli_host_has_program("gnuplot"))
         return cli_error(CMD, "gnuplot is not installed: install Debian's gnuplot-nox "
                          "(apt-get install gnuplot-nox)");

@@ -265,10 +265,11 @@ const char *cli_fig_check(const cli_fig_var *v, const char *value, char *why)
     }
     case CLI_FIG_TEXT:
         return cli_gp_text_check(value, len, CLI_GP_TEXT, w) ? strcpy(why, w) : NULL;
-    case CLI_FIG_INFILE:
-        return NULL; /* read by srlab; gnuplot sees a fixed name */
+    case CLI_FIG_INFILE: /* read or written by srlab; gnuplot sees a fixed name */
     case CLI_FIG_OUTFILE:
-        return len ? NULL : strcpy(why, "is not a file name (it is empty)");
+        if (!len && v->type == CLI_FIG_OUTFILE)
+            return strcpy(why, "is not a file name (it is empty)");
+        return cli_gp_path_check(value) ? strcpy(why, cli_gp_path_check(value)) : NULL;
     default: return strcpy(why, "has no type");
     }
 }

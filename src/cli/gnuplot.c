@@ -88,6 +88,17 @@ void cli_gp_real(FILE *m, double x)
         fputs(".0", m);
 }
 
+const char *cli_gp_path_check(const char *path)
+{
+    for (const char *c = path; *c; c += strcspn(c, "/"), c += *c == '/')
+        if (*c == '|' || *c == '<')
+            return *c == '|' ? "has a part beginning with '|', which gnuplot reads as a command to "
+                               "write to: srlab refuses such a name (rename it)"
+                             : "has a part beginning with '<', which gnuplot reads as a command to "
+                               "read from: srlab refuses such a name (rename it)";
+    return NULL;
+}
+
 /* ---- the private folder ---- */
 
 /* A fixed name for a file of the folder: letters, digits, '.', '_', '-', not starting with '.' or

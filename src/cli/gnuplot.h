@@ -49,6 +49,12 @@ bool cli_gp_literal(FILE *m, const char *s, size_t n, cli_gp_class c);
  * never reads it as an integer (1/2 is 0 in gnuplot, 1.0/2 is 0.5). */
 void cli_gp_real(FILE *m, double x);
 
+/* A file name given for gnuplot's sake (plot --in, -o and file --set values, demo --plot and
+ * --table): NULL, or a phrase completing "'PATH' ..." when a part of it begins with '|' or '<'.
+ * srlab never hands such a name to gnuplot (which would run it as a command), but refuses it all
+ * the same, so that no command srlab prints, pasted into gnuplot -e, can run anything. */
+const char *cli_gp_path_check(const char *path);
+
 /* ---- the private folder ---- */
 
 #define CLI_GP_FILES 24 /* files a folder may name */

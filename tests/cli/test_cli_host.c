@@ -141,14 +141,28 @@ static void test_children(void)
           "a missing folder: status %d output [%s]", e.status, out ? out : "");
     free(out);
 
+    /* an environment of its own: exactly the strings given, looked up on the parent's PATH */
+    char *log = cli_host_path(dir, "out.txt");
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    char *sh_argv[] = {"sh", "-c", "echo \"$SRL_ONE|${HOME-unset}\"", NULL};
+    char *env[] = {"SRL_ONE=1", NULL};
+    const cli_host_child c = {"sh", true, sh_argv, NULL, fd, true, NULL, NULL, env};
+    pid_t pid;
+    CHECK(fd >= 0 && cli_host_spawn(&c, &pid) == 0 && cli_host_wait(pid, &e) == 0, "spawn env");
+    close(fd);
+    out = cli_host_read(dir, "out.txt", NULL);
+    CHECK(e.status == 0 && out && !strcmp(out, "1|unset\n"), "env: status %d output [%s]",
+          e.status, out ? out : "");
+    free(out);
+    free(log);
+
     char *argv[] = {"srlab-none", NULL};
     const cli_host_child none = {"/nonexistent-srlab-program", false, argv, NULL, -1, false,
                                  NULL, NULL, NULL};
-    pid_t pid;
     CHECK(cli_host_spawn(&none, &pid) == 0 && cli_host_wait(pid, &e) == 0 && e.status == 127 &&
               e.signal == 0,
           "a program that is not there: status %d", e.status);
-    GROUP("child programs: status, signal, folder, stdin, output, 127", before);
+    GROUP("child programs: status, signal, folder, stdin, output, environment, 127", before);
 }
 
 static void test_reader(void)

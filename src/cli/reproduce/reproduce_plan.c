@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/figure.h"
+#include "cli/gnuplot.h"
 #include "cli/host.h"
 
 #define CMD "reproduce"
@@ -171,6 +173,46 @@ static int figure_args(rp_figure *f, const rp_experiment *e, char **w, int n)
     return FIG_OK;
 }
 
+/* Every --set of the figure's step names a variable the script declares, with a value of its
+ * type (src/cli/figure.h), and --in is a name srlab plot takes (src/cli/gnuplot.h): what srlab
+ * plot would refuse is a problem of the figure now, before any work, and the plot never runs. (The columns a value names are checked by srlab plot
+ * against the data, which the sweep has yet to write.) */
+static int figure_sets(rp_figure *f, const char *script)
+{
+    char why[CLI_FIG_WHY_LEN], q[CLI_QUOTE_LEN];
+    cli_fig fig;
+    if (cli_fig_read(&fig, script, why))
+        return set_problem(f, "the plot script %s cannot be used: %s", script, why);
+    int rc = FIG_OK;
+    for (int i = 0; i < f->step.argc && rc == FIG_OK; i++) {
+        const char *a = f->step.argv[i], *set = NULL, *in = NULL;
+        if (!strcmp(a, "--set") && i + 1 < f->step.argc)
+            set = f->step.argv[++i];
+        else if (!strncmp(a, "--set=", 6))
+            set = a + 6;
+        else if (!strcmp(a, "--in") && i + 1 < f->step.argc)
+            in = f->step.argv[++i];
+        else if (!strncmp(a, "--in=", 5))
+            in = a + 5;
+        if (in && cli_gp_path_check(in))
+            rc = set_problem(f, "--in %s %s", cli_quote(q, sizeof q, in, strlen(in), 200),
+                             cli_gp_path_check(in));
+        if (!set)
+            continue;
+        const char *eq = strchr(set, '=');
+        const cli_fig_var *v = eq ? cli_fig_find(&fig, set, (size_t)(eq - set)) : NULL;
+        if (!v)
+            rc = set_problem(f, "--set %s: the figure %s has no such variable",
+                             cli_quote(q, sizeof q, set, strlen(set), CLI_QUOTE_MAX), f->plot);
+        else if (cli_fig_check(v, eq + 1, why))
+            rc = set_problem(f, "--set %s: %s %s (%s)", v->name,
+                             cli_quote(q, sizeof q, eq + 1, strlen(eq + 1), 200), why,
+                             cli_fig_type_name(v->type));
+    }
+    cli_fig_free(&fig);
+    return rc;
+}
+
 /* The figure file (NAME.png by default) must be a plain name with a figure's extension; then
  * `-o FILE` ends the step, its log is named, and the plot script must be there. */
 static int figure_file(rp_figure *f, const char *plots)
@@ -192,6 +234,8 @@ static int figure_file(rp_figure *f, const char *plots)
     int rc = FIG_OK;
     if (access(script, R_OK) != 0)
         rc = set_problem(f, "the plot script %s is missing: the figure cannot be drawn", script);
+    else
+        rc = figure_sets(f, script);
     free(script);
     return rc;
 }
