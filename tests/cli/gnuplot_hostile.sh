@@ -34,29 +34,29 @@ cp q.summary.csv '<touch PWN;cat q.summary.csv'
 mkdir '|touch PWN;x' '<x'
 cp q.summary.csv '<x/q.summary.csv'
 
-# refuses NAME PATTERN ARGS...: exit 2, PATTERN (fixed text) in the message, nothing new anywhere.
-refuses() {
-    name=$1 pat=$2
-    shift 2
+# run ARGS...: srlab ARGS, its exit status in rc, the paths it created in new.
+run() {
     listing >"$T/log/before"
     "$SRLAB" "$@" >"$T/log/out" 2>"$T/log/err"
     rc=$?
     listing >"$T/log/after"
+    new=$(comm -13 "$T/log/before" "$T/log/after")
+}
+# refuses NAME PATTERN ARGS...: exit 2, PATTERN (fixed text) in the message, nothing new anywhere.
+refuses() {
+    name=$1 pat=$2
+    shift 2
+    run "$@"
     if [ $rc -ne 2 ]; then bad "$name: exit $rc (want 2): $(head -c 300 "$T/log/err")"
     elif ! grep -qF -- "$pat" "$T/log/err"; then bad "$name: message '$(head -c 300 "$T/log/err")' lacks '$pat'"
-    elif ! cmp -s "$T/log/before" "$T/log/after"; then
-        bad "$name: new files: $(comm -13 "$T/log/before" "$T/log/after" | tr '\n' ' ')"
+    elif [ -n "$new" ]; then bad "$name: new files: $(echo "$new" | tr '\n' ' ')"
     else ok "$name"; fi
 }
 # draws NAME FILE ARGS...: exit 0 and exactly one new file, FILE (in the working folder).
 draws() {
     name=$1 file=$2
     shift 2
-    listing >"$T/log/before"
-    "$SRLAB" "$@" >"$T/log/out" 2>"$T/log/err"
-    rc=$?
-    listing >"$T/log/after"
-    new=$(comm -13 "$T/log/before" "$T/log/after")
+    run "$@"
     if [ $rc -ne 0 ]; then bad "$name: exit $rc: $(head -c 300 "$T/log/err")"
     elif [ "$new" != "$T/work/$file" ]; then bad "$name: new files: $(echo "$new" | tr '\n' ' ')"
     else ok "$name"; fi
@@ -158,13 +158,11 @@ steps = 50
 log-every = 50
 seeds = 1
 EOF
-listing >"$T/log/before"
-SRLAB_EXPERIMENTS="$T/work/specs" "$SRLAB" reproduce --checks none -o R >"$T/log/out" 2>"$T/log/err"
-rc=$?
-listing >"$T/log/after"
+export SRLAB_EXPERIMENTS="$T/work/specs"
+run reproduce --checks none -o R
 [ $rc -eq 1 ] && ok "reproduce with hostile figure lines: exit 1 (a figure not drawn)" ||
     bad "reproduce: exit $rc (want 1): $(tail -n 3 "$T/log/err")"
-new=$(comm -13 "$T/log/before" "$T/log/after" | grep -v "^$T/work/R\(/\|$\)")
+new=$(echo "$new" | grep -v "^$T/work/R\(/\|$\)")
 [ -z "$new" ] && ok "  ... nothing new outside its report folder" || bad "  ... new files: $new"
 for f in a b c d e f; do
     [ ! -e "R/$f.png" ] && [ ! -e "R/logs/plot-$f.png.log" ] || bad "  ... figure $f.png was run"
@@ -178,10 +176,8 @@ for pat in "--set debug: &#39;|touch PWN&#39; has a part beginning with &#39;|&#
 done
 # the report folder's own name is never given to gnuplot
 mkdir -p '|touch PWN;y'
-listing >"$T/log/before"
-SRLAB_EXPERIMENTS="$T/work/specs" "$SRLAB" reproduce --checks none -o '|touch PWN;y/R' >"$T/log/out" 2>"$T/log/err"
-listing >"$T/log/after"
-new=$(comm -13 "$T/log/before" "$T/log/after" | grep -v "^$T/work/|touch PWN;y/R\(/\|$\)")
+run reproduce --checks none -o '|touch PWN;y/R'
+new=$(echo "$new" | grep -v "^$T/work/|touch PWN;y/R\(/\|$\)")
 [ -z "$new" ] && [ -s '|touch PWN;y/R/ok.png' ] && ok "reproduce -o '|touch PWN;y/R': the figure drawn, nothing else" ||
     bad "reproduce -o '|...': new files: $new"
 
