@@ -245,12 +245,16 @@ int cli_gp_put_csv(cli_gp *g, const char *name, const char *shown, const char *w
                    const char *data, size_t len)
 {
     char q[CLI_QUOTE_LEN];
-    /* each byte becomes at most 3 (a comma in a field), plus a newline at the end */
-    char *out = len <= (SIZE_MAX - 1) / 3 ? malloc(3 * len + 1) : NULL;
+    /* each byte becomes at most 3 (a comma in a field), plus the first line and a newline */
+    char *out = len <= (SIZE_MAX - 128) / 3 ? malloc(3 * len + 128) : NULL;
     if (!out)
         return cli_sys_error(g->cmd, "out of memory");
+    /* a first comment line: plots/common.gpi reads the '#' lines in a pass of their own, which
+     * gnuplot warns about when it finds none */
+    static const char first[] = "# srlab plot: the data as gnuplot reads it (src/cli/gnuplot.c)\n";
     size_t k = 0, line = 1;
     const char *why = NULL, *end = data + len;
+    put_bytes(out, &k, first, sizeof first - 1);
     for (const char *s = data; s < end && !why; line++) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *e = nl ? nl : end;

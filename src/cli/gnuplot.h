@@ -84,7 +84,8 @@ int cli_gp_put(cli_gp *g, const char *name, const char *shown, const void *data,
  * becomes U+201A (SINGLE LOW-9 QUOTATION MARK, which looks like a comma; plots/common.gpi matches
  * it for a comma in where= and turns it back in labels, and this module in messages). A field
  * holding a double quote, a quoted field that does not end on its line and a NUL byte are
- * refused (exit 2, naming `what`, e.g. "--in", and the line). Comment lines ('#') are copied. */
+ * refused (exit 2, naming `what`, e.g. "--in", and the line). Comment lines ('#') are copied,
+ * after a first comment line of the copy's own. */
 int cli_gp_put_csv(cli_gp *g, const char *name, const char *shown, const char *what,
                    const char *data, size_t len);
 /* Name a file gnuplot may write into the folder (the drawing, a debug file). */
