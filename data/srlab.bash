@@ -3,7 +3,8 @@
 # Every list comes from srlab itself (`srlab help --complete WHAT [COMMAND]`, a hidden command
 # that reads the same tables and --help texts the commands use), so the completion cannot drift
 # from the program: commands, the options of each command, formats, rounding modes, problems,
-# strategies, optimizers, figures (plots/NAME.gp) and spec names (experiments/NAME.ini).
+# strategies, optimizers, figures (plots/NAME.gp), a figure's --set variables (from `srlab plot
+# NAME --help`, made from its script's declarations) and spec names (experiments/NAME.ini).
 
 # The words of list WHAT (for COMMAND), from the srlab being completed.
 _srlab_words()
@@ -42,6 +43,14 @@ _srlab()
         COMPREPLY=($(compgen -W "$(_srlab_words optimizers)" -- "$cur")); return 0 ;;
     -o | --output | --in | --plot | --table | --data)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --set) # the variables the figure's script declares, from `srlab plot NAME --help`
+        for ((i = 2; i < COMP_CWORD - 1; i++)); do
+            case ${COMP_WORDS[i]} in -o | --output | --in | --set) ((i++)) ;; -*) ;; *) break ;; esac
+        done
+        [ "$cmd" = plot ] && [ "$i" -lt $((COMP_CWORD - 1)) ] &&
+            COMPREPLY=($(compgen -W "$("$_srlab_bin" plot "${COMP_WORDS[i]}" --help 2>/dev/null |
+                sed -n 's/^  --set \([A-Za-z_0-9]*=\).*/\1/p')" -- "$cur"))
+        return 0 ;;
     esac
     if [ "${cur#-}" != "$cur" ]; then
         COMPREPLY=($(compgen -W "$(_srlab_words options "$cmd") --help" -- "$cur"))

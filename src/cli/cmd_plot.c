@@ -113,8 +113,9 @@ static void print_wrapped(FILE *o, const char *text, size_t col, size_t indent)
 
 static void print_types(FILE *o)
 {
-    fputs("\nthe types of --set (each value is checked, then given to gnuplot as a number or a\n"
-          "quoted string; a file is read or written by srlab, never opened by gnuplot):\n", o);
+    fputs("\ntypes of --set values:\n"
+          "  each value is checked, then given to gnuplot as a number or a quoted string; a file\n"
+          "  is read or written by srlab, never opened by gnuplot\n", o);
     for (int t = 0; t < CLI_FIG_NTYPES; t++) {
         fprintf(o, "  %-8s ", cli_fig_type_name((cli_fig_type)t));
         print_wrapped(o, cli_fig_type_help((cli_fig_type)t), 11, 11);
@@ -145,8 +146,9 @@ static int plot_help(const char *name)
         return cli_help("");
     }
     fputs(help_text, stdout);
-    fputs("\nvariables (--set VAR=TYPE) of each figure, from its script (srlab plot NAME --help:\n"
-          "what each one is):\n", stdout);
+    fputs("\nvariables of the figures:\n"
+          "  --set VAR=TYPE, as each script declares them (srlab plot NAME --help: what each is)\n",
+          stdout);
     char **names;
     size_t n;
     if (!cli_host_list(dir, ".gp", &names, &n)) {

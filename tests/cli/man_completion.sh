@@ -5,7 +5,8 @@
 #    page is valid roff (man renders it without a warning) and says what --help says: every
 #    option of the command's --help appears in its rendered page;
 #  - data/srlab.bash, sourced in bash, completes commands, options, formats, modes, problems,
-#    figures and spec names (the function is called with COMP_WORDS as bash would).
+#    figures, a figure's --set variables and spec names (the function is called with COMP_WORDS
+#    as bash would).
 . "$(dirname "$0")/../cli_lib.sh"
 build=$2
 src=$3
@@ -68,6 +69,7 @@ check "run problems" "harmonic sum matvec" srlab run --problem ""
 check "train problems" "quad1d gpt mlp" srlab train --problem ""
 check "strategies" "bf16-sr bf16-rn mp fp32" srlab train --strategy ""
 check "figures" "lr_sweep sum_error stall" srlab plot ""
+check "variables of a figure after --set" "by= where= a= xstar= p= debug=" srlab plot stall --in x.csv --set ""
 check "spec names" "summation stall gpt_lr" srlab sweep ""
 got=$(comp srlab train --problem s)
 case " $got" in *" gpt "*) bad "prefix filter: gpt completes 's'" ;; *) ok "completion filters by prefix" ;; esac

@@ -63,7 +63,7 @@ plots=${SRL_SRCDIR:-$(dirname "$0")/../..}/plots
 for gp in "$plots"/*.gp; do
     name=$(basename "$gp" .gp)
     want=$(sed -n 's/^# --set \([A-Za-z_0-9]*=[A-Z]*\).*/\1/p' "$gp" | tr '\n' ' ')
-    got=$(awk -v n="$name" '/^variables \(--set VAR=TYPE\)/ { v = 1 } v && $1 == n { p = 1; $1 = ""; print; next }
+    got=$(awk -v n="$name" '/^variables of the figures:/ { v = 1 } v && $1 == n { p = 1; $1 = ""; print; next }
                             p && /^                / { print; next } { p = 0 }' help.txt | tr -s ' \n' '  ')
     [ "$(echo $want)" = "$(echo $got)" ] && ok "--help lists $name: $want" || bad "--help for $name: '$got', declared '$want'"
 done
