@@ -212,13 +212,30 @@ static bool csv_field(const char *s, const char *e, size_t k, const char **b, co
 }
 
 /* The data of --in, read once: the text, its header line (the first line not starting with '#',
- * without its line end) and where the rows after it start. */
+ * without its line end), where the rows after it start, and the copy gnuplot reads. */
 typedef struct plot_data {
-    char *text;
-    size_t len;
+    char *text, *gp;
+    size_t len, gplen;
     const char *hdr, *rows;
     size_t hlen;
 } plot_data;
+
+/* The copy for gnuplot (cli_gp_csv) of the CSV text read from `path`, given as `what`
+ * ("--in", "--set runs"); 0, or an exit status after a message naming the line. */
+static int gp_copy(const char *what, const char *path, const char *text, size_t len, char **out,
+                   size_t *outlen)
+{
+    char q[CLI_QUOTE_LEN];
+    const char *why;
+    size_t line;
+    int e = cli_gp_csv(text, len, out, outlen, &line, &why);
+    if (e == ENOMEM)
+        return cli_sys_error(CMD, "out of memory");
+    if (e)
+        return cli_error(CMD, "%s %s line %zu: %s", what,
+                         cli_quote(q, sizeof q, path, strlen(path), 200), line, why);
+    return 0;
+}
 
 static int read_data(plot_data *d, const char *in)
 {
@@ -230,6 +247,8 @@ static int read_data(plot_data *d, const char *in)
     if (rc)
         return cli_error(CMD, "--in: cannot read %s: %s",
                          cli_quote(q, sizeof q, in, strlen(in), 200), cli_read_strerror(rc));
+    if ((rc = gp_copy("--in", in, d->text, d->len, &d->gp, &d->gplen)))
+        return rc;
     const char *end = d->text + d->len;
     d->hdr = d->rows = end;
     d->hlen = 0;
@@ -513,8 +532,7 @@ static int put_inputs(cli_gp *g, const plot_args *p, const plot_data *d, bool be
     }
     cli_host_names_free(names, n);
     if (!rc)
-        rc = cli_gp_put_csv(g, is_summary(p->in) ? IN_SUMMARY : IN_CSV, p->in, "--in", d->text,
-                            d->len);
+        rc = cli_gp_put(g, is_summary(p->in) ? IN_SUMMARY : IN_CSV, p->in, d->gp, d->gplen);
     if (rc || !beside_runs || !is_summary(p->in))
         return rc;
     /* the runs file beside a summary, as plots/common.gpi looks for it */
@@ -528,8 +546,11 @@ static int put_inputs(cli_gp *g, const plot_args *p, const plot_data *d, bool be
         rc = cli_error(CMD, "--in: cannot read the runs file beside it, %s: %s",
                        cli_quote(q, sizeof q, runs, strlen(runs), 200), cli_read_strerror(err));
     } else {
-        rc = cli_gp_put_csv(g, IN_RUNS, runs, "the runs file", text, len);
-        free(text);
+        char *gp = NULL;
+        size_t gplen;
+        if (!(rc = gp_copy("the runs file", runs, text, len, &gp, &gplen)))
+            rc = cli_gp_put(g, IN_RUNS, runs, gp, gplen);
+        free(text), free(gp);
     }
     free(runs);
     return rc;
@@ -590,8 +611,11 @@ static int set_files(cli_gp *g, const plot_args *p, cli_out *outs)
                 return cli_error(CMD, "%s: cannot read %s: %s", what,
                                  cli_quote(q, sizeof q, s->value, strlen(s->value), 200),
                                  cli_read_strerror(err));
-            rc = cli_gp_put_csv(g, file, s->value, what, text, len);
-            free(text);
+            char *gp = NULL;
+            size_t gplen;
+            if (!(rc = gp_copy(what, s->value, text, len, &gp, &gplen)))
+                rc = cli_gp_put(g, file, s->value, gp, gplen);
+            free(text), free(gp);
         }
         if (rc)
             return rc;
@@ -707,7 +731,7 @@ int cmd_plot(int argc, char **argv)
     for (int i = 0; i <= argc; i++)
         cli_out_abort(&outs[i]);
     cli_fig_free(&f);
-    free(d.text);
+    free(d.text), free(d.gp);
     free(script);
     free(dflt);
     free(p.sets);

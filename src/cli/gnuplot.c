@@ -241,40 +241,42 @@ static const char *csv_line(const char *s, const char *e, char *out, size_t *k)
     }
 }
 
-int cli_gp_put_csv(cli_gp *g, const char *name, const char *shown, const char *what,
-                   const char *data, size_t len)
+int cli_gp_csv(const char *data, size_t len, char **out, size_t *outlen, size_t *line,
+               const char **why)
 {
-    char q[CLI_QUOTE_LEN];
+    *why = NULL;
+    *line = 1;
     /* each byte becomes at most 3 (a comma in a field), plus the first line and a newline */
-    char *out = len <= (SIZE_MAX - 128) / 3 ? malloc(3 * len + 128) : NULL;
-    if (!out)
-        return cli_sys_error(g->cmd, "out of memory");
+    char *o = len <= (SIZE_MAX - 128) / 3 ? malloc(3 * len + 128) : NULL;
+    if (!(*out = o))
+        return ENOMEM;
     /* a first comment line: plots/common.gpi reads the '#' lines in a pass of their own, which
      * gnuplot warns about when it finds none */
     static const char first[] = "# srlab plot: the data as gnuplot reads it (src/cli/gnuplot.c)\n";
-    size_t k = 0, line = 1;
-    const char *why = NULL, *end = data + len;
-    put_bytes(out, &k, first, sizeof first - 1);
-    for (const char *s = data; s < end && !why; line++) {
+    size_t k = 0;
+    const char *end = data + len;
+    put_bytes(o, &k, first, sizeof first - 1);
+    for (const char *s = data; s < end;) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *e = nl ? nl : end;
-        if (memchr(s, '\0', (size_t)(e - s))) {
-            why = "holds a NUL byte";
-            break;
-        }
         const char *te = e > s && e[-1] == '\r' ? e - 1 : e;
-        if (*s == '#' || te == s)
-            put_bytes(out, &k, s, (size_t)(te - s));
+        if (memchr(s, '\0', (size_t)(e - s)))
+            *why = "holds a NUL byte";
+        else if (*s == '#' || te == s)
+            put_bytes(o, &k, s, (size_t)(te - s));
         else
-            why = csv_line(s, te, out, &k);
-        put_bytes(out, &k, "\n", 1);
+            *why = csv_line(s, te, o, &k);
+        if (*why) {
+            free(o);
+            *out = NULL;
+            return -1;
+        }
+        put_bytes(o, &k, "\n", 1);
         s = nl ? nl + 1 : end;
+        ++*line;
     }
-    int rc = why ? cli_error(g->cmd, "%s %s line %zu: %s", what,
-                             cli_quote(q, sizeof q, shown, strlen(shown), 200), line, why)
-                 : cli_gp_put(g, name, shown, out, k);
-    free(out);
-    return rc;
+    *outlen = k;
+    return 0;
 }
 
 /* ---- running gnuplot ---- */

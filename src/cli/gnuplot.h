@@ -78,16 +78,16 @@ int cli_gp_open(cli_gp *g, const char *cmd);
 /* Write the file `name` (letters, digits, '.', '_', '-'; not starting with '.' or '-') into the
  * folder with len bytes of data. shown: how gnuplot's messages should name it, or NULL. */
 int cli_gp_put(cli_gp *g, const char *name, const char *shown, const void *data, size_t len);
-/* The CSV file data (len bytes, read from the user's file `shown`) as gnuplot can read it, into
- * the file name: gnuplot 5.4 cuts a quoted field at its first comma (datafile.c reads a quoted
- * field only up to the separator), so every field is written unquoted and a comma inside one
- * becomes U+201A (SINGLE LOW-9 QUOTATION MARK, which looks like a comma; plots/common.gpi matches
- * it for a comma in where= and turns it back in labels, and this module in messages). A field
- * holding a double quote, a quoted field that does not end on its line and a NUL byte are
- * refused (exit 2, naming `what`, e.g. "--in", and the line). Comment lines ('#') are copied,
- * after a first comment line of the copy's own. */
-int cli_gp_put_csv(cli_gp *g, const char *name, const char *shown, const char *what,
-                   const char *data, size_t len);
+/* The CSV text data (len bytes) as gnuplot can read it, malloc'd into *out (*outlen bytes):
+ * gnuplot 5.4 cuts a quoted field at its first comma (datafile.c reads a quoted field only up to
+ * the separator), so every field is written unquoted and a comma inside one becomes U+201A
+ * (SINGLE LOW-9 QUOTATION MARK, which looks like a comma; plots/common.gpi matches it for a comma
+ * in where= and turns it back in labels, and cli_gp_run in messages). Comment lines ('#') are
+ * copied, after a first comment line of the copy's own. Returns 0; -1 with the line (from 1) in
+ * *line and why in *why for what gnuplot would misread: a field holding a double quote, a quoted
+ * field that does not end on its line, a NUL byte; or ENOMEM. */
+int cli_gp_csv(const char *data, size_t len, char **out, size_t *outlen, size_t *line,
+               const char **why);
 /* Name a file gnuplot may write into the folder (the drawing, a debug file). */
 int cli_gp_expect(cli_gp *g, const char *name, const char *shown);
 /* Is `name` a file of the folder now? */

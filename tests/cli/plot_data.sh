@@ -7,6 +7,8 @@
 #   a level with a comma, as the output writes it (the format "p=8,emax=127", a quoted CSV field),
 #     is found by --set where=COL=LEVEL with or without the quotes, and labels a curve whole
 #     (gnuplot 5.4 cut it at the comma: "p=8");
+#   a field holding a double quote, a quoted field across lines and a NUL byte (which gnuplot
+#     would misread) are refused, naming the line;
 #   srlab plot --help lists, for every plots/*.gp, exactly the variables its '# --set NAME=TYPE'
 #     lines declare (a declaration added to a copy of the scripts shows up), and srlab plot NAME
 #     --help what each one is.
@@ -56,6 +58,20 @@ svgtext curves.svg | grep -qxF -- "$level" && ok "a curve labelled '$level'" ||
 "$srlab" plot sum_error --in s.csv -o s2.svg 2>err
 grep -qF "holds rows of several formats (bf16, $level, ...)" err &&
     ok "a message names $level whole" || bad "message: $(cat err)"
+
+# ---- what gnuplot cannot read is refused, naming the line ----
+{ echo "# command: srlab sweep --problem quad1d"
+  echo "lr,strategy,final_dist_to_opt_mean,final_dist_to_opt_n,seeds"
+  echo "0.1,\"a\"\"b\",0.001,2,2"; } >quote.csv
+usage_error "a field holding a double quote" "--in 'quote.csv' line 3: a field holds a double quote" \
+    plot stall --in quote.csv -o x.png
+{ echo "lr,strategy,final_dist_to_opt_mean,final_dist_to_opt_n,seeds"
+  echo "0.1,\"a,"; echo "b\",0.001,2,2"; } >span.csv
+usage_error "a quoted field across lines" "--in 'span.csv' line 2: a quoted field does not end on its line" \
+    plot stall --in span.csv -o x.png
+{ echo "lr,strategy,final_dist_to_opt_mean,final_dist_to_opt_n,seeds"; echo "0.1,b,0.001,2,2"
+  printf '0.2,b\0x,0.002,2,2\n'; } >nul.csv
+usage_error "a NUL byte" "nul.csv.* line 3.*NUL" plot stall --in nul.csv -o x.png
 
 # ---- --help: the variables, from each script's declarations ----
 "$srlab" plot --help >help.txt 2>err || bad "plot --help: $(cat err)"
