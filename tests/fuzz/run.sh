@@ -4,8 +4,10 @@
 #
 #   sh tests/fuzz/run.sh [--seconds N] [TARGET...]
 #
-# TARGET: format rounding number batch spec journal merge compare plot data (default: all, in
-# turn).
+# TARGET: format rounding number batch spec journal merge compare plot plotgp data (default: all,
+# in turn). plotgp is fuzz_plot with a real gnuplot (SRL_FUZZ_GNUPLOT=1, its corpus plot/ and
+# plotgp/): a finding is any file created outside its output folder (tests/fuzz/fuzz_plot.c);
+# skipped when gnuplot is not on PATH.
 # N: seconds of fuzzing per target (default $SRL_FUZZ_SECONDS, else 1800).
 # The build is one of its own, $SRL_FUZZ_BUILDDIR (default: build-fuzz in the source tree, or
 # fuzz-clang in the build directory of `meson test --suite fuzz`):
@@ -18,12 +20,13 @@
 # bookkeeping takes several hundred). Exit 0 when every target ran its time without a finding; 1 on a
 # finding: a crash, a sanitizer report, a leak, a hang (an input over 10 s), a memory blow-up,
 # or a target's own check (abort), with the input saved under BUILDDIR/artifacts/TARGET/ and
-# the end of the log printed (replay: BUILDDIR/tests/fuzz/fuzz_TARGET FILE); 77 (meson's skip)
+# the end of the log printed (replay: BUILDDIR/tests/fuzz/fuzz_TARGET FILE, for plotgp with
+# SRL_FUZZ_GNUPLOT=1 TMPDIR=an empty folder); 77 (meson's skip)
 # when clang or libFuzzer is missing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-all="format rounding number batch spec journal merge compare plot data"
+all="format rounding number batch spec journal merge compare plot plotgp data"
 secs=${SRL_FUZZ_SECONDS:-1800}
 if [ "${1:-}" = --seconds ]; then
     secs=${2:?--seconds needs a number}
@@ -67,8 +70,9 @@ if [ ! -f "$build/build.ninja" ]; then
     }
     rm -f "$build.setup.log"
 fi
+exe() { [ "$1" = plotgp ] && echo plot || echo "$1"; } # the binary of a target
 ninja_targets=""
-for t in $targets; do ninja_targets="$ninja_targets tests/fuzz/fuzz_$t"; done
+for t in $targets; do ninja_targets="$ninja_targets tests/fuzz/fuzz_$(exe "$t")"; done
 # shellcheck disable=SC2086
 ninja -C "$build" $ninja_targets >"$build/fuzz-build.log" 2>&1 || {
     tail -n 40 "$build/fuzz-build.log" >&2
@@ -79,16 +83,27 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 status=0
 for t in $targets; do
+    gp=0
+    if [ "$t" = plotgp ]; then
+        if ! command -v gnuplot >/dev/null 2>&1; then
+            echo "fuzz_plotgp: skipped: no gnuplot on PATH (Debian's gnuplot-nox)"
+            continue
+        fi
+        gp=1
+    fi
     work=$(mktemp -d "${TMPDIR:-/tmp}/srlab-fuzz-$t.XXXXXX")
     mkdir "$work/corpus"
-    if [ -d "$here/corpus/$t" ]; then cp "$here/corpus/$t"/* "$work/corpus/" 2>/dev/null || true; fi
+    for c in "$t" $([ $gp = 1 ] && echo plot || true); do
+        if [ -d "$here/corpus/$c" ]; then cp "$here/corpus/$c"/* "$work/corpus/" 2>/dev/null || true; fi
+    done
     art="$build/artifacts/$t"
     mkdir -p "$art"
     log="$build/artifacts/$t-$$.log" # one per run: runs of the same build may overlap
     rc=0
     # -close_fd_mask=3: the commands' own messages are discarded, libFuzzer's and the
     # sanitizers' reports are kept. The outer timeout catches a hang libFuzzer would miss.
-    (cd "$work" && TMPDIR="$work" timeout -k 10 $((secs + 300)) nice "$build/tests/fuzz/fuzz_$t" \
+    (cd "$work" && TMPDIR="$work" SRL_FUZZ_GNUPLOT=$gp timeout -k 10 $((secs + 300)) nice \
+        "$build/tests/fuzz/fuzz_$(exe "$t")" \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -max_len=8192 -use_value_profile=1 -close_fd_mask=3 -error_exitcode=1 \
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" "$work/corpus") \
