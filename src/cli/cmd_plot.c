@@ -122,6 +122,16 @@ static void print_types(FILE *o)
     }
 }
 
+/* A figure's name: a letter or digit, then letters, digits, '_' and '-' (never an option of
+ * gnuplot, never a path). */
+static bool figure_name_ok(const char *name)
+{
+    bool ok = isalnum((unsigned char)name[0]) && strlen(name) <= 60;
+    for (const char *c = name; ok && *c; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_' || *c == '-';
+    return ok;
+}
+
 /* srlab plot --help: the text above, then each script's variables; with a figure named, its
  * variables in full. */
 static int plot_help(const char *name)
@@ -130,11 +140,13 @@ static int plot_help(const char *name)
     char why[CLI_FIG_WHY_LEN];
     cli_fig f;
     if (name) {
-        char *path = cli_alloc_printf("%s/%s.gp", dir, name);
-        int bad = !path || cli_fig_read(&f, path, why);
-        free(path);
+        char q[CLI_QUOTE_LEN], *path = figure_name_ok(name) ? cli_host_path(dir, name) : NULL;
+        char *gp = path ? cli_alloc_printf("%s.gp", path) : NULL;
+        int bad = !gp || cli_fig_read(&f, gp, why);
+        free(path), free(gp);
         if (bad)
-            return cli_error(CMD, "%s: no figure %s in %s", name, name, dir);
+            return cli_error(CMD, "no figure %s in %s (srlab plot --help lists them)",
+                             cli_quote(q, sizeof q, name, strlen(name), CLI_QUOTE_MAX), dir);
         printf("usage: srlab plot %s --in CSV [-o FILE.png|.svg|.pdf] [--set VAR=VALUE]...\n\n"
                "the variables of %s (plots/%s.gp):\n", name, name, name);
         for (size_t i = 0; i < f.nvars; i++) {
@@ -399,10 +411,7 @@ static int find_script(const plot_args *p, char **script, cli_fig *f)
     char q[CLI_QUOTE_LEN], why[CLI_FIG_WHY_LEN];
     if (!p->name)
         return cli_error(CMD, "which figure? srlab plot NAME --in CSV (see srlab plot --help)");
-    bool ok = isalnum((unsigned char)p->name[0]) && strlen(p->name) <= 60;
-    for (const char *c = p->name; ok && *c; c++)
-        ok = isalnum((unsigned char)*c) || *c == '_' || *c == '-';
-    if (!ok)
+    if (!figure_name_ok(p->name))
         return cli_error(CMD, "%s is not a figure name (a letter or digit, then letters, digits, "
                          "_ and -)", cli_quote(q, sizeof q, p->name, strlen(p->name), CLI_QUOTE_MAX));
     const char *dir = cli_host_plots_dir();
