@@ -16,6 +16,7 @@
 # OpenMP. Only the targets are compiled (and the library under them).
 # Each target starts from a copy of its seed corpus, tests/fuzz/corpus/TARGET (what it finds
 # is not written back: the corpus stays small and reviewed), with per input a 10 s time limit
+# (plotgp 60 s: an input starts gnuplot, whose wall time a loaded machine stretches)
 # and a 1024 MB limit on any one allocation, and 2048 MB on the process (the sanitizers' own
 # bookkeeping takes several hundred). Exit 0 when every target ran its time without a finding; 1 on a
 # finding: a crash, a sanitizer report, a leak, a hang (an input over 10 s), a memory blow-up,
@@ -104,7 +105,8 @@ for t in $targets; do
     # sanitizers' reports are kept. The outer timeout catches a hang libFuzzer would miss.
     (cd "$work" && TMPDIR="$work" SRL_FUZZ_GNUPLOT=$gp timeout -k 10 $((secs + 300)) nice \
         "$build/tests/fuzz/fuzz_$(exe "$t")" \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        -max_total_time="$secs" -timeout=$([ $gp = 1 ] && echo 60 || echo 10) \
+        -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -max_len=8192 -use_value_profile=1 -close_fd_mask=3 -error_exitcode=1 \
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" "$work/corpus") \
         >"$log" 2>&1 || rc=$?
