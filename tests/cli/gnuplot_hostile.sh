@@ -181,6 +181,19 @@ new=$(echo "$new" | grep -v "^$T/work/|touch PWN;y/R\(/\|$\)")
 [ -z "$new" ] && [ -s '|touch PWN;y/R/ok.png' ] && ok "reproduce -o '|touch PWN;y/R': the figure drawn, nothing else" ||
     bad "reproduce -o '|...': new files: $new"
 
+# SIGTERM or SIGHUP to the command and its gnuplot (as a terminal's Ctrl-C reaches the whole group)
+# while gnuplot draws: the private folder goes too (files first, then the folder)
+if command -v setsid >/dev/null 2>&1; then
+    for sig in TERM HUP; do # (INT: a background job ignores it)
+        setsid sh -c '"$0" plot stall --in q.summary.csv -o sig.png & i=0
+            while [ -z "$(ls -A "$TMPDIR")" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+            kill -'$sig' -$$; wait' "$SRLAB" >/dev/null 2>&1
+        sleep 1
+        [ -z "$(ls -A "$TMPDIR")" ] && [ ! -e sig.png ] && ok "SIG$sig while drawing: no private folder, no figure" ||
+            bad "SIG$sig while drawing: left $(ls -A "$TMPDIR") $(ls sig.png 2>/dev/null)"
+        rm -rf "${TMPDIR:?}"/* sig.png
+    done
+fi
 pwn=$(find "$T" -name 'PWN*'; find /tmp -maxdepth 1 -name 'PWN*' -newer "$T/home/.gnuplot")
 [ -z "$pwn" ] && ok "no PWN file anywhere" || bad "PWN files: $(echo "$pwn" | tr '\n' ' ')"
 [ -z "$(ls -A "$TMPDIR")" ] && ok "gnuplot's private folders are gone" || bad "TMPDIR holds $(ls -A "$TMPDIR")"
