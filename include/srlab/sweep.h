@@ -71,6 +71,11 @@
  *             S seeds)`, and `# shard: I/N` for a shard. A shard's rows file also carries
  *             `# rows per run: C C*K ...`, the number of rows of each of its runs in run order
  *             (C*K: K runs of C rows each), which srl_sweep_merge checks its rows against.
+ *             A file stored as a member of a set (the command line's rows, runs and summary
+ *             files, written as one transaction: src/cli/set.h) ends its '#' lines with
+ *             `# set: HEX`, the same in every member; the functions here ignore that line (it is
+ *             neither compared nor copied into what they write: a merged file or a summary is
+ *             the member of a set of its own).
  *
  * Journal (srl_sweep_journal_*): what makes a sweep resumable. The caller keeps an append-only
  * text (a file beside the output): its start, written before any run, then one entry per
@@ -92,6 +97,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The start of a set's stamp line (see Files, '#' lines). */
+#define SRL_SWEEP_SET_LINE "# set: "
 
 /* ---- sweeps ---- */
 

@@ -353,7 +353,7 @@ static void put_num(srl__sw_text *o, double x)
 static void put_head(srl__sw_text *o, const table *t, const bool *key,
                      const srl_compare_opts *op, const srl_sweep_text *runs, size_t m)
 {
-    srl__sw_put(o, runs->data, t->pre_end);
+    srl__sw_put_pre(o, runs->data, t->pre_end); /* without the runs file's set line */
     size_t mn = t->he[t->metric] - t->ha[t->metric];
     srl__sw_printf(o, "# compare: %.*s, %s against %s, paired by seed at each grid point of the "
                    "other axes (%s)\n", (int)mn, t->head + t->ha[t->metric], op->axis, op->baseline, runs->name);

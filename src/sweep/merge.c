@@ -82,6 +82,8 @@ static int read_shard(mfile *m, const srl_sweep_text *t, srl_err *err)
             have_shard = true;
             continue;
         }
+        if (srl__sw_set_line(l, ll))
+            continue; /* the shard's own set (sweep.h): not a line of the merged files */
         if (ll >= 15 && !memcmp(l, "# rows per run:", 15)) {
             m->counts = l + 15; /* this shard's own, like its shard line: not in the preamble */
             m->counts_len = ll - 15;

@@ -217,7 +217,7 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
     if (st)
         return st;
     srl__sw_text o = {0};
-    srl__sw_put(&o, t, pre_end);
+    srl__sw_put_pre(&o, t, pre_end); /* without the runs file's set line */
     put_header(&o, l, ll, &lay);
     const char **lines = malloc((S + 1) * sizeof *lines);
     size_t *lens = malloc((S + 1) * sizeof *lens);

@@ -81,6 +81,11 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
  * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
  * malformed. */
 size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
+/* Is the line l (ll bytes, without '\n') a set's stamp, SRL_SWEEP_SET_LINE...? */
+bool srl__sw_set_line(const char *l, size_t ll);
+/* The '#' lines t[0 .. pre_end) without a set's stamp line: what an output made from a file
+ * repeats of it (include/srlab/sweep.h, '#' lines). */
+void srl__sw_put_pre(srl__sw_text *o, const char *t, size_t pre_end);
 /* The number of '\n' in [t, t + n). */
 size_t srl__sw_count_lines(const char *t, size_t n);
 /* The numbers of the "# runs: R (P grid points x S seeds)" line at p, for merge and summary

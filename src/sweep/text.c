@@ -162,6 +162,23 @@ bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line
     return true;
 }
 
+bool srl__sw_set_line(const char *l, size_t ll)
+{
+    const size_t n = sizeof SRL_SWEEP_SET_LINE - 1;
+    return ll >= n && !memcmp(l, SRL_SWEEP_SET_LINE, n);
+}
+
+void srl__sw_put_pre(srl__sw_text *o, const char *t, size_t pre_end)
+{
+    size_t pos = 0, ll;
+    const char *l;
+    while (srl__sw_next_line(t, pre_end, &pos, &l, &ll))
+        if (!srl__sw_set_line(l, ll)) {
+            srl__sw_put(o, l, ll);
+            srl__sw_putc(o, '\n');
+        }
+}
+
 /* Field offsets of one CSV line (without its newline): starts[k] = start, ends[k] = end (the
  * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
  * malformed. */
