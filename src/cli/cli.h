@@ -25,13 +25,15 @@
  *              only on success, and a file (-o FILE) is written to a temporary file in the same
  *              directory and renamed over the target on success (fsync first), so a failed or
  *              interrupted run never leaves a half-written or clobbered file. Open outputs before
- *              doing any work, so a bad path fails fast.
+ *              doing any work, so a bad path fails fast. Every write is checked to the end and a
+ *              failure names its errno ("checked writes" below). The files of a sweep or a merge
+ *              are one set, written as one transaction under a lock (src/cli/set.h).
  *   Numbers    machine outputs use C99 hex floats (cli_fmt_hex, exact) or 17 significant digits
  *              (cli_fmt_g17, round-trips); CSV fields go through cli_csv_field (RFC 4180).
  *   Randomness every output that involves randomness echoes the seed (and the generator kind).
  *
- * Mutable global state: only the list of temporary files a signal handler removes on SIGINT,
- * SIGTERM and SIGHUP (cli_util.c). */
+ * Mutable global state: the list of temporary files a signal handler removes on SIGINT,
+ * SIGTERM and SIGHUP, the inputs read, and standard output's checked stream (cli_util.c). */
 #ifndef SRL_CLI_H
 #define SRL_CLI_H
 
@@ -39,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "srlab/format.h"
 #include "srlab/number.h"
@@ -197,9 +200,42 @@ void cli_input_note(const char *path, const struct stat *st);
 /* The name under which an input that is the same file as path was read, or NULL. */
 const char *cli_input_same(const char *path);
 
+/* ---- checked writes (issue 28, item 3) ----
+ * Every write srlab makes is checked to the end -- each write, flush, fsync, close and rename --
+ * and a failure is reported with its own errno ("No space left on device"): stdio keeps only a
+ * flag, and errno is overwritten by later calls, so the streams srlab writes files and standard
+ * output through record the errno of their first failure themselves. */
+
+/* Write all n bytes of buf to fd (EINTR retried); 0, or the errno of the failure. */
+int cli_write_all(int fd, const void *buf, size_t n);
+/* A stream on fd that records its first error (k must outlive it; fclose closes fd). mode "w",
+ * or "w+" to read it back and seek. NULL (errno set) when out of memory. */
+typedef struct cli_stream {
+    int fd;
+    int err; /* errno of the first failed write, read or close; 0 */
+} cli_stream;
+FILE *cli_stream_open(cli_stream *k, int fd, const char *mode);
+/* Flush fp (opened on k); 0 or the errno of its first failure. */
+int cli_stream_finish(FILE *fp, cli_stream *k);
+/* Standard output as such a stream (main calls it first), and its flush: 0 or the errno. */
+void cli_stdout_init(void);
+int cli_stdout_flush(void);
+/* The folder of path, malloc'd ("." for a bare name; NULL when out of memory). */
+char *cli_dir_name(const char *path);
+/* Remove the files of path's folder whose name `match` accepts (best effort: a folder that cannot
+ * be listed keeps them); for the temporary files a killed srlab left, under a lock. */
+void cli_remove_matching(const char *path, bool (*match)(const char *name, const void *ctx),
+                         const void *ctx);
+/* fsync the folder of path (a rename into it made durable); 0 or the errno (a file system that
+ * cannot sync folders is not an error). */
+int cli_sync_dir(const char *path);
+
 /* ---- atomic outputs ----
- * The rule for an output path (every file srlab writes goes through cli_out):
- *   "-", "/dev/stdout"     standard output, written on success;
+ * The rule for an output path (every file srlab writes goes through cli_out, or through a set,
+ * src/cli/set.h):
+ *   "-", "/dev/stdout"     standard output, written on success (both spellings, every command;
+ *                          docs/reliability.md: a command that writes several files writes its
+ *                          main one there and says which);
  *   absent, regular file   a temporary file in the same directory, renamed over it on success
  *                          (keeping the permissions of the file it replaces);
  *   a character device or a FIFO, or a link to one (/dev/null, /dev/stderr, a named pipe)
@@ -214,16 +250,22 @@ typedef struct cli_out {
     FILE *fp;     /* write here */
     char *path;   /* destination; NULL for standard output */
     char *tmp;    /* the temporary file next to it; NULL when written through (device, FIFO) */
+    cli_stream *ck; /* the temporary file's checked stream (malloc'd), or NULL */
     char *mem;    /* the buffer of standard output, a device or a FIFO (open_memstream) */
     size_t memlen;
     int slot;     /* signal-cleanup slot of tmp, or -1 */
 } cli_out;
 
+/* Is path standard output: NULL (no -o), "-" or "/dev/stdout"? */
+bool cli_out_is_stdout(const char *path);
 /* Open an output following the rule above: standard output, a device or a FIFO is buffered in
  * memory until commit; otherwise a temporary file is created in path's directory. A missing
  * directory, a path that is a directory, a link, a special file, an input or an uncreatable file
  * is reported (naming `what`, e.g. "-o") before any work. Returns 0 or an exit status. */
 int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path);
+/* Flush what was written so far (for a temporary file another program reads before commit);
+ * 0, or exit status 3 after the message with the errno. */
+int cli_out_flush(cli_out *o);
 /* Make the output visible: write the buffer to stdout, or flush, fsync and rename the temporary
  * file over the destination. Returns 0 or an exit status (the temporary file is removed). */
 int cli_out_commit(cli_out *o);
@@ -231,6 +273,20 @@ int cli_out_commit(cli_out *o);
  * "WHAT: PATH is not a regular file: WHY": for outputs that need a file (gnuplot draws into one;
  * a sweep writes its runs and summary files beside its rows). */
 int cli_out_need_file(const cli_out *o, const char *path, const char *why);
+/* The rule for a path that must be a file srlab replaces (absent, or a regular file this run did
+ * not read): 0, else exit status 2 after "WHAT: PATH ...: WHY" (standard output, a device, a
+ * link, a directory, an input). For the members of a set (src/cli/set.h). */
+int cli_out_check_file(const char *cmd, const char *what, const char *path, const char *why);
+/* path's folder exists and srlab may create files in it: 0, else exit status 2 after the
+ * message (as cli_out_open's). Nothing is created. */
+int cli_out_check_dir(const char *cmd, const char *what, const char *path);
+/* Remove the temporary files cli_out_open made for path that a killed srlab left (.BASE.tmp-
+ * XXXXXX beside it): only under a lock that keeps every other writer of path away (srlab
+ * reproduce's folder). */
+void cli_out_remove_stale(const char *path);
+/* The permissions a file replacing path gets: path's when it is a regular file, else 0666 masked
+ * by the umask. */
+mode_t cli_out_mode(const char *path);
 /* A file written as the work goes, not at the end (a sweep's journal, reproduce's logs): opened
  * for appending into *fd (create: created when absent, else emptied), only when it is a regular
  * file or absent; a link, a FIFO or a device is refused (exit 2, naming `what` and path). It may

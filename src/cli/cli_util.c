@@ -5,11 +5,13 @@
  * Facts this file relies on: glibc's printf prints the exact decimal value of a binary64 number
  * when given enough digits (every binary64 number is a dyadic rational, so its decimal expansion
  * is finite: at most 767 significant digits), and strtod rounds correctly to nearest. */
+#define _GNU_SOURCE /* fopencookie (checked streams, below) and assigning stdout: glibc */
 #include "cli/cli.h"
 
 #include "srlab/number.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -59,8 +61,9 @@ int cli_sys_error(const char *cmd, const char *fmt, ...)
 int cli_help(const char *text)
 {
     fputs(text, stdout);
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return cli_sys_error(NULL, "cannot write standard output: %s", strerror(errno));
+    int e = cli_stdout_flush();
+    if (e)
+        return cli_sys_error(NULL, "cannot write standard output: %s", strerror(e));
     return CLI_EXIT_OK;
 }
 
@@ -477,6 +480,155 @@ char *cli_alloc_printf(const char *fmt, ...)
     return s;
 }
 
+/* ---- checked streams ----
+ * stdio keeps only a flag when a write fails, and errno is overwritten by the next call that
+ * fails for another reason (a stat of a file not created yet: "No such file or directory") or
+ * left at 0 ("Success"). A checked stream records the errno of its first failure itself, so that
+ * the message says what happened (issue 28, item 3). */
+
+int cli_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return errno ? errno : EIO;
+        if (k == 0)
+            return EIO; /* write(2) never returns 0 for n > 0 on a file; do not loop on it */
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static ssize_t stream_write(void *cookie, const char *buf, size_t n)
+{
+    cli_stream *k = cookie;
+    if (k->err)
+        return -1; /* sticky: nothing after a lost write */
+    int e = cli_write_all(k->fd, buf, n);
+    if (e) {
+        k->err = e;
+        errno = e;
+        return -1;
+    }
+    return (ssize_t)n;
+}
+
+static ssize_t stream_read(void *cookie, char *buf, size_t n)
+{
+    cli_stream *k = cookie;
+    for (;;) {
+        ssize_t r = read(k->fd, buf, n);
+        if (r >= 0 || errno != EINTR) {
+            if (r < 0 && !k->err)
+                k->err = errno;
+            return r;
+        }
+    }
+}
+
+static int stream_seek(void *cookie, off64_t *pos, int whence)
+{
+    cli_stream *k = cookie;
+    off_t r = lseek(k->fd, (off_t)*pos, whence);
+    if (r < 0)
+        return -1;
+    *pos = (off64_t)r;
+    return 0;
+}
+
+static int stream_close(void *cookie)
+{
+    cli_stream *k = cookie;
+    if (k->fd >= 0 && close(k->fd) != 0 && !k->err)
+        k->err = errno;
+    k->fd = -1;
+    return k->err ? -1 : 0;
+}
+
+FILE *cli_stream_open(cli_stream *k, int fd, const char *mode)
+{
+    k->fd = fd;
+    k->err = 0;
+    cookie_io_functions_t io = {stream_read, stream_write, stream_seek, stream_close};
+    return fopencookie(k, mode, io);
+}
+
+int cli_stream_finish(FILE *fp, cli_stream *k)
+{
+    if (fflush(fp) != 0 && !k->err)
+        k->err = errno ? errno : EIO;
+    return k->err;
+}
+
+/* Standard output, once cli_stdout_init ran (glibc lets a program assign stdout). */
+static cli_stream cli_stdout_stream;
+static bool cli_stdout_checked;
+
+void cli_stdout_init(void)
+{
+    FILE *f = cli_stream_open(&cli_stdout_stream, STDOUT_FILENO, "w");
+    if (!f)
+        return; /* out of memory at start: plain stdout, checked by its flag */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    stdout = f;
+    cli_stdout_checked = true;
+}
+
+int cli_stdout_flush(void)
+{
+    if (cli_stdout_checked)
+        return cli_stream_finish(stdout, &cli_stdout_stream);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return errno ? errno : EIO;
+    return 0;
+}
+
+char *cli_dir_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+void cli_remove_matching(const char *path, bool (*match)(const char *name, const void *ctx),
+                         const void *ctx)
+{
+    char *dir = cli_dir_name(path);
+    DIR *d = dir ? opendir(dir) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!match(de->d_name, ctx))
+            continue;
+        char *p = cli_alloc_printf("%s/%s", dir, de->d_name);
+        if (p)
+            unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
+int cli_sync_dir(const char *path)
+{
+    char *dir = cli_dir_name(path);
+    if (!dir)
+        return ENOMEM;
+    int e = 0, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        e = errno;
+    else if (fsync(fd) != 0)
+        e = errno;
+    if (fd >= 0 && close(fd) != 0 && !e)
+        e = errno;
+    free(dir);
+    /* a file system that cannot sync a directory says EINVAL: the rename is all there is */
+    return e == EINVAL || e == EROFS || e == EACCES ? 0 : e;
+}
+
 /* ---- atomic outputs ----
  * Temporary files are listed for a signal handler that removes them on SIGINT, SIGTERM and SIGHUP
  * before dying with the signal's default action: the one piece of mutable global state of the
@@ -587,14 +739,20 @@ const char *cli_input_same(const char *path)
 
 /* ---- atomic outputs ---- */
 
+bool cli_out_is_stdout(const char *path)
+{
+    return !path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout");
+}
+
 enum { OUT_REPLACE, OUT_THROUGH, OUT_STDOUT };
 
 /* What an output path is (the rule in cli.h): OUT_REPLACE (absent or a regular file: a
  * temporary file renamed over it), OUT_THROUGH (a character device or FIFO, or a link to one:
- * written into), OUT_STDOUT ("/dev/stdout"), or an exit status after a message naming `what`. */
+ * written into), OUT_STDOUT ("-", "/dev/stdout"), or an exit status after a message naming
+ * `what`. */
 static int out_kind(const char *cmd, const char *what, const char *path, const char *q)
 {
-    if (strcmp(path, "/dev/stdout") == 0)
+    if (cli_out_is_stdout(path))
         return OUT_STDOUT;
     struct stat ls, st;
     if (lstat(path, &ls) != 0)
@@ -627,6 +785,67 @@ static int out_kind(const char *cmd, const char *what, const char *path, const c
     return OUT_REPLACE;
 }
 
+int cli_out_check_dir(const char *cmd, const char *what, const char *path)
+{
+    char q[CLI_QUOTE_LEN], qd[CLI_QUOTE_LEN];
+    char *dir = cli_dir_name(path);
+    if (!dir)
+        return cli_sys_error(cmd, "out of memory");
+    cli_quote(q, sizeof q, path, strlen(path), 200);
+    cli_quote(qd, sizeof qd, dir, strlen(dir), 200);
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            rc = cli_error(cmd, "%s: cannot write %s: directory %s does not exist", what, q, qd);
+        else
+            rc = cli_error(cmd, "%s: cannot write %s: %s: %s", what, q, qd, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        rc = cli_error(cmd, "%s: cannot write %s: %s is not a directory", what, q, qd);
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        rc = cli_error(cmd, "%s: cannot create a file in %s: %s", what, qd, strerror(errno));
+    }
+    free(dir);
+    return rc;
+}
+
+/* Is n ".BASE.tmp-XXXXXX", a temporary file cli_out_open names for BASE (ctx)? */
+static bool out_temporary(const char *n, const void *ctx)
+{
+    const char *base = ctx;
+    const size_t bl = strlen(base);
+    return strlen(n) == bl + 12 && n[0] == '.' && !strncmp(n + 1, base, bl) &&
+           !strncmp(n + 1 + bl, ".tmp-", 5);
+}
+
+void cli_out_remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    cli_remove_matching(path, out_temporary, slash ? slash + 1 : path);
+}
+
+int cli_out_check_file(const char *cmd, const char *what, const char *path, const char *why)
+{
+    char q[CLI_QUOTE_LEN];
+    cli_quote(q, sizeof q, path ? path : "-", strlen(path ? path : "-"), 200);
+    int kind = out_kind(cmd, what, path, q);
+    if (kind < 0)
+        return -kind;
+    if (kind != OUT_REPLACE)
+        return cli_error(cmd, "%s: %s is not a regular file: %s", what, q, why);
+    return 0;
+}
+
+mode_t cli_out_mode(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return st.st_mode & 07777; /* keep the permissions of the file being replaced */
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
 int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path)
 {
     char q[CLI_QUOTE_LEN], qd[CLI_QUOTE_LEN];
@@ -637,7 +856,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
         what = "output";
     o->what = what;
     int kind = OUT_STDOUT;
-    if (path && strcmp(path, "-") != 0) {
+    if (!cli_out_is_stdout(path)) {
         if (!*path)
             return cli_error(cmd, "%s: empty file name", what);
         cli_quote(q, sizeof q, path, strlen(path), 200);
@@ -666,28 +885,18 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
     }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    int rc = cli_out_check_dir(cmd, what, path);
+    char *dir = rc ? NULL : cli_dir_name(path);
+    if (rc)
+        return rc;
     if (!dir)
         return cli_sys_error(cmd, "out of memory");
     cli_quote(qd, sizeof qd, dir, strlen(dir), 200);
-    struct stat st;
-    int rc = 0;
-    if (stat(dir, &st) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            rc = cli_error(cmd, "%s: cannot write %s: directory %s does not exist", what, q, qd);
-        else
-            rc = cli_error(cmd, "%s: cannot write %s: %s: %s", what, q, qd, strerror(errno));
-    } else if (!S_ISDIR(st.st_mode)) {
-        rc = cli_error(cmd, "%s: cannot write %s: %s is not a directory", what, q, qd);
-    }
-    if (rc) {
-        free(dir);
-        return rc;
-    }
     size_t tlen = strlen(dir) + strlen(base) + 32;
     o->tmp = malloc(tlen);
     o->path = strdup(path);
-    if (!o->tmp || !o->path) {
+    o->ck = malloc(sizeof *o->ck);
+    if (!o->tmp || !o->path || !o->ck) {
         free(dir);
         cli_out_abort(o);
         return cli_sys_error(cmd, "out of memory");
@@ -704,48 +913,55 @@ int cli_out_open(cli_out *o, const char *cmd, const char *what, const char *path
     }
     free(dir);
     o->slot = cli_tmp_register(o->tmp);
-    o->fp = fdopen(fd, "w");
+    o->fp = cli_stream_open(o->ck, fd, "w");
     if (!o->fp) {
-        close(fd);
         rc = cli_sys_error(cmd, "cannot write %s: %s", q, strerror(errno));
+        close(fd);
         cli_out_abort(o);
         return rc;
     }
     return 0;
 }
 
+int cli_out_flush(cli_out *o)
+{
+    char q[CLI_QUOTE_LEN];
+    int e = o->ck ? cli_stream_finish(o->fp, o->ck)
+                  : fflush(o->fp) != 0 || ferror(o->fp) ? (errno ? errno : ENOMEM) : 0;
+    if (!e)
+        return 0;
+    const char *p = o->path ? o->path : "standard output";
+    return cli_sys_error(o->cmd, "cannot write %s: %s", cli_quote(q, sizeof q, p, strlen(p), 200),
+                         strerror(e));
+}
+
 /* Write the buffer of standard output or of a device/FIFO (o->path) there. */
 static int commit_buffer(cli_out *o)
 {
     char q[CLI_QUOTE_LEN];
-    int rc = 0;
-    bool bad = ferror(o->fp) != 0;
-    int e = errno;
-    if (fclose(o->fp) != 0)
-        bad = true, e = errno;
+    int rc = 0, e = 0;
+    FILE *fp = o->fp;
     o->fp = NULL;
-    if (bad) {
+    if (ferror(fp))
+        e = ENOMEM; /* an open_memstream fails only to grow */
+    if (fclose(fp) != 0 && !e)
+        e = errno ? errno : ENOMEM;
+    if (e) {
         rc = cli_sys_error(o->cmd, "cannot buffer the output: %s", strerror(e));
     } else if (!o->path) {
-        if ((o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen) ||
-            fflush(stdout) != 0 || ferror(stdout))
-            rc = cli_sys_error(o->cmd, "cannot write standard output: %s", strerror(errno));
+        /* what went to standard output before (messages of the command), then the buffer */
+        if (!(e = cli_stdout_flush()))
+            e = cli_write_all(STDOUT_FILENO, o->mem, o->memlen);
+        if (e)
+            rc = cli_sys_error(o->cmd, "cannot write standard output: %s", strerror(e));
     } else {
         cli_quote(q, sizeof q, o->path, strlen(o->path), 200);
         int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        size_t done = 0;
-        while (fd >= 0 && done < o->memlen) {
-            ssize_t k = write(fd, o->mem + done, o->memlen - done);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                break;
-            done += (size_t)k;
-        }
-        if (fd < 0 || done < o->memlen)
-            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
-        if (fd >= 0 && close(fd) != 0 && !rc)
-            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
+        e = fd < 0 ? errno : cli_write_all(fd, o->mem, o->memlen);
+        if (fd >= 0 && close(fd) != 0 && !e)
+            e = errno;
+        if (e)
+            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(e));
     }
     cli_out_abort(o);
     return rc;
@@ -772,37 +988,26 @@ int cli_out_commit(cli_out *o)
         cli_out_abort(o);
         return rc;
     }
-    int fd = fileno(o->fp);
-    struct stat st;
-    mode_t mode;
-    if (stat(o->path, &st) == 0 && S_ISREG(st.st_mode)) {
-        mode = st.st_mode & 07777; /* keep the permissions of the file being replaced */
+    /* every step checked, each failure with its own errno (issue 28, item 3) */
+    int fd = o->ck->fd, e = cli_stream_finish(o->fp, o->ck);
+    if (!e && fsync(fd) != 0)
+        e = errno;
+    if (!e && fchmod(fd, cli_out_mode(o->path)) != 0)
+        e = errno;
+    FILE *fp = o->fp;
+    o->fp = NULL;
+    if (fclose(fp) != 0 && !e)
+        e = o->ck->err ? o->ck->err : errno;
+    if (!e && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if (e) {
+        rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(e));
     } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fd) != 0 || fchmod(fd, mode) != 0) {
-        rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
-    } else {
-        FILE *fp = o->fp;
-        o->fp = NULL;
-        if (fclose(fp) != 0 || rename(o->tmp, o->path) != 0) {
-            rc = cli_sys_error(o->cmd, "cannot write %s: %s", q, strerror(errno));
-        } else {
-            free(o->tmp); /* renamed: nothing to remove */
-            o->tmp = NULL;
-            /* Make the rename durable (best effort: not every file system allows it). */
-            const char *slash = strrchr(o->path, '/');
-            char *dir = slash ? strndup(o->path, slash == o->path ? 1 : (size_t)(slash - o->path))
-                              : strdup(".");
-            int dfd = dir ? open(dir, O_RDONLY) : -1;
-            if (dfd >= 0) {
-                (void)fsync(dfd);
-                close(dfd);
-            }
-            free(dir);
-        }
+        free(o->tmp); /* renamed: nothing to remove */
+        o->tmp = NULL;
+        if ((e = cli_sync_dir(o->path))) /* make the rename durable */
+            rc = cli_sys_error(o->cmd, "%s is written, but its folder cannot be synced: %s", q,
+                               strerror(e));
     }
     cli_out_abort(o);
     return rc;
@@ -851,6 +1056,8 @@ void cli_out_abort(cli_out *o)
         fclose(o->fp);
         o->fp = NULL;
     }
+    free(o->ck);
+    o->ck = NULL;
     if (o->tmp) {
         unlink(o->tmp);
         free(o->tmp);

@@ -41,7 +41,8 @@ static const char *const help_text =
     "               roundings (T01, T02, T11b) use fixed streams of seed 1 and their draw\n"
     "               counts instead\n"
     "  -o FILE      also write the rows as CSV: " CSV_HEADER "\n"
-    "               (written only when every check ran; '-' writes the CSV instead of the table)\n"
+    "               (written only when every check ran; - or /dev/stdout: the CSV on\n"
+    "               standard output instead of the table)\n"
     "  --list       list the checks, the minimum detectable effect of each, the defects that\n"
     "               reach it and what each mutation test changes; run nothing\n"
     "  --mutate KIND  run each selected check's documented mutation instead (KIND experiment:\n"
@@ -293,7 +294,7 @@ static void table_header(FILE *tab, size_t n, const srl_check_opts *o)
 static int run_checks(const check_args *a, size_t n)
 {
     cli_out out;
-    const bool csv = a->out_path != NULL, csv_stdout = csv && !strcmp(a->out_path, "-");
+    const bool csv = a->out_path != NULL, csv_stdout = csv && cli_out_is_stdout(a->out_path);
     int rc;
     /* the CSV output, opened before any work so that a bad path fails fast */
     if (csv && (rc = cli_out_open(&out, cmd, "-o", a->out_path)))
@@ -338,8 +339,12 @@ static int run_checks(const check_args *a, size_t n)
     if (tab) {
         fprintf(tab, "%zu check%s: %zu PASS, %zu FAIL (%.1f s)\n", n, n == 1 ? "" : "s",
                 n - failed, failed, now() - t0);
-        if (fflush(tab))
-            return cli_sys_error(cmd, "cannot write standard output");
+        const int e = cli_stdout_flush(); /* tab is standard output */
+        if (e) {
+            if (csv)
+                cli_out_abort(&out);
+            return cli_sys_error(cmd, "cannot write standard output: %s", strerror(e));
+        }
     }
     if (csv && (rc = cli_out_commit(&out)))
         return rc;
@@ -395,7 +400,7 @@ static int run_bugs(const check_args *a, size_t n)
     if (!res)
         return cli_sys_error(cmd, "out of memory");
     cli_out out;
-    const bool csv = a->out_path != NULL, csv_stdout = csv && !strcmp(a->out_path, "-");
+    const bool csv = a->out_path != NULL, csv_stdout = csv && cli_out_is_stdout(a->out_path);
     int rc = csv ? cli_out_open(&out, cmd, "-o", a->out_path) : 0;
     if (rc) {
         free(res);
@@ -448,8 +453,9 @@ static int run_bugs(const check_args *a, size_t n)
     }
     if (tab) {
         bug_matrix(tab, a, res);
-        if (fflush(tab))
-            rc = cli_sys_error(cmd, "cannot write standard output");
+        const int e = cli_stdout_flush(); /* tab is standard output */
+        if (e)
+            rc = cli_sys_error(cmd, "cannot write standard output: %s", strerror(e));
     }
     free(res);
     if (!rc && csv)
@@ -468,7 +474,8 @@ int cmd_check(int argc, char **argv)
         rc = cli_help(help_text);
     } else if (!rc && a.list) {
         list_checks(stdout);
-        rc = fflush(stdout) ? cli_sys_error(cmd, "cannot write standard output") : 0;
+        const int e = cli_stdout_flush();
+        rc = e ? cli_sys_error(cmd, "cannot write standard output: %s", strerror(e)) : 0;
     } else if (!rc) {
         const size_t n = finish_selection(&a);
         rc = n && a.bugs ? run_bugs(&a, n)

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/set.h"
 #include "srlab/compare.h"
 
 #define CMD "compare"
@@ -46,8 +47,9 @@ static const char help_text[] =
     "                     baseline tuned. Columns AXIS_level, AXIS_baseline name the values;\n"
     "                     they are chosen from the same runs, so p does not account for the\n"
     "                     choice (a noisy level's best looks better than it is)\n"
-    "  -o, --output FILE  the CSV (default standard output); its '#' lines repeat the runs\n"
-    "                     file's (version, command, seeds) and state the method\n"
+    "  -o, --output FILE  the CSV (default, and - or /dev/stdout: standard output); its '#'\n"
+    "                     lines repeat the runs file's (version, command, seeds) and state\n"
+    "                     the method\n"
     "\n"
     "examples:\n"
     "  srlab sweep gpt_lr --quick -o g.csv\n"
@@ -157,7 +159,7 @@ int cmd_compare(int argc, char **argv)
     if (e) {
         rc = cli_error(CMD, "cannot read %s: %s", cli_quote(q, sizeof q, a.in, strlen(a.in), 200),
                        cli_read_strerror(e));
-    } else {
+    } else if (!(rc = cli_set_check(CMD, "RUNS.csv", a.in, data, n))) { /* src/cli/set.h */
         srl_sweep_text t = {a.in, data, n};
         srl_err err;
         int st = srl_sweep_compare(&t, &a.o, &csv, &len, &err);

@@ -5,16 +5,19 @@
  * files, out.runs.csv from their runs files (found beside them, as srlab sweep names them), and
  * out.summary.csv from the merged runs, with the statistics over seeds that no single shard
  * could compute. The checks, the joining and the summary are the library's (srl_sweep_merge,
- * srl_sweep_summary); this file reads and writes files: arguments, the outputs checked, the
- * shards read, each kind merged into its output, the summary, all three committed. */
+ * srl_sweep_summary); this file reads and writes files: arguments, the output set checked and
+ * locked (src/cli/set.h), the shards read and checked, each kind merged, the summary, all three
+ * committed as one transaction. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "srlab/sweep.h"
 #include "cli/host.h" /* cli_read_file */
+#include "cli/set.h"
 #include "cli/sweep_cli.h"
 
 #define CMD "merge"
@@ -33,9 +36,14 @@ static const char help_text[] =
     "counts; a missing run, cut lines or a repeated line is refused (exit 2), naming the\n"
     "shard file and the run.\n"
     "\n"
+    "The three files are one set (as srlab sweep writes them): they replace the old ones as\n"
+    "one transaction, after every shard is read and checked, under the lock of srlab sweep\n"
+    "(a second merge or sweep into the same output is refused, exit 2).\n"
+    "\n"
     "options:\n"
     "  -o, --output FILE   the merged rows file (required); the runs and summary files go\n"
-    "                      beside it\n"
+    "                      beside it. -o - or -o /dev/stdout: the merged rows to standard\n"
+    "                      output and no other file (every shard is still checked)\n"
     "\n"
     "example:\n"
     "  srlab sweep stall --shard 0/2 -o stall.0.csv\n"
@@ -121,10 +129,20 @@ static int read_shards(shards *s, const char *const *in, size_t nin)
     return 0;
 }
 
-/* Merge the files (rows or runs) into an open output; the merged text in *keep when keep is
- * not NULL (the caller frees it). */
-static int merge_into(cli_out *o, const srl_sweep_text *files, size_t n, bool runs,
-                      srl_sweep_text *keep)
+/* A shard is a set of its own (src/cli/set.h): its rows and runs files, as read, carry the stamp
+ * of every file of its set beside them (so also each other's, unless a commit came between the
+ * two reads). */
+static int check_shard_sets(const shards *s)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n && !rc; i++)
+        if (!(rc = cli_set_check(CMD, "shard", s->rows[i].name, s->rows[i].data, s->rows[i].len)))
+            rc = cli_set_check(CMD, "shard", s->sums[i].name, s->sums[i].data, s->sums[i].len);
+    return rc;
+}
+
+/* Merge the files (rows or runs) into *out (malloc'd). */
+static int merge_text(const srl_sweep_text *files, size_t n, bool runs, srl_sweep_text *out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -133,16 +151,12 @@ static int merge_into(cli_out *o, const srl_sweep_text *files, size_t n, bool ru
     if (st)
         return st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
                                 : cli_error(CMD, "%s", err.msg);
-    fwrite(buf, 1, len, o->fp);
-    if (keep)
-        *keep = (srl_sweep_text){"the merged runs", buf, len};
-    else
-        free(buf);
+    *out = (srl_sweep_text){runs ? "the merged runs" : "the merged rows", buf, len};
     return 0;
 }
 
-/* The summary of the merged runs into an open output. */
-static int summary_into(cli_out *o, const srl_sweep_text *runs)
+/* The summary of the merged runs into *out (malloc'd). */
+static int summary_text(const srl_sweep_text *runs, srl_sweep_text *out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -151,22 +165,33 @@ static int summary_into(cli_out *o, const srl_sweep_text *runs)
     if (st)
         return st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
                                 : cli_error(CMD, "summary: %s", err.msg);
-    fwrite(buf, 1, len, o->fp);
-    free(buf);
+    *out = (srl_sweep_text){"the summary", buf, len};
     return 0;
 }
 
-/* An output not opened yet (cli_out_abort is a no-op on it). */
-static void out_none(cli_out *o)
-{
-    memset(o, 0, sizeof *o);
-    o->slot = -1;
-}
-
-/* arguments -> outputs checked -> shards read -> srl_sweep_merge twice -> both files */
-int cmd_merge(int argc, char **argv)
+/* The output set (src/cli/set.h): its paths checked, its lock taken (a commit an interrupted
+ * srlab left half done completed), and no unfinished sweep's journal in it. */
+static int take_output(cli_set *set, const char *out)
 {
     char q[CLI_QUOTE_LEN];
+    struct stat sb;
+    int rc = cli_set_init(set, CMD, out);
+    if (!rc)
+        rc = cli_set_check_paths(set, true);
+    if (!rc)
+        rc = cli_set_lock(set);
+    if (!rc && stat(set->journal, &sb) == 0 && sb.st_size > 0)
+        rc = cli_error(CMD, "%s holds the runs of an unfinished sweep into this output: finish it "
+                       "(srlab sweep ... --resume -o %s) or remove it before merging into it",
+                       cli_quote(q, sizeof q, set->journal, strlen(set->journal), 200), out);
+    return rc;
+}
+
+/* arguments -> the output set checked and locked -> shards read and checked -> srl_sweep_merge
+ * twice and the summary, in memory -> one commit of the three files (or the rows to standard
+ * output): nothing is replaced before every input is read and proved complete. */
+int cmd_merge(int argc, char **argv)
+{
     const char *out = NULL;
     const char **in = calloc((size_t)argc + 1, sizeof *in);
     size_t nin = 0;
@@ -178,41 +203,41 @@ int cmd_merge(int argc, char **argv)
         free(in);
         return rc;
     }
-    char *sum_out = cli_sweep_sibling(out, ".summary.csv");
-    char *runs_out = cli_sweep_sibling(out, ".runs.csv");
+    const bool to_stdout = cli_out_is_stdout(out); /* -o - and -o /dev/stdout: the rows alone */
     shards s = {0};
-    srl_sweep_text merged = {NULL, NULL, 0};
-    cli_out o, orr, os;
-    out_none(&o);
-    out_none(&orr);
-    out_none(&os);
-    if (!sum_out || !runs_out)
-        rc = cli_sys_error(CMD, "out of memory");
-    else if (!strcmp(sum_out, out) || !strcmp(runs_out, out))
-        rc = cli_error(CMD, "-o: %s would be its own summary or runs file: name the rows file",
-                       cli_quote(q, sizeof q, out, strlen(out), 200));
-    /* Check the outputs before reading anything. */
-    if (!rc && !(rc = cli_out_open(&o, CMD, "-o", out)) &&
-        !(rc = cli_out_need_file(&o, out, "merge writes the runs and summary files beside it")) &&
-        !(rc = cli_out_open(&orr, CMD, "-o", runs_out)))
-        rc = cli_out_open(&os, CMD, "-o", sum_out);
+    srl_sweep_text rows = {NULL, NULL, 0}, runs = rows, sums = rows;
+    cli_set set = {.lock = {.fd = -1}};
+    cli_out o;
+    memset(&o, 0, sizeof o);
+    o.slot = -1;
+    if (to_stdout)
+        rc = cli_out_open(&o, CMD, "-o", out);
+    else
+        rc = take_output(&set, out);
     if (!rc)
         rc = read_shards(&s, in, nin);
     if (!rc)
-        rc = merge_into(&o, s.rows, nin, false, NULL);
+        rc = check_shard_sets(&s);
     if (!rc)
-        rc = merge_into(&orr, s.sums, nin, true, &merged);
+        rc = merge_text(s.rows, nin, false, &rows);
     if (!rc)
-        rc = summary_into(&os, &merged);
-    if (!rc && !(rc = cli_out_commit(&o)) && !(rc = cli_out_commit(&orr)))
-        rc = cli_out_commit(&os);
+        rc = merge_text(s.sums, nin, true, &runs);
+    if (!rc)
+        rc = summary_text(&runs, &sums);
+    if (!rc && to_stdout) {
+        if (rows.len && fwrite(rows.data, 1, rows.len, o.fp) != rows.len)
+            rc = cli_sys_error(CMD, "out of memory");
+        if (!rc)
+            rc = cli_out_commit(&o);
+    } else if (!rc) {
+        rc = cli_set_commit(&set, rows.data, rows.len, runs.data, runs.len, sums.data, sums.len);
+    }
     cli_out_abort(&o);
-    cli_out_abort(&orr);
-    cli_out_abort(&os);
+    cli_set_free(&set);
     shards_free(&s);
-    free((char *)merged.data);
-    free(sum_out);
-    free(runs_out);
+    free((char *)rows.data);
+    free((char *)runs.data);
+    free((char *)sums.data);
     free(in);
     return rc;
 }

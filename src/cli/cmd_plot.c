@@ -20,6 +20,7 @@
 #include "cli/figure.h"
 #include "cli/gnuplot.h"
 #include "cli/host.h"
+#include "cli/set.h"
 
 #define CMD "plot"
 
@@ -53,7 +54,8 @@ static const char help_text[] =
     "\n"
     "options:\n"
     "  --in CSV           the data (the rows or the summary file of srlab sweep)\n"
-    "  -o, --output FILE  the figure: .png, .svg or .pdf (default NAME.png)\n"
+    "  -o, --output FILE  the figure: .png, .svg or .pdf (default NAME.png); - or /dev/stdout:\n"
+    "                     a PNG on standard output\n"
     "  --set VAR=VALUE    a variable the script declares, of its type (below), e.g.\n"
     "                     --set by=strategy,rounding, --set 'where=lr=0.01 format=bf16',\n"
     "                     --set ycol=dist_to_opt; each at most once\n"
@@ -259,6 +261,8 @@ static int read_data(plot_data *d, const char *in)
     if (rc)
         return cli_error(CMD, "--in: cannot read %s: %s",
                          cli_quote(q, sizeof q, in, strlen(in), 200), cli_read_strerror(rc));
+    if ((rc = cli_set_check(CMD, "--in", in, d->text, d->len))) /* a set's files belong together */
+        return rc;
     if ((rc = gp_copy("--in", in, d->text, d->len, &d->gp, &d->gplen)))
         return rc;
     const char *end = d->text + d->len;
@@ -492,8 +496,8 @@ static int check_sets(plot_args *p, const cli_fig *f, const plot_data *d)
 static int check_output(const plot_args *p, const char **fmt)
 {
     char q[CLI_QUOTE_LEN];
-    const char *dot = strrchr(p->out, '.');
-    *fmt = dot ? dot + 1 : "";
+    const char *dot = strrchr(p->out, '.'); /* standard output: a PNG, the default figure */
+    *fmt = cli_out_is_stdout(p->out) ? "png" : dot ? dot + 1 : "";
     if (strcmp(*fmt, "png") && strcmp(*fmt, "svg") && strcmp(*fmt, "pdf"))
         return cli_error(CMD, "-o: %s: the figure must end in .png, .svg or .pdf",
                          cli_quote(q, sizeof q, p->out, strlen(p->out), 200));

@@ -37,7 +37,8 @@ static const char help_head[] =
     "                      block of rows each\n"
     "  --threads N         threads of each run's kernels (1 to 4096; default: all cores, or\n"
     "                      OMP_NUM_THREADS); the rows are bit-identical for any N\n"
-    "  -o, --output FILE   write the CSV to FILE, atomically (default standard output)\n"
+    "  -o, --output FILE   write the CSV to FILE, atomically (default, and - or /dev/stdout:\n"
+    "                      standard output)\n"
     "  -h, --help          this help\n"
     "\n";
 

@@ -18,9 +18,11 @@
  * at the end, so a machine crash loses at most the last half second, and no worker ever waits on
  * the disk: a sync per run costs milliseconds, more than a small run). The outputs are assembled
  * from the journal in run order, which is why a resumed sweep prints the same bytes as an
- * uninterrupted one; the journal is removed once the files are in place. Without -o the journal
- * is kept in memory and the rows go to standard output. A line on standard error ends the sweep
- * (print_result), terminal or not, unless --quiet. */
+ * uninterrupted one. The three files are one set, committed as one transaction under the lock
+ * the journal is (src/cli/set.h); the journal is emptied and removed once they are in place.
+ * Without -o (or with -o - or -o /dev/stdout) the journal is kept in memory and the rows go to
+ * standard output, no other file. A line on standard error ends the sweep (print_result),
+ * terminal or not, unless --quiet. */
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -43,6 +45,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/set.h"
 #include "srlab/sweep.h"
 #include "cli/runcmd.h" /* CLI_MAX_ROWS */
 #include "cli/sweep_cli.h"
@@ -89,8 +92,10 @@ static const char help_text[] =
     "  --target T           the summary's steps_to_target: first logged step with\n"
     "                       loss_gap <= T\n"
     "  -o, --output FILE    rows to FILE, one row per run to FILE minus .csv plus\n"
-    "                       .runs.csv, one row per grid point to .summary.csv; without -o\n"
-    "                       the rows go to standard output\n"
+    "                       .runs.csv, one row per grid point to .summary.csv: one set,\n"
+    "                       replaced as a whole or not at all; without -o, or with -o -\n"
+    "                       or -o /dev/stdout, the rows go to standard output and no\n"
+    "                       other file is written\n"
     "\n"
     "how to run it (never part of the results):\n"
     "  --threads N          runs in parallel (default: all cores; OMP_NUM_THREADS)\n"
@@ -554,21 +559,6 @@ static void progress(run_ctx *c, bool final)
     fflush(stderr);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* Append to the journal in memory; false when out of memory. */
 static bool mem_append(run_ctx *c, const char *p, size_t n)
 {
@@ -629,7 +619,7 @@ static int on_done(void *ctx, const srl_sweep_record *rec)
     int e = 0;
     bool stored = true;
     if (c->jfd >= 0)
-        e = write_all(c->jfd, text, len);
+        e = cli_write_all(c->jfd, text, len);
     else
         stored = mem_append(c, text, len);
     free(text);
@@ -717,37 +707,13 @@ static int library_error(int st, const srl_err *err)
     return st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory") : cli_error(CMD, "%s", err->msg);
 }
 
-char *cli_sweep_sibling(const char *out, const char *suffix)
-{
-    size_t n = strlen(out);
-    if (n > 4 && !strcmp(out + n - 4, ".csv"))
-        n -= 4;
-    char *s = malloc(n + strlen(suffix) + 1);
-    if (s) {
-        memcpy(s, out, n);
-        strcpy(s + n, suffix);
-    }
-    return s;
-}
-
-/* Can path be written (its directory exists, it is not a directory)? Checked before any work. */
-static int check_output(const char *what, const char *path)
-{
-    cli_out o;
-    int rc = cli_out_open(&o, CMD, what, path);
-    if (!rc && path && strcmp(path, "-")) /* its siblings go beside it */
-        rc = cli_out_need_file(&o, path, "a sweep writes its runs and summary files beside it "
-                               "(give a file name)");
-    cli_out_abort(&o);
-    return rc;
-}
-
 /* ---- the command: arguments -> the sweep -> its runs -> the files ---- */
 
 /* How to run the sweep (never part of its results). */
 typedef struct sweep_args {
     const char *spec, *output, *threads, *shard;
     bool resume, quick, dry_run, quiet, list, allow_outside;
+    bool to_stdout; /* -o - or -o /dev/stdout: the rows to standard output, as without -o */
 } sweep_args;
 
 /* What sweep_main holds between its phases; sweep_cmd_free releases it. */
@@ -763,7 +729,8 @@ typedef struct sweep_cmd {
     int nthreads;
     size_t shard_i, shard_n; /* shard_n == 0: not a shard */
     srl_sweep *sw;
-    char *sum_path, *runs_path, *jpath; /* beside the output (-o) */
+    cli_set set;         /* the files (-o FILE, src/cli/set.h); its names: */
+    const char *sum_path, *runs_path, *jpath; /* NULL without -o FILE */
     size_t diverged;     /* diverged runs, counted in the runs file */
     char date[64];
     char *pre;           /* the '#' lines */
@@ -773,28 +740,21 @@ typedef struct sweep_cmd {
     size_t *runs, nr;    /* the runs of this shard */
     size_t *todo, ntodo; /* those the journal does not hold */
     run_ctx rcx;
-    int lockfd;          /* the journal, flock'ed for the whole sweep, or -1 */
-    bool lock_made;      /* lock_journal created the (empty) journal */
 } sweep_cmd;
 
 static void sweep_cmd_free(sweep_cmd *c)
 {
     if (c->rcx.jfd >= 0)
         close(c->rcx.jfd);
-    struct stat sb;
-    if (c->lock_made && c->lockfd >= 0 && fstat(c->lockfd, &sb) == 0 && sb.st_size == 0)
-        unlink(c->jpath); /* refused before its start was written: leave no trace */
-    if (c->lockfd >= 0)
-        close(c->lockfd); /* releases the lock, after the journal is removed or complete */
+    /* the lock released; the journal removed when empty (refused before its start was written,
+     * or emptied after the files were committed): no trace */
+    cli_set_free(&c->set);
     free(c->rcx.mem);
     srl_sweep_journal_free(c->jr);
     free(c->jtext);
     free(c->runs);
     free(c->todo);
     free(c->pre);
-    free(c->jpath);
-    free(c->sum_path);
-    free(c->runs_path);
     srl_sweep_free(c->sw);
     layer_free(&c->flags);
     layer_free(&c->spec.main);
@@ -915,6 +875,8 @@ static int read_inputs(sweep_cmd *c)
         return cli_error(CMD, "--quick: %s has no [quick] section", c->a.spec);
     if ((rc = take_spec_output(c)))
         return rc;
+    if (c->a.output && cli_out_is_stdout(c->a.output)) /* -o - and -o /dev/stdout: no -o */
+        c->a.output = NULL, c->a.to_stdout = true;
     c->nthreads = srl_run_team(0, 0); /* OMP_NUM_THREADS, clamped (srlab/run.h) */
     if (c->a.threads) {
         long long t;
@@ -926,30 +888,23 @@ static int read_inputs(sweep_cmd *c)
     if (c->a.shard && srl_sweep_parse_shard(c->a.shard, &c->shard_i, &c->shard_n, &err))
         return cli_error(CMD, "--shard: %s", err.msg);
     if ((c->a.shard || c->a.resume) && !c->a.output && !c->a.dry_run)
-        return cli_error(CMD, "%s needs an output file (-o out.csv): the journal and the files "
-                         "are kept beside it", c->a.shard ? "--shard" : "--resume");
+        return cli_error(CMD, "%s needs an output file (-o out.csv%s): the journal and the files "
+                         "are kept beside it", c->a.shard ? "--shard" : "--resume",
+                         c->a.to_stdout ? "; standard output holds the rows alone" : "");
     return 0;
 }
 
-/* The names beside the output, and whether the files can be written (before any work; nothing
- * is written until the end). */
+/* The names beside the output (its set, src/cli/set.h), and whether the files can be written
+ * (before any work; nothing is written until the end). */
 static int check_outputs(sweep_cmd *c)
 {
-    char q[CLI_QUOTE_LEN];
-    const char *out = c->a.output;
-    c->sum_path = cli_sweep_sibling(out, ".summary.csv");
-    c->runs_path = cli_sweep_sibling(out, ".runs.csv");
-    c->jpath = cli_sweep_sibling(out, ".journal");
-    if (!c->sum_path || !c->runs_path || !c->jpath)
-        return cli_sys_error(CMD, "out of memory");
-    if (!strcmp(c->sum_path, out) || !strcmp(c->runs_path, out))
-        return cli_error(CMD, "-o: %s would be its own summary or runs file: name the rows file",
-                         cli_quote(q, sizeof q, out, strlen(out), 200));
-    int rc = 0;
-    if (!c->a.dry_run && !(rc = check_output("-o", out)) &&
-        !(rc = check_output("-o", c->runs_path)) && !c->shard_n)
-        rc = check_output("-o", c->sum_path);
-    return rc;
+    int rc = cli_set_init(&c->set, CMD, c->a.output);
+    if (rc)
+        return rc;
+    c->sum_path = c->set.summary;
+    c->runs_path = c->set.runs;
+    c->jpath = c->set.journal;
+    return c->a.dry_run ? 0 : cli_set_check_paths(&c->set, !c->shard_n);
 }
 
 /* The files the runs read (a file key's values: cli_runcmd_file_key, as the sweep parsed them),
@@ -1048,51 +1003,16 @@ static int make_sweep(sweep_cmd *c)
     return st ? library_error(st, &err) : 0;
 }
 
-/* One sweep at a time per output (issue 12, item 10): the journal OUT.journal is created if
- * missing and flock'ed (exclusive, non-blocking) before it is read, and stays locked until the
- * files are written and it is removed. A second srlab sweep on the same output -- --resume or
- * not -- is refused at once with exit status 2 and does no work. The lock is the file's, so it
- * is retried when the winner removed or replaced the journal between our open and our flock.
- * Not for --dry-run (it writes nothing) nor without -o (the journal is in memory). */
+/* One sweep at a time per output (issue 12, item 10): the set's lock, its journal OUT.journal
+ * (src/cli/set.h), taken before the journal is read and held until the files are written; a
+ * second srlab sweep or merge on the same output -- --resume or not -- is refused at once with
+ * exit status 2 and does no work. Taking it recovers a commit an interrupted srlab left half
+ * done. Not for --dry-run (it writes nothing) nor without -o (the journal is in memory). */
 static int lock_journal(sweep_cmd *c)
 {
-    char q[CLI_QUOTE_LEN];
     if (!c->jpath || c->a.dry_run)
         return 0;
-    cli_quote(q, sizeof q, c->jpath, strlen(c->jpath), 200);
-    for (int tries = 0; tries < 8; tries++) {
-        struct stat before, held, now;
-        bool existed = lstat(c->jpath, &before) == 0;
-        /* the output rule (cli.h): a journal is a regular file, never a link or a device */
-        int fd = open(c->jpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-                      0666);
-        if (fd < 0 && errno == ELOOP)
-            return cli_error(CMD, "-o: %s is a symbolic link: srlab does not write through links "
-                             "(give the path of the file itself)", q);
-        if (fd < 0)
-            return cli_sys_error(CMD, "cannot open %s: %s", q, strerror(errno));
-        if (fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
-            close(fd);
-            return cli_error(CMD, "-o: %s is not a regular file: a sweep's journal must be one",
-                             q);
-        }
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            int e = errno;
-            close(fd);
-            if (e == EWOULDBLOCK)
-                return cli_error(CMD, "%s is in use: another srlab sweep is writing this output "
-                                 "now; wait for it to finish (or stop it, then --resume)", q);
-            return cli_sys_error(CMD, "cannot lock %s: %s", q, strerror(e));
-        }
-        if (fstat(fd, &held) == 0 && stat(c->jpath, &now) == 0 && held.st_dev == now.st_dev &&
-            held.st_ino == now.st_ino) {
-            c->lockfd = fd;
-            c->lock_made = !existed;
-            return 0;
-        }
-        close(fd); /* the journal we locked was removed meanwhile: lock the one there now */
-    }
-    return cli_sys_error(CMD, "cannot lock %s: it keeps being replaced", q);
+    return cli_set_lock(&c->set);
 }
 
 /* The journal an interrupted sweep left beside the output: refused without --resume, read with
@@ -1228,7 +1148,7 @@ static int open_journal(sweep_cmd *c)
                          "the %zu they may (a shorter command line or spec)", hl, CLI_HEAD_BYTES);
     }
     if (!e)
-        e = write_all(x->jfd, h, hl);
+        e = cli_write_all(x->jfd, h, hl);
     if (!e && fsync(x->jfd) != 0)
         e = errno;
     free(h);
@@ -1351,21 +1271,17 @@ static int write_files(sweep_cmd *c, const char *jtext, size_t jlen)
     if (!rc)
         c->diverged = count_diverged(runs, runs_len);
     srl_sweep_journal_free(j);
-    cli_out o, orr, os;
+    cli_out o;
     out_none(&o);
-    out_none(&orr);
-    out_none(&os);
-    if (!rc && !(rc = cli_out_open(&o, CMD, files ? "-o" : NULL, files ? c->a.output : NULL)))
-        fwrite(rows, 1, rows_len, o.fp);
-    if (!rc && files && !(rc = cli_out_open(&orr, CMD, "-o", c->runs_path)))
-        fwrite(runs, 1, runs_len, orr.fp);
-    if (!rc && summary && !(rc = cli_out_open(&os, CMD, "-o", c->sum_path)))
-        fwrite(sums, 1, sums_len, os.fp);
-    if (!rc && !(rc = cli_out_commit(&o)) && files && !(rc = cli_out_commit(&orr)) && summary)
-        rc = cli_out_commit(&os);
+    if (!rc && files) /* the set, as one transaction (src/cli/set.h) */
+        rc = cli_set_commit(&c->set, rows, rows_len, runs, runs_len, summary ? sums : NULL,
+                            sums_len);
+    else if (!rc && !(rc = cli_out_open(&o, CMD, NULL, NULL)) && rows_len &&
+             fwrite(rows, 1, rows_len, o.fp) != rows_len)
+        rc = cli_sys_error(CMD, "out of memory");
+    if (!rc && !files)
+        rc = cli_out_commit(&o);
     cli_out_abort(&o);
-    cli_out_abort(&orr);
-    cli_out_abort(&os);
     free(rows);
     free(runs);
     free(sums);
@@ -1413,8 +1329,10 @@ static int write_outputs(sweep_cmd *c)
     if (e)
         return cli_sys_error(CMD, "cannot read %s back: %s", c->jpath, cli_read_strerror(e));
     int rc = write_files(c, c->jtext, c->jlen);
-    if (!rc && unlink(c->jpath) != 0)
-        rc = cli_sys_error(CMD, "cannot remove %s: %s", c->jpath, strerror(errno));
+    /* committed: the journal is emptied, and so removed with the lock (a kill before leaves it
+     * whole: --resume then writes the same set again, running nothing) */
+    if (!rc && ftruncate(c->set.lock.fd, 0) != 0)
+        rc = cli_sys_error(CMD, "cannot empty %s: %s", c->jpath, strerror(errno));
     if (!rc)
         print_result(c);
     return rc;
@@ -1495,7 +1413,7 @@ int cli_sweep_main(int argc, char **argv, const srl_runner *const *runners)
     memset(&c, 0, sizeof c);
     c.runners = runners;
     c.rcx.jfd = -1;
-    c.lockfd = -1;
+    c.set.lock.fd = -1;
     int rc = sweep_main(&c, argc, argv);
     sweep_cmd_free(&c);
     return rc;

@@ -133,7 +133,8 @@ static int help_generate(int argc, char **argv)
                          "figures, specs)", q);
     }
     free(text);
-    return fflush(stdout) ? cli_sys_error("help", "cannot write standard output") : 0;
+    const int e = cli_stdout_flush();
+    return e ? cli_sys_error("help", "cannot write standard output: %s", strerror(e)) : 0;
 }
 
 static int run_command(const cli_command *c, int argc, char **argv)
@@ -143,9 +144,8 @@ static int run_command(const cli_command *c, int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
-    gsl_set_error_handler_off();
     srl_run_clamp_threads(); /* whatever OMP_NUM_THREADS says (srlab/run.h) */
     if (argc < 2) {
         char list[256] = "";
@@ -189,4 +189,17 @@ int main(int argc, char **argv)
         return cli_error(NULL, "unknown command %s (see 'srlab --help')", q);
     }
     return run_command(c, argc - 1, argv + 1);
+}
+
+/* Standard output goes through a checked stream (src/cli/cli.h): whatever a command printed to
+ * it, a failure to write it is the command's failure, with its errno (issue 28, item 3). */
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    cli_stdout_init();
+    int rc = dispatch(argc, argv), e = cli_stdout_flush();
+    if (e && (rc == CLI_EXIT_OK || rc == CLI_EXIT_FAIL))
+        rc = cli_sys_error(argc > 1 && find_command(argv[1]) ? argv[1] : NULL,
+                           "cannot write standard output: %s", strerror(e));
+    return rc;
 }

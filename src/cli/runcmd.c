@@ -231,9 +231,11 @@ void cli_runcmd_seeds_line(char *buf, size_t len, const cli_runcmd_args *a, cons
                  "S+N-1; one block of rows each; %s)", a->seed, a->seed + a->nseeds - 1, streams);
 }
 
-/* Every seed into `body`; notes go to `notes` (one '#' line each) and standard error. */
+/* Every seed into `body` (the checked stream spool); notes go to `notes` (one '#' line each) and
+ * standard error. */
 static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
-                     cli_runcmd_axes *ax, FILE *body, FILE *notes, int *ndiverged)
+                     cli_runcmd_axes *ax, FILE *body, const cli_stream *spool, FILE *notes,
+                     int *ndiverged)
 {
     cli_rows w;
     cli_rows_init(&w, body, ax->n, ax->names);
@@ -256,6 +258,11 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
             char why[400];
             cli_rows_wide_message(&w, why, sizeof why);
             rc = cli_error(cmd, "seed %" PRIu64 ": %s: shorten the values of the axes", seed, why);
+            break;
+        }
+        if (st == SRL_EIO && spool->err) { /* the rows' file: its errno, not the library's */
+            rc = cli_sys_error(cmd, "seed %" PRIu64 ": cannot write the rows (a temporary file "
+                               "beside the output): %s", seed, strerror(spool->err));
             break;
         }
         if (st) {
@@ -303,34 +310,40 @@ static int check_rows(const char *cmd, const srl_runner *r, const cli_runcmd_arg
 
 /* Where the rows go while the runs write them (issue 12: memory does not grow with the rows):
  * an unnamed temporary file beside the output (the file system that must hold the output
- * anyway), else tmpfile(); copied after the '#' lines once every run succeeded. */
-static FILE *rows_spool(const cli_out *o)
+ * anyway), else tmpfile()'s; copied after the '#' lines once every run succeeded. A checked
+ * stream on k (src/cli/cli.h), so that a full disk is said as such. */
+static FILE *rows_spool(const cli_out *o, cli_stream *k)
 {
     char *t = o->tmp ? cli_alloc_printf("%s.rows.XXXXXX", o->tmp) : NULL;
     int fd = t ? mkstemp(t) : -1;
-    if (fd >= 0) {
+    if (fd >= 0)
         unlink(t); /* unnamed from now on: nothing to clean up, whatever happens */
-        FILE *fp = fdopen(fd, "w+");
-        if (!fp)
-            close(fd);
-        free(t);
-        return fp;
-    }
     free(t);
-    return tmpfile();
+    if (fd < 0) {
+        FILE *tf = tmpfile();
+        fd = tf ? dup(fileno(tf)) : -1;
+        if (tf)
+            fclose(tf);
+    }
+    FILE *fp = fd >= 0 ? cli_stream_open(k, fd, "w+") : NULL;
+    if (!fp && fd >= 0)
+        close(fd);
+    return fp;
 }
 
-/* Copy the whole of `from` (rewound) into `to`; 0 or -1 (errno set). */
-static int copy_all(FILE *from, FILE *to)
+/* Copy the whole of `from` (its stream fk, rewound) into `to`; 0, or the errno of the read (the
+ * write's is kept by to's own stream). */
+static int copy_all(FILE *from, cli_stream *fk, FILE *to)
 {
     char buf[1 << 16];
     size_t n;
-    if (fflush(from) || fseeko(from, 0, SEEK_SET))
-        return -1;
-    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+    int e = cli_stream_finish(from, fk);
+    if (!e && fseeko(from, 0, SEEK_SET) != 0)
+        e = errno;
+    while (!e && (n = fread(buf, 1, sizeof buf, from)) > 0)
         if (fwrite(buf, 1, n, to) != n)
-            return -1;
-    return ferror(from) ? -1 : 0;
+            break;
+    return e ? e : fk->err;
 }
 
 int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
@@ -341,12 +354,13 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     size_t head_len = 0, notes_len = 0;
     FILE *body = NULL, *notes = NULL, *hfp = NULL;
     cli_out out;
-    int rc = check_rows(cmd, r, a);
+    cli_stream spool;
+    int rc = check_rows(cmd, r, a), e;
     if (!rc)
         rc = cli_out_open(&out, cmd, "-o", a->path);
     if (rc)
         return rc;
-    body = rows_spool(&out);
+    body = rows_spool(&out, &spool);
     notes = open_memstream(&notes_mem, &notes_len); /* CLI_RUN_BYTES a seed at most */
     hfp = open_memstream(&head, &head_len);
     if (!body || !notes || !hfp) {
@@ -369,7 +383,7 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     if (a->threads > 0) /* the kernels' threads; the results do not depend on them */
         omp_set_num_threads(srl_run_team(a->threads, 0));
 #endif
-    if ((rc = run_seeds(cmd, r, a, ax, body, notes, ndiverged)))
+    if ((rc = run_seeds(cmd, r, a, ax, body, &spool, notes, ndiverged)))
         goto done;
     if (fclose(notes)) {
         notes = NULL;
@@ -377,10 +391,13 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
         goto done;
     }
     notes = NULL;
-    if (fwrite(head, 1, head_len, out.fp) != head_len ||
-        (notes_len && fwrite(notes_mem, 1, notes_len, out.fp) != notes_len) ||
-        copy_all(body, out.fp)) {
-        rc = cli_sys_error(cmd, "cannot write the output: %s", strerror(errno));
+    /* the output's own write errors are kept by its stream for the commit to report */
+    fwrite(head, 1, head_len, out.fp);
+    if (notes_len)
+        fwrite(notes_mem, 1, notes_len, out.fp);
+    if ((e = copy_all(body, &spool, out.fp))) {
+        rc = cli_sys_error(cmd, "cannot write the rows (a temporary file beside the output): "
+                           "%s", strerror(e));
         goto done;
     }
     fclose(body);

@@ -72,7 +72,7 @@ for extra in --resume ""; do
     # shellcheck disable=SC2086
     "$TOY" sweep $toy --threads 1 $extra -o l.csv >out.txt 2>err.txt
     rc=$? t1=$(date +%s)
-    if [ $rc -eq 2 ] && grep -q "'l.journal' is in use: another srlab sweep is writing this output" err.txt &&
+    if [ $rc -eq 2 ] && grep -q "'l.journal' is in use: another srlab sweep or merge is writing this output" err.txt &&
         [ $((t1 - t0)) -le 2 ] && [ ! -s out.txt ]; then
         ok "second sweep ${extra:-without --resume} refused at once (exit 2, 'in use')"
     else

@@ -103,8 +103,10 @@ grep -q ',final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,final_los
 "$SRLAB" sweep --problem quad1d --strategy fp32,bf16-rn,bf16-sr --steps 100 --lr 1e-3:1e-1:log:3 \
     --target 1e-4 --log-every 50 --seeds 2 --threads 2 --quiet -o f2.csv 2>err.txt
 same f1.csv f2.csv "flags in any order: the same file"
-grep -v '^# spec:' t1.csv >t1nospec.csv
-same t1nospec.csv f1.csv "spec file and flags: the same rows"
+# (the set line too: a set's stamp is of its contents, which the spec line is part of)
+grep -v '^# spec:\|^# set:' t1.csv >t1nospec.csv
+grep -v '^# set:' f1.csv >f1noset.csv
+same t1nospec.csv f1noset.csv "spec file and flags: the same rows"
 
 # ---- shards and merge ----
 for i in 0 1 2; do

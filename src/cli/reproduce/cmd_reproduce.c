@@ -46,7 +46,8 @@ static const char help_text[] =
     "                     " RP_QUICK_TIME "; the report gives the\n"
     "                     full sizes and an estimate of their CPU time on this machine\n"
     "  -o, --output DIR   the report folder (default report); created if missing (its parent\n"
-    "                     must exist); refused if it exists and is not empty, unless --force\n"
+    "                     must exist); refused if it exists and is not empty, unless --force;\n"
+    "                     a folder, so - and /dev/stdout are refused\n"
     "  --force            write into a folder that is not empty: the files reproduce writes\n"
     "                     are replaced, others are left alone, and a sweep interrupted in an\n"
     "                     earlier reproduction continues from its journal (NAME.journal)\n"
@@ -165,6 +166,9 @@ static int check_dir(const char *dir, bool force, bool *create)
     *create = false;
     if (!*dir)
         return cli_error(CMD, "-o: empty folder name");
+    if (cli_out_is_stdout(dir)) /* the one rule for -o (src/cli/cli.h) */
+        return cli_error(CMD, "-o: %s is standard output, and a report is a folder of files: "
+                         "name a folder", q);
     struct stat sb;
     if (stat(dir, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode))
@@ -270,8 +274,9 @@ static int write_index(const rp_report *r)
             fprintf(stderr, "srlab %s: the report shows %zu problem%s (see its summary)\n", CMD,
                     problems, problems == 1 ? "" : "s");
         printf("report: %s (%s)\n", index, t);
-        if (fflush(stdout) != 0)
-            rc = cli_sys_error(CMD, "cannot write standard output: %s", strerror(errno));
+        const int e = cli_stdout_flush();
+        if (e)
+            rc = cli_sys_error(CMD, "cannot write standard output: %s", strerror(e));
         else
             rc = problems ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     }
@@ -316,14 +321,16 @@ int cmd_reproduce(int argc, char **argv)
     if (!rc)
         rc = find_exe(&r);
     /* then the folder, the steps, and the report last */
+    cli_lock lock = {.fd = -1};
     if (!rc)
-        rc = rp_steps_prepare(&r, create);
+        rc = rp_steps_prepare(&r, create, &lock);
     if (!rc)
         report_date(r.date, sizeof r.date);
     if (!rc)
         rc = rp_steps_run(&r);
     if (!rc)
         rc = write_index(&r);
+    cli_lock_release(&lock); /* after index.html: the folder is complete */
     rp_plan_free(&r);
     free(r.exe);
     free(o.only);

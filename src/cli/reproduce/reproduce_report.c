@@ -683,9 +683,11 @@ static void experiment_sweep(FILE *fp, const rp_report *r, const rp_experiment *
         fputs(" (continued from the journal of an interrupted sweep)", fp);
     fputs(".<br>Files:", fp);
     data_link(fp, r, e->spec, "spec");
-    data_link(fp, r, e->rows, "rows (CSV)");
-    data_link(fp, r, e->summary, "summary (CSV)");
-    data_link(fp, r, e->runs, "per-run finals (CSV)");
+    if (rp_step_ok(s)) { /* a failed sweep leaves the set of an earlier one: not this report's */
+        data_link(fp, r, e->rows, "rows (CSV)");
+        data_link(fp, r, e->summary, "summary (CSV)");
+        data_link(fp, r, e->runs, "per-run finals (CSV)");
+    }
     data_link(fp, r, s->log, "log");
     fputs("</p>\n", fp);
     if (s->ran && !rp_step_ok(s)) {
@@ -774,7 +776,7 @@ static void experiment_figure(FILE *fp, const rp_report *r, const rp_experiment 
 /* The '#' lines at the top of the experiment's rows file. */
 static void rows_comments(FILE *fp, const rp_report *r, const rp_experiment *e)
 {
-    char *head = cli_host_read_head(r->dir, e->rows, 8192);
+    char *head = rp_step_ok(&e->sweep) ? cli_host_read_head(r->dir, e->rows, 8192) : NULL;
     if (head && *head == '#') {
         fputs("<pre>", fp);
         for (const char *p = head; p && *p == '#';) {
@@ -863,7 +865,7 @@ static void size_full_cells(FILE *fp, const rp_report *r, const rp_experiment *e
 static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_estimate *est)
 {
     char t[32];
-    char *head = cli_host_read_head(r->dir, e->rows, 8192);
+    char *head = rp_step_ok(&e->sweep) ? cli_host_read_head(r->dir, e->rows, 8192) : NULL;
     char *runs = head ? meta_value(head, "runs") : NULL;
     char *seeds = head ? meta_value(head, "seeds") : NULL;
     char *cmd = head ? meta_value(head, "command") : NULL;

@@ -69,10 +69,8 @@ static int copy_spec(const rp_report *r, const rp_experiment *e)
     }
     cli_out o;
     if (!(rc = cli_out_open(&o, CMD, "-o", dst))) {
-        if (len && fwrite(text, 1, len, o.fp) != len)
-            rc = cli_sys_error(CMD, "cannot write %s: %s", dst, strerror(errno));
-        else
-            rc = cli_out_commit(&o);
+        fwrite(text, 1, len, o.fp); /* a failure is kept, with its errno, for the commit */
+        rc = cli_out_commit(&o);
         cli_out_abort(&o);
     }
     free(text);
@@ -80,10 +78,40 @@ static int copy_spec(const rp_report *r, const rp_experiment *e)
     return rc;
 }
 
-int rp_steps_prepare(const rp_report *r, bool create)
+/* The temporary files an srlab killed in this folder left (a reproduction, or one of its steps,
+ * killed with SIGKILL) of the files reproduce writes: its lock is held, so no writer of them is
+ * alive. (An experiment's set recovers itself, under its own lock: src/cli/set.h.) */
+static int remove_stale_temporaries(const rp_report *r)
 {
-    int rc;
-    if ((create && (rc = make_dir(r->dir, NULL))) || (rc = make_dir(r->dir, "logs")) ||
+    const char *own[2] = {"index.html", "check.csv"};
+    for (size_t i = 0; i < 2 + r->nex; i++) {
+        const rp_experiment *e = i >= 2 ? &r->ex[i - 2] : NULL;
+        for (size_t j = 0; j <= (e ? e->nfigs : 0); j++) {
+            const char *name = !e ? own[i] : j == 0 ? e->spec : e->figs[j - 1].file;
+            char *p = name ? cli_host_path(r->dir, name) : NULL;
+            if (name && !p)
+                return cli_sys_error(CMD, "out of memory");
+            if (p)
+                cli_out_remove_stale(p);
+            free(p);
+        }
+    }
+    return 0;
+}
+
+int rp_steps_prepare(const rp_report *r, bool create, cli_lock *lock)
+{
+    int rc = 0;
+    char *lpath = cli_host_path(r->dir, "reproduce.lock");
+    if (!lpath)
+        return cli_sys_error(CMD, "out of memory");
+    if (!(create && (rc = make_dir(r->dir, NULL))))
+        rc = cli_lock_take(lock, CMD, "-o", lpath, "another srlab reproduce is writing into this "
+                           "folder now; wait for it to finish, or stop it");
+    free(lpath);
+    if (!rc)
+        rc = remove_stale_temporaries(r);
+    if (rc || (rc = make_dir(r->dir, "logs")) ||
         (rc = make_dir(r->dir, "specs")) || (rc = remove_stale(r->dir, "index.html")))
         return rc;
     for (size_t i = 0; i < r->nex; i++) /* the specs as they are now: what the report shows */
@@ -168,7 +196,14 @@ static int run_step(const rp_report *r, rp_step *s)
     argv[s->argc + 1] = NULL;
     if ((rc = cli_out_append(CMD, "the log", logpath, true, &fd))) /* no link, no device */
         goto done;
-    dprintf(fd, "$ %s\n", line);
+    char *head = cli_alloc_printf("$ %s\n", line);
+    if (!head || (err = cli_write_all(fd, head, strlen(head)))) {
+        rc = head ? cli_sys_error(CMD, "cannot write %s: %s", logpath, strerror(err))
+                  : cli_sys_error(CMD, "out of memory");
+        free(head);
+        goto done;
+    }
+    free(head);
     const double t0 = cli_host_now(), c0 = children_cpu();
     const cli_host_child child = {r->exe, false, argv, r->dir, fd, true,
                                   "srlab reproduce: cannot enter the report folder\n",
@@ -285,15 +320,17 @@ static int run_experiment(const rp_report *r, rp_experiment *e, rp_progress *pr)
     }
     if (e->plan.argv && (rc = run_step(r, &e->plan)))
         return rc;
-    char *journal = cli_alloc_printf("%s.journal", e->name);
+    char *journal = cli_alloc_printf("%s/%s.journal", r->dir, e->name);
     if (!journal)
         return cli_sys_error(CMD, "out of memory");
-    e->resumed = cli_host_access(r->dir, journal, F_OK);
+    struct stat sb; /* an empty journal (a sweep killed before its start) is no journal */
+    e->resumed = stat(journal, &sb) == 0 && sb.st_size > 0;
     free(journal);
     if (e->resumed && rp_step_push(&e->sweep, "--resume"))
         return cli_sys_error(CMD, "out of memory");
-    if ((rc = remove_stale(r->dir, e->rows)) || (rc = remove_stale(r->dir, e->summary)) ||
-        (rc = remove_stale(r->dir, e->runs)) || (rc = run_shown(r, &e->sweep, pr)))
+    /* no remove_stale of its files: the sweep replaces its set as one transaction, or leaves the
+     * old one whole (src/cli/set.h), which the report then does not show */
+    if ((rc = run_shown(r, &e->sweep, pr)))
         return rc;
     return run_figures(r, e, pr);
 }
