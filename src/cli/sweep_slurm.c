@@ -461,6 +461,11 @@ static int spec_out_handler(void *user, const char *section, const char *name, c
  * malloc'd, or NULL after a message (*rc set). */
 static char *output_of(const sl_args *A, int *rc)
 {
+    if (A->output && cli_out_is_stdout(A->output)) { /* the one rule for -o (src/cli/cli.h) */
+        *rc = cli_error(CMD, "--slurm needs -o OUT.csv, not standard output (the job script, the "
+                        "shards and the merged files are written beside it)");
+        return NULL;
+    }
     if (A->output)
         return strdup(A->output);
     if (!A->spec) {

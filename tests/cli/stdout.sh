@@ -73,6 +73,16 @@ rm -f nodash.txt dash.txt
 "$srlab" sweep --problem quad1d --seeds 2 --shard 0/2 -o - >/dev/null 2>err.txt
 [ $? -eq 2 ] && grep -q -- '--shard needs an output file (-o out.csv; standard output holds the rows alone)' err.txt &&
     ok "sweep --shard -o -: exit 2, a shard needs a file" || bad "sweep --shard -o -: $(cat err.txt)"
+# --slurm writes a job script and shards beside its output (a stand-in sbatch, never reached)
+mkdir bin && printf '#!/bin/sh\nexit 1\n' >bin/sbatch && chmod +x bin/sbatch
+for w in --slurm --slurm-status; do
+    n=""
+    [ $w = --slurm ] && n=2
+    PATH=$PWD/bin:$PATH "$srlab" sweep --problem quad1d --lr 0.1,0.2 $w $n -o - >/dev/null 2>err.txt
+    [ $? -eq 2 ] && grep -q -- '--slurm needs -o OUT.csv, not standard output' err.txt && [ ! -e ./-.sbatch ] &&
+        ok "sweep $w -o -: exit 2, the job needs an output file" || bad "sweep $w -o -: $(cat err.txt)"
+done
+rm -rf bin
 if command -v gnuplot >/dev/null 2>&1; then
     for o in - /dev/stdout; do
         "$srlab" plot lr_sweep --in whole.summary.csv -o $o >"fig.$(echo $o | tr / _)" 2>err.txt ||

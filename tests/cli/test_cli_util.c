@@ -1,8 +1,11 @@
 /* tests/cli/test_cli_util.c: the command-line framework's helpers (src/cli/cli_util.c) against
  * their contracts in src/cli/cli.h: RFC 4180 fields, exact decimals (checked with MPFR: the
  * printed decimal must read back at 53 bits with ternary 0 and equal x, so it *is* x), hex and
- * shortest forms that read back, strict parsers, the option parser, messages and quoting.
+ * shortest forms that read back, strict parsers, the option parser, messages and quoting, checked
+ * writes.
  * Messages the parsers print on stderr are expected (they name the rejected inputs). */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -274,8 +277,40 @@ static void test_quote(void)
     GROUP("quoting of user text and command lines", before);
 }
 
+/* Checked writes (issue 28, item 3): a stream keeps the errno of its first failed write, and an
+ * output that cannot be written reports it (exit 3) and commits nothing. /dev/full fails every
+ * write with ENOSPC. */
+static void test_checked_writes(void)
+{
+    long before = srl_test_failures;
+    int fd = open("/dev/full", O_WRONLY);
+    if (fd < 0) {
+        printf("SKIP checked writes: no /dev/full\n");
+        return;
+    }
+    cli_stream k;
+    FILE *fp = cli_stream_open(&k, fd, "w");
+    CHECK(fp != NULL, "cli_stream_open");
+    if (!fp)
+        return;
+    fputs("some text", fp);
+    errno = ENOENT; /* what a later call would leave: it must not be what is reported */
+    CHECK(cli_stream_finish(fp, &k) == ENOSPC, "the first error is kept: %s", strerror(k.err));
+    fputs("more", fp);
+    CHECK(cli_stream_finish(fp, &k) == ENOSPC, "the error stays: %s", strerror(k.err));
+    CHECK(fclose(fp) != 0, "fclose of a failed stream fails");
+    cli_out o;
+    CHECK(cli_out_open(&o, "t", "-o", "/dev/full") == 0, "/dev/full is an output (a device)");
+    fputs("text\n", o.fp);
+    CHECK(cli_out_commit(&o) == CLI_EXIT_SYSTEM, "a device that cannot take it: exit 3");
+    CHECK(cli_out_is_stdout("-") && cli_out_is_stdout("/dev/stdout") && cli_out_is_stdout(NULL) &&
+          !cli_out_is_stdout("./-") && !cli_out_is_stdout("/dev/stderr"), "standard output's names");
+    GROUP("checked writes and standard output's names", before);
+}
+
 int main(void)
 {
+    test_checked_writes();
     test_csv();
     test_formatting();
     test_parsers();
