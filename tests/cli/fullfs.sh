@@ -47,6 +47,9 @@ awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "%.17g\n", i / 7 }' >numbers.txt
 mkdir specs
 printf '# A tiny experiment (tests/cli/fullfs.sh).\ncommand = train\nproblem = quad1d\nstrategy = fp32, bf16-rn\nlr = 0.01\nsteps = 100\nlog-every = 50\nseeds = 2\n' >specs/tiny.ini
 
+# A stand-in sbatch for --slurm (its job script is an output like any other).
+mkdir bin && printf '#!/bin/sh\necho "1001;test"\n' >bin/sbatch && chmod +x bin/sbatch
+PATH=$PWD/bin:$PATH
 # The cases: NAME, the outputs (in fs/), and the command (@ stands for fs/).
 cases='round|r.csv|round --batch -r sr -o @r.csv <numbers.txt
 op|o.csv|op add --batch -f bf16 -r sr -o @o.csv <pairs.txt
@@ -56,7 +59,8 @@ sweep|s.csv s.runs.csv s.summary.csv|sweep --problem quad1d --strategy fp32,bf16
 shard|h.csv h.runs.csv|sweep --problem quad1d --strategy fp32,bf16-rn --seeds 2 --steps 200 --log-every 10 --shard 0/2 --quiet -o @h.csv
 merge|m.csv m.runs.csv m.summary.csv|merge in0.csv in1.csv -o @m.csv
 compare|c.csv|compare inm.runs.csv --baseline fp32 -o @c.csv
-check|k.csv|check T01a -o @k.csv'
+check|k.csv|check T01a -o @k.csv
+slurm|sl.sbatch|sweep --problem quad1d --lr 0.1,0.2 --slurm 2 -o @sl.csv'
 awk 'BEGIN { for (i = 1; i <= 500; i++) printf "%.17g,%.17g\n", i / 3, i / 11 }' >pairs.txt
 
 # run_case CMD: the command, @ replaced by fs/, through sh (for its redirection)
@@ -111,6 +115,8 @@ done <cases.txt
 # Standard output into the full tmpfs: the same.
 stdout_cases='formats|formats
 teach|round 0.1 -f bf16
+theory|theory T05
+demo|demo accumulate
 help|sweep --help
 list|check --list
 sweep|sweep --problem quad1d --seeds 2 --steps 400 --log-every 10 --quiet
@@ -161,7 +167,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 
 # ---- 2. the shim: each call fails once ----
-shim_cases="$cases
+# (not --slurm: the shim would fail the stand-in sbatch's own writes too)
+shim_cases="$(echo "$cases" | grep -v '^slurm|')
 formats|-|formats >@f.txt"
 echo "$shim_cases" >shim_cases.txt
 while IFS='|' read -r name outs cmd; do
