@@ -117,8 +117,14 @@ int cli_set_init(cli_set *s, const char *cmd, const char *out)
     s->commit = cli_sweep_sibling(out, ".commit");
     if (!s->rows || !s->runs || !s->summary || !s->journal || !s->commit)
         return cli_sys_error(cmd, "out of memory");
-    if (!strcmp(s->summary, out) || !strcmp(s->runs, out))
-        return cli_error(cmd, "-o: %s would be its own summary or runs file: name the rows file",
+    /* A rows file named as a runs or summary file would be a member of two sets (x.runs.csv of
+     * set x, and the rows of set x.runs), and readers take a file's part from its name. */
+    const size_t n = strlen(out);
+    const bool runs_name = n > 9 && !strcmp(out + n - 9, ".runs.csv");
+    const bool summary_name = n > 12 && !strcmp(out + n - 12, ".summary.csv");
+    if (!strcmp(s->summary, out) || !strcmp(s->runs, out) || runs_name || summary_name)
+        return cli_error(cmd, "-o: %s names a runs or summary file: name the rows file (the runs "
+                         "and summary files are written beside it)",
                          cli_quote(q, sizeof q, out, strlen(out), 200));
     return 0;
 }

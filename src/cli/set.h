@@ -3,7 +3,9 @@
  * that the files it reads belong together (issue 28, item 2; docs/reliability.md says it for
  * users).
  *
- * A set is named by its rows file OUT (-o OUT); NAME is OUT without ".csv" (cli_sweep_sibling):
+ * A set is named by its rows file OUT (-o OUT, not ending in .runs.csv or .summary.csv: a file
+ * is a member of one set, and readers tell its part by its name); NAME is OUT without ".csv"
+ * (cli_sweep_sibling):
  *   OUT               the rows                         member
  *   NAME.runs.csv     one line per run                 member
  *   NAME.summary.csv  one line per grid point          member (a shard's set has none)

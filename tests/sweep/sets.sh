@@ -75,6 +75,15 @@ cksum s0.csv s0.runs.csv s1.csv s1.runs.csv | cmp -s - before.txt && [ ! -e s1 ]
 [ $? -eq 2 ] && grep -q "same file as the input" err.txt && cksum s0.csv s0.runs.csv s1.csv s1.runs.csv | cmp -s - before.txt &&
     ok "merge -o ./s0.csv (an input by another spelling): exit 2, nothing replaced" || bad "merge -o ./s0.csv: $(cat err.txt)"
 
+for o in x.runs.csv x.summary.csv; do
+    "$srlab" merge A.0.csv A.1.csv -o $o 2>err.txt
+    [ $? -eq 2 ] && grep -q "names a runs or summary file: name the rows file" err.txt && [ ! -e $o ] &&
+        ok "merge -o $o (a member of another set): exit 2" || bad "merge -o $o: $(cat err.txt)"
+done
+sw --lr 0.01 -o y.runs.csv 2>err.txt
+[ $? -eq 2 ] && grep -q "names a runs or summary file" err.txt && [ ! -e y.runs.csv ] &&
+    ok "sweep -o y.runs.csv: exit 2" || bad "sweep -o y.runs.csv: $(cat err.txt)"
+
 # ---- 2. stamps ----
 stamp() { grep '^# set: ' "$1"; }
 [ -n "$(stamp refA.csv)" ] && [ "$(stamp refA.csv)" = "$(stamp refA.runs.csv)" ] &&
