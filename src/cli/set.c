@@ -1,8 +1,8 @@
 /* src/cli/set.c: output sets written as one transaction under one lock, recovered by the next
  * lock holder, checked by their readers (the protocol and its reasons are in src/cli/set.h).
  * Phases: the lock (cli_lock_take/release); the names (cli_set_init); recovery, which is also
- * the second half of every commit (roll_forward, remove_temporaries); the commit (write_member,
- * write_record, cli_set_commit); readers' check (cli_set_stamp, cli_set_check). */
+ * the second half of every commit (roll_forward, remove_temporaries); the commit (stamp_of,
+ * write_temporary, record_text, cli_set_commit); readers' check (cli_set_stamp, cli_set_check). */
 #include "cli/set.h"
 
 #include <errno.h>
