@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -444,12 +445,23 @@ static bool whole(const char *kind, const unsigned char *d, size_t len)
     return len > 0 && d[len - 1] == '\n'; /* "txt" */
 }
 
+/* Whether the file system of the folder dir has no room left (blocks, or inodes where it counts
+ * them): gnuplot exits 0 after a write failed, so a missing or cut drawing is read this way. */
+static bool no_room(const char *dir)
+{
+    struct statvfs v;
+    return statvfs(dir, &v) == 0 && (v.f_bavail == 0 || (v.f_files && !v.f_favail));
+}
+
 int cli_gp_take(cli_gp *g, const char *name, const char *kind, const char *what, FILE *to)
 {
     size_t len = 0;
     char *d = cli_gp_has(g, name) ? cli_host_read(g->dir, name, &len) : NULL;
     int rc = 0;
-    if (!d || !len)
+    if ((!d || !len || !whole(kind, (const unsigned char *)d, len)) && no_room(g->dir))
+        rc = cli_sys_error(g->cmd, "%s: gnuplot could not finish the drawing in %s: %s", what,
+                           g->dir, strerror(ENOSPC));
+    else if (!d || !len)
         rc = cli_error(g->cmd, "%s: gnuplot drew nothing", what);
     else if (len > CLI_READ_MAX)
         rc = cli_error(g->cmd, "%s: gnuplot drew %zu bytes, more than srlab takes (%zu)", what,

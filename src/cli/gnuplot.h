@@ -99,7 +99,9 @@ bool cli_gp_has(const cli_gp *g, const char *name);
 int cli_gp_run(cli_gp *g, const char *script, const char *expr, cli_host_exit *e);
 /* Check the file `name` gnuplot drew (kind "png", "svg", "pdf": its first and last bytes, which a
  * cut-short drawing lacks; "txt": text ending in a newline) and copy it to `to`. what: how the
- * user named the output ("-o", "--plot"). Returns 0 or an exit status after a message. */
+ * user named the output ("-o", "--plot"). Returns 0 or an exit status after a message: a drawing
+ * missing or cut short on a file system with no room left is exit 3, "No space left on device"
+ * (gnuplot exits 0 after a failed write). */
 int cli_gp_take(cli_gp *g, const char *name, const char *kind, const char *what, FILE *to);
 /* Remove the folder and everything in it. Safe after a failed open. */
 void cli_gp_close(cli_gp *g);

@@ -10,9 +10,11 @@
 #      right), or exit 3 saying "Input/output error" with the old outputs whole.
 # The tmpfs needs a mount namespace: as root, or as a user mapped to root (unshare --user
 # --map-root-user --mount); without either the test is skipped (77), saying why.
-# srlab plot's figure is not among the tmpfs cases: gnuplot itself exits 0 after writing a cut
-# figure, which plot refuses by the figure's trailer (its own test); plot's copy and commit are
-# here (standard output into the full tmpfs, and the shim).
+# srlab plot (with gnuplot on PATH) is a tmpfs case with its TMPDIR on the tmpfs too: the copies
+# it puts in gnuplot's private folder, gnuplot's drawing (gnuplot exits 0 after a write failed:
+# plot reads a missing or cut drawing on a full file system as ENOSPC), its copy into the figure
+# and the commit each run out of room in turn, and no private folder is left. Not in the shim's
+# cases (gnuplot would load the shim too): plot's fsync and rename fail at the end.
 set -u
 if [ -z "${SRL_FULLFS_INNER:-}" ]; then
     for how in "unshare --user --map-root-user --mount" "unshare --mount"; do
@@ -61,10 +63,20 @@ merge|m.csv m.runs.csv m.summary.csv|merge in0.csv in1.csv -o @m.csv
 compare|c.csv|compare inm.runs.csv --baseline fp32 -o @c.csv
 check|k.csv|check T01a -o @k.csv
 slurm|sl.sbatch|sweep --problem quad1d --lr 0.1,0.2 --slurm 2 -o @sl.csv'
+if command -v gnuplot >/dev/null 2>&1; then
+    cases="$cases
+plot|p.png|TMPDIR=@ plot lr_sweep --in inm.summary.csv -o @p.png"
+fi
 awk 'BEGIN { for (i = 1; i <= 500; i++) printf "%.17g,%.17g\n", i / 3, i / 11 }' >pairs.txt
 
-# run_case CMD: the command, @ replaced by fs/, through sh (for its redirection)
-run_case() { sh -c "\"$srlab\" $(echo "$1" | sed 's|@|fs/|g')" >out.txt 2>err.txt </dev/null; }
+# run_case CMD: the command, @ replaced by fs/, through sh (for its redirection); a leading
+# VAR=VALUE is its environment
+run_case() {
+    c=$(echo "$1" | sed 's|@|fs/|g')
+    e=""
+    case $c in [A-Z]*=*) e="${c%% *} " c=${c#* } ;; esac
+    sh -c "$e\"$srlab\" $c" >out.txt 2>err.txt </dev/null
+}
 # olds OUTS: an old content in each output; same_olds OUTS: still there
 olds() { for o in $1; do printf 'old %s\n' "$o" >"fs/$o"; done; }
 same_olds() { for o in $1; do [ "$(cat "fs/$o" 2>/dev/null)" = "old $o" ] || return 1; done; }
@@ -75,7 +87,7 @@ fill() {
     [ $n -gt 0 ] && dd if=/dev/zero of=fs/.fill bs="$page" count=$n 2>/dev/null
     return 0
 }
-left() { ls -A fs | grep -E '\.tmp-|\.commit$' | tr '\n' ' '; }
+left() { ls -A fs | grep -E '\.tmp-|\.commit$|^srlab-gnuplot-' | tr '\n' ' '; }
 
 # ---- 1. the full tmpfs ----
 echo "$cases" >cases.txt
@@ -168,7 +180,7 @@ fi
 
 # ---- 2. the shim: each call fails once ----
 # (not --slurm: the shim would fail the stand-in sbatch's own writes too)
-shim_cases="$(echo "$cases" | grep -v '^slurm|')
+shim_cases="$(echo "$cases" | grep -v '^slurm|\|^plot|')
 formats|-|formats >@f.txt"
 echo "$shim_cases" >shim_cases.txt
 while IFS='|' read -r name outs cmd; do
