@@ -133,7 +133,8 @@ help|sweep --help
 list|check --list
 sweep|sweep --problem quad1d --seeds 2 --steps 400 --log-every 10 --quiet
 merge|merge in0.csv in1.csv -o -
-dash|train --problem quad1d --steps 2000 --log-every 10 -o /dev/stdout'
+dash|train --problem quad1d --steps 2000 --log-every 10 -o /dev/stdout
+bench|bench sweep --csv -o -'
 if command -v gnuplot >/dev/null 2>&1; then
     stdout_cases="$stdout_cases
 plot|plot lr_sweep --in inm.summary.csv -o -"
@@ -149,6 +150,17 @@ while IFS='|' read -r name cmd; do
         ok "$name into a full disk through standard output: exit 3, ENOSPC" ||
         bad "$name through standard output: exit $rc: $(head -c 300 err.txt)"
 done <stdout_cases.txt
+
+# bench (its numbers differ run to run: not a case above) into a file on the full tmpfs
+rm -rf fs/* fs/.[!.]* 2>/dev/null
+olds b.csv
+fill 0
+"$srlab" bench sweep --csv -o fs/b.csv >/dev/null 2>err.txt
+rc=$?
+rm -f fs/.fill
+[ $rc -eq 3 ] && grep -q 'b.csv.*No space left on device' err.txt && same_olds b.csv && [ -z "$(left)" ] &&
+    ok "bench -o FILE on a full disk: exit 3, ENOSPC, the old output whole" ||
+    bad "bench on a full disk: exit $rc: $(head -c 300 err.txt); left $(left)"
 
 # reproduce into a folder on the full tmpfs: exit non-zero with ENOSPC, and its experiment's set
 # whole (the old one, or none) at every level up to the one that fits.

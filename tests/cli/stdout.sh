@@ -93,6 +93,15 @@ if command -v gnuplot >/dev/null 2>&1; then
         bad "plot -o -: $(head -c 8 fig.- | od -c | head -1)"
     rm -f fig.*
 fi
+# bench measures (its numbers differ run to run): the same table, cases and run counts
+for o in - /dev/stdout work/f; do "$srlab" bench sweep --csv -o $o >"bn.$(echo $o | tr / _)" 2>/dev/null; done
+cols() { cut -d, -f1-3 "$1"; }
+[ "$(cols bn.-)" = "$(cols bn._dev_stdout)" ] && [ "$(cols bn.-)" = "$(cols work/f)" ] &&
+    [ "$(head -1 bn.-)" = "case,threads,runs,runs_per_s,speedup" ] && [ ! -s bn.work_f ] &&
+    ok "bench: -o -, -o /dev/stdout, -o FILE: the same table" || bad "bench: $(head -3 bn.-)"
+rm -f bn.* work/f
+[ "$(scratch)" = "$inputs" ] && [ -z "$(ls -A work)" ] && ok "  ... and no other file" ||
+    bad "bench: files created: $(ls -A) / $(ls -A work)"
 for o in - /dev/stdout; do
     # (no experiments: were -o accepted, nothing would run for long)
     SRLAB_EXPERIMENTS=$PWD/none "$srlab" reproduce --checks none -o $o >/dev/null 2>err.txt
