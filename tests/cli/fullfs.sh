@@ -10,11 +10,12 @@
 #      right), or exit 3 saying "Input/output error" with the old outputs whole.
 # The tmpfs needs a mount namespace: as root, or as a user mapped to root (unshare --user
 # --map-root-user --mount); without either the test is skipped (77), saying why.
-# srlab plot (with gnuplot on PATH) is a tmpfs case with its TMPDIR on the tmpfs too: the copies
-# it puts in gnuplot's private folder, gnuplot's drawing (gnuplot exits 0 after a write failed:
-# plot reads a missing or cut drawing on a full file system as ENOSPC), its copy into the figure
-# and the commit each run out of room in turn, and no private folder is left. Not in the shim's
-# cases (gnuplot would load the shim too): plot's fsync and rename fail at the end.
+# srlab plot and demo --plot/--table (with gnuplot on PATH) are tmpfs cases with their TMPDIR on
+# the tmpfs too: the copies they put in gnuplot's private folder, gnuplot's drawing (gnuplot exits
+# 0 after a write failed: srlab reads a missing or cut drawing on a full file system as ENOSPC),
+# its copy into the output and the commit each run out of room in turn, and no private folder is
+# left. Not in the shim's cases (gnuplot would load the shim too): plot's fsync and rename fail
+# at the end.
 set -u
 if [ -z "${SRL_FULLFS_INNER:-}" ]; then
     for how in "unshare --user --map-root-user --mount" "unshare --mount"; do
@@ -65,7 +66,8 @@ check|k.csv|check T01a -o @k.csv
 slurm|sl.sbatch|sweep --problem quad1d --lr 0.1,0.2 --slurm 2 -o @sl.csv'
 if command -v gnuplot >/dev/null 2>&1; then
     cases="$cases
-plot|p.png|TMPDIR=@ plot lr_sweep --in inm.summary.csv -o @p.png"
+plot|p.png|TMPDIR=@ plot lr_sweep --in inm.summary.csv -o @p.png
+demo|d.png d.txt|TMPDIR=@ demo accumulate --plot @d.png --table @d.txt"
 fi
 awk 'BEGIN { for (i = 1; i <= 500; i++) printf "%.17g,%.17g\n", i / 3, i / 11 }' >pairs.txt
 
@@ -192,7 +194,7 @@ fi
 
 # ---- 2. the shim: each call fails once ----
 # (not --slurm: the shim would fail the stand-in sbatch's own writes too)
-shim_cases="$(echo "$cases" | grep -v '^slurm|\|^plot|')
+shim_cases="$(echo "$cases" | grep -v '^slurm|\|^plot|\|^demo|')
 formats|-|formats >@f.txt"
 echo "$shim_cases" >shim_cases.txt
 while IFS='|' read -r name outs cmd; do
