@@ -264,9 +264,9 @@ expect "plot --set where=nosuch=1" 2 "has no column 'nosuch'"
 grep -q 'internal error' err && bad "plot: gnuplot internals leak" || ok "plot: no gnuplot internals"
 "$srlab" sweep k.ini -o a.csv 2>/dev/null && "$srlab" sweep ./k.ini -o b.csv 2>/dev/null ||
     bad "sweep k.ini / ./k.ini fails"
-for f in "" .summary .runs; do # every byte but the date (seconds apart)
-    grep -v '^# date: ' "a$f.csv" >"a$f.nodate"
-    grep -v '^# date: ' "b$f.csv" >"b$f.nodate"
+for f in "" .summary .runs; do # every byte but the date (seconds apart) and the set's stamp (its hash)
+    grep -v '^# date: \|^# set: ' "a$f.csv" >"a$f.nodate"
+    grep -v '^# date: \|^# set: ' "b$f.csv" >"b$f.nodate"
     cmp -s "a$f.nodate" "b$f.nodate" && ok "./k.ini and k.ini: same a$f.csv" ||
         bad "./k.ini and k.ini differ in $f.csv: $(diff "a$f.csv" "b$f.csv" | head -5)"
 done
