@@ -7,6 +7,7 @@
  * and memory, one file per statement or close group). Each statement's derivation and the reason
  * for each tolerance are in theory/TNN-*.md. */
 #include "check/check_impl.h"
+#include "core/threads.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -412,35 +413,37 @@ int srl__chk_run(srl__chk_rows *rows, srl_run_kind kind, const char *problem, co
 
 /* ---- parallel seeds ---- */
 
+/* What the tasks of srl__chk_parallel share. */
+typedef struct par_ctx {
+    srl__chk_item_fn fn;
+    void *ctx;
+    size_t first;
+    int first_st;
+    srl_err *err;
+} par_ctx;
+
+static int par_one(void *arg, size_t i, srl__pool *pool)
+{
+    par_ctx *c = arg;
+    srl_err e;
+    e.msg[0] = 0;
+    const int st = c->fn(c->ctx, i, &e);
+    if (st) {
+        srl__pool_lock(pool);
+        if (i < c->first) {
+            c->first = i;
+            c->first_st = st;
+            if (c->err)
+                *c->err = e;
+        }
+        srl__pool_unlock(pool);
+    }
+    return 0; /* every seed runs: the first failure in seed order is the one reported */
+}
+
 int srl__chk_parallel(size_t n, srl__chk_item_fn fn, void *ctx, srl_err *err)
 {
-    size_t first = n;
-    int first_st = SRL_OK;
-#ifdef _OPENMP
-    const int levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(1);
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (size_t i = 0; i < n; i++) {
-        srl_err e;
-        e.msg[0] = 0;
-        const int st = fn(ctx, i, &e);
-        if (st) {
-#ifdef _OPENMP
-#pragma omp critical(srl_check_parallel)
-#endif
-            {
-                if (i < first) {
-                    first = i;
-                    first_st = st;
-                    if (err)
-                        *err = e;
-                }
-            }
-        }
-    }
-#ifdef _OPENMP
-    omp_set_max_active_levels(levels);
-#endif
-    return first_st;
+    par_ctx c = {fn, ctx, n, SRL_OK, err};
+    srl__pool_run(n, srl_run_team(0, n), par_one, &c);
+    return c.first_st;
 }

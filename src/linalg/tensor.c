@@ -258,8 +258,18 @@ static void put_short(srl_tensor *t, size_t off, const double *x, size_t k, srl_
     }
 }
 
+/* The scratch of a tile write: the caller's, or k words of the heap (*own, freed by the
+ * caller); NULL when out of memory. */
+static uint64_t *tile_ws(uint64_t *ws, size_t k, uint64_t **own)
+{
+    *own = NULL;
+    if (ws)
+        return ws;
+    return *own = malloc((k ? k : 1) * sizeof *ws);
+}
+
 int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, srl_rounding m,
-                      uint64_t step)
+                           uint64_t step, uint64_t *ws)
 {
     const bool sto = srl_rounding_is_stochastic(m);
     srl_rng r = sto ? tile_rng(t, off, step) : t->rng;
@@ -271,6 +281,8 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
         put_short(t, off, y, k, m, &r);
         return SRL_OK;
     }
+    uint64_t *mine = NULL;
+    int st = SRL_OK;
     switch (t->storage) {
     case SRL_STORAGE_BF16: {
         uint16_t *p = (uint16_t *)t->data + off;
@@ -279,20 +291,20 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
                 p[i] = srl__bf16_rn(x[i]);
             return SRL_OK;
         }
+        uint64_t *u = tile_ws(ws, k, &mine);
+        if (!u)
+            return SRL_ENOMEM;
         if (is_plain(m, 16)) {
-            uint64_t u[SRL__TILE];
             srl__draws(u, k, &r);
             for (size_t i = 0; i < k; i++)
                 p[i] = srl__bf16_sr16(x[i], u[i]);
-            return SRL_OK;
+            break;
         }
-        float y[SRL__TILE];
-        int st = srl_round_array_float(y, x, k, &t->fmt, m, &r);
-        if (st)
-            return st;
-        for (size_t i = 0; i < k; i++)
+        float *y = (float *)u;
+        st = srl_round_array_float(y, x, k, &t->fmt, m, &r);
+        for (size_t i = 0; i < k && !st; i++)
             p[i] = (uint16_t)(srl__f32_bits(y[i]) >> 16);
-        return SRL_OK;
+        break;
     }
     case SRL_STORAGE_F32: {
         float *p = (float *)t->data + off;
@@ -303,17 +315,22 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
         return srl_round_array_float(p, x, k, &t->fmt, m, &r);
     }
     default: {
-        double y[SRL__TILE];
+        double *y = (double *)tile_ws(ws, k, &mine);
+        if (!y)
+            return SRL_ENOMEM;
         for (size_t i = 0; i < k; i++)
             y[i] = (double)x[i];
-        return srl_round_array((double *)t->data + off, y, k, &t->fmt, m, &r);
+        st = srl_round_array((double *)t->data + off, y, k, &t->fmt, m, &r);
+        break;
     }
     }
+    free(mine);
+    return st;
 }
 
 /* One tile from binary64. */
 int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_rounding m,
-                      uint64_t step)
+                           uint64_t step, uint64_t *ws)
 {
     const bool sto = srl_rounding_is_stochastic(m);
     srl_rng r = sto ? tile_rng(t, off, step) : t->rng;
@@ -323,14 +340,16 @@ int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k,
     }
     switch (t->storage) {
     case SRL_STORAGE_BF16: {
-        float y[SRL__TILE];
+        uint64_t *mine;
+        float *y = (float *)tile_ws(ws, k, &mine);
+        if (!y)
+            return SRL_ENOMEM;
         int st = srl_round_array_d2f(y, x, k, &t->fmt, m, &r);
-        if (st)
-            return st;
         uint16_t *p = (uint16_t *)t->data + off;
-        for (size_t i = 0; i < k; i++)
+        for (size_t i = 0; i < k && !st; i++)
             p[i] = (uint16_t)(srl__f32_bits(y[i]) >> 16);
-        return SRL_OK;
+        free(mine);
+        return st;
     }
     case SRL_STORAGE_F32:
         return srl_round_array_d2f((float *)t->data + off, x, k, &t->fmt, m, &r);
@@ -350,6 +369,7 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
     return SRL_OK;
 }
 
+/* The tiles' scratch (srl__tensor_put_tile_*) is one block per thread, on the heap. */
 #define DEFINE_PUT(NAME, TILE_FN, T)                                                              \
     int NAME(srl_tensor *t, size_t offset, const T *x, size_t k, srl_rounding m, uint64_t step)   \
     {                                                                                             \
@@ -357,21 +377,29 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
         if (st)                                                                                   \
             return st;                                                                            \
         const long ntiles = (long)((k + SRL__TILE - 1) / SRL__TILE);                              \
-        if (k < SRL__PUT_OMP_MIN) { /* no parallel region: even an if(0) one costs a team */     \
+        const size_t wk = k < SRL__TILE ? k : SRL__TILE;                                          \
+        if (k < SRL__PUT_OMP_MIN || !srl__may_fork()) { /* no region: even if(0) costs a team */ \
+            uint64_t *ws = k >= SRL__SHORT ? malloc(wk * sizeof *ws) : NULL;                      \
             for (long b = 0; b < ntiles && !st; b++) {                                            \
                 const size_t i0 = (size_t)b * SRL__TILE;                                          \
                 const size_t kk = k - i0 < SRL__TILE ? k - i0 : SRL__TILE;                        \
-                st = TILE_FN(t, offset + i0, x + i0, kk, m, step);                                \
+                st = TILE_FN(t, offset + i0, x + i0, kk, m, step, ws);                            \
             }                                                                                     \
+            free(ws);                                                                             \
             return st;                                                                            \
         }                                                                                         \
-        _Pragma("omp parallel for schedule(static) reduction(min : st)")                          \
-        for (long b = 0; b < ntiles; b++) {                                                       \
-            const size_t i0 = (size_t)b * SRL__TILE;                                              \
-            const size_t kk = k - i0 < SRL__TILE ? k - i0 : SRL__TILE;                            \
-            int s2 = TILE_FN(t, offset + i0, x + i0, kk, m, step);                                \
-            if (s2 < st)                                                                          \
-                st = s2;                                                                          \
+        _Pragma("omp parallel reduction(min : st)")                                               \
+        {                                                                                         \
+            uint64_t *ws = malloc(SRL__TILE * sizeof *ws);                                        \
+            _Pragma("omp for schedule(static)")                                                   \
+            for (long b = 0; b < ntiles; b++) {                                                   \
+                const size_t i0 = (size_t)b * SRL__TILE;                                          \
+                const size_t kk = k - i0 < SRL__TILE ? k - i0 : SRL__TILE;                        \
+                int s2 = TILE_FN(t, offset + i0, x + i0, kk, m, step, ws);                        \
+                if (s2 < st)                                                                      \
+                    st = s2;                                                                      \
+            }                                                                                     \
+            free(ws);                                                                             \
         }                                                                                         \
         return st;                                                                                \
     }
@@ -379,14 +407,18 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
 DEFINE_PUT(srl_tensor_put_f, srl__tensor_put_tile_f, float)
 DEFINE_PUT(srl_tensor_put_d, srl__tensor_put_tile_d, double)
 
+/* Fills and checks go by short pieces on the stack (no scratch to allocate). */
+#define SRL__PIECE 128
+
 int srl_tensor_fill(srl_tensor *t, double v)
 {
-    double tile[SRL__TILE];
-    for (size_t i = 0; i < SRL__TILE; i++)
+    double tile[SRL__PIECE];
+    uint64_t ws[SRL__PIECE];
+    for (size_t i = 0; i < SRL__PIECE; i++)
         tile[i] = v;
-    for (size_t i0 = 0; i0 < t->n; i0 += SRL__TILE) {
-        size_t kk = t->n - i0 < SRL__TILE ? t->n - i0 : SRL__TILE;
-        int st = srl__tensor_put_tile_d(t, i0, tile, kk, SRL_ROUND_RN, 0);
+    for (size_t i0 = 0; i0 < t->n; i0 += SRL__PIECE) {
+        size_t kk = t->n - i0 < SRL__PIECE ? t->n - i0 : SRL__PIECE;
+        int st = srl__tensor_put_tile_d(t, i0, tile, kk, SRL_ROUND_RN, 0, ws);
         if (st)
             return st;
     }
@@ -399,9 +431,9 @@ bool srl_tensor_check(const srl_tensor *t, size_t *bad)
 {
     if (t->storage == SRL_STORAGE_BF16)
         return true;
-    double tile[SRL__TILE];
-    for (size_t i0 = 0; i0 < t->n; i0 += SRL__TILE) {
-        size_t kk = t->n - i0 < SRL__TILE ? t->n - i0 : SRL__TILE;
+    double tile[SRL__PIECE];
+    for (size_t i0 = 0; i0 < t->n; i0 += SRL__PIECE) {
+        size_t kk = t->n - i0 < SRL__PIECE ? t->n - i0 : SRL__PIECE;
         srl_tensor_get_d(tile, t, i0, kk);
         for (size_t i = 0; i < kk; i++)
             if (!srl_format_contains(&t->fmt, tile[i])) {

@@ -19,11 +19,14 @@
 #define SRL__TILE 1024
 
 /* srl_tensor_put_f / _d on one tile (k <= SRL__TILE), on the calling thread, without checks:
- * for kernels that already run in parallel over tiles. */
+ * for kernels that already run in parallel over tiles. ws: the caller's scratch of k words (a
+ * tile's draws or converted values: on the heap, so that no tile array sits on a worker's stack,
+ * which OMP_STACKSIZE may make small); NULL: the function allocates it when it needs it
+ * (SRL_ENOMEM when it cannot). */
 int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, srl_rounding m,
-                           uint64_t step);
+                           uint64_t step, uint64_t *ws);
 int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_rounding m,
-                           uint64_t step);
+                           uint64_t step, uint64_t *ws);
 
 static inline uint32_t srl__f32_bits(float x)
 {

@@ -27,7 +27,7 @@ static void TPL(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const 
                         const REAL *b, size_t rows, size_t C)
 {
     const REAL eps = (REAL)1e-5, Cr = (REAL)C;
-#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < rows; i++) {
         const REAL *xi = x + i * C;
         REAL s = xi[0];
@@ -53,7 +53,7 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
     const REAL Cr = (REAL)C;
     /* dx = (dnorm - mean(dnorm) - xhat mean(dnorm xhat)) rstd, dnorm = w dout,
      * xhat = (x - mean) rstd (the forward line o = (x - m) r w + b) */
-#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < rows; i++) {
         const REAL *xi = x + i * C, *di = dout + i * C;
         const REAL m = mean[i], r = rstd[i];
@@ -72,7 +72,7 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
         }
     }
     /* dw[c] = sum_i dout[i,c] xhat[i,c], db[c] = sum_i dout[i,c] */
-#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t c = 0; c < C; c++) {
         REAL sw = dout[c] * ((x[c] - mean[0]) * rstd[0]), sb = dout[c];
         for (size_t i = 1; i < rows; i++) {
@@ -101,7 +101,7 @@ static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
 {
     enum { BLOCK = 1024 };
     const size_t nb = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
     for (size_t b = 0; b < nb; b++) {
         const size_t i0 = b * BLOCK, k = n - i0 < BLOCK ? n - i0 : BLOCK;
         TPL(gelu_run)(out + i0, th + i0, x + i0, k);
@@ -110,7 +110,7 @@ static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
 
 static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *dout, size_t n)
 {
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < n; i++)
         dx[i] = TPL(gelu_grad_th)(x[i], th[i]) * dout[i];
 }
@@ -118,7 +118,7 @@ static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *d
 /* out = a + b, elementwise (the residual connections). */
 static void TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
 {
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < n; i++)
         out[i] = a[i] + b[i];
 }
@@ -129,7 +129,8 @@ static void TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
 static void TPL(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
 {
     const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) if (B * T * d->C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) \
+    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
     for (size_t bt = 0; bt < B * T; bt++) {
         const size_t b = bt / T, t = bt % T;
         for (size_t h = 0; h < NH; h++)
@@ -142,7 +143,8 @@ static void TPL(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const 
 static void TPL(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
 {
     const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) if (B * T * d->C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) \
+    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
     for (size_t bt = 0; bt < B * T; bt++) {
         const size_t b = bt / T, t = bt % T;
         for (size_t h = 0; h < NH; h++)
@@ -168,7 +170,8 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     const uint64_t D2 = TPL(mm_draws)(T, hs, T, acc), R2 = TPL(round_draws)(T * hs, act);
     const uint64_t per = D1 + R1 + D2 + R2;
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min)
+#pragma omp parallel for schedule(static) reduction(min : status) \
+    if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
     for (size_t bh = 0; bh < B * NH; bh++) {
         srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
@@ -218,7 +221,8 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
     const uint64_t Gtt = TPL(round_draws)(T * T, gs), Gth = TPL(round_draws)(T * hs, gs);
     const uint64_t per = (Dtt + Gtt) + (Dth + Gth) + Gtt + 2 * (Dth + Gth);
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min)
+#pragma omp parallel for schedule(static) reduction(min : status) \
+    if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
     for (size_t bh = 0; bh < B * NH; bh++) {
         srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
@@ -270,7 +274,7 @@ static int TPL(embed_fwd)(const srl__gpt_pass *ps, const REAL *par, const int32_
     const size_t T = ps->d.T, C = ps->d.C, BT = ps->d.B * T;
     const REAL *wte = par + ps->off[GP_WTE], *wpe = par + ps->off[GP_WPE];
     REAL *enc = A + ps->lay->enc;
-#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t bt = 0; bt < BT; bt++) {
         const size_t b = bt / T, t = bt % T;
         const REAL *e = wte + (size_t)tok[b * (T + 1) + t] * C, *p = wpe + t * C;
@@ -350,7 +354,8 @@ static double TPL(loss)(const srl__gpt_pass *ps, const int32_t *tok, const REAL 
     const REAL inv = (REAL)1 / (REAL)BT;
     /* each value takes an expf, the work of several elementwise values: forks from 1/8 of the
      * threshold (serial, the loss was 85 us of a GPT step at size b on two threads) */
-#pragma omp parallel for schedule(static) if (8 * BT * V >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) \
+    if (8 * BT * V >= srl__models_omp_min && srl__workers_ok())
     for (size_t bt = 0; bt < BT; bt++) {
         const size_t b = bt / T, t = bt % T;
         const size_t y = (size_t)tok[b * (T + 1) + t + 1];
@@ -445,7 +450,7 @@ static void TPL(embed_bwd)(const srl__gpt_pass *ps, REAL *grad, const int32_t *t
 {
     const size_t B = ps->d.B, T = ps->d.T, C = ps->d.C, BT = B * T;
     REAL *dwte = grad + ps->off[GP_WTE], *dwpe = grad + ps->off[GP_WPE];
-#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t c = 0; c < C; c++) {
         for (size_t bt = 0; bt < BT; bt++) {
             const size_t b = bt / T, t = bt % T;

@@ -48,7 +48,7 @@ static int TPL(layer_fwd)(const mlp_pass *ps, const REAL *par, size_t l, const R
     const REAL *W = par + ps->off[2 * l], *bias = par + ps->off[2 * l + 1];
     /* z = h @ W + b                                                               ROUND_ACT */
     SRL__TRY(TPL(mm_nn)(z, h, W, B, nout, nin, ps->accum, ps->rng, A + y->scratch));
-#pragma omp parallel for schedule(static) if (B * nout >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (B * nout >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < B; i++)
         for (size_t j = 0; j < nout; j++)
             z[i * nout + j] = z[i * nout + j] + bias[j];
@@ -57,7 +57,7 @@ static int TPL(layer_fwd)(const mlp_pass *ps, const REAL *par, size_t l, const R
         return SRL_OK;
     /* h = act(z)                                                                  ROUND_ACT */
     REAL *hn = A + y->h[l + 1];
-#pragma omp parallel for schedule(static) if (B * nout >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (B * nout >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < B * nout; i++)
         hn[i] = TPL(act)(ps->act_fn, z[i]);
     return TPL(round_slot)(hn, B * nout, &ps->act, ps->rng);
@@ -70,7 +70,7 @@ static void TPL(loss_rows)(const mlp_pass *ps, const REAL *out, const REAL *targ
 {
     const size_t B = ps->B, dout = ps->dout;
     const REAL inv = (REAL)1 / (REAL)B;
-#pragma omp parallel for schedule(static) if (B * dout >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (B * dout >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < B; i++) {
         const REAL *o = out + i * dout;
         if (ps->task == MLP_TEACHER) {
@@ -112,7 +112,7 @@ static int TPL(layer_bwd)(const mlp_pass *ps, const REAL *par, REAL *grad, size_
     SRL__TRY(TPL(round_slot)(dh, B * nin, &ps->grad, ps->rng));
     /* h = act(z_{l-1}): dz_{l-1} = dh act'(z_{l-1})                               ROUND_GRAD */
     const REAL *zp = A + y->z[l - 1];
-#pragma omp parallel for schedule(static) if (B * nin >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (B * nin >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < B * nin; i++)
         dz[i] = dh[i] * TPL(dact)(ps->act_fn, zp[i]);
     return TPL(round_slot)(dz, B * nin, &ps->grad, ps->rng);

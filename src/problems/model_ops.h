@@ -20,7 +20,8 @@
  *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
 
-#include "core/isa.h" /* SRL__PLAIN_CLONES */
+#include "core/isa.h"     /* SRL__PLAIN_CLONES */
+#include "core/threads.h" /* srl__workers_ok */
 #include "problems/tanh32.h"
 
 #undef R_EXP
@@ -101,7 +102,8 @@ static int TPL(mm_rows)(REAL *C, const REAL *A, size_t astep, size_t rowstep, co
         memset(C, 0, m * n * sizeof *C);
         return SRL_OK;
     }
-#pragma omp parallel for schedule(static) if (m * n * k >= 4 * srl__models_omp_min && m > 1)
+#pragma omp parallel for schedule(static) \
+    if (m * n * k >= 4 * srl__models_omp_min && m > 1 && srl__workers_ok())
     for (size_t i = 0; i < m; i++)
         TPL(row_nn)(C + i * n, A + i * rowstep, astep, B, n, k);
     return SRL_OK;

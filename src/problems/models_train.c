@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/threads.h"      /* srl__workers_ok */
 #include "round/round_bulk.h" /* srl__round_array_float_fork */
 #include "srlab/ops.h"
 #include "srlab/tensor.h"
@@ -260,7 +261,7 @@ static int allreduce(loopstate *L, uint64_t t)
                         s[i] = s[i] + tmp[i];
                 continue;
             }
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
             for (size_t i = 0; i < n; i++) {
                 const uint64_t idx = first + i;
                 const uint64_t u = sto ? srl_rng_draw_at(&L->allreduce, idx) : 0;
@@ -331,7 +332,7 @@ static void predict(loopstate *L, uint64_t t, double lr)
         const srl_weight *p = &W->p[j];
         const size_t n = p->n;
         double *pr = L->pred + L->m->off[j];
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min)
+#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
         for (size_t i0 = 0; i0 < n; i0 += 256) {
             double x[256], g[256], mm[256], vv[256];
             const size_t k = n - i0 < 256 ? n - i0 : 256;

@@ -23,6 +23,7 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -39,6 +40,11 @@
 #endif
 
 #define SRL_TILE 512 /* elements per tile, a multiple of 8 */
+/* A block's workspace (a tile's draws, flags and the kernels' flag words: 8.5 KiB) is on the
+ * heap, never the stack: blocks run on OpenMP workers, whose stacks OMP_STACKSIZE may make as
+ * small as 16 KiB. A block of at most SRL_TILE_SMALL elements (whose tiles are as small) keeps
+ * a small one on the stack instead, sparing the allocation where the work is short. */
+#define SRL_TILE_SMALL 64
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
 #endif
@@ -57,6 +63,7 @@ typedef struct srl__lanes {
     uint64_t a32, c32, inc; /* pcg32: the 32-output map, the increment */
     srl__u64x8 sh, sl, sh2, sl2; /* pcg64 */
     uint64_t ah, al, ch, cl;
+    void *nok; /* the vector kernels' flags of a tile: SRL_TILE words of the block's workspace */
 } srl__lanes;
 
 /* What the vector kernels need of a format (see round_bulk_isa.h). */
@@ -227,10 +234,20 @@ static void store_fence(void)
         srl__vparams vp;                                                                          \
         vparams_init(&vp, f, MBITS, BIAS, NORMAL_MIN, lo, hi);                                    \
         srl__lanes ln;                                                                            \
-        uint64_t u[SRL_TILE];                                                                     \
-        unsigned char flag[SRL_TILE];                                                             \
-        memset(u, 0, sizeof u);                                                                   \
+        uint64_t small[2 * SRL_TILE_SMALL + SRL_TILE_SMALL / 8];                                  \
+        const size_t cap = n <= SRL_TILE_SMALL ? SRL_TILE_SMALL : SRL_TILE;                       \
+        uint64_t *u = cap == SRL_TILE ? malloc((2 * SRL_TILE + SRL_TILE / 8) * sizeof *u) : small;  \
+        if (!u) { /* out of memory: the reference path, element by element, the same draws */    \
+            for (size_t i = 0; i < n; i++)                                                        \
+                y[i] = (OUT_T)srl__round_one((double)x[i], f, m,                                  \
+                                             sto ? srl_rng_draw_at(rng, first + i) : 0, rng,      \
+                                             first + i);                                          \
+            return;                                                                               \
+        }                                                                                         \
+        unsigned char *flag = (unsigned char *)(u + 2 * cap);                                     \
+        memset(u, 0, cap * sizeof *u);                                                            \
         const int src = block_lanes(&ln, rng, first, sto);                                        \
+        ln.nok = u + cap;                                                                         \
         /* The pattern path of binary32 (bf16, tf32) flags no lane, and on whole groups of        \
          * sixteen writes neither u nor flag: one call takes them all, sparing the per-tile setup \
          * that cost as much as a 512-element tile's loop (BENCHMARKS.md). Same groups, same     \
@@ -258,6 +275,8 @@ static void store_fence(void)
         }                                                                                         \
         if (nt)                                                                                   \
             store_fence();                                                                        \
+        if (u != small)                                                                           \
+            free(u);                                                                              \
     }
 
 DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, double, 52, 1023, 0x1p-1022, uint64_t)

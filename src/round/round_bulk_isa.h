@@ -617,7 +617,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     /* pcg64: the two chains of eight lanes take turns (c1 the next one) */
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
     const ISA(p64map) map = ISA(p64_map)(ln);
-    uint64_t nok_buf[SRL_TILE];
+    uint64_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
@@ -703,7 +703,7 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
     memcpy(od, &ln->od, sizeof od);
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
     const ISA(p64map) map = ISA(p64_map)(ln);
-    uint64_t nok_buf[SRL_TILE];
+    uint64_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     int bad = 0;
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
@@ -816,7 +816,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
     ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
     const ISA(p64map) map = ISA(p64_map)(ln);
-    uint32_t nok_buf[SRL_TILE];
+    uint32_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     V badv = zero;
     int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
@@ -923,7 +923,7 @@ SRL_INLINE int ISA(vec_f2f_h)(float *y, const float *x, size_t k, srl_mode mode,
     memcpy(e + 2, &ev1, sizeof ev1);
     ISA(p64) c[2] = {ISA(p64_from)(ln->sh, ln->sl), ISA(p64_from)(ln->sh2, ln->sl2)};
     const ISA(p64map) map = ISA(p64_map)(ln);
-    uint32_t nok_buf[SRL_TILE];
+    uint32_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     int bad = 0;
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {

@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "core/threads.h"
 #include "sweep/sweep_impl.h"
 
 /* The sink of one run. */
@@ -272,63 +273,56 @@ void srl__sw_parallel_end(int levels)
 #endif
 }
 
+/* What the tasks of srl_sweep_execute share. */
+typedef struct exec_ctx {
+    const srl_sweep *s;
+    const size_t *runs;
+    srl_sweep_done_fn done;
+    void *ctx;
+    int status, stop;
+    size_t first_failed;
+    srl_err ferr;
+} exec_ctx;
+
+/* One run, delivered (or its failure noted) one at a time. */
+static int exec_one(void *arg, size_t k, srl__pool *pool)
+{
+    exec_ctx *x = arg;
+    srl_sweep_record rec;
+    srl_err e;
+    e.msg[0] = 0;
+    int st = srl__sw_run(x->s, x->runs[k], &rec, &e), stop;
+    srl__pool_lock(pool);
+    if (st) {
+        if (x->runs[k] < x->first_failed) {
+            x->first_failed = x->runs[k];
+            x->status = st;
+            x->ferr = e;
+        }
+        x->stop = 1;
+    } else if (!x->stop) {
+        int rc = x->done ? x->done(x->ctx, &rec) : SRL_OK;
+        if (rc) {
+            x->status = rc;
+            x->ferr.msg[0] = 0;
+            x->stop = 1;
+        }
+    }
+    stop = x->stop;
+    srl__pool_unlock(pool);
+    srl__sw_record_free(&rec);
+    return stop;
+}
+
 int srl_sweep_execute(const srl_sweep *s, const size_t *runs, size_t n, int nthreads,
                       srl_sweep_done_fn done, void *ctx, size_t *failed, srl_err *err)
 {
-    int status = SRL_OK, stop = 0;
-    size_t first_failed = SIZE_MAX;
-    srl_err ferr;
-    ferr.msg[0] = 0;
+    exec_ctx x = {s, runs, done, ctx, SRL_OK, 0, SIZE_MAX, {{0}}};
     int levels = srl__sw_parallel_begin(&nthreads);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nthreads)
-#endif
-    {
-#ifdef _OPENMP
-        omp_set_num_threads(1); /* kernels inside a run: one thread (results do not depend on it) */
-#pragma omp for schedule(dynamic, 1)
-#endif
-        for (size_t k = 0; k < n; k++) {
-            int halt;
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-            halt = stop;
-            if (halt)
-                continue;
-            srl_sweep_record rec;
-            srl_err e;
-            e.msg[0] = 0;
-            int st = srl__sw_run(s, runs[k], &rec, &e);
-#ifdef _OPENMP
-#pragma omp critical(srl_sweep_done)
-#endif
-            {
-                if (st) {
-                    if (runs[k] < first_failed) {
-                        first_failed = runs[k];
-                        status = st;
-                        ferr = e;
-                    }
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                    stop = 1;
-                } else if (!stop) {
-                    int rc = done ? done(ctx, &rec) : SRL_OK;
-                    if (rc) {
-                        status = rc;
-                        ferr.msg[0] = 0;
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                        stop = 1;
-                    }
-                }
-            }
-            srl__sw_record_free(&rec);
-        }
-    }
+    srl__pool_run(n, nthreads, exec_one, &x);
+    int status = x.status;
+    size_t first_failed = x.first_failed;
+    srl_err ferr = x.ferr;
     srl__sw_parallel_end(levels);
     if (failed)
         *failed = first_failed;

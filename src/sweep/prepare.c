@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "core/threads.h"
 #include "sweep/sweep_impl.h"
 
 #define VALIDATE_STOP 0x53574550 /* a validation sink's begin() stops the run with this */
@@ -145,31 +146,40 @@ static int validation_runs(const srl_sweep *s, validation *v)
     return SRL_OK;
 }
 
+/* What the validation tasks share. */
+typedef struct vctx {
+    const srl_sweep *s;
+    validation *v;
+} vctx;
+
+/* One validation run into its own slot (srl__pool_run). */
+static int validate_one(void *arg, size_t k, srl__pool *pool)
+{
+    (void)pool;
+    const srl_sweep *s = ((vctx *)arg)->s;
+    validation *v = ((vctx *)arg)->v;
+    srl_config *cfg = NULL;
+    if (srl__sw_config(s, v->runs[k], &cfg)) {
+        v->status[k] = srl_err_set(&v->errs[k], SRL_ENOMEM, "out of memory");
+        return 0;
+    }
+    srl_sink sink = {v_begin, v_row, &v->cols[k]};
+    srl_run_report rep;
+    int rc = srl_run(srl__sw_runner(s, v->runs[k]), cfg, &sink, &rep, &v->errs[k]);
+    if (v->cols[k].begun || rc == SRL_OK || rc == VALIDATE_STOP || rc == SRL_EDIVERGED)
+        v->status[k] = SRL_OK;
+    else
+        v->status[k] = rc;
+    srl_config_free(cfg);
+    return 0;
+}
+
 /* Run the validation runs in parallel, each into its own slot. */
 static void validate(const srl_sweep *s, validation *v, int nthreads)
 {
     int levels = srl__sw_parallel_begin(&nthreads);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-#endif
-    for (size_t k = 0; k < v->n; k++) {
-#ifdef _OPENMP
-        omp_set_num_threads(1);
-#endif
-        srl_config *cfg = NULL;
-        if (srl__sw_config(s, v->runs[k], &cfg)) {
-            v->status[k] = srl_err_set(&v->errs[k], SRL_ENOMEM, "out of memory");
-            continue;
-        }
-        srl_sink sink = {v_begin, v_row, &v->cols[k]};
-        srl_run_report rep;
-        int rc = srl_run(srl__sw_runner(s, v->runs[k]), cfg, &sink, &rep, &v->errs[k]);
-        if (v->cols[k].begun || rc == SRL_OK || rc == VALIDATE_STOP || rc == SRL_EDIVERGED)
-            v->status[k] = SRL_OK;
-        else
-            v->status[k] = rc;
-        srl_config_free(cfg);
-    }
+    vctx c = {s, v};
+    srl__pool_run(v->n, nthreads, validate_one, &c);
     srl__sw_parallel_end(levels);
 }
 

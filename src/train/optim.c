@@ -28,6 +28,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/threads.h"
 #include "train/optim_impl.h"
 #include "core/pcg_impl.h"
 #include "linalg/tensor_impl.h"
@@ -40,6 +41,9 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #define OPT_TILE 512
+/* Tiles of scratch a step needs: x, g and the step, then at most five more (the Kahan write);
+ * then the tensor writes' scratch, OPT_TILE words. */
+#define OPT_SCRATCH 8
 /* A weight with fewer elements is stepped on the calling thread. */
 #define OPT_OMP_MIN ((size_t)1 << 15)
 
@@ -290,15 +294,15 @@ static void get_d(double *y, const srl_tensor *t, size_t off, size_t k)
 }
 
 static int put_f(srl_tensor *t, size_t off, const float *x, size_t k, srl_rounding m,
-                 uint64_t idx)
+                 uint64_t idx, uint64_t *ws)
 {
-    return srl__tensor_put_tile_f(t, off, x, k, m, idx);
+    return srl__tensor_put_tile_f(t, off, x, k, m, idx, ws);
 }
 
 static int put_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_rounding m,
-                 uint64_t idx)
+                 uint64_t idx, uint64_t *ws)
 {
-    return srl__tensor_put_tile_d(t, off, x, k, m, idx);
+    return srl__tensor_put_tile_d(t, off, x, k, m, idx, ws);
 }
 
 #define REAL float
@@ -375,8 +379,8 @@ int srl__optim_step_path(srl_step_stats *out, srl_weights *W, const srl_optim_co
     const int adamw = W->opt == SRL_OPTIM_ADAMW;
     const int sr = W->strat.param.mode.mode == SRL_SR_BITS;
     const int lvl = isa_level();
-    coef_f cf;
-    coef_d cd;
+    coef_f cf = {0};
+    coef_d cd = {0};
     if (f32)
         coef_init_f(&cf, c, t, lr);
     else
@@ -390,14 +394,44 @@ int srl__optim_step_path(srl_step_stats *out, srl_weights *W, const srl_optim_co
         uint64_t lost = 0, nf = 0, nfg = 0;
         int st = SRL_OK;
         /* One work item: elements [b per, b per + per) of weight p. */
-#define SRL_OPTIM_ITEM(b)                                                                               do {                                                                                                  const size_t off = (size_t)(b) * per;                                                             const size_t k = p->n - off < per ? p->n - off : per;                                             srl_step_stats s = {0, 0, 0};                                                                     int r = SRL_OK;                                                                                   if (fast)                                                                                             fast_chunk(lvl, &s, p, &cf, adamw, sr, off, k, t - 1);                                        else if (f32)                                                                                         r = step_tile_f(&s, p, &W->strat, W->opt, &cf, off, k, t - 1);                                else                                                                                                  r = step_tile_d(&s, p, &W->strat, W->opt, &cd, off, k, t - 1);                                lost += s.lost;                                                                                   nf += s.nonfinite;                                                                                nfg += s.nonfinite_grad;                                                                          if (r < st)                                                                                           st = r;                                                                                   } while (0)
-        if (p->n >= OPT_OMP_MIN) {
-#pragma omp parallel for schedule(static) reduction(+ : lost, nf, nfg) reduction(min : st)
-            for (long b = 0; b < nitems; b++)
-                SRL_OPTIM_ITEM(b);
+#define SRL_OPTIM_ITEM(b, ws)                                                                     \
+    do {                                                                                          \
+        const size_t off = (size_t)(b) * per;                                                     \
+        const size_t k = p->n - off < per ? p->n - off : per;                                     \
+        srl_step_stats s = {0, 0, 0};                                                             \
+        int r = SRL_OK;                                                                           \
+        if (fast)                                                                                 \
+            fast_chunk(lvl, &s, p, &cf, adamw, sr, off, k, t - 1);                                \
+        else if (!(ws))                                                                           \
+            r = SRL_ENOMEM;                                                                       \
+        else if (f32)                                                                             \
+            r = step_tile_f(&s, p, &W->strat, W->opt, &cf, off, k, t - 1, ws);                    \
+        else                                                                                      \
+            r = step_tile_d(&s, p, &W->strat, W->opt, &cd, off, k, t - 1, ws);                    \
+        lost += s.lost;                                                                           \
+        nf += s.nonfinite;                                                                        \
+        nfg += s.nonfinite_grad;                                                                  \
+        if (r < st)                                                                               \
+            st = r;                                                                               \
+    } while (0)
+        /* The tiles' scratch: one block per thread, on the heap (the fused kernel needs none) */
+        const size_t wsz = fast ? 0
+                                : OPT_SCRATCH * OPT_TILE * (f32 ? sizeof(float) : sizeof(double)) +
+                                      OPT_TILE * sizeof(uint64_t);
+        if (p->n >= OPT_OMP_MIN && srl__may_fork()) {
+#pragma omp parallel reduction(+ : lost, nf, nfg) reduction(min : st)
+            {
+                void *ws = wsz ? malloc(wsz) : NULL;
+#pragma omp for schedule(static)
+                for (long b = 0; b < nitems; b++)
+                    SRL_OPTIM_ITEM(b, ws);
+                free(ws);
+            }
         } else { /* no parallel region at all: even an if(0) one costs a team allocation */
+            void *ws = wsz ? malloc(wsz) : NULL;
             for (long b = 0; b < nitems; b++)
-                SRL_OPTIM_ITEM(b);
+                SRL_OPTIM_ITEM(b, ws);
+            free(ws);
         }
 #undef SRL_OPTIM_ITEM
         tot.lost += lost;

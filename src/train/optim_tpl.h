@@ -4,7 +4,9 @@
  * name_d. The operations are exactly those listed in include/srlab/optim.h, one C operation per
  * rounding (-ffp-contract=off): tests/train/test_optim.c re-derives them in binary64. The tile
  * is processed in short passes over arrays of OPT_TILE elements (loads, moments, square roots,
- * step, writes) so that every pass vectorises; the writes are the tensors' own tile writers. */
+ * step, writes) so that every pass vectorises; the writes are the tensors' own tile writers.
+ * The arrays are OPT_SCRATCH tiles of the caller's scratch (one per thread, on the heap), never
+ * the stack: a step runs on OpenMP workers, whose stacks OMP_STACKSIZE may make tiny. */
 
 typedef struct TPL(coef) {
     REAL lr, wd, mu, b1, c1, b2, c2, bc1, bc2, eps;
@@ -27,7 +29,7 @@ static void TPL(coef_init)(TPL(coef) *k, const srl_optim_config *c, uint64_t t, 
 }
 
 static int TPL(put)(srl_tensor *t, size_t off, const REAL *x, size_t k, srl_rounding m,
-                    uint64_t idx);
+                    uint64_t idx, uint64_t *ws);
 static void TPL(get)(REAL *y, const srl_tensor *t, size_t off, size_t k);
 static void TPL(sqrt_tile)(REAL *y, const REAL *x, size_t k);
 
@@ -36,9 +38,9 @@ static void TPL(sqrt_tile)(REAL *y, const REAL *x, size_t k);
  * adamw). */
 static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *p,
                             const srl_strategy *s, srl_optim_kind kind, const TPL(coef) *c,
-                            size_t off, size_t k, uint64_t idx)
+                            size_t off, size_t k, uint64_t idx, REAL *ws, uint64_t *pw)
 {
-    REAL mm[OPT_TILE], vv[OPT_TILE], q[OPT_TILE];
+    REAL *mm = ws, *vv = ws + OPT_TILE, *q = ws + 2 * OPT_TILE;
     int rc;
     switch (kind) {
     case SRL_OPTIM_SGD:
@@ -51,7 +53,7 @@ static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *
             mm[i] = c->mu * mm[i] + g[i];
             sv[i] = c->lr * mm[i];
         }
-        return TPL(put)(p->m, off, mm, k, s->m.mode, idx);
+        return TPL(put)(p->m, off, mm, k, s->m.mode, idx, pw);
     default: /* adam, adamw */
         TPL(get)(mm, p->m, off, k);
         TPL(get)(vv, p->v, off, k);
@@ -68,9 +70,9 @@ static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *
         else
             for (size_t i = 0; i < k; i++)
                 sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps));
-        rc = TPL(put)(p->m, off, mm, k, s->m.mode, idx);
+        rc = TPL(put)(p->m, off, mm, k, s->m.mode, idx, pw);
         if (!rc)
-            rc = TPL(put)(p->v, off, vv, k, s->v.mode, idx);
+            rc = TPL(put)(p->v, off, vv, k, s->v.mode, idx, pw);
         return rc;
     }
 }
@@ -79,21 +81,23 @@ static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *
  * rounding), x + y rounded into the weight, t = new - x, comp <- round(y - t). Counts the lost
  * updates (weight and compensation both unchanged) and non-finite new weights. */
 static int TPL(write_kahan)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
-                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx)
+                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx,
+                            REAL *ws, uint64_t *pw)
 {
-    REAL cc[OPT_TILE], y[OPT_TILE], xe[OPT_TILE], nx[OPT_TILE], nc[OPT_TILE];
+    REAL *cc = ws, *y = ws + OPT_TILE, *xe = ws + 2 * OPT_TILE, *nx = ws + 3 * OPT_TILE,
+         *nc = ws + 4 * OPT_TILE;
     int rc;
     TPL(get)(cc, p->comp, off, k);
     for (size_t i = 0; i < k; i++) {
         y[i] = cc[i] - sv[i];
         xe[i] = x[i] + y[i];
     }
-    if ((rc = TPL(put)(p->w, off, xe, k, s->param.mode, idx)))
+    if ((rc = TPL(put)(p->w, off, xe, k, s->param.mode, idx, pw)))
         return rc;
     TPL(get)(nx, p->w, off, k);
     for (size_t i = 0; i < k; i++)
         nc[i] = y[i] - (nx[i] - x[i]);
-    if ((rc = TPL(put)(p->comp, off, nc, k, s->comp.mode, idx)))
+    if ((rc = TPL(put)(p->comp, off, nc, k, s->comp.mode, idx, pw)))
         return rc;
     TPL(get)(nc, p->comp, off, k);
     uint32_t lost = 0, nf = 0; /* per tile: 32-bit counters vectorise */
@@ -109,17 +113,18 @@ static int TPL(write_kahan)(srl_step_stats *st, srl_weight *p, const srl_strateg
 /* The write of x - sv into the master (then its cast into the weight) or the weight; counts the
  * lost updates (stored value unchanged) and non-finite new values. */
 static int TPL(write_plain)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
-                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx)
+                            const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx,
+                            REAL *ws, uint64_t *pw)
 {
-    REAL xe[OPT_TILE], nx[OPT_TILE];
+    REAL *xe = ws, *nx = ws + OPT_TILE;
     srl_tensor *xt = p->master ? p->master : p->w;
     int rc;
     for (size_t i = 0; i < k; i++)
         xe[i] = x[i] - sv[i];
-    if ((rc = TPL(put)(xt, off, xe, k, p->master ? s->master.mode : s->param.mode, idx)))
+    if ((rc = TPL(put)(xt, off, xe, k, p->master ? s->master.mode : s->param.mode, idx, pw)))
         return rc;
     TPL(get)(nx, xt, off, k);
-    if (p->master && (rc = TPL(put)(p->w, off, nx, k, s->param.mode, idx)))
+    if (p->master && (rc = TPL(put)(p->w, off, nx, k, s->param.mode, idx, pw)))
         return rc;
     uint32_t lost = 0, nf = 0;
     for (size_t i = 0; i < k; i++) {
@@ -131,12 +136,14 @@ static int TPL(write_plain)(srl_step_stats *st, srl_weight *p, const srl_strateg
     return SRL_OK;
 }
 
-/* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t). */
+/* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t);
+ * scratch: OPT_SCRATCH * OPT_TILE values, then OPT_TILE words for the tensor writes. */
 static int TPL(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
                           srl_optim_kind kind, const TPL(coef) *c, size_t off, size_t k,
-                          uint64_t idx)
+                          uint64_t idx, void *scratch)
 {
-    REAL x[OPT_TILE], g[OPT_TILE], sv[OPT_TILE];
+    REAL *x = scratch, *g = x + OPT_TILE, *sv = g + OPT_TILE, *ws = sv + OPT_TILE;
+    uint64_t *pw = (uint64_t *)(x + OPT_SCRATCH * OPT_TILE); /* the tensor writes' scratch */
     TPL(get)(x, p->master ? p->master : p->w, off, k);
     TPL(get)(g, p->g, off, k);
     uint32_t nfg = 0; /* per tile: 32-bit counters vectorise */
@@ -147,9 +154,9 @@ static int TPL(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy 
     if (c->decay && kind != SRL_OPTIM_ADAMW)
         for (size_t i = 0; i < k; i++)
             g[i] = g[i] + c->wd * x[i];
-    int rc = TPL(step_values)(sv, x, g, p, s, kind, c, off, k, idx);
+    int rc = TPL(step_values)(sv, x, g, p, s, kind, c, off, k, idx, ws, pw);
     if (rc)
         return rc;
-    return p->comp ? TPL(write_kahan)(st, p, s, x, sv, off, k, idx)
-                   : TPL(write_plain)(st, p, s, x, sv, off, k, idx);
+    return p->comp ? TPL(write_kahan)(st, p, s, x, sv, off, k, idx, ws, pw)
+                   : TPL(write_plain)(st, p, s, x, sv, off, k, idx, ws, pw);
 }
