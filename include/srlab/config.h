@@ -48,6 +48,19 @@ int srl_config_rounding(const srl_config *c, const char *key, const char *def,
 int srl_config_choice(const srl_config *c, const char *key, const char *def,
                       const char *const *choices, int *out, srl_err *err) SRL_WUR;
 
+/* ---- one name per value ----
+ * A key named `format` or ending in `-format` holds a format (srl_format_parse), and a key named
+ * `rounding` or ending in `-rounding` a rounding mode (srl_rounding_parse): every runner names
+ * its keys so. Their values are spelled many ways ("bfloat16", "BF16", "p=8,emax=127" are one
+ * format; "stochastic" is "sr"); the canonical value is the one name (srl_format's name,
+ * srl_rounding_name), which outputs show and grids compare. Any other key, and a value that does
+ * not parse (the run refuses it with its own message; "none" for master-format), keep the text
+ * as given. Returns buf (len bytes) holding the canonical value, or value itself. */
+const char *srl_config_canonical(char *buf, size_t len, const char *key, const char *value);
+/* Whether key holds a format or a rounding mode by the rule above. */
+bool srl_config_is_format_key(const char *key);
+bool srl_config_is_rounding_key(const char *key);
+
 #ifdef __cplusplus
 }
 #endif

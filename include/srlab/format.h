@@ -13,10 +13,18 @@
  *
  * Presets (one table, srl_format_preset_*): bf16 (8,127), fp16 (11,15), fp32 (24,127),
  * tf32 (11,127), e4m3 (4, emax 8, emin -6, no inf, xmax 448), e5m2 (3,15), fp64 (53,1023).
+ * A preset is also found by the names users of other tools type, in any case, with or without a
+ * module prefix (torch., np., numpy., jnp., ml_dtypes.): bfloat16 and b; half, float16,
+ * binary16, f16 and h; single, float, float32, binary32, f32 and s; tensorfloat32 and t;
+ * float8_e4m3fn, float8_e4m3, e4m3fn, fp8_e4m3, fp8-e4m3, f8e4m3fn and q43; float8_e5m2,
+ * fp8_e5m2, fp8-e5m2, f8e5m2 and q52; double, float64, binary64, f64 and d (the single letters
+ * and qNM are CPFloat's). The "fnuz" float8 formats (no negative zero) are refused by name.
  * Custom spec strings: "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]"
  * with emin defaulting to 1-emax, or a preset followed by overrides ("e4m3,saturate=on"); each
- * key at most once. A custom format's name is the canonical spelling of its spec (a preset with
- * overrides is custom, even when the overrides change nothing).
+ * key at most once.
+ * One name per format: a format's name is the preset's when its parameters are a preset's
+ * (however it was spelled: "bfloat16", "p=8,emax=127" and "bf16,saturate=off" are all "bf16"),
+ * else the canonical spelling of its spec ("p=8,emax=127,emin=-125"), which parses back to it.
  *
  * Encoding (formats up to 64 bits wide): sign | exponent field | p-1 fraction bits, bias 1-emin;
  * exponent code 0 holds zero and subnormals; with infinities the all-ones exponent code holds
@@ -55,14 +63,15 @@ typedef struct srl_format {
  * binary64, an exponent field wider than 30 bits) give SRL_EPARSE / SRL_EINVAL and a message. */
 int srl_format_parse(srl_format *f, const char *spec, srl_err *err) SRL_WUR;
 
-/* Build a format from its parameters; the name becomes the canonical custom spec. */
+/* Build a format from its parameters; its name is its one name (above). */
 int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf,
                     bool saturate, srl_err *err) SRL_WUR;
 
 /* The preset table, in a fixed order (bf16, fp16, fp32, tf32, e4m3, e5m2, fp64). */
 size_t srl_format_preset_count(void);
 const srl_format *srl_format_preset(size_t i);
-/* A preset by name, or NULL. */
+/* A preset by its own name (exactly: "bf16"; srl_format_parse takes the other names), or
+ * NULL. */
 const srl_format *srl_format_find(const char *name);
 
 /* ulp(x): the spacing of the format's grid at |x|, 2^(max(e,emin)-p+1) with e = floor(log2|x|);

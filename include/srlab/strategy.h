@@ -60,7 +60,8 @@ typedef struct srl_slot {
 #define SRL_ACCUM_SPEC_LEN 160
 
 typedef struct srl_strategy {
-    char name[SRL_STRATEGY_NAME_LEN]; /* the preset it started from */
+    char name[SRL_STRATEGY_NAME_LEN]; /* the preset it started from; "custom" for fp32 with a
+                                       * piece changed (srl_strategy_from_config) */
     srl_slot param, grad, m, v;
     bool has_master;
     srl_slot master;
@@ -87,7 +88,9 @@ int srl_strategy_preset(srl_strategy *s, const char *name, srl_err *err) SRL_WUR
  *   state-format  state-rounding   (both moments)   m-format m-rounding  v-format v-rounding
  *   master-format (none or a format)  master-rounding   kahan (on/off)  comp-format comp-rounding
  *   update-arith (fp32 or fp64)   act-format act-rounding   accum
- * then srl_strategy_check. Messages name the key and the value. */
+ * then srl_strategy_check. Messages name the key and the value. The name is the preset's, but
+ * fp32 with any piece changed is named custom (custom is fp32's pieces set piece by piece): a
+ * strategy named fp32 runs fp32 everywhere. */
 int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *err) SRL_WUR;
 
 /* Reject strategies srlab cannot run faithfully: an update arithmetic that cannot hold a stored

@@ -112,7 +112,11 @@ typedef struct srl_sweep_setting {
 typedef struct srl_sweep srl_sweep;
 
 /* Parse and check the settings against `runners` (NULL-terminated; NULL: the registry) and expand
- * the grid. Messages start with the origin of the offending setting. */
+ * the grid. Messages start with the origin of the offending setting. A value holding a control
+ * character is refused (values are text on one line). The values of a format or rounding key
+ * (srl_config_canonical) are kept under their one name, so "bfloat16" and "[p=8,emax=127]" are
+ * "bf16" in every output, and two spellings of one value are one run given twice (refused,
+ * naming both). */
 int srl_sweep_new(srl_sweep **out, const srl_sweep_setting *settings, size_t n,
                   const srl_runner *const *runners, srl_err *err) SRL_WUR;
 void srl_sweep_free(srl_sweep *s); /* NULL-safe */

@@ -74,8 +74,10 @@ static const char help_head[] =
     "  bf16-kahan     as bf16-rn plus a bf16 Kahan compensation buffer for the update\n"
     "  custom         fp32 to start with, set piece by piece\n"
     "--format F --rounding M is shorthand for --param-format F --param-rounding M.\n"
-    "Formats: bf16 fp16 fp32 tf32 e4m3 e5m2 fp64, or p=P,emax=E[,...]. Roundings: rn rna rz ru\n"
-    "rd ro sr sr-eq sr:r=R.\n";
+    "Formats: bf16 fp16 fp32 tf32 e4m3 e5m2 fp64 (or bfloat16, half, float8_e4m3fn, ...), or\n"
+    "p=P,emax=E[,...]. Roundings: rn rna rz ru rd ro sr sr-eq sr:r=R (or nearest, stochastic,\n"
+    "...). Outputs name each by its one name. A strategy with a piece changed from fp32 is\n"
+    "named custom in the outputs (fp32 names fp32 everywhere).\n";
 
 static const char help_columns[] =
     "\ncolumns after the axis columns (problem, opt, strategy, format, rounding, lr, the\n"
@@ -178,6 +180,8 @@ static int build_axes(cli_runcmd_axes *ax, resolved *rs, const srl_runner *r,
         const srl_param *p = srl_runner_param(r, core[i]);
         if (i == 0)
             v = r->name;
+        else if (i == 2) /* the name of what runs: custom for fp32 with a piece changed */
+            v = s->name;
         else if (i == 3)
             v = rs->format;
         else if (i == 4)

@@ -182,12 +182,26 @@ int cli_runcmd_parse(cli_runcmd_args *a, const char *cmd, const srl_runner *r, i
                 a->threads = (int)t;
             break;
         }
-        default: /* each key once: cli_args_next refuses a repeat */
-            if (srl_config_set(a->cfg, param[k]->key, ar.val) != SRL_OK)
+        default: { /* each key once: cli_args_next refuses a repeat */
+            char canon[SRL_FORMAT_NAME_LEN];
+            const char *c = ar.val;
+            while (*c && (unsigned char)*c >= 0x20 && *c != 0x7f)
+                c++;
+            if (*c) { /* a value is one line of text: a CSV field, a message */
+                rc = cli_error(cmd, "%s: %s holds the control character \\x%02x (values are "
+                               "text on one line)", ar.opt, cli_quote(q, sizeof q, ar.val,
+                               strlen(ar.val), CLI_QUOTE_MAX), (unsigned char)*c);
+                break;
+            }
+            /* a format or a mode under its one name: outputs show it however it was spelled */
+            if (srl_config_set(a->cfg, param[k]->key,
+                               srl_config_canonical(canon, sizeof canon, param[k]->key,
+                                                    ar.val)) != SRL_OK)
                 rc = cli_sys_error(cmd, "out of memory");
             else if (cli_runcmd_file_key(param[k]->key)) /* a file the run reads: no output */
                 cli_input_note(ar.val, NULL);            /* may replace it (cli.h, inputs) */
             break;
+        }
         }
     }
 done:

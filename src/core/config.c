@@ -256,3 +256,41 @@ int srl_config_choice(const srl_config *c, const char *key, const char *def,
                                  choices[i]);
     return srl_err_set(err, SRL_EPARSE, "%s: unknown value '%s' (known: %s)", key, v, list);
 }
+
+/* ---- one name per value ---- */
+
+static bool key_is(const char *key, const char *what)
+{
+    size_t k = strlen(key), w = strlen(what);
+    return !strcmp(key, what) || (k > w + 1 && key[k - w - 1] == '-' && !strcmp(key + k - w, what));
+}
+
+bool srl_config_is_format_key(const char *key)
+{
+    return key_is(key, "format");
+}
+
+bool srl_config_is_rounding_key(const char *key)
+{
+    return key_is(key, "rounding");
+}
+
+const char *srl_config_canonical(char *buf, size_t len, const char *key, const char *value)
+{
+    srl_format f;
+    srl_rounding m;
+    if (srl_config_is_format_key(key) && srl_format_parse(&f, value, NULL) == SRL_OK &&
+        strlen(f.name) < len) {
+        memcpy(buf, f.name, strlen(f.name) + 1);
+        return buf;
+    }
+    if (srl_config_is_rounding_key(key) && srl_rounding_parse(&m, value, NULL) == SRL_OK) {
+        char name[32];
+        srl_rounding_name(name, sizeof name, m);
+        if (strlen(name) < len) {
+            memcpy(buf, name, strlen(name) + 1);
+            return buf;
+        }
+    }
+    return value;
+}

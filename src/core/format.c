@@ -18,8 +18,15 @@ static int ceil_log2(long v)
     return b;
 }
 
+/* A format's one name: the preset's when its parameters are a preset's (so "p=8,emax=127" and
+ * "bf16,saturate=off" are "bf16"), else the canonical spelling of its spec. */
 static void canonical_name(srl_format *f)
 {
+    for (size_t i = 0; i < srl_format_preset_count(); i++)
+        if (srl_format_equal(f, srl_format_preset(i))) {
+            snprintf(f->name, sizeof f->name, "%s", srl_format_preset(i)->name);
+            return;
+        }
     int n = snprintf(f->name, sizeof f->name, "p=%d,emax=%d", f->p, f->emax);
     if (f->emin != 1 - f->emax)
         n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",emin=%d", f->emin);
@@ -97,6 +104,56 @@ const srl_format *srl_format_preset(size_t i)
     return i < NPRESETS ? &presets[i] : NULL;
 }
 
+/* ---- names users type ----
+ * What a user of PyTorch, NumPy, ml_dtypes, JAX or CPFloat would write for a preset, compared
+ * without regard to case ("E4M3", "BFloat16"), after an optional module prefix ("torch.",
+ * "np.", ...): one row per alias, so every spelling of one format gives its one name. */
+static const struct alias {
+    const char *name, *preset;
+} aliases[] = {
+    {"bfloat16", "bf16"},        {"b", "bf16"},
+    {"half", "fp16"},            {"float16", "fp16"},        {"binary16", "fp16"},
+    {"f16", "fp16"},             {"h", "fp16"},
+    {"single", "fp32"},          {"float", "fp32"},          {"float32", "fp32"},
+    {"binary32", "fp32"},        {"f32", "fp32"},            {"s", "fp32"},
+    {"tensorfloat32", "tf32"},   {"tensorfloat-32", "tf32"}, {"t", "tf32"},
+    {"float8_e4m3fn", "e4m3"},   {"float8_e4m3", "e4m3"},    {"e4m3fn", "e4m3"},
+    {"fp8_e4m3", "e4m3"},        {"fp8-e4m3", "e4m3"},       {"f8e4m3fn", "e4m3"},
+    {"q43", "e4m3"},
+    {"float8_e5m2", "e5m2"},     {"fp8_e5m2", "e5m2"},       {"fp8-e5m2", "e5m2"},
+    {"f8e5m2", "e5m2"},          {"q52", "e5m2"},
+    {"double", "fp64"},          {"float64", "fp64"},        {"binary64", "fp64"},
+    {"f64", "fp64"},             {"d", "fp64"},
+};
+static const char *const prefixes[] = {"torch.", "numpy.", "np.", "jnp.", "ml_dtypes."};
+
+static bool same_name(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if ((*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) != *b)
+            return false;
+    return !*a && !*b;
+}
+
+/* The preset a name denotes (a preset's own name or an alias, any case), or NULL. */
+static const srl_format *find_name(const char *name)
+{
+    for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++) {
+        size_t n = strlen(prefixes[k]);
+        if (!strncmp(name, prefixes[k], n) && name[n]) {
+            name += n;
+            break;
+        }
+    }
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (same_name(name, presets[i].name))
+            return &presets[i];
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (same_name(name, aliases[i].name))
+            return srl_format_find(aliases[i].preset);
+    return NULL;
+}
+
 const srl_format *srl_format_find(const char *name)
 {
     for (size_t i = 0; i < NPRESETS; i++)
@@ -109,7 +166,8 @@ const srl_format *srl_format_find(const char *name)
 
 static const char *known_list(void)
 {
-    return "bf16, fp16, fp32, tf32, e4m3, e5m2, fp64, or "
+    return "bf16, fp16, fp32, tf32, e4m3, e5m2, fp64 (or the names of PyTorch, NumPy and "
+           "CPFloat: bfloat16, half, float8_e4m3fn, ...), or "
            "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]";
 }
 
@@ -166,7 +224,12 @@ static int parse_preset(spec_state *st, const srl_format **pre, const char *spec
                            (int)(first > 40 ? 40 : first), s, known_list());
     memcpy(name, s, first);
     name[first] = 0;
-    *pre = srl_format_find(name);
+    *pre = find_name(name);
+    if (!*pre && strstr(name, "fnuz"))
+        return srl_err_set(err, SRL_EPARSE, "format '%s' is not srlab's: its encoding has no "
+                           "negative zero (the pattern is its one NaN) and no infinity, and every "
+                           "srlab format has signed zeros; e4m3 and e5m2 are the OCP formats "
+                           "(PyTorch's float8_e4m3fn and float8_e5m2)", name);
     if (!*pre)
         return srl_err_set(err, SRL_EPARSE, "unknown format '%s'; known: %s", name,
                            known_list());

@@ -36,6 +36,7 @@ static void axis_free(srl__sw_axis *a)
     free(a->origin);
     free(a->canon);
     srl__sw_strings_free(a->val, a->nval);
+    srl__sw_strings_free(a->orig, a->nval);
 }
 
 void srl_sweep_free(srl_sweep *s)
@@ -57,6 +58,7 @@ void srl_sweep_free(srl_sweep *s)
     free(s->seeds_text);
     srl__sw_strings_free(s->res_fmt, s->nres);
     srl__sw_strings_free(s->res_rnd, s->nres);
+    srl__sw_strings_free(s->res_str, s->nres);
     free(s->rdims);
     free(s->warnings);
     for (size_t m = 0; m < s->nmet; m++)
@@ -180,7 +182,15 @@ static int check_distinct(const srl_sweep *s, const srl__sw_dim *d, srl_err *err
                 size_t i = idx[k - 1] < idx[k] ? idx[k - 1] : idx[k];
                 size_t j = idx[k - 1] < idx[k] ? idx[k] : idx[k - 1];
                 const srl__sw_axis *a = &s->ax[d->ax[0]];
-                if (d->nax == 1)
+                const char *vi = a->orig && a->orig[i] ? a->orig[i] : a->val[i];
+                const char *vj = a->orig && a->orig[j] ? a->orig[j] : a->val[j];
+                if (d->nax == 1 && a->orig && (a->orig[i] || a->orig[j]) && strcmp(vi, vj))
+                    st = srl_err_set(err, SRL_EINVAL,
+                                     "%s: '%s' and '%s' are one %s, %s: give it once (each run "
+                                     "must differ)", a->origin, vi, vj,
+                                     srl_config_is_format_key(a->key) ? "format" : "mode",
+                                     a->val[i]);
+                else if (d->nax == 1)
                     st = srl_err_set(err, SRL_EINVAL,
                                      "%s: value '%s' repeats '%s' (each run must differ)",
                                      a->origin, a->val[j], a->val[i]);
@@ -268,6 +278,43 @@ static int read_sweep_keys(build *g, srl_err *err)
     return SRL_OK;
 }
 
+/* A format or rounding axis under one name per value (srl_config_canonical): "bfloat16",
+ * "[p=8,emax=127]" and "bf16" are one format, so outputs show "bf16" and a grid giving two of them
+ * gives one run twice (refused, naming both spellings: check_distinct); the canonical command's
+ * text is rebuilt from the names (bracketed when they hold a comma). */
+static int canonical_values(srl__sw_axis *a, srl_err *err)
+{
+    if (!srl_config_is_format_key(a->key) && !srl_config_is_rounding_key(a->key))
+        return SRL_OK;
+    srl__sw_text c = {0};
+    for (size_t i = 0; i < a->nval; i++) {
+        char buf[SRL_FORMAT_NAME_LEN];
+        const char *v = srl_config_canonical(buf, sizeof buf, a->key, a->val[i]);
+        if (v != a->val[i] && strcmp(v, a->val[i])) {
+            if (!a->orig && !(a->orig = calloc(a->nval, sizeof *a->orig)))
+                return oom(err);
+            char *nv = srl__sw_dup(v);
+            if (!nv)
+                return oom(err);
+            a->orig[i] = a->val[i];
+            a->val[i] = nv;
+        }
+        bool comma = strchr(a->val[i], ',') != NULL;
+        srl__sw_printf(&c, "%s%s%s%s", i ? "," : "", comma ? "[" : "", a->val[i],
+                       comma ? "]" : "");
+    }
+    if (!a->orig) { /* every value is already its one name: the text as written */
+        free(c.p);
+        return SRL_OK;
+    }
+    char *t = srl__sw_take(&c);
+    if (!t)
+        return oom(err);
+    free(a->canon);
+    a->canon = t;
+    return SRL_OK;
+}
+
 /* The axes: problem first, then every other key that is not the sweep's own, with its values. */
 static int make_axes(build *g, srl_err *err)
 {
@@ -298,6 +345,8 @@ static int make_axes(build *g, srl_err *err)
             s->nax++;
             if (!a->key || !a->origin || !a->canon)
                 return oom(err);
+            if ((st = canonical_values(a, err)))
+                return st;
         }
     return SRL_OK;
 }

@@ -13,10 +13,16 @@
 #include "srlab/strategy.h"
 #include "sweep/sweep_impl.h"
 
-/* The keys that decide the weight slot and what the update writes into it. */
+/* The keys that decide the strategy of a run: its name, the weight slot and what the update
+ * writes into it. */
 static const char *const slot_keys[] = {"strategy",      "format",        "rounding",
                                         "param-format",  "param-rounding", "master-format",
-                                        "update-arith"};
+                                        "update-arith",  "grad-format",   "grad-rounding",
+                                        "state-format",  "state-rounding", "m-format",
+                                        "m-rounding",    "v-format",      "v-rounding",
+                                        "master-rounding", "kahan",       "comp-format",
+                                        "comp-rounding", "act-format",    "act-rounding",
+                                        "accum"};
 #define NSLOT (sizeof slot_keys / sizeof slot_keys[0])
 #define MAX_TABLE 100000u
 
@@ -71,7 +77,7 @@ typedef struct inert {
 
 /* Note that run's rounding cannot change anything under strategy st. */
 static void note_inert(inert *w, size_t *nw, const srl_sweep *s, const srl_strategy *st,
-                       size_t run)
+                       const char *preset, size_t run)
 {
     const char *rk = axis_index(s, "rounding") >= 0 ? "rounding" : "param-rounding";
     const srl__sw_axis *ra = &s->ax[axis_index(s, rk)];
@@ -82,7 +88,7 @@ static void note_inert(inert *w, size_t *nw, const srl_sweep *s, const srl_strat
     snprintf(why, sizeof why,
              "with strategy %s: the weights (%s) hold every value the update writes into them "
              "(%s%s); give --format bf16 (or another narrower format) or a bf16 strategy",
-             st->name, st->param.fmt.name, src, st->has_master ? ", the master copy" : " arithmetic");
+             preset, st->param.fmt.name, src, st->has_master ? ", the master copy" : " arithmetic");
     size_t k = 0;
     while (k < *nw && strcmp(w[k].why, why))
         k++;
@@ -129,7 +135,8 @@ int srl__sw_resolve(srl_sweep *s, srl_err *err)
     }
     s->res_fmt = calloc(n, sizeof *s->res_fmt);
     s->res_rnd = calloc(n, sizeof *s->res_rnd);
-    if (!s->res_fmt || !s->res_rnd)
+    s->res_str = calloc(n, sizeof *s->res_str);
+    if (!s->res_fmt || !s->res_rnd || !s->res_str)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     s->nres = n;
     bool asked = axis_index(s, "rounding") >= 0 || axis_index(s, "param-rounding") >= 0;
@@ -148,14 +155,17 @@ int srl__sw_resolve(srl_sweep *s, srl_err *err)
             srl_rounding_name(rb, sizeof rb, st.param.mode);
             s->res_fmt[k] = srl__sw_dup(st.param.fmt.name);
             s->res_rnd[k] = srl__sw_dup(rb);
-            if (!s->res_fmt[k] || !s->res_rnd[k]) {
+            s->res_str[k] = srl__sw_dup(st.name);
+            if (!s->res_fmt[k] || !s->res_rnd[k] || !s->res_str[k]) {
                 srl_config_free(cfg);
                 return srl_err_set(err, SRL_ENOMEM, "out of memory");
             }
             const srl_format *src = st.has_master ? &st.master.fmt
                                     : srl_format_find(st.arith == SRL_ARITH_FP64 ? "fp64" : "fp32");
             if (asked && src && holds(&st.param.fmt, src))
-                note_inert(in, &nin, s, &st, run);
+                note_inert(in, &nin, s, &st,
+                           srl_config_get(cfg, "strategy") ? srl_config_get(cfg, "strategy")
+                                                           : "fp32", run);
         }
         srl_config_free(cfg);
     }
@@ -175,15 +185,17 @@ const char *srl__sw_resolved(const srl_sweep *s, size_t run, const char *col)
 {
     if (!s->nres)
         return NULL;
-    bool fmt = !strcmp(col, "format");
-    if (!fmt && strcmp(col, "rounding"))
+    const int which = !strcmp(col, "format") ? 0 : !strcmp(col, "rounding") ? 1
+                      : !strcmp(col, "strategy") ? 2 : -1;
+    if (which < 0)
         return NULL;
     size_t k = 0;
     for (size_t j = 0; j < s->nrdims; j++) {
         const srl__sw_dim *d = &s->dims[s->rdims[j]];
         k = k * d->len + srl__sw_value_index(s, &s->ax[d->ax[0]], run);
     }
-    return k < s->nres ? (fmt ? s->res_fmt[k] : s->res_rnd[k]) : NULL;
+    char **res = which == 0 ? s->res_fmt : which == 1 ? s->res_rnd : s->res_str;
+    return k < s->nres ? res[k] : NULL;
 }
 
 const char *srl_sweep_warnings(const srl_sweep *s)

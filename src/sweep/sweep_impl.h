@@ -117,6 +117,8 @@ typedef struct srl__sw_axis {
     char *key, *origin, *canon; /* canon: the values as written, for the canonical command */
     char **val;
     size_t nval;
+    char **orig; /* a format or rounding axis: val[i] as the user spelled it when that is not its
+                  * one name (srl_config_canonical), else NULL; orig itself NULL when none is */
     long dim; /* its dimension, or -1 when constant */
 } srl__sw_axis;
 
@@ -150,7 +152,7 @@ struct srl_sweep {
     /* the resolved weight format and rounding (resolve.c): one entry per combination of the
      * indices of the dimensions rdims (those holding a strategy key); nres 0: not resolved */
     size_t *rdims, nrdims, nres;
-    char **res_fmt, **res_rnd;
+    char **res_fmt, **res_rnd, **res_str; /* format, rounding and strategy columns */
     char *warnings; /* srl_sweep_warnings, or NULL */
     /* after srl_sweep_prepare */
     bool prepared;
@@ -172,7 +174,8 @@ int srl__sw_config(const srl_sweep *s, size_t run, srl_config **out) SRL_WUR;
 void srl__sw_describe_run(srl__sw_text *b, const srl_sweep *s, size_t run);
 
 /* The resolved weight format and rounding (resolve.c) after the dimensions and seeds are made;
- * then what column col ("format" or "rounding") shows for a run, or NULL when not resolved. */
+ * then what column col ("format", "rounding" or "strategy": the name of what runs, as
+ * srl_strategy_from_config gives it) shows for a run, or NULL when not resolved. */
 int srl__sw_resolve(srl_sweep *s, srl_err *err) SRL_WUR;
 const char *srl__sw_resolved(const srl_sweep *s, size_t run, const char *col);
 

@@ -97,6 +97,23 @@ static const char *one_of(const srl_config *cfg, const char *shortk, const char 
     return a ? a : b;
 }
 
+static bool same_slot(const srl_slot *a, const srl_slot *b)
+{
+    return srl_format_equal(&a->fmt, &b->fmt) && a->mode.mode == b->mode.mode &&
+           a->mode.r == b->mode.r;
+}
+
+/* Whether two strategies run alike: every piece in use the same. */
+static bool same_strategy(const srl_strategy *a, const srl_strategy *b)
+{
+    return same_slot(&a->param, &b->param) && same_slot(&a->grad, &b->grad) &&
+           same_slot(&a->m, &b->m) && same_slot(&a->v, &b->v) && same_slot(&a->act, &b->act) &&
+           a->has_master == b->has_master &&
+           (!a->has_master || same_slot(&a->master, &b->master)) && a->kahan == b->kahan &&
+           (!a->kahan || same_slot(&a->comp, &b->comp)) && a->arith == b->arith &&
+           !strcmp(a->accum, b->accum);
+}
+
 int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *err)
 {
     const char *name = srl_config_get(cfg, "strategy");
@@ -164,6 +181,13 @@ int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *er
         if ((st = srl_accum_parse(&s->accum_cfg, v, &e2)))
             return srl_err_set(err, st, "accum: %s", e2.msg);
     }
+    /* Name what runs: fp32 with a piece changed is no longer fp32 (beside a bf16 format column,
+     * "fp32" reads as fp32 weights): it is custom, the preset that starts from fp32's pieces and
+     * is set piece by piece, so the name and the pieces' columns together say what ran. */
+    srl_strategy base;
+    if (!strcmp(s->name, "fp32") && srl_strategy_preset(&base, "fp32", NULL) == SRL_OK &&
+        !same_strategy(s, &base))
+        snprintf(s->name, sizeof s->name, "custom");
     return srl_strategy_check(s, err);
 }
 

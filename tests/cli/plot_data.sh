@@ -4,7 +4,7 @@
 #   a header line of 12 000 characters (400 extra columns before the plotted ones) draws the same
 #     figure, byte for byte, as without them (it was "has no column" past 8191 characters, and
 #     gnuplot itself cuts a line read whole at 1024);
-#   a level with a comma, as the output writes it (the format "p=8,emax=127", a quoted CSV field),
+#   a level with a comma, as the output writes it (the format "p=8,emax=120", a quoted CSV field),
 #     is found by --set where=COL=LEVEL with or without the quotes, and labels a curve whole
 #     (gnuplot 5.4 cut it at the comma: "p=8");
 #   a field holding a double quote, a quoted field across lines and a NUL byte (which gnuplot
@@ -37,7 +37,7 @@ else
 fi
 
 # ---- a level with a comma, as written in the output ----
-"$srlab" sweep --problem quadratic --format 'bf16,[p=8,emax=127]' --rounding rn --lr 0.1 \
+"$srlab" sweep --problem quadratic --format 'bf16,[p=8,emax=120]' --rounding rn --lr 0.1 \
     --steps 40 --log-every 10 --seeds 2 --quiet -o f.csv 2>err || bad "sweep: $(cat err)"
 level=$(grep -v '^#' f.summary.csv | grep -o '"[^"]*,[^"]*"' | head -1 | tr -d '"')
 [ -n "$level" ] && ok "the summary writes a level with a comma: $level" || bad "no quoted level in f.summary.csv"

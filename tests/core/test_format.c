@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "srlab/config.h"
 #include "srlab/format.h"
+#include "srlab/mode.h"
 #include "srlab/rng.h"
 #include "../testutil.h"
 
@@ -210,11 +212,18 @@ static void test_parse_accept(void)
     const long before = srl_test_failures;
     srl_format f, g, h;
     srl_err err = {{0}};
-    /* a custom spec equal to a preset's parameters: same format, canonical custom name */
+    /* a custom spec equal to a preset's parameters: the preset, by its one name */
     if (fmt_make(&f, "p=8,emax=127") == SRL_OK) {
-        CHECK(same_derived(&f, srl_format_find("bf16")) && strcmp(f.name, "p=8,emax=127") == 0,
+        CHECK(same_derived(&f, srl_format_find("bf16")) && strcmp(f.name, "bf16") == 0,
               "\"p=8,emax=127\": name \"%s\" or fields differ from bf16", f.name);
     }
+    if (fmt_make(&f, "p=8,emax=127,emin=-126") == SRL_OK)
+        CHECK(strcmp(f.name, "bf16") == 0, "p=8,emax=127,emin=-126: name \"%s\"", f.name);
+    if (fmt_make(&f, "e4m3,saturate=off") == SRL_OK)
+        CHECK(strcmp(f.name, "e4m3") == 0, "e4m3,saturate=off: name \"%s\"", f.name);
+    if (srl_format_make(&f, 24, 127, -126, true, true, false, &err) == SRL_OK)
+        CHECK(strcmp(f.name, "fp32") == 0, "srl_format_make(fp32's parameters): name \"%s\"",
+              f.name);
     /* key order and spelled-out defaults do not change the format or its canonical name */
     if (fmt_make(&f, "emax=15,p=11") == SRL_OK &&
         fmt_make(&g, "p=11,emax=15,emin=-14,subnormals=on,inf=on,saturate=off") == SRL_OK) {
@@ -288,7 +297,10 @@ static void test_parse_reject(void)
         {"", ""},
         {"bf17", "bf17"},
         {"fp16x", "fp16x"},
-        {"float16", "float16"},
+        {"float16x", "float16x"},
+        {"float8_e4m3fnuz", "negative zero"},
+        {"torch.", "torch."},
+        {"bfloat", "bfloat"},
         {"p=8,emax=10,foo=1", "foo"},
         {"p=8,emax=10,Emax=3", "Emax"},
         {"bf16,colour=on", "colour"},
@@ -349,6 +361,85 @@ static void test_parse_reject(void)
 }
 
 /* ---- ulp and contains ---- */
+
+/* ---- names users type ---- */
+
+/* Every name of a format gives the preset, under its one name, in any case and with the module
+ * prefixes of PyTorch, NumPy, JAX and ml_dtypes; every name of a mode gives the mode, and
+ * srl_rounding_name its one name back. */
+static void test_names(void)
+{
+    const long before = srl_test_failures;
+    static const struct {
+        const char *name, *preset;
+    } fmts[] = {
+        {"bfloat16", "bf16"},        {"BF16", "bf16"},          {"torch.bfloat16", "bf16"},
+        {"jnp.bfloat16", "bf16"},    {"b", "bf16"},             {"half", "fp16"},
+        {"float16", "fp16"},         {"np.float16", "fp16"},    {"numpy.float16", "fp16"},
+        {"torch.half", "fp16"},      {"Binary16", "fp16"},      {"h", "fp16"},
+        {"float32", "fp32"},         {"single", "fp32"},        {"torch.float", "fp32"},
+        {"s", "fp32"},               {"TF32", "tf32"},          {"tensorfloat-32", "tf32"},
+        {"float8_e4m3fn", "e4m3"},   {"torch.float8_e4m3fn", "e4m3"},
+        {"ml_dtypes.float8_e4m3fn", "e4m3"},                    {"E4M3", "e4m3"},
+        {"e4m3fn", "e4m3"},          {"fp8-e4m3", "e4m3"},      {"q43", "e4m3"},
+        {"float8_e5m2", "e5m2"},     {"E5M2", "e5m2"},          {"q52", "e5m2"},
+        {"double", "fp64"},          {"float64", "fp64"},       {"d", "fp64"},
+        {"p=11,emax=15", "fp16"},    {"half,saturate=off", "fp16"},
+    };
+    for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
+        srl_format f;
+        srl_err err = {{0}};
+        const int st = srl_format_parse(&f, fmts[i].name, &err);
+        CHECK(st == SRL_OK && same_derived(&f, srl_format_find(fmts[i].preset)) &&
+                  !strcmp(f.name, fmts[i].preset),
+              "\"%s\": status %d, name \"%s\" (want %s): %s", fmts[i].name, st, f.name,
+              fmts[i].preset, err.msg);
+    }
+    /* an alias with overrides is the overridden preset, named by its spec */
+    srl_format f;
+    CHECK(srl_format_parse(&f, "float8_e4m3fn,saturate=on", NULL) == SRL_OK &&
+              !strcmp(f.name, "p=4,emax=8,emin=-6,inf=off,saturate=on"),
+          "float8_e4m3fn,saturate=on: \"%s\"", f.name);
+    static const struct {
+        const char *name, *canon;
+    } modes[] = {
+        {"stochastic", "sr"},           {"Stochastic", "sr"},       {"SR", "sr"},
+        {"nearest", "rn"},              {"RNE", "rn"},              {"roundTiesToEven", "rn"},
+        {"ROUND_NEAREST_EVEN", "rn"},   {"nearest-away", "rna"},    {"roundTiesToAway", "rna"},
+        {"toward_zero", "rz"},          {"truncate", "rz"},         {"RZ", "rz"},
+        {"up", "ru"},                   {"roundTowardPositive", "ru"}, {"ceil", "ru"},
+        {"down", "rd"},                 {"floor", "rd"},            {"odd", "ro"},
+        {"stochastic-equal", "sr-eq"},  {"SR-EQ", "sr-eq"},         {"SR:R=16", "sr:r=16"},
+        {"sr:r=8", "sr:r=8"},
+    };
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        srl_rounding m;
+        char buf[32] = "";
+        const int st = srl_rounding_parse(&m, modes[i].name, NULL);
+        CHECK(st == SRL_OK && !strcmp(srl_rounding_name(buf, sizeof buf, m), modes[i].canon),
+              "rounding \"%s\": status %d, name \"%s\" (want %s)", modes[i].name, st, buf,
+              modes[i].canon);
+    }
+    static const char *const bad_modes[] = {"stochastical", "rtn", "sr:r=0", "sr:r=65", "",
+                                            "nearest even", "sr:r=x"};
+    for (size_t i = 0; i < sizeof bad_modes / sizeof *bad_modes; i++) {
+        srl_rounding m;
+        CHECK(srl_rounding_parse(&m, bad_modes[i], NULL) != SRL_OK, "\"%s\" accepted",
+              bad_modes[i]);
+    }
+    /* one name per value for the config keys that hold them */
+    char buf[SRL_FORMAT_NAME_LEN];
+    CHECK(!strcmp(srl_config_canonical(buf, sizeof buf, "param-format", "[x]"), "[x]") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "format", "bfloat16"), "bf16") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "act-format", "p=8,emax=127"),
+                      "bf16") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "m-rounding", "stochastic"), "sr") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "master-format", "none"), "none") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "lr", "bfloat16"), "bfloat16") &&
+              !strcmp(srl_config_canonical(buf, sizeof buf, "informat", "half"), "half"),
+          "srl_config_canonical");
+    GROUP("names: aliases of formats and modes, one canonical name each", before);
+}
 
 static void test_ulp_contains(void)
 {
@@ -722,6 +813,7 @@ static void test_wide_samples(void)
 
 int main(void)
 {
+    test_names();
     test_presets();
     test_parse_accept();
     test_parse_reject();

@@ -181,7 +181,7 @@ th_error "theory T03: n 0" "n: '0'" theory T03 n=0
 th_error "theory T03: bad order" "order: 'sideways' is not an order" theory T03 order=sideways
 th_error "theory T03: order with a key" "order: 'recursive,kahan=on'" theory T03 order=recursive,kahan=on
 th_error "theory T03: blocked:0" "order: 'blocked:0'" theory T03 order=blocked:0
-th_error "theory T03: bad rounding" "rounding: unknown rounding mode 'up'" theory T03 rounding=up
+th_error "theory T03: bad rounding" "rounding: unknown rounding mode 'upward'" theory T03 rounding=upward
 th_error "theory T03: lambda 0" "lambda: '0' must be positive" theory T03 lambda=0
 th_error "theory T03: nmax 0" "nmax: '0'" theory T03 nmax=0
 th_error "theory T04: m 0" "m: '0'" theory T04 m=0

@@ -101,8 +101,11 @@ static void test_strategies(void)
           "overrides");
     const char *kv2[] = {"format", "bf16", "rounding", "sr", NULL};
     CHECK(strat_from(&s, kv2, &e) == SRL_OK && slot_is(&s.param, "bf16", "sr") &&
-              slot_is(&s.grad, "fp32", "rn") && !strcmp(s.name, "fp32"),
-          "--format --rounding alone: the weight only, on fp32");
+              slot_is(&s.grad, "fp32", "rn") && !strcmp(s.name, "custom"),
+          "--format --rounding alone: the weight only, on fp32, named custom (not fp32)");
+    const char *kv2b[] = {"strategy", "fp32", "rounding", "rn", "format", "fp32", NULL};
+    CHECK(strat_from(&s, kv2b, &e) == SRL_OK && !strcmp(s.name, "fp32"),
+          "fp32 with its own pieces given is fp32: %s", s.name);
     const char *kv3[] = {"strategy", "mp", "master-format", "none", NULL};
     CHECK(strat_from(&s, kv3, &e) == SRL_OK && !s.has_master, "master-format none");
     const char *kv4[] = {"format", "bf16", "param-format", "fp16", NULL};

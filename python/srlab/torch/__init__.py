@@ -200,9 +200,11 @@ def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None,
                emax <= 127, spacing >= 2^-133), float16 p <= 11, emax <= 15, spacing >= 2^-24;
                otherwise ValueError. Its values are rounded from their exact values and stored
                back exactly.
-    format     bf16, fp16, fp32, tf32, e4m3, e5m2, fp64, or a custom
+    format     bf16, fp16, fp32, tf32, e4m3, e5m2, fp64 (or bfloat16, half, float8_e4m3fn, ...:
+               any case), or a custom
                p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]
-    rounding   rn, rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R (1 <= R <= 64); see help(srlab.round)
+    rounding   rn, rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R (1 <= R <= 64), or nearest,
+               toward-zero, stochastic, ... (any case); see help(srlab.round)
     stream     an srlab.Stream; None uses srlab.default_stream(). (generator= is its old name.)
     impl       None (use_impl's setting, "auto" unless changed), "auto" (the C library for CPU
                tensors, torch operations elsewhere), "c" or "torch" (the torch-only
