@@ -144,7 +144,7 @@ typedef struct srl_check {
     unsigned bugs;   /* SRL_CHECK_BUG_BIT of each defect that reaches the experiment */
 } srl_check;
 
-/* The catalogue in order (T01a, T01b, ..., T13f). */
+/* The catalogue in order (T01a, T01b, ..., the last statement's checks). */
 size_t srl_check_count(void);
 const srl_check *srl_check_at(size_t i);
 /* The check with this id (case-insensitive: "t03b"), or NULL. */

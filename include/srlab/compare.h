@@ -60,7 +60,12 @@ int srl_holm_adjust(double *p, size_t m, size_t *family) SRL_WUR;
  * lines (version, command, seeds), '# compare:' lines stating the method, then
  *   KEY...,level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict
  * (at best: AXIS_level,AXIS_baseline after baseline, and AXIS is not a KEY)
- * one line per (grid point, level), in the order of the runs file. verdict is `lower` or
+ * one line per (grid point, level), in the order of the runs file. The runs file must add up: a
+ * whole sweep's (not a shard's: merge first), exactly the runs its `# runs:` line counts, each
+ * run number once, no two lines the same run (axis values and seed), no NUL byte or CR; else
+ * SRL_EPARSE naming the lines. The baseline is compared with each level's text as the file
+ * holds it (quoted fields unquoted, srl_csv_value), a format or mode under its one name
+ * (srl_config_canonical: "half" finds fp16). verdict is `lower` or
  * `higher` (the level's metric than the baseline's, resolved at alpha after Holm), `not
  * resolved`, or `too few pairs` (n < 2, left out of the family). Errors (SRL_EPARSE, SRL_EINVAL)
  * name the file and the column, level or line. */

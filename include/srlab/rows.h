@@ -69,6 +69,31 @@ typedef struct srl_runner {
     int (*run)(const srl_config *cfg, const srl_sink *out, srl_run_report *rep, srl_err *err);
 } srl_runner;
 
+/* ---- CSV text ----
+ * How srlab writes a text field of its CSV outputs (rows, runs, summaries, compare, the CLI's
+ * tables): per RFC 4180, quoted when it holds a comma, a double quote, CR or LF, inner quotes
+ * doubled; and per OWASP's rule against formula injection, a text that begins with =, +, -, @, a
+ * tab or CR and is not a number (a file name or other text a user gave) is written with a ' before
+ * it, and quoted, so a spreadsheet shows it as text and never evaluates it (a text beginning with
+ * ' is guarded too, so every field reads back as it was). Numbers ("-0.5", "-inf") are written as
+ * they are. Writes the field into out (at most len bytes with the NUL; out may be NULL) and
+ * returns its whole length. */
+size_t srl_csv_field(char *out, size_t len, const char *s);
+/* The text of a field srl_csv_field wrote, from its raw bytes (raw, n bytes, quotes and guard
+ * included): unquoted, the guard dropped, into out (at most len bytes with the NUL; out may be
+ * NULL). Returns its length, or SIZE_MAX when raw is not a CSV field (a quote that does not
+ * close, or one inside an unquoted field). srlab's readers compare and show this text (compare's
+ * --baseline, plot's labels). */
+size_t srl_csv_value(char *out, size_t len, const char *raw, size_t n);
+/* A word of the command lines srlab writes in its outputs' '#' lines ("# command: srlab ..."),
+ * quoted for a POSIX shell so the line can be pasted back: as it is when it is made of letters,
+ * digits and %+,-./:=@_^ only; else in '...' (a quote as '\''), or in $'...' with \xNN escapes
+ * when it holds a control character (the line stays one line); and quotes close and reopen just
+ * after a comma that =, +, -, @, a tab or CR follows (',''=...'), so that a spreadsheet reading
+ * the line as CSV starts no cell with a formula. Written as srl_csv_field writes (out may be
+ * NULL); returns the whole length. */
+size_t srl_shell_word(char *out, size_t len, const char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,7 +52,9 @@
  *
  * Files (srl_sweep_journal_rows and _runs, srl_sweep_summary, srl_sweep_merge: text, RFC 4180,
  * one header line after the '#' lines)
- *   rows      `run,AXES...,seed,METRICS...`, one line per logged step per run, in run order
+ *   rows      `run,AXES...,seed,METRICS...`, one line per logged step per run, in run order;
+ *             a run's lines in the order its runner delivered them, in which the first metric
+ *             column (step; an experiment's k) never goes down (merge checks it)
  *   runs      `run,AXES...,seed,` then per run: last_step, final_C for every numeric metric C,
  *             best_loss, steps_to_target (first logged step with loss_gap <= target), diverged
  *             (0 or 1); one line per run, in run order (NAME.runs.csv)
@@ -261,7 +263,9 @@ typedef struct srl_sweep_text {
  * date is the earliest shard's. Proves every shard complete: a runs file must hold each run of its
  * shard once, and a rows file exactly the rows its `# rows per run:` line counts for each run
  * (a shard without that line is refused); a missing run, a cut tail or a repeated line is refused
- * naming the file, its shard and the run. */
+ * naming the file, its shard and the run, and so is a run whose rows are out of order (the
+ * first metric column going down). Every file must be text: a NUL byte or a CR (a copy that
+ * converted the lines to CR LF) is refused, naming the file and its line. */
 int srl_sweep_merge(const srl_sweep_text *files, size_t n, bool runs, char **out,
                     size_t *len, srl_err *err) SRL_WUR;
 

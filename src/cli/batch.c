@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/teach.h"
 #include "srlab/common.h"
@@ -235,6 +236,10 @@ void cli_batch_print_samples(FILE *o, const cli_batch *b, const cli_batch_tally 
 int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row, void *ctx,
                   bool count_lines, int argc, char **argv)
 {
+    /* standard input is an input like any file: `-o f < f` would replace what is being read */
+    struct stat in;
+    if (fstat(0, &in) == 0 && S_ISREG(in.st_mode))
+        cli_input_note("standard input", &in);
     cli_out out;
     int rc = cli_out_open(&out, b->cmd, b->out_opt, b->path);
     if (rc)

@@ -78,12 +78,22 @@ int cmd_bench(int argc, char **argv);
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same line for a failure of the system; returns CLI_EXIT_SYSTEM. */
 int cli_sys_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same line for what is not an error (a warning, a note, a result). */
+void cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Every message on stderr goes through these three, which write it as one line of text: the
+ * bytes that are not printable text in it -- control characters, bytes that are not UTF-8,
+ * characters that are invisible or reorder the text -- are written as escapes ("\x1b",
+ * "\u{202e}"), so no input echoed in a message can drive the terminal (a spec value
+ * "\x1b[2J" would clear it) or hide or reorder what the message says. */
+/* s written to fp with the same escapes (for text that echoes input outside those messages). */
+void cli_fputs_text(FILE *fp, const char *s);
 /* Print a command's help text on stdout; returns CLI_EXIT_OK (or CLI_EXIT_SYSTEM if stdout
  * cannot be written). */
 int cli_help(const char *text);
 
-/* Copy user text s (slen bytes) into buf for a message: at most `max` characters, then "..." and
- * the total length; control characters shown as '?'. Returns buf. */
+/* Copy user text s (slen bytes) into buf for a message: at most `max` bytes of it, then "..."
+ * and the total length; what is not printable text escaped as in messages (above). Returns
+ * buf. */
 #define CLI_QUOTE_MAX 40
 #define CLI_QUOTE_LEN (4 * CLI_QUOTE_MAX + 64)
 const char *cli_quote(char *buf, size_t len, const char *s, size_t slen, size_t max);
@@ -180,8 +190,8 @@ const char *cli_fmt_short(char *buf, double x);
  * d.ddd...e+NN), trailing zeros removed; "nan", "inf", "-inf". buf holds CLI_EXACT_LEN. */
 const char *cli_fmt_exact(char *buf, double x);
 
-/* One CSV field per RFC 4180: quoted when it holds a comma, a double quote, CR or LF, with inner
- * double quotes doubled. */
+/* One CSV text field, as srl_csv_field writes it (srlab/rows.h: quoted per RFC 4180; a text
+ * that a spreadsheet would take for a formula guarded with a ', per OWASP). */
 void cli_csv_field(FILE *fp, const char *s);
 /* The bytes cli_csv_field writes for s. */
 size_t cli_csv_width(const char *s);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 
 #include "srlab/number.h"
+#include "srlab/rows.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -28,16 +29,67 @@
 
 /* ---- messages ---- */
 
+/* One character of s (n >= 1 bytes) as a message shows it, into e (NUL-terminated): itself when
+ * it is printable text, else an escape; returns the bytes of s it took. Escaped: the C0 controls
+ * and DEL (ESC starts a terminal's commands: "\x1b[2J" clears the screen), the C1 controls
+ * U+0080-U+009F (U+009B is a one-character ESC [), bytes that are not UTF-8, and the characters
+ * that are invisible or reorder the text around them (zero-width spaces and joiners, the
+ * direction marks, embeddings, overrides and isolates, the line and paragraph separators, the
+ * byte-order mark): "\xNN" for a byte, "\u{XXXX}" for a character. */
+static size_t escape_one(const unsigned char *s, size_t n, char e[16])
+{
+    const unsigned char c = s[0];
+    if (c >= 0x20 && c < 0x7f) {
+        e[0] = (char)c, e[1] = 0;
+        return 1;
+    }
+    /* the length and the smallest second byte of a UTF-8 sequence starting with c */
+    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    bool ok = len && len <= n && s[1] >= lo && s[1] <= hi;
+    for (size_t i = 2; ok && i < len; i++)
+        ok = s[i] >= 0x80 && s[i] <= 0xbf;
+    if (!ok) {
+        snprintf(e, 16, "\\x%02x", c);
+        return 1;
+    }
+    unsigned long cp = c & (0x7f >> len);
+    for (size_t i = 1; i < len; i++)
+        cp = cp << 6 | (s[i] & 0x3f);
+    if ((cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200b && cp <= 0x200f) ||
+        (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff) {
+        snprintf(e, 16, "\\u{%04lx}", cp);
+        return len;
+    }
+    memcpy(e, s, len);
+    e[len] = 0;
+    return len;
+}
+
+void cli_fputs_text(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t n = strlen(s); n;) {
+        char e[16];
+        size_t k = escape_one(p, n, e);
+        fputs(e, fp);
+        p += k, n -= k;
+    }
+}
+
 static void vmessage(const char *cmd, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 static void vmessage(const char *cmd, const char *fmt, va_list ap)
 {
-    char msg[1024];
+    char msg[4096];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    fputs(cmd ? "srlab " : "srlab", stderr);
     if (cmd)
-        fprintf(stderr, "srlab %s: %s\n", cmd, msg);
-    else
-        fprintf(stderr, "srlab: %s\n", msg);
+        cli_fputs_text(stderr, cmd);
+    fputs(": ", stderr);
+    cli_fputs_text(stderr, msg); /* whatever the message echoes, it stays one line of text */
+    fputc('\n', stderr);
 }
 
 int cli_error(const char *cmd, const char *fmt, ...)
@@ -58,6 +110,14 @@ int cli_sys_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_SYSTEM;
 }
 
+void cli_note(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+}
+
 int cli_help(const char *text)
 {
     fputs(text, stdout);
@@ -69,25 +129,31 @@ int cli_help(const char *text)
 
 const char *cli_quote(char *buf, size_t len, const char *s, size_t slen, size_t max)
 {
-    size_t n = slen < max ? slen : max, k = 0;
+    /* room kept for the tail "...' (N characters)" when the text is cut */
+    const size_t tail = len >= 96 ? 40 : 0;
+    size_t k = 0, i = 0;
     if (len < 8) {
         if (len)
             buf[0] = 0;
         return buf;
     }
     buf[k++] = '\'';
-    for (size_t i = 0; i < n && k + 2 < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        buf[k++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    const unsigned char *p = (const unsigned char *)s;
+    while (i < slen && i < max) {
+        char e[16];
+        size_t used = escape_one(p + i, slen - i, e), el = strlen(e);
+        if (k + el + 2 + tail > len)
+            break;
+        memcpy(buf + k, e, el);
+        k += el;
+        i += used;
     }
-    if (n < slen) {
+    if (i < slen && tail)
         snprintf(buf + k, len - k, "...' (%zu characters)", slen);
-    } else if (k + 1 < len) {
-        buf[k++] = '\'';
-        buf[k] = 0;
-    } else {
-        buf[k] = 0;
-    }
+    else if (i < slen)
+        snprintf(buf + k, len - k, "...'");
+    else
+        buf[k++] = '\'', buf[k] = 0;
     return buf;
 }
 
@@ -335,24 +401,15 @@ void cli_fprint_command(FILE *fp, int argc, char **argv)
 {
     fputs("srlab", fp);
     for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        bool plain = *s != 0;
-        for (const char *t = s; *t; t++)
-            if (!isalnum((unsigned char)*t) && !strchr("%+,-./:=@_^", *t))
-                plain = false;
+        char small[256];
+        const size_t n = srl_shell_word(small, sizeof small, argv[i]);
+        char *w = n < sizeof small ? small : malloc(n + 1);
+        if (w != small && w)
+            srl_shell_word(w, n + 1, argv[i]);
         fputc(' ', fp);
-        if (plain) {
-            fputs(s, fp);
-            continue;
-        }
-        fputc('\'', fp);
-        for (const char *t = s; *t; t++) {
-            if (*t == '\'')
-                fputs("'\\''", fp);
-            else
-                fputc(*t, fp);
-        }
-        fputc('\'', fp);
+        fputs(w ? w : "'(out of memory)'", fp);
+        if (w != small)
+            free(w);
     }
 }
 
@@ -432,29 +489,26 @@ const char *cli_fmt_exact(char *buf, double x)
     return buf;
 }
 
-/* Whether a CSV field must be quoted (RFC 4180): it holds a comma, a quote or a line break. */
-static bool csv_quoted(const char *s)
-{
-    return strpbrk(s, ",\"\r\n") != NULL;
-}
-
 size_t cli_csv_width(const char *s)
 {
-    size_t n = strlen(s);
-    if (!csv_quoted(s))
-        return n;
-    for (const char *q = strchr(s, '"'); q; q = strchr(q + 1, '"'))
-        n++; /* doubled */
-    return n + 2;
+    return srl_csv_field(NULL, 0, s);
 }
 
 void cli_csv_field(FILE *fp, const char *s)
 {
-    if (!csv_quoted(s)) {
+    /* the rule is the library's (its length says whether it quotes and guards); the bytes go
+     * straight to fp, whatever the field's length */
+    const size_t n = srl_csv_field(NULL, 0, s), len = strlen(s);
+    size_t nq = 0;
+    for (const char *q = strchr(s, '"'); q; q = strchr(q + 1, '"'))
+        nq++;
+    if (n == len) {
         fputs(s, fp);
         return;
     }
     fputc('"', fp);
+    if (n == len + nq + 3)
+        fputc('\'', fp);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', fp);

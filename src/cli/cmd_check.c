@@ -199,8 +199,9 @@ static int select_id(check_args *a, const char *id)
     static char ids[1024];
     char q[CLI_QUOTE_LEN];
     cli_quote(q, sizeof q, id, strlen(id), CLI_QUOTE_MAX);
-    return cli_error(cmd, "unknown check %s; known: %s (or a statement T01..T17)", q,
-                     known_ids(ids, sizeof ids));
+    return cli_error(cmd, "unknown check %s; known: %s (or a statement %s..%s)", q,
+                     known_ids(ids, sizeof ids), srl_check_at(0)->statement,
+                     srl_check_at(srl_check_count() - 1)->statement);
 }
 
 static int parse_mutation(srl_check_mutation *m, bool *bugs, const char *opt, const char *v)

@@ -436,6 +436,31 @@ static int spec_handler(void *user, const char *section, const char *name, const
     return 1;
 }
 
+/* What an ini reader would misread without a word (cli_read_file has refused NUL bytes and
+ * dropped a byte-order mark at the start): lines that end in CR alone (a classic Mac file is one
+ * long line to it), a byte-order mark inside the file (invisible; two files joined). */
+static int spec_text_check(const char *path, const char *text, size_t len)
+{
+    const char *cr = text, *bom = NULL, *end = text + len;
+    while ((cr = memchr(cr, '\r', (size_t)(end - cr))) && cr + 1 < end && cr[1] == '\n')
+        cr++;
+    for (const char *b = text; !bom && (b = memchr(b, '\xEF', (size_t)(end - b))); b++)
+        if (end - b >= 3 && !memcmp(b, "\xEF\xBB\xBF", 3))
+            bom = b;
+    const char *bad = cr && (!bom || cr < bom) ? cr : bom;
+    if (!bad)
+        return 0;
+    int line = 1;
+    for (const char *p = text; (p = memchr(p, '\n', (size_t)(bad - p))); p++)
+        line++;
+    if (bad == cr)
+        return cli_error(CMD, "%s:%d: a line ends in CR alone (classic Mac line endings): srlab "
+                         "reads lines that end in LF or CR LF; convert the file (mac2unix)", path,
+                         line);
+    return cli_error(CMD, "%s:%d: a UTF-8 byte-order mark (bytes EF BB BF, invisible) inside the "
+                     "file, as where two files were joined: remove it", path, line);
+}
+
 /* The spec file: `path` when it is a file (or cannot be read for another reason than its
  * absence), else, when it names no folder (or experiments/, relative), the spec of that name
  * (experiments/NAME.ini in the source tree or the installed data folder, src/cli/host.h);
@@ -460,6 +485,11 @@ static int read_spec(spec_state *st, const char *path, char **found)
     }
     if (e)
         return cli_error(CMD, "cannot read the spec file %s: %s", q, cli_read_strerror(e));
+    int rc0 = spec_text_check(path, text, len);
+    if (rc0) {
+        free(text);
+        return rc0;
+    }
     st->path = path;
     st->rd.text = text;
     st->rd.len = len;
@@ -995,7 +1025,7 @@ static int make_sweep(sweep_cmd *c)
         return rc;
     for (const char *w = srl_sweep_warnings(c->sw); *w;) {
         size_t n = strcspn(w, "\n");
-        fprintf(stderr, "srlab %s: warning: %.*s\n", CMD, (int)n, w);
+        cli_note(CMD, "warning: %.*s", (int)n, w);
         w += n + (w[n] ? 1 : 0);
     }
     st = srl_sweep_prepare(c->sw, c->nthreads, &err);
@@ -1028,7 +1058,7 @@ static int read_journal(sweep_cmd *c)
     if (!c->a.resume)
         return cli_error(CMD, "%s holds the runs of an unfinished sweep: add --resume to "
                          "finish it, or remove it to start over", q);
-    int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
+    int e = cli_read_bytes(c->jpath, &c->jtext, &c->jlen);
     if (e)
         return cli_error(CMD, "cannot read %s: %s", q, cli_read_strerror(e));
     srl_err err;
@@ -1106,7 +1136,7 @@ static void report_damage(const srl_sweep_journal *j, const char *q)
 {
     for (const char *d = srl_sweep_journal_damage(j); *d;) {
         size_t n = strcspn(d, "\n");
-        fprintf(stderr, "srlab %s: %s: dropped %.*s; that run runs again\n", CMD, q, (int)n, d);
+        cli_note(CMD, "%s: dropped %.*s; that run runs again", q, (int)n, d);
         d += n + (d[n] ? 1 : 0);
     }
 }
@@ -1157,10 +1187,10 @@ static int open_journal(sweep_cmd *c)
 static void print_notes(const run_ctx *x)
 {
     for (size_t k = 0; k < x->nnotes; k++)
-        fprintf(stderr, "srlab %s: %zu run%s (first: run %zu): %s\n", CMD, x->notes[k].count,
-                x->notes[k].count == 1 ? "" : "s", x->notes[k].first_run, x->notes[k].text);
+        cli_note(CMD, "%zu run%s (first: run %zu): %s", x->notes[k].count,
+                 x->notes[k].count == 1 ? "" : "s", x->notes[k].first_run, x->notes[k].text);
     if (x->more_notes)
-        fprintf(stderr, "srlab %s: and %zu more notes\n", CMD, x->more_notes);
+        cli_note(CMD, "and %zu more notes", x->more_notes);
 }
 
 /* Run the runs not done yet, each appended to the journal as it finishes; progress on a
@@ -1208,8 +1238,7 @@ static int run_sweep(sweep_cmd *c)
             rc = st == SRL_ENOMEM ? cli_sys_error(CMD, "out of memory")
                                   : (cli_error(CMD, "%s", err.msg), status_exit(st));
         if (c->jpath && x->done + x->already)
-            fprintf(stderr, "srlab %s: %zu finished runs are kept in %s\n", CMD,
-                    x->done + x->already, c->jpath);
+            cli_note(CMD, "%zu finished runs are kept in %s", x->done + x->already, c->jpath);
         return rc;
     }
     progress(x, true);
@@ -1295,17 +1324,18 @@ static void print_result(const sweep_cmd *c)
         return;
     char el[32];
     fmt_dur(el, sizeof el, now_s() - c->rcx.t0);
-    fprintf(stderr, "srlab %s: %zu run%s%s in %s, %zu diverged; ", CMD, c->nr,
-            c->nr == 1 ? "" : "s", c->shard_n ? " of this shard" : "", el, c->diverged);
+    char head[160];
+    snprintf(head, sizeof head, "%zu run%s%s in %s, %zu diverged", c->nr, c->nr == 1 ? "" : "s",
+             c->shard_n ? " of this shard" : "", el, c->diverged);
     if (!c->jpath)
-        fputs("rows on standard output (-o FILE also writes the runs and summary files)\n",
-              stderr);
+        cli_note(CMD, "%s; rows on standard output (-o FILE also writes the runs and summary "
+                 "files)", head);
     else if (c->shard_n)
-        fprintf(stderr, "rows %s, per-run finals %s (srlab merge joins the shards and writes "
-                "the summary)\n", c->a.output, c->runs_path);
+        cli_note(CMD, "%s; rows %s, per-run finals %s (srlab merge joins the shards and writes "
+                 "the summary)", head, c->a.output, c->runs_path);
     else
-        fprintf(stderr, "rows %s, summary %s (one row per grid point), per-run finals %s\n",
-                c->a.output, c->sum_path, c->runs_path);
+        cli_note(CMD, "%s; rows %s, summary %s (one row per grid point), per-run finals %s",
+                 head, c->a.output, c->sum_path, c->runs_path);
 }
 
 /* The files, in run order, from the journal (then removed): the rows to standard output from
@@ -1324,7 +1354,7 @@ static int write_outputs(sweep_cmd *c)
     c->jr = NULL;
     free(c->jtext);
     c->jtext = NULL;
-    int e = cli_read_file(c->jpath, &c->jtext, &c->jlen);
+    int e = cli_read_bytes(c->jpath, &c->jtext, &c->jlen);
     if (e)
         return cli_sys_error(CMD, "cannot read %s back: %s", c->jpath, cli_read_strerror(e));
     int rc = write_files(c, c->jtext, c->jlen);

@@ -98,7 +98,10 @@ bool cli_host_access(const char *dir, const char *name, int mode)
     return ok;
 }
 
-int cli_read_file(const char *path, char **data, size_t *len)
+/* What cli_read_strerror says of the last NUL refused. */
+static char nul_why[160];
+
+static int read_file(const char *path, char **data, size_t *len, bool text)
 {
     *data = NULL;
     *len = 0;
@@ -163,6 +166,16 @@ int cli_read_file(const char *path, char **data, size_t *len)
         memmove(buf, buf + 3, n - 3);
         n -= 3;
     }
+    const char *nul = text ? memchr(buf, 0, n) : NULL;
+    if (nul) {
+        size_t line = 1, at = (size_t)(nul - buf);
+        for (const char *p = buf; (p = memchr(p, '\n', (size_t)(nul - p))); p++)
+            line++;
+        snprintf(nul_why, sizeof nul_why, "line %zu holds a NUL byte (byte %zu of the file): "
+                 "srlab reads text, and a NUL would end the text there", line, at + 1);
+        free(buf);
+        return CLI_READ_ENUL;
+    }
     buf[n] = 0;
     cli_input_note(path, &sb);
     *data = buf;
@@ -170,9 +183,21 @@ int cli_read_file(const char *path, char **data, size_t *len)
     return 0;
 }
 
+int cli_read_file(const char *path, char **data, size_t *len)
+{
+    return read_file(path, data, len, true);
+}
+
+int cli_read_bytes(const char *path, char **data, size_t *len)
+{
+    return read_file(path, data, len, false);
+}
+
 const char *cli_read_strerror(int e)
 {
     switch (e) {
+    case CLI_READ_ENUL:
+        return nul_why[0] ? nul_why : "a NUL byte: srlab reads text";
     case CLI_READ_ESPECIAL:
         return "not a regular file (a device, FIFO or socket): srlab reads only regular files";
     case CLI_READ_ETOOBIG:
@@ -188,7 +213,7 @@ char *cli_host_read(const char *dir, const char *name, size_t *len)
 {
     char *p = cli_host_path(dir, name), *data = NULL;
     size_t n = 0;
-    if (p && cli_read_file(p, &data, &n) != 0)
+    if (p && cli_read_bytes(p, &data, &n) != 0)
         data = NULL;
     free(p);
     if (len)

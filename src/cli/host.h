@@ -30,23 +30,33 @@ char *cli_host_find_spec(const char *name, char *looked, size_t len);
 
 /* ---- files ---- */
 
-/* The one way srlab reads a file (every input: specs, shards, journals, plot inputs, batch
- * files, train --data): the whole of path, NUL-terminated, malloc'd in *data, its length in *len.
- * Only a regular file is read (a device, FIFO, socket or directory is refused without reading
- * it, and a FIFO without waiting for a writer), and at most CLI_READ_MAX bytes (256 MiB: srlab's
- * inputs are text tables and specs; a bigger file is refused, not truncated). A UTF-8
- * byte-order mark at its start is dropped (it is no part of the text). The file is noted
- * as an input (cli_input_note in cli.h), so no output replaces it. Returns 0, or an errno value
- * or one of CLI_READ_E* below: say it with cli_read_strerror. Every output srlab writes fits
+/* The one way srlab reads a file (every input: specs, shards, plot inputs, batch files, runs
+ * files): the whole of path, NUL-terminated, malloc'd in *data, its length in *len. Only a
+ * regular file is read (a device, FIFO, socket or directory is refused without reading it, and a
+ * FIFO without waiting for a writer), and at most CLI_READ_MAX bytes (256 MiB: srlab's inputs are
+ * text tables and specs; a bigger file is refused, not truncated). A UTF-8 byte-order mark at its
+ * start is dropped (it is no part of the text). Every input is text: a NUL byte anywhere is
+ * refused (CLI_READ_ENUL; the message names its line), since every reader after this one would
+ * take it for the end of the text and silently drop the rest of the line or file. The file is
+ * noted as an input (cli_input_note in cli.h), so no output replaces it. Returns 0, or an errno
+ * value or one of CLI_READ_E* below: say it with cli_read_strerror. Every output srlab writes fits
  * (src/cli/rows.h, "bounded outputs"; asserted at compile time in src/cli/runcmd.h), so srlab can
  * always read back what it wrote: a sweep's journal, a shard for merge, rows for plot. */
 #define CLI_READ_MAX ((size_t)256 << 20)
 enum {
     CLI_READ_ESPECIAL = -2001, /* not a regular file */
-    CLI_READ_ETOOBIG = -2002   /* more than CLI_READ_MAX bytes */
+    CLI_READ_ETOOBIG = -2002,  /* more than CLI_READ_MAX bytes */
+    CLI_READ_ENUL = -2003      /* a NUL byte (cli_read_file only) */
 };
 int cli_read_file(const char *path, char **data, size_t *len);
-/* Why cli_read_file failed, as the end of a message ("cannot read X: ..."). */
+/* The same without the NUL check, for the files srlab reads that are not text a person wrote:
+ * a sweep's journal, whose reader (srl_sweep_journal_read) checks every record's length and
+ * checksum, so that a record a crash left full of NUL bytes is dropped as damage and rerun; and
+ * what gnuplot writes in its folder (cli_host_read: the drawing, its messages). */
+int cli_read_bytes(const char *path, char **data, size_t *len);
+/* Why cli_read_file failed, as the end of a message ("cannot read X: ..."); for CLI_READ_ENUL,
+ * the line and byte of the last NUL refused (one static buffer: the command reads one file at a
+ * time). */
 const char *cli_read_strerror(int e);
 
 /* Is path an existing folder (following links)? */
@@ -56,7 +66,7 @@ char *cli_host_path(const char *dir, const char *name);
 /* Is dir/name accessible in `mode` (access(2): F_OK, R_OK, ...)? */
 bool cli_host_access(const char *dir, const char *name, int mode);
 /* The whole file dir/name, NUL-terminated, malloc'd (its length in *len when len is not NULL),
- * or NULL when it cannot be read. */
+ * or NULL when it cannot be read; NUL bytes and all (cli_read_bytes: a PNG holds them). */
 char *cli_host_read(const char *dir, const char *name, size_t *len);
 /* The first `max` bytes of dir/name (fewer when it is shorter), NUL-terminated, malloc'd, or
  * NULL. */

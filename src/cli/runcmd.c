@@ -292,8 +292,8 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
         if (rep.note[0]) {
             fprintf(notes, "# %s (seed %" PRIu64 "): %s\n", rep.diverged ? "warning" : "note",
                     seed, rep.note);
-            fprintf(stderr, "srlab %s: %sseed %" PRIu64 ": %s\n", cmd,
-                    rep.diverged ? "warning: " : "", seed, rep.note);
+            cli_note(cmd, "%sseed %" PRIu64 ": %s", rep.diverged ? "warning: " : "", seed,
+                     rep.note);
         }
     }
     cli_rows_free(&w);

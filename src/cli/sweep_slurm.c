@@ -633,9 +633,9 @@ static void write_script_header(FILE *fp, const plan *P)
             P->d->runs, P->shards);
     fputs("# Array task I runs the runs whose number is I modulo the number of tasks (srlab sweep\n"
           "# --shard I/N --resume) into ", fp);
-    fputs(P->prefix, fp);
+    cli_fputs_text(fp, P->prefix); /* in a comment: a newline in a path would end it */
     fputs("I.csv; `THIS_SCRIPT merge` joins the\n# shards with srlab merge into ", fp);
-    fputs(P->out, fp);
+    cli_fputs_text(fp, P->out);
     fputs(" and its .runs.csv and .summary.csv, byte-identical\n"
           "# to the same sweep run on one machine.\n"
           "#\n"
@@ -885,7 +885,7 @@ static long long journal_runs(const char *path, const char *command, long long i
 {
     char *text;
     size_t len;
-    if (cli_read_file(path, &text, &len))
+    if (cli_read_bytes(path, &text, &len))
         return -1;
     srl_sweep_journal *j = NULL;
     srl_err err;
@@ -1089,7 +1089,7 @@ static int submit_jobs(const plan *P, char *jid, size_t jlen, char *mid, size_t 
     free(arr);
     free(olog);
     if (rc) {
-        fprintf(stderr, "srlab %s: nothing was submitted; the job script is %s\n", CMD, P->script);
+        cli_note(CMD, "nothing was submitted; the job script is %s", P->script);
         return rc;
     }
     char *dep = xprintf("--dependency=afterok:%s", jid);
@@ -1105,10 +1105,16 @@ static int submit_jobs(const plan *P, char *jid, size_t jlen, char *mid, size_t 
     free(dep);
     free(mlog);
     if (rc) {
-        fprintf(stderr, "srlab %s: the job array is submitted as job %s but the merge is not; "
-                "submit it with:\n  ", CMD, jid);
-        put_merge_cmd(stderr, P, jid);
-        fputc('\n', stderr);
+        char *m = NULL;
+        size_t ml = 0;
+        FILE *mf = open_memstream(&m, &ml);
+        if (mf) {
+            put_merge_cmd(mf, P, jid);
+            fclose(mf);
+        }
+        cli_note(CMD, "the job array is submitted as job %s but the merge is not; submit it "
+                 "with: %s", jid, m ? m : "(out of memory)");
+        free(m);
     }
     return rc;
 }
@@ -1120,13 +1126,16 @@ static int submit_report(const sl_args *A, const plan *P, const char *jid, const
     cli_out so;
     if ((rc = cli_out_open(&so, CMD, NULL, NULL)))
         return rc;
-    fprintf(so.fp, "job script: %s\n", P->script);
-    fprintf(so.fp, "array job %s: %lld tasks, %zu runs (shard I: ", jid, P->shards, P->d->runs);
-    fputs(P->prefix, so.fp);
+    /* the paths the user chose are shown as text (cli_fputs_text: no control character) */
+    fputs("job script: ", so.fp);
+    cli_fputs_text(so.fp, P->script);
+    fprintf(so.fp, "\narray job %s: %lld tasks, %zu runs (shard I: ", jid, P->shards,
+            P->d->runs);
+    cli_fputs_text(so.fp, P->prefix);
     fputs("I.csv)\n", so.fp);
-    fprintf(so.fp, "merge job %s: after array job %s succeeds (%s and its .runs.csv and "
-            ".summary.csv)\n", mid,
-            jid, P->out);
+    fprintf(so.fp, "merge job %s: after array job %s succeeds (", mid, jid);
+    cli_fputs_text(so.fp, P->out);
+    fputs(" and its .runs.csv and .summary.csv)\n", so.fp);
     fprintf(so.fp, "watch: squeue -j %s,%s\n", jid, mid);
     fputs("progress: srlab sweep", so.fp);
     for (int i = 0; i < A->nfwd; i++) {

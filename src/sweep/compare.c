@@ -10,6 +10,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "srlab/compare.h"
+#include "srlab/rng.h"
 #include "sweep/sweep_impl.h"
 
 /* The runs file as a table: nl data lines of nf fields each (field k of line r is
@@ -55,6 +56,22 @@ static bool fld_eq(const table *t, size_t r, size_t s, size_t k)
     return same(x, a, y, b);
 }
 
+/* Whether the raw field f (n bytes, as the file has it) is the text s (srl_csv_value). */
+static bool field_is(const char *f, size_t n, const char *s)
+{
+    const size_t sl = strlen(s);
+    if (!n || f[0] != '"')
+        return same(f, n, s, sl);
+    char *buf = malloc(sl + 2);
+    bool eq = buf && srl_csv_value(buf, sl + 2, f, n) == sl && !memcmp(buf, s, sl);
+    free(buf);
+    return eq;
+}
+
+/* The levels of the compared axis in file order, each once, as text ("a, b, c"; the first
+ * eight, then "..."), for a message. */
+static void levels_of(srl__sw_text *o, const table *t);
+
 /* The column named name, or SIZE_MAX. */
 static size_t column(const table *t, const char *name)
 {
@@ -68,6 +85,9 @@ static size_t column(const table *t, const char *name)
 static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
 {
     memset(t, 0, sizeof *t);
+    int st = srl__sw_check_text(runs, err);
+    if (st)
+        return st;
     const char *x = runs->data, *l = NULL;
     size_t pos = 0, ll = 0;
     while (srl__sw_next_line(x, runs->len, &pos, &l, &ll) && ll && l[0] == '#')
@@ -91,7 +111,7 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
     if (!t->ha || !t->he || !t->line || !t->lno || !t->fa || !t->fe)
         return srl_err_set(err, SRL_ENOMEM, "out of memory");
     t->nf = srl__sw_csv_split(l, ll, t->ha, t->he, cap);
-    if (t->nf == SIZE_MAX || t->nf < 3 || column(t, "run") != 0)
+    if (t->nf >= SRL__SW_CSV_MANY || t->nf < 3 || column(t, "run") != 0)
         return srl_err_set(err, SRL_EPARSE, "%s: the column line is not a runs file's (it starts "
                            "with 'run'): '%.*s'", runs->name, (int)(ll < 60 ? ll : 60), l);
     t->seed = column(t, "seed");
@@ -102,10 +122,10 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
     for (size_t r = 0; srl__sw_next_line(x, runs->len, &pos, &l, &ll); r++) {
         lineno++;
         size_t k = srl__sw_csv_split(l, ll, t->fa + r * t->nf, t->fe + r * t->nf, t->nf + 1);
+        char why[160];
         if (k != t->nf)
-            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu has %zu fields where the "
-                               "column line has %zu", runs->name, lineno,
-                               k == SIZE_MAX ? 0 : k, t->nf);
+            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu %s", runs->name, lineno,
+                               srl__sw_fields_why(why, k, t->nf));
         t->lno[t->nl] = lineno;
         t->line[t->nl++] = l;
     }
@@ -115,6 +135,106 @@ static int read_table(table *t, const srl_sweep_text *runs, srl_err *err)
     if (!t->nl)
         return srl_err_set(err, SRL_EPARSE, "%s: no runs", runs->name);
     return SRL_OK;
+}
+
+/* The FNV-1a hash of data line r's run: its axis fields and its seed (raw, as written). */
+static uint64_t run_hash(const table *t, size_t r)
+{
+    uint64_t h = SRL_FNV1A64_BASIS;
+    for (size_t k = 1; k <= t->seed; k++) {
+        size_t n;
+        const char *f = fld(t, r, k, &n);
+        h = srl_fnv1a64(f, n, h);
+        h = srl_fnv1a64(",", 1, h); /* the separator: "a,bc" and "ab,c" differ */
+    }
+    return h;
+}
+
+typedef struct hashed {
+    uint64_t h;
+    size_t r;
+} hashed;
+
+static int hashed_cmp(const void *a, const void *b)
+{
+    const hashed *x = a, *y = b;
+    return x->h < y->h ? -1 : x->h > y->h ? 1 : x->r < y->r ? -1 : x->r > y->r;
+}
+
+/* The runs add up (a line given twice would count twice in a mean, and a missing one would go
+ * unnoticed): the file is a whole sweep's runs file, not a shard's; it holds exactly the runs its
+ * '# runs:' line counts, numbered 0 .. R-1 each once (in any order); and no two lines are one run
+ * (the same axis values and seed). */
+static int check_runs(const table *t, const srl_sweep_text *runs, srl_err *err)
+{
+    unsigned long long R, P, S;
+    int st = srl__sw_whole_runs(runs->data, t->pre_end, runs->name, runs->len, &R, &P, &S, err);
+    if (st)
+        return st;
+    if (t->nl != R)
+        return srl_err_set(err, SRL_EPARSE, "%s: %zu runs where its '# runs:' line counts %llu "
+                           "(%s)", runs->name, t->nl, R,
+                           t->nl < R ? "a cut or filtered file" : "lines added");
+    size_t *line_of = malloc((t->nl + 1) * sizeof *line_of);
+    hashed *hs = malloc((t->nl + 1) * sizeof *hs);
+    if (!line_of || !hs)
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t r = 0; !st && r < t->nl; r++)
+        line_of[r] = SIZE_MAX;
+    for (size_t r = 0; !st && r < t->nl; r++) {
+        size_t n, run = 0, i = 0;
+        const char *f = fld(t, r, 0, &n);
+        while (i < n && i < 19 && f[i] >= '0' && f[i] <= '9')
+            run = 10 * run + (size_t)(f[i++] - '0');
+        if (i == 0 || i != n || run >= t->nl)
+            st = srl_err_set(err, SRL_EPARSE, "%s: data line %zu: '%.*s' is not a run of the "
+                             "file's %zu", runs->name, t->lno[r], (int)(n < 40 ? n : 40), f,
+                             t->nl);
+        else if (line_of[run] != SIZE_MAX)
+            st = srl_err_set(err, SRL_EPARSE, "%s: run %zu is given twice (data lines %zu and "
+                             "%zu)", runs->name, run, t->lno[line_of[run]], t->lno[r]);
+        else
+            line_of[run] = r;
+        hs[r] = (hashed){run_hash(t, r), r};
+    }
+    if (!st && t->nl > 1)
+        qsort(hs, t->nl, sizeof *hs, hashed_cmp);
+    for (size_t k = 1; !st && k < t->nl; k++) {
+        if (hs[k].h != hs[k - 1].h)
+            continue;
+        bool same_run = true; /* a hash collision is checked field by field */
+        for (size_t j = 1; j <= t->seed && same_run; j++)
+            same_run = fld_eq(t, hs[k - 1].r, hs[k].r, j);
+        if (same_run)
+            st = srl_err_set(err, SRL_EPARSE, "%s: data lines %zu and %zu are the same run (the "
+                             "same axis values and seed): one would count twice", runs->name,
+                             t->lno[hs[k - 1].r], t->lno[hs[k].r]);
+    }
+    free(line_of);
+    free(hs);
+    return st;
+}
+
+static void levels_of(srl__sw_text *o, const table *t)
+{
+    size_t shown = 0;
+    for (size_t r = 0; r < t->nl; r++) {
+        bool seen = false;
+        for (size_t q = 0; q < r && !seen; q++)
+            seen = fld_eq(t, q, r, t->axis);
+        if (seen)
+            continue;
+        if (shown == 8) {
+            srl__sw_puts(o, ", ...");
+            return;
+        }
+        size_t n;
+        const char *f = fld(t, r, t->axis, &n);
+        char buf[128];
+        size_t k = srl_csv_value(buf, sizeof buf, f, n);
+        srl__sw_printf(o, "%s%s%s", shown++ ? ", " : "", k == SIZE_MAX ? "?" : buf,
+                       k != SIZE_MAX && k >= sizeof buf ? "..." : "");
+    }
 }
 
 /* The axis and metric columns, by name, each error naming the columns there are. */
@@ -355,8 +475,13 @@ static void put_head(srl__sw_text *o, const table *t, const bool *key,
 {
     srl__sw_put_pre(o, runs->data, t->pre_end); /* without the runs file's set line */
     size_t mn = t->he[t->metric] - t->ha[t->metric];
-    srl__sw_printf(o, "# compare: %.*s, %s against %s, paired by seed at each grid point of the "
-                   "other axes (%s)\n", (int)mn, t->head + t->ha[t->metric], op->axis, op->baseline, runs->name);
+    /* the user's words as shell words: one line of text, no formula after a comma */
+    srl__sw_printf(o, "# compare: %.*s, %s against ", (int)mn, t->head + t->ha[t->metric],
+                   op->axis);
+    srl__sw_put_shell(o, op->baseline);
+    srl__sw_puts(o, ", paired by seed at each grid point of the other axes (");
+    srl__sw_put_shell(o, runs->name);
+    srl__sw_puts(o, ")\n");
     srl__sw_printf(o, "# method: mean_diff = mean over pairs of (level - baseline); two-sided "
                    "paired t; p_holm: Holm over the %zu comparisons with at least 2 pairs, "
                    "family-wise alpha %g; mdd: the difference detected with power %g at the "
@@ -466,17 +591,27 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
     table t;
     int st = read_table(&t, runs, err);
     if (!st)
+        st = check_runs(&t, runs, err);
+    if (!st)
         st = find_columns(&t, runs, o, err);
+    /* the baseline as the file writes it: a format or mode under its one name ("half" is fp16),
+     * found in the fields' text (a level holding a comma is quoted in the file) */
+    char canon[SRL_FORMAT_NAME_LEN];
+    const char *base = srl_config_canonical(canon, sizeof canon, o->axis, o->baseline);
     size_t base_line = SIZE_MAX;
     for (size_t r = 0; !st && r < t.nl && base_line == SIZE_MAX; r++) {
         size_t n;
         const char *f = fld(&t, r, t.axis, &n);
-        if (same(f, n, o->baseline, strlen(o->baseline)))
+        if (field_is(f, n, base))
             base_line = r;
     }
-    if (!st && base_line == SIZE_MAX)
-        st = srl_err_set(err, SRL_EINVAL, "%s: no run has %s = %s", runs->name, o->axis,
-                         o->baseline);
+    if (!st && base_line == SIZE_MAX) {
+        srl__sw_text lv = {0};
+        levels_of(&lv, &t);
+        st = srl_err_set(err, SRL_EINVAL, "%s: no run has %s = %s (its levels: %s)", runs->name,
+                         o->axis, o->baseline, lv.p ? lv.p : "");
+        free(lv.p);
+    }
     bool *key = st ? NULL : calloc(t.nf + 1, sizeof *key);
     if (!st && !key)
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");

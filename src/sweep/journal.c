@@ -121,7 +121,7 @@ static int parse_header(const char *text, size_t len, size_t *pos, srl_sweep_jou
     if (!srl__sw_next_line(text, len, pos, &sh, &shl) ||
         !srl__sw_next_line(text, len, pos, &be, &bel))
         return SRL_OK;
-    if (bel != 6 || memcmp(be, "@begin", 6))
+    if (bel != 6 || memcmp(be, "@begin", 6) || memchr(text, 0, *pos))
         return srl_err_set(err, SRL_EPARSE, "a sweep journal with a damaged header");
     j->preamble = srl__sw_dupn(text + pre0, pre1 - pre0);
     j->rows_header = srl__sw_dupn(rh, rhl);
@@ -172,7 +172,10 @@ static int read_record(const char *text, size_t len, size_t *pos, size_t *run, s
         return REC_BAD;
     if (*ra > len - p || *sa > len - p - *ra)
         return REC_TORN;
-    if (record_hash(*run, text + p, *ra, text + p + *ra, *sa) != h)
+    /* a NUL is never written (rows are text): a record holding one is damaged, even if a
+     * forger made its checksum match */
+    if (record_hash(*run, text + p, *ra, text + p + *ra, *sa) != h ||
+        memchr(text + p, 0, *ra + *sa))
         return REC_BAD;
     *pos = p + *ra + *sa;
     return REC_OK;

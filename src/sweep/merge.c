@@ -24,6 +24,11 @@ typedef struct mfile {
     char *pre; /* the preamble without the shard line */
     const char *counts; /* after "# rows per run:" (a shard's rows file), or NULL */
     size_t counts_len;
+    size_t nf;  /* fields of the column line */
+    size_t key; /* a rows file: its first metric column (after seed), the rows of a run never
+                 * go down in it (step, or an experiment's k); SIZE_MAX: none */
+    const char *key_name; /* its name in the column line */
+    size_t key_len;
 } mfile;
 
 /* The consecutive data lines of one run in one file. */
@@ -110,7 +115,24 @@ static int read_shard(mfile *m, const srl_sweep_text *t, srl_err *err)
     m->cols = l;
     m->cols_len = ll;
     m->body = pos;
-    return SRL_OK;
+    /* the column after seed */
+    m->nf = 1;
+    for (size_t i = 0; i < ll; i++)
+        m->nf += l[i] == ',';
+    m->key = SIZE_MAX;
+    size_t *a = malloc(m->nf * sizeof *a), *e = malloc(m->nf * sizeof *e);
+    size_t nf = a && e ? srl__sw_csv_split(l, ll, a, e, m->nf) : 0;
+    for (size_t k = 0; k + 1 < nf && nf < SRL__SW_CSV_MANY; k++)
+        if (e[k] - a[k] == 4 && !memcmp(l + a[k], "seed", 4)) {
+            m->key = k + 1;
+            m->key_name = l + a[k + 1];
+            m->key_len = e[k + 1] - a[k + 1];
+        }
+    if (nf < SRL__SW_CSV_MANY)
+        m->nf = nf;
+    free(a);
+    free(e);
+    return a && e ? SRL_OK : oom(err);
 }
 
 /* Every file against the first: the same '#' lines but for the date, the same columns, the
@@ -194,8 +216,36 @@ static bool line_run(const char *l, size_t n, size_t *run)
     return true;
 }
 
+/* A rows file's line l (ll bytes) in its run's order: its key column (mfile.key) a number no
+ * smaller than the run's line before it (*prev, *have_prev; same run). SRL_OK, or an error naming
+ * the line and the run. */
+static int row_in_order(const mfile *m, const char *l, size_t ll, size_t *a, size_t *e,
+                        bool same_run, double *prev, bool *have_prev, size_t lineno, size_t run,
+                        srl_err *err)
+{
+    if (m->key == SIZE_MAX)
+        return SRL_OK;
+    char why[160];
+    size_t k = srl__sw_csv_split(l, ll, a, e, m->nf);
+    if (k != m->nf)
+        return srl_err_set(err, SRL_EPARSE, "%s: data line %zu %s", m->t->name, lineno,
+                           srl__sw_fields_why(why, k, m->nf));
+    double v;
+    bool num = srl__sw_number(l + a[m->key], e[m->key] - a[m->key], &v);
+    if (same_run && num && *have_prev && v < *prev)
+        return srl_err_set(err, SRL_EPARSE, "%s: data line %zu: the rows of run %zu are out of "
+                           "order (%.*s %.17g after %.*s %.17g): a run's rows are written in "
+                           "order", m->t->name, lineno, run, (int)m->key_len, m->key_name, v,
+                           (int)m->key_len, m->key_name, *prev);
+    *have_prev = num;
+    if (num)
+        *prev = v;
+    return SRL_OK;
+}
+
 /* The data lines of file i, as blocks of consecutive lines of one run; each run must belong to
- * the file's shard, in increasing order (a runs file holds one line per run). */
+ * the file's shard, in increasing order (a runs file holds one line per run), and a run's rows
+ * in their order (row_in_order). */
 static int collect_blocks(merge *g, size_t i, srl_err *err)
 {
     const srl_sweep_text *t = &g->files[i];
@@ -203,17 +253,28 @@ static int collect_blocks(merge *g, size_t i, srl_err *err)
     size_t pos = m->body, last = SIZE_MAX, lineno = 0;
     const char *l;
     size_t ll;
-    while (srl__sw_next_line(t->data, t->len, &pos, &l, &ll)) {
+    size_t *fa = malloc((m->nf + 1) * sizeof *fa), *fe = malloc((m->nf + 1) * sizeof *fe);
+    double prev = 0;
+    bool have_prev = false;
+    int st = fa && fe ? SRL_OK : oom(err);
+    while (!st && srl__sw_next_line(t->data, t->len, &pos, &l, &ll)) {
         lineno++;
         size_t run;
-        if (!line_run(l, ll, &run))
-            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu does not start with a run "
-                               "number", t->name, lineno);
+        if (!line_run(l, ll, &run)) {
+            st = srl_err_set(err, SRL_EPARSE, "%s: data line %zu does not start with a run "
+                             "number", t->name, lineno);
+            break;
+        }
         if (run >= g->R || run % g->N != m->shard_i || (last != SIZE_MAX && run < last) ||
-            (g->runs && run == last))
-            return srl_err_set(err, SRL_EPARSE, "%s: data line %zu: run %zu is out of place "
-                               "in shard %zu/%zu of %zu runs", t->name, lineno, run,
-                               m->shard_i, g->N, g->R);
+            (g->runs && run == last)) {
+            st = srl_err_set(err, SRL_EPARSE, "%s: data line %zu: run %zu is out of place "
+                             "in shard %zu/%zu of %zu runs", t->name, lineno, run,
+                             m->shard_i, g->N, g->R);
+            break;
+        }
+        if (!g->runs && (st = row_in_order(m, l, ll, fa, fe, run == last, &prev, &have_prev,
+                                           lineno, run, err)))
+            break;
         if (run == last) {
             g->blocks[g->nb - 1].n += ll + 1;
             continue;
@@ -221,17 +282,21 @@ static int collect_blocks(merge *g, size_t i, srl_err *err)
         if (g->nb == g->cap) {
             size_t cap = g->cap ? 2 * g->cap : 256;
             block *bb = realloc(g->blocks, cap * sizeof *bb);
-            if (!bb)
-                return oom(err);
+            if (!bb) {
+                st = oom(err);
+                break;
+            }
             g->blocks = bb;
             g->cap = cap;
         }
         g->blocks[g->nb++] = (block){run, l, ll + 1};
         last = run;
     }
-    if (pos < t->len)
-        return srl_err_set(err, SRL_EPARSE, "%s: the last line is cut (no newline)", t->name);
-    return SRL_OK;
+    free(fa);
+    free(fe);
+    if (!st && pos < t->len)
+        st = srl_err_set(err, SRL_EPARSE, "%s: the last line is cut (no newline)", t->name);
+    return st;
 }
 
 static int block_cmp(const void *a, const void *b)
@@ -340,6 +405,8 @@ static int check_complete(const merge *g, size_t i, size_t b, srl_err *err)
 static int gather(merge *g, srl_err *err)
 {
     int st = SRL_OK;
+    for (size_t i = 0; i < g->n && !st; i++)
+        st = srl__sw_check_text(&g->files[i], err);
     for (size_t i = 0; i < g->n && !st; i++)
         st = read_shard(&g->f[i], &g->files[i], err);
     if (!st)

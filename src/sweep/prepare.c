@@ -342,9 +342,11 @@ int srl_sweep_preamble(const srl_sweep *s, const srl_sweep_meta *m, char **out)
 {
     srl__sw_text b = {0};
     srl__sw_printf(&b, "# srlab %s\n# command: %s\n", srl_version(), s->command);
-    if (m->spec)
-        srl__sw_printf(&b, "# spec: %s%s\n", m->spec,
-                       m->quick ? " (with its [quick] section)" : "");
+    if (m->spec) { /* the path as a shell word: one line of text, no formula after a comma */
+        srl__sw_puts(&b, "# spec: ");
+        srl__sw_put_shell(&b, m->spec);
+        srl__sw_printf(&b, "%s\n", m->quick ? " (with its [quick] section)" : "");
+    }
     if (m->date)
         srl__sw_printf(&b, "# date: %s\n", m->date);
     if (s->implied_format)

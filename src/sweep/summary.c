@@ -93,7 +93,7 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
     size_t k = a && e && l->base && l->names ? srl__sw_csv_split(h, n, a, e, cap) : 0;
     if (!a || !e || !l->base || !l->names)
         st = srl_err_set(err, SRL_ENOMEM, "out of memory");
-    else if (k == SIZE_MAX || k < 2 || !field_is(h, a, e, 0, "run"))
+    else if (k >= SRL__SW_CSV_MANY || k < 2 || !field_is(h, a, e, 0, "run"))
         st = srl_err_set(err, SRL_EPARSE, "not the column line of a runs file: '%.*s'",
                          (int)(n < 60 ? n : 60), h); /* h is not NUL-terminated */
     if (!st) {
@@ -158,10 +158,10 @@ static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
     size_t diverged = 0;
     for (size_t r = 0; r < nlines; r++) {
         size_t k = srl__sw_csv_split(lines[r], lens[r], a, e, l->nf + 1);
+        char why[160];
         if (k != l->nf)
-            return srl_err_set(err, SRL_EPARSE,
-                               "a line of the runs file has %zu fields where its header has "
-                               "%zu: '%.*s'", k == SIZE_MAX ? 0 : k, l->nf,
+            return srl_err_set(err, SRL_EPARSE, "a line of the runs file %s: '%.*s'",
+                               srl__sw_fields_why(why, k, l->nf),
                                (int)(lens[r] < 60 ? lens[r] : 60), lines[r]);
         if (r == 0)
             srl__sw_put(o, lines[r] + a[1], e[l->seed - 1] - a[1]);
@@ -193,27 +193,19 @@ int srl_sweep_summary(const srl_sweep_text *runs, char **out, size_t *len, srl_e
     size_t pos = 0, pre_end = 0, ll = 0;
     const char *l = NULL;
     unsigned long long R = 0, P = 0, S = 0;
-    bool shard = false;
-    while (srl__sw_next_line(t, runs->len, &pos, &l, &ll) && ll && l[0] == '#') {
+    int st = srl__sw_check_text(runs, err);
+    if (st)
+        return st;
+    while (srl__sw_next_line(t, runs->len, &pos, &l, &ll) && ll && l[0] == '#')
         pre_end = pos;
-        char buf[120];
-        snprintf(buf, sizeof buf, "%.*s", (int)(ll < 119 ? ll : 119), l);
-        if (!strncmp(buf, "# runs: ", 8) && !srl__sw_runs_line(buf, &R, &P, &S))
-            R = 0;
-        shard |= !strncmp(buf, "# shard: ", 9);
-    }
     if (!l || pre_end == 0 || l[0] == '#')
         return srl_err_set(err, SRL_EPARSE, "%s: not a runs file of srlab sweep ('#' lines and "
                            "a column line)", runs->name);
-    if (shard)
-        return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
-                           "(srlab merge)", runs->name);
-    /* a valid '# runs:' line (R = 0: none, or a damaged one), and no more runs than the text has
-     * bytes: S sizes the arrays below */
-    if (R == 0 || R > runs->len)
-        return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", runs->name);
+    /* no more runs than the text has bytes: S sizes the arrays below */
+    if ((st = srl__sw_whole_runs(t, pre_end, runs->name, runs->len, &R, &P, &S, err)))
+        return st;
     layout lay;
-    int st = read_layout(&lay, l, ll, err);
+    st = read_layout(&lay, l, ll, err);
     if (st)
         return st;
     srl__sw_text o = {0};

@@ -55,7 +55,7 @@ void srl__sw_put(srl__sw_text *b, const char *s, size_t n);
 void srl__sw_puts(srl__sw_text *b, const char *s);
 void srl__sw_putc(srl__sw_text *b, char c);
 void srl__sw_printf(srl__sw_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One CSV field (RFC 4180): quoted when it holds a comma, a double quote, CR or LF. */
+/* One CSV text field (srl_csv_field, srlab/rows.h: RFC 4180, and OWASP's guard). */
 void srl__sw_put_csv(srl__sw_text *b, const char *s);
 /* One shell word, quoted unless plain, for a command line that can be pasted back. */
 void srl__sw_put_shell(srl__sw_text *b, const char *s);
@@ -78,14 +78,26 @@ bool srl__sw_number(const char *s, size_t n, double *out);
  * left. */
 bool srl__sw_next_line(const char *t, size_t len, size_t *pos, const char **line, size_t *ll);
 /* Field offsets of one CSV line (without its newline): starts[k] = start, ends[k] = end (the
- * raw text, quotes included). Returns the number of fields (at most max), or SIZE_MAX when
- * malformed. */
+ * raw text, quotes included). Returns the number of fields (at most max), SRL__SW_CSV_MANY when
+ * the line has more than max, or SRL__SW_CSV_BAD when it is malformed (a quote that does not
+ * close, text after a closing quote). */
+#define SRL__SW_CSV_BAD SIZE_MAX
+#define SRL__SW_CSV_MANY (SIZE_MAX - 1)
 size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, size_t max);
 /* Is the line l (ll bytes, without '\n') a set's stamp, SRL_SWEEP_SET_LINE...? */
 bool srl__sw_set_line(const char *l, size_t ll);
 /* The '#' lines t[0 .. pre_end) without a set's stamp line: what an output made from a file
  * repeats of it (include/srlab/sweep.h, '#' lines). */
 void srl__sw_put_pre(srl__sw_text *o, const char *t, size_t pre_end);
+/* A data line's field count k (srl__sw_csv_split's result) against the want of its column line,
+ * for a message: "has 3 fields where the column line has 4", "has more fields than the 4 of the
+ * column line", "is not a CSV line (...)". */
+const char *srl__sw_fields_why(char buf[160], size_t k, size_t want);
+/* The bytes a sweep file (rows, runs, summary, shard) never holds, refused before any reading:
+ * a NUL (every reader after it would stop there), a CR (srlab ends lines with LF alone and its
+ * values hold no control character, so a CR is a conversion to CR LF on the way, or a foreign
+ * file). SRL_EPARSE names the file and the line. */
+int srl__sw_check_text(const srl_sweep_text *t, srl_err *err) SRL_WUR;
 /* The number of '\n' in [t, t + n). */
 size_t srl__sw_count_lines(const char *t, size_t n);
 /* The numbers of the "# runs: R (P grid points x S seeds)" line at p, for merge and summary
@@ -93,6 +105,14 @@ size_t srl__sw_count_lines(const char *t, size_t n);
  * wrap-around) with P, S >= 1. */
 bool srl__sw_runs_line(const char *p, unsigned long long *R, unsigned long long *P,
                        unsigned long long *S);
+
+/* The '#' lines [t, t + n) of a runs file read as a whole sweep's: its "# runs:" numbers into
+ * R, P, S; SRL_EINVAL for a shard's file ("merge the shards first"), SRL_EPARSE when there is no
+ * valid '# runs:' line, or when R exceeds `most` (no more runs than the text has lines). Messages
+ * start with name. */
+int srl__sw_whole_runs(const char *t, size_t n, const char *name, unsigned long long most,
+                       unsigned long long *R, unsigned long long *P, unsigned long long *S,
+                       srl_err *err) SRL_WUR;
 
 /* ---- values (values.c) ---- */
 

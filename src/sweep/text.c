@@ -72,39 +72,31 @@ void srl__sw_printf(srl__sw_text *b, const char *fmt, ...)
     free(big);
 }
 
-void srl__sw_put_csv(srl__sw_text *b, const char *s)
+/* s as fn writes it (srl_csv_field, srl_shell_word: at most len bytes, returning the whole
+ * length): through a small buffer, or one of the right size. */
+static void put_written(srl__sw_text *b, size_t (*fn)(char *, size_t, const char *), const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        srl__sw_puts(b, s);
+    char small[256];
+    const size_t n = fn(small, sizeof small, s);
+    char *big = n < sizeof small ? NULL : malloc(n + 1);
+    if (n >= sizeof small && !big) {
+        b->oom = true;
         return;
     }
-    srl__sw_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            srl__sw_putc(b, '"');
-        srl__sw_putc(b, *s);
-    }
-    srl__sw_putc(b, '"');
+    if (big)
+        fn(big, n + 1, s);
+    srl__sw_put(b, big ? big : small, n);
+    free(big);
+}
+
+void srl__sw_put_csv(srl__sw_text *b, const char *s)
+{
+    put_written(b, srl_csv_field, s);
 }
 
 void srl__sw_put_shell(srl__sw_text *b, const char *s)
 {
-    bool plain = *s != 0;
-    for (const char *t = s; *t; t++)
-        if (!isalnum((unsigned char)*t) && !strchr("%+,-./:=@_^", *t))
-            plain = false;
-    if (plain) {
-        srl__sw_puts(b, s);
-        return;
-    }
-    srl__sw_putc(b, '\'');
-    for (const char *t = s; *t; t++) {
-        if (*t == '\'')
-            srl__sw_puts(b, "'\\''");
-        else
-            srl__sw_putc(b, *t);
-    }
-    srl__sw_putc(b, '\'');
+    put_written(b, srl_shell_word, s);
 }
 
 char *srl__sw_take(srl__sw_text *b)
@@ -187,7 +179,7 @@ size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, 
     size_t k = 0, i = 0;
     for (;;) {
         if (k == max)
-            return SIZE_MAX;
+            return SRL__SW_CSV_MANY;
         starts[k] = i;
         if (i < n && p[i] == '"') {
             i++;
@@ -217,6 +209,37 @@ size_t srl__sw_csv_split(const char *p, size_t n, size_t *starts, size_t *ends, 
     }
 }
 
+int srl__sw_check_text(const srl_sweep_text *t, srl_err *err)
+{
+    const char *nul = memchr(t->data, 0, t->len), *cr = memchr(t->data, '\r', t->len);
+    const char *bad = nul && (!cr || nul < cr) ? nul : cr;
+    if (!bad)
+        return SRL_OK;
+    size_t line = srl__sw_count_lines(t->data, (size_t)(bad - t->data)) + 1;
+    if (bad == nul)
+        return srl_err_set(err, SRL_EPARSE, "%s: line %zu holds a NUL byte: srlab's files are "
+                           "text (a damaged or foreign file)", t->name, line);
+    if (bad + 1 < t->data + t->len && bad[1] == '\n')
+        return srl_err_set(err, SRL_EPARSE, "%s: line %zu ends in CR LF (Windows line endings, "
+                           "from a copy that converted them?): srlab ends its lines with LF "
+                           "alone; convert the file back (dos2unix)", t->name, line);
+    return srl_err_set(err, SRL_EPARSE, "%s: line %zu holds a carriage return (CR) that ends "
+                       "no line: not a file srlab wrote", t->name, line);
+}
+
+const char *srl__sw_fields_why(char buf[160], size_t k, size_t want)
+{
+    if (k == SRL__SW_CSV_BAD)
+        snprintf(buf, 160, "is not a CSV line (a quote that does not close, or text after a "
+                 "closing quote)");
+    else if (k == SRL__SW_CSV_MANY)
+        snprintf(buf, 160, "has more fields than the %zu of the column line", want);
+    else
+        snprintf(buf, 160, "has %zu field%s where the column line has %zu", k, k == 1 ? "" : "s",
+                 want);
+    return buf;
+}
+
 size_t srl__sw_count_lines(const char *t, size_t n)
 {
     size_t k = 0;
@@ -230,4 +253,27 @@ bool srl__sw_runs_line(const char *p, unsigned long long *R, unsigned long long 
 {
     return sscanf(p, "# runs: %llu (%llu grid points x %llu seeds)", R, P, S) == 3 && *S != 0 &&
            *P != 0 && *R % *S == 0 && *R / *S == *P;
+}
+
+int srl__sw_whole_runs(const char *t, size_t n, const char *name, unsigned long long most,
+                       unsigned long long *R, unsigned long long *P, unsigned long long *S,
+                       srl_err *err)
+{
+    size_t pos = 0, ll;
+    const char *l;
+    bool shard = false, found = false;
+    *R = *P = *S = 0;
+    while (srl__sw_next_line(t, n, &pos, &l, &ll)) {
+        char buf[120];
+        snprintf(buf, sizeof buf, "%.*s", (int)(ll < 119 ? ll : 119), l);
+        if (!strncmp(buf, "# runs: ", 8))
+            found = srl__sw_runs_line(buf, R, P, S);
+        shard |= !strncmp(buf, "# shard: ", 9);
+    }
+    if (shard)
+        return srl_err_set(err, SRL_EINVAL, "%s: the runs of one shard: merge the shards first "
+                           "(srlab merge)", name);
+    if (!found || *R > most)
+        return srl_err_set(err, SRL_EPARSE, "%s: no valid '# runs:' line", name);
+    return SRL_OK;
 }

@@ -140,22 +140,24 @@ static int range_parse(range *r, const char *p, size_t n, srl_err *err)
     if (!na || !nb)
         return srl_err_set(err, SRL_EPARSE, "range '%.*s': '%.*s' is not a finite number", r->n,
                            p, na ? (int)lb : (int)la, na ? fb : fa);
-    /* The count: 1 to 11 digits (then at most SRL__SW_MAX_VALUES). */
-    char count[16], why[SRL_NUMBER_WHY_LEN];
+    /* The count: an integer, however written (4294967296, 4.294967296e9), at most
+     * SRL__SW_MAX_VALUES: a larger one is too many values, not "not an integer". */
+    char count[64], why[SRL_NUMBER_WHY_LEN];
     uint64_t cnt = 0;
-    bool ok = ln < 12;
-    if (ok) {
+    int cs = ln < sizeof count ? SRL_OK : is_int_text(fn, ln) ? SRL_ERANGE : SRL_EPARSE;
+    if (cs == SRL_OK) {
         memcpy(count, fn, ln);
         count[ln] = 0;
-        ok = srl_number_u64(&cnt, count, 1, UINT64_MAX, why) == SRL_OK;
+        cs = srl_number_u64(&cnt, count, 1, SRL__SW_MAX_VALUES, why);
     }
-    if (!ok)
+    if (cs == SRL_ERANGE && ln && fn[0] != '0' && fn[0] != '-')
+        return srl_err_set(err, SRL_ERANGE, "range '%.*s': %.*s values, more than the %u an "
+                           "axis may have", r->n, p, (int)(ln < 40 ? ln : 40), fn,
+                           SRL__SW_MAX_VALUES);
+    if (cs != SRL_OK)
         return srl_err_set(err, SRL_EPARSE,
                            "range '%.*s': the number of values '%.*s' must be an integer >= 1",
                            r->n, p, (int)ln, fn);
-    if (cnt > SRL__SW_MAX_VALUES)
-        return srl_err_set(err, SRL_ERANGE, "range '%.*s': more than %u values", r->n, p,
-                           SRL__SW_MAX_VALUES);
     r->count = cnt;
     if (r->is_log && !(r->a > 0 && r->b > 0))
         return srl_err_set(err, SRL_EPARSE,
@@ -220,6 +222,12 @@ static int range_expand(srl__sw_values *l, const range *r, srl_err *err)
 static int add_piece(srl__sw_values *l, const char *text, const char *p, size_t n, srl_err *err)
 {
     int st;
+    /* a value is one line of text: it becomes a CSV field, a shell word, a message */
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+            return srl_err_set(err, SRL_EPARSE, "'%s': a value holds the control character "
+                               "\\x%02x (values are text on one line)", text,
+                               (unsigned char)p[i]);
     if (p[0] == '[') {
         if (p[n - 1] != ']')
             return srl_err_set(err, SRL_EPARSE, "'%s': text after ']' in '%.*s'", text, (int)n,

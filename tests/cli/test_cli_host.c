@@ -190,8 +190,14 @@ static void test_reader(void)
         close(fd);
     CHECK(p && cli_read_file(p, &data, &len) == CLI_READ_ETOOBIG && !data, "beyond the cap");
     CHECK(p && truncate(p, (off_t)CLI_READ_MAX) == 0, "at the cap");
-    CHECK(p && cli_read_file(p, &data, &len) == 0 && data && len == CLI_READ_MAX && !data[len],
+    CHECK(p && cli_read_bytes(p, &data, &len) == 0 && data && len == CLI_READ_MAX && !data[len],
           "exactly the cap is read: %zu", len);
+    free(data);
+    data = NULL;
+    /* ... and as text refused: a sparse file is all NUL bytes */
+    CHECK(p && cli_read_file(p, &data, &len) == CLI_READ_ENUL && !data &&
+              strstr(cli_read_strerror(CLI_READ_ENUL), "line 1 holds a NUL byte (byte 1 of "),
+          "a NUL byte: %s", cli_read_strerror(CLI_READ_ENUL));
     free(data);
     data = NULL;
     free(p); /* kept (sparse): a file made after its removal could take its inode number */
@@ -209,7 +215,21 @@ static void test_reader(void)
     free(alias);
     free(link);
     free(p);
-    GROUP("cli_read_file: special files, the cap, a BOM, inputs noted", before);
+    /* a NUL byte: refused by the text reader, naming its line; read by the bytes reader */
+    p = cli_host_path(dir, "nul.ini");
+    FILE *nf = p ? fopen(p, "wb") : NULL;
+    CHECK(nf && fwrite("a = 1\nb = 2\0,3\n", 1, 15, nf) == 15 && fclose(nf) == 0, "nul.ini");
+    CHECK(p && cli_read_file(p, &data, &len) == CLI_READ_ENUL && !data &&
+              !strcmp(cli_read_strerror(CLI_READ_ENUL),
+                      "line 2 holds a NUL byte (byte 12 of the file): srlab reads text, and a NUL "
+                      "would end the text there"),
+          "a NUL on line 2: %s", cli_read_strerror(CLI_READ_ENUL));
+    CHECK(p && cli_read_bytes(p, &data, &len) == 0 && len == 15 && data && !data[11],
+          "the bytes reader: %zu", len);
+    free(data);
+    data = NULL;
+    free(p);
+    GROUP("cli_read_file: special files, the cap, a BOM, a NUL, inputs noted", before);
 }
 
 static void test_teams(void)

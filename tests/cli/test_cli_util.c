@@ -15,6 +15,7 @@
 #include <mpfr.h>
 
 #include "cli/cli.h"
+#include "srlab/rows.h"
 #include "srlab/rng.h"
 #include "testutil.h"
 
@@ -40,6 +41,19 @@ static void test_csv(void)
         {"a\rb", "\"a\rb\""},
         {"", ""},
         {"\"", "\"\"\"\""},
+        /* OWASP's rule: text a spreadsheet would take for a formula is guarded and quoted */
+        {"=1+1", "\"'=1+1\""},
+        {"+cmd", "\"'+cmd\""},
+        {"-x", "\"'-x\""},
+        {"@SUM(A1)", "\"'@SUM(A1)\""},
+        {"\t=x", "\"'\t=x\""},
+        {"'quoted", "\"''quoted\""},
+        {"=a,\"b\"", "\"'=a,\"\"b\"\"\""},
+        /* numbers are numbers */
+        {"-0.5", "-0.5"},
+        {"-inf", "-inf"},
+        {"+3e-7", "+3e-7"},
+        {"a=b", "a=b"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *got = capture_csv(cases[k][0]);
@@ -47,7 +61,19 @@ static void test_csv(void)
               cases[k][0], got, cases[k][1]);
         free(got);
     }
-    GROUP("cli_csv_field quotes per RFC 4180", before);
+    /* what srl_csv_field writes, srl_csv_value reads back as it was */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *got = capture_csv(cases[k][0]), back[64];
+        const size_t n = srl_csv_value(back, sizeof back, got, strlen(got));
+        CHECK(n == strlen(cases[k][0]) && !strcmp(back, cases[k][0]), "[%s] reads back as [%s]",
+              got, back);
+        CHECK(cli_csv_width(cases[k][0]) == strlen(got), "width of [%s]", cases[k][0]);
+        free(got);
+    }
+    CHECK(srl_csv_value(NULL, 0, "\"ab", 3) == SIZE_MAX && srl_csv_value(NULL, 0, "a\"b", 3) == SIZE_MAX &&
+              srl_csv_value(NULL, 0, "\"a\"b\"", 5) == SIZE_MAX,
+          "not fields");
+    GROUP("cli_csv_field quotes per RFC 4180 and guards formulas per OWASP; read back", before);
 }
 
 /* The decimal string s is exactly x: it reads back at 53 bits with ternary 0 and equals x. */
@@ -260,7 +286,31 @@ static void test_quote(void)
     long before = srl_test_failures;
     char q[CLI_QUOTE_LEN];
     CHECK(strcmp(cli_quote(q, sizeof q, "abc", 3, 40), "'abc'") == 0, "short: %s", q);
-    CHECK(strcmp(cli_quote(q, sizeof q, "a\tb\x1b", 4, 40), "'a?b?'") == 0, "control: %s", q);
+    CHECK(strcmp(cli_quote(q, sizeof q, "a\tb\x1b", 4, 40), "'a\\x09b\\x1b'") == 0,
+          "control: %s", q);
+    /* C1 controls, reordering and invisible characters, bytes that are not UTF-8: escapes;
+     * other UTF-8 text stays */
+    CHECK(strcmp(cli_quote(q, sizeof q, "\xc2\x9b" "2J\xe2\x80\xae" "ab\xef\xbb\xbf\xff\xc3\xa9", 15,
+                           40),
+                 "'\\u{009b}2J\\u{202e}ab\\u{feff}\\xff\xc3\xa9'") == 0,
+          "unicode: %s", q);
+    CHECK(strcmp(cli_quote(q, sizeof q, "\xe2\x80", 2, 40), "'\\xe2\\x80'") == 0, "cut: %s", q);
+    /* a long text of escapes: cut on an escape's boundary, the total length said */
+    char ctl[300];
+    memset(ctl, 0x1b, sizeof ctl);
+    cli_quote(q, sizeof q, ctl, sizeof ctl, 200);
+    const char *cut = strstr(q, "...' (300 characters)");
+    bool whole = cut && q[0] == '\'' && (size_t)(cut - q - 1) % 4 == 0;
+    for (const char *e = q + 1; whole && e < cut; e += 4)
+        whole = !strncmp(e, "\\x1b", 4);
+    CHECK(strlen(q) < sizeof q && whole, "long escapes: %s", q);
+    char *tb = NULL;
+    size_t tl = 0;
+    FILE *tf = open_memstream(&tb, &tl);
+    cli_fputs_text(tf, "x\x1b[2J\ry\n\xc2\x9b");
+    fclose(tf);
+    CHECK(!strcmp(tb, "x\\x1b[2J\\x0dy\\x0a\\u{009b}"), "cli_fputs_text: %s", tb);
+    free(tb);
     char big[100];
     memset(big, 'z', sizeof big);
     cli_quote(q, sizeof q, big, sizeof big, 5);
@@ -272,6 +322,14 @@ static void test_quote(void)
     cli_fprint_command(fp, 7, argv);
     fclose(fp);
     CHECK(strcmp(buf, "srlab round --batch -f p=8,emax=127 'it'\\''s' 'a b' ''") == 0,
+          "command: %s", buf);
+    free(buf);
+    /* a control character: $'...' and one line; a formula after a comma: the quotes reopen */
+    fp = open_memstream(&buf, &len);
+    char *argv2[] = {"x\ny\x1b", "a,=b", "a,-1", "0.1,-0.2", "it's\t"};
+    cli_fprint_command(fp, 5, argv2);
+    fclose(fp);
+    CHECK(strcmp(buf, "srlab $'x\\x0ay\\x1b' 'a,''=b' 'a,''-1' '0.1,''-0.2' $'it\\'s\\x09'") == 0,
           "command: %s", buf);
     free(buf);
     GROUP("quoting of user text and command lines", before);

@@ -53,5 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(in);
     if (rc != 0 && rc != CLI_EXIT_USAGE)
         abort(); /* a system error or a crash in the making: not an answer to bad input */
+    if (rc == 0 && memchr(data + 1, 0, size - 1))
+        abort(); /* a NUL byte is an error wherever it is (issue 28, item 5) */
     return 0;
 }

@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (srl_sweep_compare(&runs, &opts, &out, &len, &err) == SRL_OK) {
         if (!out)
             abort(); /* success without a text */
+        if (flen && memchr(text, 0, flen))
+            abort(); /* a NUL byte is an error wherever it is (issue 28, item 5) */
     } else if (!err.msg[0]) {
         abort(); /* a refusal without a message */
     }

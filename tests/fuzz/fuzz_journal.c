@@ -97,12 +97,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *out = NULL;
         size_t len = 0;
         if (srl_sweep_journal_rows(j, sw, pre, runs, n, &out, &len, &err) == SRL_OK &&
-            !out)
-            abort(); /* success without a file */
+            (!out || memchr(out, 0, len)))
+            abort(); /* success without a file, or a file that is not text (a NUL kept) */
         free(out);
         out = NULL;
         if (srl_sweep_journal_runs(j, sw, pre, runs, n, &out, &len, &err) == SRL_OK &&
-            !out)
+            (!out || memchr(out, 0, len)))
             abort();
         free(out);
     }

@@ -33,5 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int rc = cli_sweep_main(argc, args, toy_runners);
     if (rc != 0 && rc != CLI_EXIT_USAGE)
         abort(); /* a spec is valid (0) or refused as the user's mistake (2), nothing else */
+    if (rc == 0 && memchr(data, 0, size))
+        abort(); /* a NUL byte is an error wherever it is (issue 28, item 5) */
     return 0;
 }

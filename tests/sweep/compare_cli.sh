@@ -27,6 +27,7 @@ cmp -s c.csv c2.csv && ok "stdout = -o" || bad "stdout differs from -o"
 # B@1 - A@2 = -2, -2, 1: mean -1, sd sqrt(3), se 1, t -1 on 2 degrees of freedom.
 cat >hand.runs.csv <<'CSV'
 # made by hand
+# runs: 18 (6 grid points x 3 seeds)
 run,strategy,lr,seed,final_loss
 0,A,1,1,5
 1,A,1,2,6

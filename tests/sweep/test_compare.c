@@ -26,11 +26,27 @@
 
 #define PRE "# srlab test\n# seeds: 1-5\n"
 
+/* Compare `text`, a runs file whose '#' lines lack only the '# runs:' line a sweep writes:
+ * it is added, counting the data lines (the file adds up, as srl_sweep_compare requires). */
 static int run(const char *text, const srl_compare_opts *o, char **out, srl_err *err)
 {
-    size_t len;
-    srl_sweep_text t = {"t.runs.csv", text, strlen(text)};
-    return srl_sweep_compare(&t, o, out, &len, err);
+    size_t len, n = 0;
+    const char *head = strstr(text, "\nrun,"), *p = head ? strchr(head + 1, '\n') : NULL;
+    for (; p && (p = strchr(p + 1, '\n'));)
+        n++;
+    char *full = NULL;
+    if (head && !strstr(text, "# runs:")) {
+        const size_t pre = (size_t)(head + 1 - text);
+        full = malloc(strlen(text) + 64);
+        if (!full)
+            abort();
+        snprintf(full, strlen(text) + 64, "%.*s# runs: %zu (%zu grid points x 1 seeds)\n%s",
+                 (int)pre, text, n, n, head + 1);
+    }
+    srl_sweep_text t = {"t.runs.csv", full ? full : text, strlen(full ? full : text)};
+    int st = srl_sweep_compare(&t, o, out, &len, err);
+    free(full);
+    return st;
 }
 
 /* The options every test starts from: the levels of strategy against `baseline`, alpha 0.05,
@@ -203,13 +219,94 @@ static void test_errors(void)
     CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "strategy = mp"), "%s",
           err.msg);
     const char *dup = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2\n2,x,1,3\n";
-    CHECK(run(dup, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "seed 1"), "%s", err.msg);
+    CHECK(run(dup, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "data lines 2 and 3 are the "
+                                                                "same run"),
+          "%s", err.msg);
     const char *cut = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1,2";
     CHECK(run(cut, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "newline"), "%s", err.msg);
     const char *ragged = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1\n";
     CHECK(run(ragged, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "line 2"), "%s",
           err.msg);
     GROUP("bad input named", before);
+}
+
+/* Issue 28, item 6: a runs file that does not add up is refused, naming the lines; a level is
+ * found as the file holds it. */
+static void test_adds_up(void)
+{
+    long before = srl_test_failures;
+    const srl_compare_opts o = by_strategy("b");
+    char *csv = NULL;
+    srl_err err;
+    /* a baseline line given twice used to count twice: refused, however it is numbered */
+    const char *twice = "# srlab\n# runs: 4 (2 grid points x 2 seeds)\n"
+                        "run,strategy,seed,final_loss\n0,b,1,1\n1,b,2,2\n2,x,1,2\n3,x,2,4\n"
+                        "0,b,1,1\n";
+    CHECK(run(twice, &o, &csv, &err) == SRL_EPARSE &&
+              strstr(err.msg, "5 runs where its '# runs:' line counts 4 (lines added)"),
+          "%s", err.msg);
+    const char *renumbered = "# srlab\n# runs: 5 (5 grid points x 1 seeds)\n"
+                             "run,strategy,seed,final_loss\n0,b,1,1\n1,b,2,2\n2,x,1,2\n"
+                             "3,x,2,4\n4,b,1,1\n";
+    CHECK(run(renumbered, &o, &csv, &err) == SRL_EPARSE &&
+              strstr(err.msg, "data lines 1 and 5 are the same run"),
+          "%s", err.msg);
+    const char *number = "# srlab\n# runs: 4 (2 grid points x 2 seeds)\n"
+                         "run,strategy,seed,final_loss\n0,b,1,1\n1,b,2,2\n1,x,1,2\n3,x,2,4\n";
+    CHECK(run(number, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "run 1 is given twice"),
+          "%s", err.msg);
+    const char *fewer = "# srlab\n# runs: 4 (2 grid points x 2 seeds)\n"
+                        "run,strategy,seed,final_loss\n0,b,1,1\n1,b,2,2\n2,x,1,2\n";
+    CHECK(run(fewer, &o, &csv, &err) == SRL_EPARSE &&
+              strstr(err.msg, "3 runs where its '# runs:' line counts 4 (a cut or filtered file)"),
+          "%s", err.msg);
+    const char *shard = "# srlab\n# runs: 4 (2 grid points x 2 seeds)\n# shard: 0/2\n"
+                        "run,strategy,seed,final_loss\n0,b,1,1\n2,x,1,2\n";
+    CHECK(run(shard, &o, &csv, &err) == SRL_EINVAL && strstr(err.msg, "merge the shards first"),
+          "%s", err.msg);
+    const char *norun = "# srlab\n# runs: 4 (2 grid points x 2 seeds)\n"
+                        "run,strategy,seed,final_loss\n0,b,1,1\n1,b,2,2\n2,x,1,2\n9,x,2,4\n";
+    CHECK(run(norun, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "'9' is not a run"),
+          "%s", err.msg);
+    /* a NUL, a CR: not a file srlab wrote */
+    const char nul[] = "# srlab\n# runs: 2 (1 grid points x 2 seeds)\nrun,strategy,seed,final_"
+                       "loss\n0,b,1,1\n1,x,1\0,2\n";
+    srl_sweep_text t = {"n.runs.csv", nul, sizeof nul - 1};
+    size_t len;
+    CHECK(srl_sweep_compare(&t, &o, &csv, &len, &err) == SRL_EPARSE &&
+              strstr(err.msg, "n.runs.csv: line 5 holds a NUL byte"),
+          "%s", err.msg);
+    const char *crlf = "# srlab\r\n# runs: 2 (1 grid points x 2 seeds)\r\nrun,strategy,seed\r\n";
+    CHECK(run(crlf, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "line 1 ends in CR LF"),
+          "%s", err.msg);
+    /* levels as the file holds them: quoted (a comma), guarded (a formula), and by another
+     * spelling of the same format */
+    const char *levels = "# srlab\n# runs: 6 (3 grid points x 2 seeds)\n"
+                         "run,format,seed,final_loss\n0,\"p=8,emax=100\",1,1\n1,\"p=8,emax=100\",2,2\n"
+                         "2,\"'=x\",1,2\n3,\"'=x\",2,4\n4,fp16,1,3\n5,fp16,2,5\n";
+    srl_compare_opts f = {.axis = "format", .baseline = "p=8,emax=100", .alpha = 0.05,
+                          .power = 0.8};
+    CHECK(run(levels, &f, &csv, &err) == SRL_OK && strstr(csv, "\n\"'=x\",\"p=8,emax=100\","),
+          "a level holding a comma: %s %s", err.msg, csv ? csv : "");
+    free(csv);
+    csv = NULL;
+    f.baseline = "p=8,emax=100,emin=-99";
+    CHECK(run(levels, &f, &csv, &err) == SRL_OK, "another spelling: %s", err.msg);
+    free(csv);
+    csv = NULL;
+    f.baseline = "=x";
+    CHECK(run(levels, &f, &csv, &err) == SRL_OK, "a guarded level: %s", err.msg);
+    free(csv);
+    csv = NULL;
+    f.baseline = "half";
+    CHECK(run(levels, &f, &csv, &err) == SRL_OK, "half is fp16: %s", err.msg);
+    free(csv);
+    csv = NULL;
+    f.baseline = "bf16";
+    CHECK(run(levels, &f, &csv, &err) == SRL_EINVAL &&
+              strstr(err.msg, "(its levels: p=8,emax=100, =x, fp16)"),
+          "the levels named: %s", err.msg);
+    GROUP("a runs file that does not add up is refused; levels as the file holds them", before);
 }
 
 int main(void)
@@ -219,5 +316,6 @@ int main(void)
     test_holm();
     test_family_wise();
     test_errors();
+    test_adds_up();
     TEST_END();
 }

@@ -148,9 +148,11 @@ static int check_values(const rp_opts *o)
             for (size_t i = 0; !known && l < sizeof name && i < srl_check_count(); i++)
                 known = srl_check_selects(name, srl_check_at(i));
             if (!known)
-                return cli_error(CMD, "--checks: unknown check %s (a statement T01..T13, a check "
+                return cli_error(CMD, "--checks: unknown check %s (a statement %s..%s, a check "
                                  "such as T05a, or none; see srlab check --list)",
-                                 cli_quote(q, sizeof q, p, l, CLI_QUOTE_MAX));
+                                 cli_quote(q, sizeof q, p, l, CLI_QUOTE_MAX),
+                                 srl_check_at(0)->statement,
+                                 srl_check_at(srl_check_count() - 1)->statement);
             p += l + (p[l] == ',');
         }
     }
@@ -273,7 +275,9 @@ static int write_index(const rp_report *r)
         if (problems)
             fprintf(stderr, "srlab %s: the report shows %zu problem%s (see its summary)\n", CMD,
                     problems, problems == 1 ? "" : "s");
-        printf("report: %s (%s)\n", index, t);
+        fputs("report: ", stdout); /* the folder the user named: shown as text */
+        cli_fputs_text(stdout, index);
+        printf(" (%s)\n", t);
         const int e = cli_stdout_flush();
         if (e)
             rc = cli_sys_error(CMD, "cannot write standard output: %s", strerror(e));

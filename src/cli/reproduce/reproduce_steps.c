@@ -242,8 +242,9 @@ done:
 static void progress_start(int k, int n, const rp_step *s)
 {
     char *line = rp_command(s->argc, s->argv);
-    fprintf(stderr, "srlab %s: [%*d/%d] %s ... ", CMD, n >= 10 ? 2 : 1, k, n,
-            line ? line : s->argv[0]);
+    fprintf(stderr, "srlab %s: [%*d/%d] ", CMD, n >= 10 ? 2 : 1, k, n);
+    cli_fputs_text(stderr, line ? line : s->argv[0]);
+    fputs(" ... ", stderr);
     fflush(stderr);
     free(line);
 }
@@ -252,19 +253,26 @@ static void progress_end(const rp_step *s)
 {
     char t[32];
     rp_duration(t, sizeof t, s->seconds);
-    if (rp_step_ok(s))
+    if (rp_step_ok(s)) {
         fprintf(stderr, "ok (%s)\n", t);
-    else if (s->status > 128 && s->status < 128 + 65)
-        fprintf(stderr, "FAILED: killed by signal %d (%s; see %s)\n", s->status - 128, t, s->log);
+        return;
+    }
+    if (s->status > 128 && s->status < 128 + 65)
+        fprintf(stderr, "FAILED: killed by signal %d (%s; see ", s->status - 128, t);
     else
-        fprintf(stderr, "FAILED: exit %d (%s; see %s)%s%s\n", s->status, t, s->log,
-                s->last ? ": " : "", s->last ? s->last : "");
+        fprintf(stderr, "FAILED: exit %d (%s; see ", s->status, t);
+    cli_fputs_text(stderr, s->log);
+    fputs(")", stderr);
+    if (s->last) { /* the step's last line: what a child wrote stays text */
+        fputs(": ", stderr);
+        cli_fputs_text(stderr, s->last);
+    }
+    fputc('\n', stderr);
 }
 
 static void progress_skip(int k, int n, const char *what, const char *why)
 {
-    fprintf(stderr, "srlab %s: [%*d/%d] %s: not run: %s\n", CMD, n >= 10 ? 2 : 1, k, n, what,
-            why);
+    cli_note(CMD, "[%*d/%d] %s: not run: %s", n >= 10 ? 2 : 1, k, n, what, why);
 }
 
 /* ---- the plan ---- */
