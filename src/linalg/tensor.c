@@ -258,14 +258,16 @@ static void put_short(srl_tensor *t, size_t off, const double *x, size_t k, srl_
     }
 }
 
-/* The scratch of a tile write: the caller's, or k words of the heap (*own, freed by the
- * caller); NULL when out of memory. */
-static uint64_t *tile_ws(uint64_t *ws, size_t k, uint64_t **own)
+/* The scratch of a tile write: the caller's; a short tile's own (small, SRL__SHORT words on the
+ * stack); or k words of the heap (*own, freed by the caller). NULL when out of memory. */
+static uint64_t *tile_ws(uint64_t *ws, size_t k, uint64_t **own, uint64_t *small)
 {
     *own = NULL;
     if (ws)
         return ws;
-    return *own = malloc((k ? k : 1) * sizeof *ws);
+    if (k <= SRL__SHORT)
+        return small;
+    return *own = malloc(k * sizeof *ws);
 }
 
 int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, srl_rounding m,
@@ -281,7 +283,7 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
         put_short(t, off, y, k, m, &r);
         return SRL_OK;
     }
-    uint64_t *mine = NULL;
+    uint64_t *mine = NULL, small[SRL__SHORT];
     int st = SRL_OK;
     switch (t->storage) {
     case SRL_STORAGE_BF16: {
@@ -291,7 +293,7 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
                 p[i] = srl__bf16_rn(x[i]);
             return SRL_OK;
         }
-        uint64_t *u = tile_ws(ws, k, &mine);
+        uint64_t *u = tile_ws(ws, k, &mine, small);
         if (!u)
             return SRL_ENOMEM;
         if (is_plain(m, 16)) {
@@ -315,7 +317,7 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
         return srl_round_array_float(p, x, k, &t->fmt, m, &r);
     }
     default: {
-        double *y = (double *)tile_ws(ws, k, &mine);
+        double *y = (double *)tile_ws(ws, k, &mine, small);
         if (!y)
             return SRL_ENOMEM;
         for (size_t i = 0; i < k; i++)
@@ -340,8 +342,8 @@ int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k,
     }
     switch (t->storage) {
     case SRL_STORAGE_BF16: {
-        uint64_t *mine;
-        float *y = (float *)tile_ws(ws, k, &mine);
+        uint64_t *mine, small[SRL__SHORT];
+        float *y = (float *)tile_ws(ws, k, &mine, small);
         if (!y)
             return SRL_ENOMEM;
         int st = srl_round_array_d2f(y, x, k, &t->fmt, m, &r);
@@ -369,6 +371,9 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
     return SRL_OK;
 }
 
+/* Short writes, fills and checks take pieces of at most SRL__PIECE values on the stack. */
+#define SRL__PIECE 128
+
 /* The tiles' scratch (srl__tensor_put_tile_*) is one block per thread, on the heap. */
 #define DEFINE_PUT(NAME, TILE_FN, T)                                                              \
     int NAME(srl_tensor *t, size_t offset, const T *x, size_t k, srl_rounding m, uint64_t step)   \
@@ -379,13 +384,15 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
         const long ntiles = (long)((k + SRL__TILE - 1) / SRL__TILE);                              \
         const size_t wk = k < SRL__TILE ? k : SRL__TILE;                                          \
         if (k < SRL__PUT_OMP_MIN || !srl__may_fork()) { /* no region: even if(0) costs a team */ \
-            uint64_t *ws = k >= SRL__SHORT ? malloc(wk * sizeof *ws) : NULL;                      \
+            uint64_t sw[SRL__PIECE]; /* a short write's scratch: no allocation */                \
+            uint64_t *ws = wk <= SRL__PIECE ? sw : malloc(wk * sizeof *ws);                       \
             for (long b = 0; b < ntiles && !st; b++) {                                            \
                 const size_t i0 = (size_t)b * SRL__TILE;                                          \
                 const size_t kk = k - i0 < SRL__TILE ? k - i0 : SRL__TILE;                        \
                 st = TILE_FN(t, offset + i0, x + i0, kk, m, step, ws);                            \
             }                                                                                     \
-            free(ws);                                                                             \
+            if (ws != sw)                                                                         \
+                free(ws);                                                                         \
             return st;                                                                            \
         }                                                                                         \
         _Pragma("omp parallel reduction(min : st)")                                               \
@@ -406,9 +413,6 @@ static int check_put(const srl_tensor *t, size_t offset, size_t k, srl_rounding 
 
 DEFINE_PUT(srl_tensor_put_f, srl__tensor_put_tile_f, float)
 DEFINE_PUT(srl_tensor_put_d, srl__tensor_put_tile_d, double)
-
-/* Fills and checks go by short pieces on the stack (no scratch to allocate). */
-#define SRL__PIECE 128
 
 int srl_tensor_fill(srl_tensor *t, double v)
 {

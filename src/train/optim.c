@@ -41,9 +41,11 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #define OPT_TILE 512
-/* Tiles of scratch a step needs: x, g and the step, then at most five more (the Kahan write);
- * then the tensor writes' scratch, OPT_TILE words. */
+/* Arrays of scratch a tile's step needs: x, g and the step, then at most five more (the Kahan
+ * write); then the tensor writes' scratch, one word per element. A weight whose scratch fits in
+ * OPT_SMALL doubles (a few KiB, on the calling thread) keeps it on the stack. */
 #define OPT_SCRATCH 8
+#define OPT_SMALL 256
 /* A weight with fewer elements is stepped on the calling thread. */
 #define OPT_OMP_MIN ((size_t)1 << 15)
 
@@ -414,10 +416,14 @@ int srl__optim_step_path(srl_step_stats *out, srl_weights *W, const srl_optim_co
         if (r < st)                                                                               \
             st = r;                                                                               \
     } while (0)
-        /* The tiles' scratch: one block per thread, on the heap (the fused kernel needs none) */
+        /* The tiles' scratch (the fused kernel needs none): for the longest tile, one block per
+         * thread on the heap; on the calling thread a short weight's fits on the stack (a quad1d
+         * step would otherwise allocate for one value) */
+        const size_t stride = p->n < OPT_TILE ? p->n : OPT_TILE;
         const size_t wsz = fast ? 0
-                                : OPT_SCRATCH * OPT_TILE * (f32 ? sizeof(float) : sizeof(double)) +
-                                      OPT_TILE * sizeof(uint64_t);
+                                : stride * (OPT_SCRATCH * (f32 ? sizeof(float) : sizeof(double)) +
+                                            sizeof(uint64_t));
+        double small[OPT_SMALL];
         if (p->n >= OPT_OMP_MIN && srl__may_fork()) {
 #pragma omp parallel reduction(+ : lost, nf, nfg) reduction(min : st)
             {
@@ -428,10 +434,11 @@ int srl__optim_step_path(srl_step_stats *out, srl_weights *W, const srl_optim_co
                 free(ws);
             }
         } else { /* no parallel region at all: even an if(0) one costs a team allocation */
-            void *ws = wsz ? malloc(wsz) : NULL;
+            void *ws = !wsz ? NULL : wsz <= sizeof small ? small : malloc(wsz);
             for (long b = 0; b < nitems; b++)
                 SRL_OPTIM_ITEM(b, ws);
-            free(ws);
+            if (ws != small)
+                free(ws);
         }
 #undef SRL_OPTIM_ITEM
         tot.lost += lost;

@@ -5,8 +5,9 @@
  * rounding (-ffp-contract=off): tests/train/test_optim.c re-derives them in binary64. The tile
  * is processed in short passes over arrays of OPT_TILE elements (loads, moments, square roots,
  * step, writes) so that every pass vectorises; the writes are the tensors' own tile writers.
- * The arrays are OPT_SCRATCH tiles of the caller's scratch (one per thread, on the heap), never
- * the stack: a step runs on OpenMP workers, whose stacks OMP_STACKSIZE may make tiny. */
+ * The arrays are the caller's scratch (arrays of the tile's length, one block per thread, on the
+ * heap), never the stack: a step runs on OpenMP workers, whose stacks OMP_STACKSIZE may make
+ * tiny. */
 
 typedef struct TPL(coef) {
     REAL lr, wd, mu, b1, c1, b2, c2, bc1, bc2, eps;
@@ -40,7 +41,7 @@ static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *
                             const srl_strategy *s, srl_optim_kind kind, const TPL(coef) *c,
                             size_t off, size_t k, uint64_t idx, REAL *ws, uint64_t *pw)
 {
-    REAL *mm = ws, *vv = ws + OPT_TILE, *q = ws + 2 * OPT_TILE;
+    REAL *mm = ws, *vv = ws + k, *q = ws + 2 * k;
     int rc;
     switch (kind) {
     case SRL_OPTIM_SGD:
@@ -84,8 +85,7 @@ static int TPL(write_kahan)(srl_step_stats *st, srl_weight *p, const srl_strateg
                             const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx,
                             REAL *ws, uint64_t *pw)
 {
-    REAL *cc = ws, *y = ws + OPT_TILE, *xe = ws + 2 * OPT_TILE, *nx = ws + 3 * OPT_TILE,
-         *nc = ws + 4 * OPT_TILE;
+    REAL *cc = ws, *y = ws + k, *xe = ws + 2 * k, *nx = ws + 3 * k, *nc = ws + 4 * k;
     int rc;
     TPL(get)(cc, p->comp, off, k);
     for (size_t i = 0; i < k; i++) {
@@ -116,7 +116,7 @@ static int TPL(write_plain)(srl_step_stats *st, srl_weight *p, const srl_strateg
                             const REAL *x, const REAL *sv, size_t off, size_t k, uint64_t idx,
                             REAL *ws, uint64_t *pw)
 {
-    REAL *xe = ws, *nx = ws + OPT_TILE;
+    REAL *xe = ws, *nx = ws + k;
     srl_tensor *xt = p->master ? p->master : p->w;
     int rc;
     for (size_t i = 0; i < k; i++)
@@ -137,13 +137,13 @@ static int TPL(write_plain)(srl_step_stats *st, srl_weight *p, const srl_strateg
 }
 
 /* Elements [off, off + k) of weight p, k <= OPT_TILE; idx = t - 1 (the write index of step t);
- * scratch: OPT_SCRATCH * OPT_TILE values, then OPT_TILE words for the tensor writes. */
+ * scratch: OPT_SCRATCH * k values (arrays of k each), then k words for the tensor writes. */
 static int TPL(step_tile)(srl_step_stats *st, srl_weight *p, const srl_strategy *s,
                           srl_optim_kind kind, const TPL(coef) *c, size_t off, size_t k,
                           uint64_t idx, void *scratch)
 {
-    REAL *x = scratch, *g = x + OPT_TILE, *sv = g + OPT_TILE, *ws = sv + OPT_TILE;
-    uint64_t *pw = (uint64_t *)(x + OPT_SCRATCH * OPT_TILE); /* the tensor writes' scratch */
+    REAL *x = scratch, *g = x + k, *sv = g + k, *ws = sv + k;
+    uint64_t *pw = (uint64_t *)(x + OPT_SCRATCH * k); /* the tensor writes' scratch */
     TPL(get)(x, p->master ? p->master : p->w, off, k);
     TPL(get)(g, p->g, off, k);
     uint32_t nfg = 0; /* per tile: 32-bit counters vectorise */
