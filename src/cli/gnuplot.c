@@ -212,6 +212,11 @@ static const char *csv_line(const char *s, const char *e, char *out, size_t *k)
 {
     for (const char *c = s;;) {
         if (c < e && *c == '"') { /* a quoted field: "" is a quote, the field ends at a lone " */
+            /* the guard srlab's writer puts before a text that a spreadsheet would take for a
+             * formula ("'-x", srl_csv_field) is not part of the text: where= and labels see the
+             * text as srlab's readers do (srl_csv_value) */
+            if (e - c >= 4 && c[1] == '\'' && strchr("=+-@\t\r'", c[2]) && c[2])
+                c++;
             for (c++;; c++) {
                 if (c == e)
                     return "a quoted field does not end on its line (gnuplot reads a line at a "
@@ -314,34 +319,58 @@ static char **child_env(const cli_gp *g, char *own[2])
 }
 
 /* Print gnuplot's messages (len bytes) on stderr: the folder's fixed names as the user knows the
- * files, U+201A as the comma it stands for, control characters as '?', at most 64 KiB. */
+ * files, U+201A as the comma it stands for, at most 64 KiB; each line written as srlab's own
+ * messages are (cli_fputs_text: a control character, a byte that is not UTF-8, an invisible or
+ * reordering character as an escape), since gnuplot echoes the data and the user's names. */
 static void print_messages(const cli_gp *g, const char *log, size_t len)
 {
-    const size_t max = (size_t)64 << 10;
-    for (size_t i = 0; i < len && i < max;) {
+    const size_t max = (size_t)64 << 10, shown_max = len < max ? len : max;
+    size_t grow = 1; /* the most bytes a byte of the log becomes (a fixed name as the user's) */
+    for (size_t f = 0; f < g->nfiles; f++)
+        if (g->files[f].shown) {
+            const size_t n = strlen(g->files[f].name), k = strlen(g->files[f].shown);
+            if (n && (k + n - 1) / n > grow)
+                grow = (k + n - 1) / n;
+        }
+    const size_t cap = grow * shown_max + 1;
+    char *out = malloc(cap), *o = out;
+    if (!out) {
+        cli_note(NULL, "(out of memory for gnuplot's messages)");
+        return;
+    }
+    for (size_t i = 0; i < shown_max;) {
         size_t best = 0;
         const char *shown = NULL;
         for (size_t f = 0; f < g->nfiles; f++) {
             size_t n = strlen(g->files[f].name);
-            if (g->files[f].shown && n > best && n <= len - i && !memcmp(log + i, g->files[f].name, n))
+            if (g->files[f].shown && n > best && n <= shown_max - i && !memcmp(log + i, g->files[f].name, n))
                 best = n, shown = g->files[f].shown;
         }
         if (shown) {
-            for (const char *c = shown; *c; c++)
-                fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+            const size_t k = strlen(shown);
+            memcpy(o, shown, k);
+            o += k;
             i += best;
         } else if (len - i >= 3 && !memcmp(log + i, SEP_SUBST, 3)) {
-            fputc(',', stderr);
+            *o++ = ',';
             i += 3;
         } else {
-            const unsigned char c = (unsigned char)log[i++];
-            fputc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, stderr);
+            *o++ = log[i] ? log[i] : '\n'; /* a NUL ends no message early */
+            i++;
         }
     }
+    *o = 0;
+    for (char *line = out; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        cli_fputs_text(stderr, line);
+        fputc('\n', stderr);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(out);
     if (len > max)
         fprintf(stderr, "... (%zu more bytes of gnuplot's messages)\n", len - max);
-    if (len && log[len - 1] != '\n' && len <= max)
-        fputc('\n', stderr);
 }
 
 /* The first entry of the folder it does not name (besides .cache, where fontconfig may keep

@@ -7,6 +7,10 @@
 #   a level with a comma, as the output writes it (the format "p=8,emax=120", a quoted CSV field),
 #     is found by --set where=COL=LEVEL with or without the quotes, and labels a curve whole
 #     (gnuplot 5.4 cut it at the comma: "p=8");
+#   a text field srlab's writer guarded against spreadsheet formulas ("'-x") is its text: a curve
+#     labelled -x, found by where=strategy=-x (items 6, 8; it was "'-x", and no row matched);
+#   gnuplot's messages name the user's file with escapes for control and reordering characters
+#     (item 8; they went out raw);
 #   a field holding a double quote, a quoted field across lines and a NUL byte (which gnuplot
 #     would misread) are refused, naming the line;
 #   srlab plot --help lists, for every plots/*.gp, exactly the variables its '# --set NAME=TYPE'
@@ -58,6 +62,24 @@ svgtext curves.svg | grep -qxF -- "$level" && ok "a curve labelled '$level'" ||
 "$srlab" plot sum_error --in s.csv -o s2.svg 2>err
 grep -qF "holds rows of several formats (bf16, $level, ...)" err &&
     ok "a message names $level whole" || bad "message: $(cat err)"
+# a text field srlab's writer guards against spreadsheet formulas ("'-x", srl_csv_field) is the
+# text without the guard: where= finds it as the text, a label shows the text
+{ echo "# command: srlab sweep --problem quad1d"
+  echo "lr,strategy,final_dist_to_opt_mean,final_dist_to_opt_n,seeds"
+  for s in "\"'-x\"" b; do echo "0.1,$s,0.001,2,2"; echo "0.2,$s,0.002,2,2"; done; } >guard.csv
+"$srlab" plot stall --in guard.csv -o guard.svg 2>err &&
+    svgtext guard.svg | grep -q -- "^-x, " && ! svgtext guard.svg | grep -qF "'-x" &&
+    ok "a guarded field (\"'-x\") labels its curve -x" ||
+    bad "guarded field: $(head -c 300 err) $(svgtext guard.svg | tr '\n' '|')"
+"$srlab" plot stall --in guard.csv --set "where=strategy=-x" -o guard1.svg 2>err &&
+    ok "  ... and where=strategy=-x finds it" || bad "where=strategy=-x: $(head -c 300 err)"
+# gnuplot's messages echo the user's names: written as srlab's own (an escape for a control or
+# reordering character; they went out raw, U+202E turning the rest of the line around)
+rlo=$(printf 'g\342\200\256x\033[2J.csv')
+cp guard.csv "$rlo"
+"$srlab" plot stall --in "$rlo" --set "where=strategy=zz" -o rlo.svg 2>err
+grep -qF 'no rows in g\u{202e}x\x1b[2J.csv match' err && ! grep -q "$(printf '\342\200\256\|\033')" err &&
+    ok "gnuplot's message names the file with escapes" || bad "gnuplot's message: $(od -c err | head -5)"
 
 # ---- what gnuplot cannot read is refused, naming the line ----
 { echo "# command: srlab sweep --problem quad1d"
