@@ -569,8 +569,11 @@ static int stamp_in(const char *text, size_t len, char hex[17])
     const size_t pl = sizeof SRL_SWEEP_SET_LINE - 1, h = head_len(text, len);
     for (size_t pos = 0; pos < h;) {
         const char *l = text + pos, *nl = memchr(l, '\n', h - pos);
-        const size_t n = (size_t)(nl - l);
+        size_t n = (size_t)(nl - l);
         pos += n + 1;
+        if (n && l[n - 1] == '\r')
+            n--; /* a copy converted to CR LF: the stamp is still the set's, and the readers
+                  * refuse the line ending by name (srl__sw_check_text) */
         if (n < pl || memcmp(l, SRL_SWEEP_SET_LINE, pl))
             continue;
         if (n != pl + 16 || strspn(l + pl, "0123456789abcdef") < 16)
