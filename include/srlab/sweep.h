@@ -61,9 +61,15 @@
  *   summary   one line per grid point, in point order: `AXES...` (the axis columns without run
  *             and seed), `seeds` (the number of seeds aggregated), `diverged` (how many of them
  *             diverged), then for the headline metrics (final_loss, best_loss, final_loss_gap,
- *             final_dist_to_opt, steps_to_target; every final_C when the runner reports no
- *             loss): M_n (finite values used), M_mean, M_sd, M_ci95_lo, M_ci95_hi (Student t,
- *             GSL); undefined entries are empty fields (NAME.summary.csv). It is computed from
+ *             final_dist_to_opt; every final_C when the runner reports no loss): M_n (finite
+ *             values used), M_mean, M_sd, M_ci95_lo, M_ci95_hi (Student t, GSL); for
+ *             steps_to_target, which a run that never reaches the target does not have (its
+ *             time is censored at its last_step, or never comes if it diverged), the censored
+ *             statistics instead: steps_to_target_reached (runs that reached it),
+ *             _frac (their fraction), _frac_lo, _frac_hi (Clopper-Pearson 95%), _median,
+ *             _median_lo, _median_hi (the Kaplan-Meier median and its 95% interval,
+ *             Brookmeyer-Crowley on the log-log Greenwood band); undefined entries are empty
+ *             fields (NAME.summary.csv). It is computed from
  *             the runs file alone, so a whole sweep and the merge of its shards give the same
  *             bytes; a shard writes no summary (it does not hold every seed).
  *   '#' lines `# srlab VERSION`, `# command: srlab sweep ...` (canonical: every setting, in

@@ -15,13 +15,13 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_sf_gamma.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "problems/convex.h"
+#include "sweep/censored.h"
 
 /* ---- verdicts ---- */
 
@@ -171,100 +171,21 @@ double srl__chk_t(double alpha, double df)
     return gsl_cdf_tdist_Qinv(alpha / 2, df);
 }
 
-/* log of the Binomial(n, p) probability of k. */
-static double binom_logpmf(uint64_t k, uint64_t n, double p)
-{
-    return gsl_sf_lnchoose((unsigned)n, (unsigned)k) + (double)k * log(p) +
-           (double)(n - k) * log1p(-p);
-}
-
-/* The sum of the pmf from k moving away from the mode (up when dir > 0), where the terms
- * decrease: stop once a term is below 2^-60 of the sum. */
-static double binom_tail_from(uint64_t k, uint64_t n, double p, int dir)
-{
-    const double r = p / (1 - p);
-    double term = exp(binom_logpmf(k, n, p)), sum = 0;
-    uint64_t j = k;
-    for (;;) {
-        sum += term;
-        if (term <= sum * 0x1p-60 || term == 0)
-            break;
-        if (dir > 0) {
-            if (j == n)
-                break;
-            term *= (double)(n - j) / (double)(j + 1) * r; /* pmf(j+1) / pmf(j) */
-            j++;
-        } else {
-            if (j == 0)
-                break;
-            term *= (double)j / (double)(n - j + 1) / r; /* pmf(j-1) / pmf(j) */
-            j--;
-        }
-    }
-    return sum;
-}
-
+/* The binomial tails and the Clopper-Pearson interval are the sweep layer's (src/sweep/censored.c),
+ * where the summary's fraction of runs reaching a target uses them too. */
 double srl_check_binom_upper(uint64_t k, uint64_t n, double p)
 {
-    if (k == 0)
-        return 1;
-    if (k > n)
-        return 0;
-    if (p <= 0)
-        return 0;
-    if (p >= 1)
-        return 1;
-    const double mode = floor((double)(n + 1) * p);
-    if ((double)k > mode)
-        return fmin(1, binom_tail_from(k, n, p, +1));
-    return fmax(0, 1 - srl_check_binom_lower(k - 1, n, p));
+    return srl__binom_upper(k, n, p);
 }
 
 double srl_check_binom_lower(uint64_t k, uint64_t n, double p)
 {
-    if (k >= n)
-        return 1;
-    if (p <= 0)
-        return 1;
-    if (p >= 1)
-        return 0;
-    const double mode = floor((double)(n + 1) * p);
-    if ((double)k < mode)
-        return fmin(1, binom_tail_from(k, n, p, -1));
-    return fmax(0, 1 - srl_check_binom_upper(k + 1, n, p));
+    return srl__binom_lower(k, n, p);
 }
 
 void srl_check_clopper_pearson(double *lo, double *hi, uint64_t k, uint64_t n, double alpha)
 {
-    const double phat = (double)k / (double)n, a2 = alpha / 2;
-    /* lo: P(X >= k; p) = a2, increasing in p, on [0, phat] */
-    if (k == 0) {
-        *lo = 0;
-    } else {
-        double a = 0, b = phat;
-        for (int it = 0; it < 200 && b - a > 1e-17 + 1e-15 * b; it++) {
-            const double m = 0.5 * (a + b);
-            if (srl_check_binom_upper(k, n, m) < a2)
-                a = m;
-            else
-                b = m;
-        }
-        *lo = a;
-    }
-    /* hi: P(X <= k; p) = a2, decreasing in p, on [phat, 1] */
-    if (k == n) {
-        *hi = 1;
-    } else {
-        double a = phat, b = 1;
-        for (int it = 0; it < 200 && b - a > 1e-17 + 1e-15 * b; it++) {
-            const double m = 0.5 * (a + b);
-            if (srl_check_binom_lower(k, n, m) < a2)
-                b = m;
-            else
-                a = m;
-        }
-        *hi = b;
-    }
+    srl__clopper_pearson(lo, hi, k, n, alpha);
 }
 
 /* ---- runs ---- */

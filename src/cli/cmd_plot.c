@@ -36,6 +36,8 @@ static const char help_text[] =
     "                the smallest to the largest seed), log scale      --in rows CSV\n"
     "  lr_sweep      final loss gap against learning rate per strategy, mean and 95%\n"
     "                confidence interval over seeds, log-log            --in summary CSV\n"
+    "  steps_to_target  the fraction of runs reaching --target's loss gap, and the\n"
+    "                Kaplan-Meier median step, against learning rate  --in summary CSV\n"
     "  stall         final distance to the optimum against learning rate, with the RN stall\n"
     "                line ulp(x*)/(2 lr a) (theory T05)                 --in summary CSV\n"
     "  srrn          mean loss gap of noisy SGD against learning rate, with the model's exact,\n"

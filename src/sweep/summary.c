@@ -1,7 +1,9 @@
 /* src/sweep/summary.c: the summary file from the runs file (include/srlab/sweep.h, "Files"): one
  * line per grid point, its axis values, the number of seeds and of diverged runs, and for each
  * headline metric of the runs file the number of finite values over its seeds, their mean,
- * standard deviation and Student t 95% interval (GSL).
+ * standard deviation and Student t 95% interval (GSL); for steps_to_target, a time that runs
+ * which never reach the target do not have, the censored statistics of src/sweep/censored.h
+ * instead (the fraction that reached it and the Kaplan-Meier median).
  *
  * The statistics are computed from the per-run values as printed (17 significant digits read
  * back exactly), and only from the runs file, so a sweep, its resumption and the merge of its
@@ -13,6 +15,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "sweep/censored.h"
 #include "sweep/sweep_impl.h"
 
 /* The suffixes of a statistics group, in column order. */
@@ -56,11 +59,21 @@ static const char *const headline[] = {"final_loss", "best_loss", "final_loss_ga
                                        "final_dist_to_opt", "steps_to_target"};
 #define NHEAD (sizeof headline / sizeof headline[0])
 
+/* The censored metric: a run that does not reach the target has no steps_to_target, only the
+ * knowledge that it took longer than its last_step (or, diverged, that it never will). Its
+ * statistics: how many reached it, their fraction with its 95% Clopper-Pearson interval, and the
+ * Kaplan-Meier median with its 95% interval (src/sweep/censored.h). */
+static const char censored_metric[] = "steps_to_target";
+static const char *const censored_suffix[] = {"_reached", "_frac", "_frac_lo", "_frac_hi",
+                                              "_median", "_median_lo", "_median_hi"};
+#define NCENS (sizeof censored_suffix / sizeof censored_suffix[0])
+
 /* The columns of a runs file's header that the summary reads. */
 typedef struct layout {
     size_t nf;      /* fields of a line */
     size_t seed;    /* the seed column: the axes are 1 .. seed - 1 */
     long diverged;  /* the diverged column, or -1 */
+    long last;      /* the last_step column, or -1 */
     size_t *base;   /* the columns that get statistics, header order */
     size_t ng;
     char *names;    /* their names, each NUL-terminated, in order */
@@ -99,6 +112,7 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
     if (!st) {
         l->nf = k;
         l->diverged = -1;
+        l->last = -1;
         while (l->seed < k && !field_is(h, a, e, l->seed, "seed"))
             l->seed++;
         if (l->seed == k || l->seed < 2)
@@ -110,6 +124,8 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
         has_loss |= field_is(h, a, e, c, "best_loss");
         if (field_is(h, a, e, c, "diverged"))
             l->diverged = (long)c;
+        if (field_is(h, a, e, c, "last_step"))
+            l->last = (long)c;
     }
     size_t np = 0;
     for (size_t j = 0; !st && j < (has_loss ? NHEAD : 1); j++)
@@ -130,6 +146,59 @@ static int read_layout(layout *l, const char *h, size_t n, srl_err *err)
     return st;
 }
 
+/* Whether the statistics column `name` of l gets the censored statistics: steps_to_target, when
+ * the runs file says how long each run went (last_step). */
+static bool censored(const layout *l, const char *name)
+{
+    return l->last >= 0 && !strcmp(name, censored_metric);
+}
+
+/* The value of column c in a run's line (split into a, e): NAN when it is not a number. */
+static double field_num(const char *line, const size_t *a, const size_t *e, size_t c)
+{
+    double v;
+    return srl__sw_number(line + a[c], e[c] - a[c], &v) ? v : NAN;
+}
+
+/* ",REACHED,FRAC,LO,HI,MEDIAN,LO,HI" of the censored metric in column c over the nlines runs
+ * (empty fields where undefined). A run without a value did not reach the target: its time is
+ * censored at its last step, or at infinity when it diverged (it never will). */
+static int put_censored(srl__sw_text *o, const layout *l, size_t c, const char *const *lines,
+                        const size_t *lens, size_t nlines, size_t *a, size_t *e, srl_err *err)
+{
+    double *t = malloc((nlines ? nlines : 1) * sizeof *t);
+    bool *ev = malloc((nlines ? nlines : 1) * sizeof *ev);
+    srl__km km;
+    int st = t && ev ? SRL_OK : srl_err_set(err, SRL_ENOMEM, "out of memory");
+    for (size_t r = 0; !st && r < nlines; r++) {
+        srl__sw_csv_split(lines[r], lens[r], a, e, l->nf + 1);
+        const double v = field_num(lines[r], a, e, c), last = field_num(lines[r], a, e,
+                                                                         (size_t)l->last);
+        const bool div = l->diverged >= 0 && field_num(lines[r], a, e, (size_t)l->diverged) == 1;
+        ev[r] = !isnan(v);
+        t[r] = ev[r] ? v : (div || isnan(last)) ? INFINITY : last;
+    }
+    if (!st && srl__km_median(&km, t, ev, nlines, 0.05))
+        st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+    free(t);
+    free(ev);
+    if (st)
+        return st;
+    double v[6] = {NAN, NAN, NAN, km.median, km.lo, km.hi};
+    if (nlines) {
+        v[0] = (double)km.reached / (double)nlines;
+        srl__clopper_pearson(&v[1], &v[2], km.reached, nlines, 0.05);
+    }
+    srl__sw_printf(o, ",%zu", km.reached);
+    for (size_t j = 0; j < 6; j++) {
+        char buf[SRL__SW_NUM_LEN] = "";
+        if (!isnan(v[j]))
+            srl__sw_fmt_num(buf, v[j]);
+        srl__sw_printf(o, ",%s", buf);
+    }
+    return SRL_OK;
+}
+
 /* The summary's column line (with its '\n'): the axes, seeds, diverged, the statistics. */
 static void put_header(srl__sw_text *o, const char *h, size_t n, const layout *l)
 {
@@ -144,9 +213,11 @@ static void put_header(srl__sw_text *o, const char *h, size_t n, const layout *l
     free(e);
     srl__sw_puts(o, ",seeds,diverged");
     const char *x = l->names;
-    for (size_t g = 0; g < l->ng; g++, x += strlen(x) + 1)
-        for (size_t j = 0; j < NSTAT; j++)
-            srl__sw_printf(o, ",%s%s", x, stat_suffix[j]);
+    for (size_t g = 0; g < l->ng; g++, x += strlen(x) + 1) {
+        bool cens = censored(l, x);
+        for (size_t j = 0; j < (cens ? NCENS : NSTAT); j++)
+            srl__sw_printf(o, ",%s%s", x, cens ? censored_suffix[j] : stat_suffix[j]);
+    }
     srl__sw_putc(o, '\n');
 }
 
@@ -170,7 +241,14 @@ static int put_point(srl__sw_text *o, const layout *l, const char *const *lines,
             diverged++;
     }
     srl__sw_printf(o, ",%zu,%zu", nlines, diverged);
-    for (size_t g = 0; g < l->ng; g++) {
+    const char *name = l->names;
+    for (size_t g = 0; g < l->ng; g++, name += strlen(name) + 1) {
+        if (censored(l, name)) {
+            int st = put_censored(o, l, l->base[g], lines, lens, nlines, a, e, err);
+            if (st)
+                return st;
+            continue;
+        }
         size_t cnt = 0;
         for (size_t r = 0; r < nlines; r++) {
             srl__sw_csv_split(lines[r], lens[r], a, e, l->nf + 1);

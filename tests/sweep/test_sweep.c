@@ -11,6 +11,7 @@
 
 #include "srlab/rng.h"
 #include "srlab/sweep.h"
+#include "sweep/censored.h"
 #include "sweep/sweep_impl.h"
 #include "../testutil.h"
 #include "toy_runner.h"
@@ -322,6 +323,25 @@ static int run_all(srl_sweep *sw, int threads, bool reverse, collect *c)
     return st;
 }
 
+/* The last k fields of a summary line (up to its '\n') as numbers, NAN for an empty one. */
+static bool last_fields(const char *line, size_t k, double *v)
+{
+    const char *end = line ? strchr(line, '\n') : NULL;
+    if (!end)
+        return false;
+    const char *p = end;
+    for (size_t i = k; i-- > 0;) {
+        const char *f = p;
+        while (f > line && f[-1] != ',')
+            f--;
+        if (f == line)
+            return false;
+        v[i] = f == p ? NAN : strtod(f, NULL);
+        p = f - 1;
+    }
+    return true;
+}
+
 static void test_runs(void)
 {
     long before;
@@ -402,9 +422,10 @@ static void test_runs(void)
                                "final_loss_ci95_hi,best_loss_n,best_loss_mean,best_loss_sd,"
                                "best_loss_ci95_lo,best_loss_ci95_hi,final_loss_gap_n,"
                                "final_loss_gap_mean,final_loss_gap_sd,final_loss_gap_ci95_lo,"
-                               "final_loss_gap_ci95_hi,steps_to_target_n,steps_to_target_mean,"
-                               "steps_to_target_sd,steps_to_target_ci95_lo,"
-                               "steps_to_target_ci95_hi\n", 400),
+                               "final_loss_gap_ci95_hi,steps_to_target_reached,"
+                               "steps_to_target_frac,steps_to_target_frac_lo,"
+                               "steps_to_target_frac_hi,steps_to_target_median,"
+                               "steps_to_target_median_lo,steps_to_target_median_hi\n", 400),
           "summary header: %.300s", hdr ? hdr : "");
     CHECK(nsl == 12, "one line per grid point: %zu", nsl);
     /* grid point 4: lr = 0.1, noise = 0 -> runs 16..19 (noise-free: sd 0) */
@@ -433,9 +454,19 @@ static void test_runs(void)
     CHECK(sline[5] && !strncmp(sline[5], want, strlen(want)), "statistics %s not in %.200s",
           want, sline[5] ? sline[5] : "");
     CHECK(sd > 0, "noise makes seeds differ");
-    /* Point 10: lr 2.5, noise 0: every seed diverges; no finite final loss. */
+    /* Point 10: lr 2.5, noise 0: every seed diverges; no finite final loss; none reaches the
+     * target (0 of 4: Clopper-Pearson [0, 1 - 0.025^(1/4)]) and no median. Point 8: lr 1,
+     * noise 0: every seed reaches it at its first logged step, 10 (median 10, interval
+     * [10, 10]). */
     CHECK(sline[10] && !strncmp(sline[10], "toy,sgd,fp32,fp32,rn,2.5,0,4,4,", 31),
           "diverged count: %.80s", sline[10] ? sline[10] : "");
+    double c10[7], c8[7];
+    CHECK(last_fields(sline[10], 7, c10) && c10[0] == 0 && c10[1] == 0 && c10[2] == 0 &&
+              fabs(c10[3] - (1 - pow(0.025, 0.25))) < 1e-12 && isnan(c10[4]) && isnan(c10[5]) &&
+              isnan(c10[6]), "none reached: %.300s", sline[10] ? sline[10] : "");
+    CHECK(last_fields(sline[8], 7, c8) && c8[0] == 4 && c8[1] == 1 &&
+              fabs(c8[2] - pow(0.025, 0.25)) < 1e-12 && c8[3] == 1 && c8[4] == 10 && c8[5] == 10 &&
+              c8[6] == 10, "all reached at step 10: %.300s", sline[8] ? sline[8] : "");
     free(out);
     /* Not a whole sweep: a shard's runs, a missing run. */
     char *shard_text = malloc(rt_len + 64);
@@ -718,6 +749,57 @@ static void test_runs(void)
     GROUP("validation runs: values checked by the runner before anything runs", before);
 }
 
+/* The censored statistics of the summary (src/sweep/censored.h) on cases worked by hand. */
+static void test_censored(void)
+{
+    long before = srl_test_failures;
+    srl__km km;
+    /* Ten runs: events at 1, 2, 2, 3, 5, 6, 8; censored at 4 and 7; one never reaches the target
+     * (diverged: INFINITY). At risk n_j and events d_j at each event time, and S:
+     *   t=1 10,1 S=0.9   t=2 9,2 S=0.7   t=3 7,1 S=0.6   t=5 5,1 S=0.48   t=6 4,1 S=0.36
+     *   t=8 2,1 S=0.18.  Median: the first S <= 1/2, t = 5.
+     * Band at t=1: Greenwood 1/90, w = 1.959964 sqrt(1/90)/|log 0.9| = 1.96086, bottom
+     * 0.9^exp(w) = 0.4730 <= 1/2: lo = 1. At t=8: Greenwood 1/90+2/63+1/42+1/20+1/12+1/2 = 0.7,
+     * w = 1.959964 sqrt(0.7)/|log 0.18| = 0.95627, top 0.18^exp(-w) = 0.5174 > 1/2, and S never
+     * reaches 0: no upper limit. */
+    const double t1[] = {3, 1, 2, 8, 4, 2, 5, INFINITY, 7, 6};
+    const bool e1[] = {1, 1, 1, 1, 0, 1, 1, 0, 0, 1};
+    CHECK(srl__km_median(&km, t1, e1, 10, 0.05) == 0 && km.reached == 7 && km.median == 5 &&
+              km.lo == 1 && isnan(km.hi), "ten runs: %zu %g [%g, %g]", km.reached, km.median,
+          km.lo, km.hi);
+    /* The same with the last run reaching it at 9: S(9) = 0, the band [0, 0]: hi = 9. */
+    const double t2[] = {3, 1, 2, 8, 4, 2, 5, 9, 7, 6};
+    const bool e2[] = {1, 1, 1, 1, 0, 1, 1, 1, 0, 1};
+    CHECK(srl__km_median(&km, t2, e2, 10, 0.05) == 0 && km.reached == 8 && km.median == 5 &&
+              km.lo == 1 && km.hi == 9, "S reaching 0: %g [%g, %g]", km.median, km.lo, km.hi);
+    /* A run censored at an event time is at risk there: events at 1 and 2, censored at 1.
+     * S(1) = 1 - 1/3 (not 1 - 1/2, which would put the median at 1), S(2) = 0: median 2. */
+    const double t3[] = {1, 2, 1};
+    const bool e3[] = {1, 1, 0};
+    CHECK(srl__km_median(&km, t3, e3, 3, 0.05) == 0 && km.median == 2 && km.lo == 1 &&
+              km.hi == 2, "tie of an event and a censoring: %g [%g, %g]", km.median, km.lo,
+          km.hi);
+    /* Nobody reaches it: nothing defined. No runs at all: the same. */
+    const double t4[] = {5, INFINITY};
+    const bool e4[] = {0, 0};
+    CHECK(srl__km_median(&km, t4, e4, 2, 0.05) == 0 && km.reached == 0 && isnan(km.median) &&
+              isnan(km.lo) && isnan(km.hi), "none reached");
+    CHECK(srl__km_median(&km, NULL, NULL, 0, 0.05) == 0 && km.reached == 0 && isnan(km.median),
+          "no runs");
+    /* Clopper-Pearson, 95%: 1 of 8 is [0.0031597, 0.52651] (the tables' values; the ends solve
+     * 1 - (1 - lo)^8 = 0.025 and P(X <= 1; hi) = 0.025); 0 of 8 is [0, 1 - 0.025^(1/8)]. */
+    double lo, hi;
+    srl__clopper_pearson(&lo, &hi, 1, 8, 0.05);
+    CHECK(fabs(lo - (1 - pow(0.975, 0.125))) < 1e-12 && fabs(hi - 0.52651) < 5e-6,
+          "1 of 8: [%.17g, %.17g]", lo, hi);
+    CHECK(fabs(srl__binom_lower(1, 8, hi) - 0.025) < 1e-12, "hi solves its tail: %.17g",
+          srl__binom_lower(1, 8, hi));
+    srl__clopper_pearson(&lo, &hi, 0, 8, 0.05);
+    CHECK(lo == 0 && fabs(hi - (1 - pow(0.025, 0.125))) < 1e-12, "0 of 8: [%g, %.17g]", lo, hi);
+    GROUP("censored times: Kaplan-Meier median and interval, Clopper-Pearson, worked by hand",
+          before);
+}
+
 /* The journal's checksum is FNV-1a (srlab/rng.h): the published test vectors, and chaining. */
 static void test_checksum(void)
 {
@@ -733,6 +815,7 @@ static void test_checksum(void)
 int main(void)
 {
     test_checksum();
+    test_censored();
     test_values();
     test_grid();
     test_runs();

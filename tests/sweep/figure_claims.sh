@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/sweep/figure_claims.sh SRLAB SRCDIR FIGURE: what a figure of experiments/*.ini says it
+# shows (the spec's header, and the figure's own labels), recomputed from the data it drew. The
+# quick sweep of the spec runs (seconds), the figure is drawn by the spec's own `srlab plot` line
+# with --set debug=FILE (what gnuplot drew: ranges, predicted lines), and the claims are checked on
+# the sweep's files and on that record, so that neither the data nor the drawing can drift from
+# the caption. One meson test per figure (tests/sweep/meson.build). Skipped (77) without gnuplot.
+. "$(dirname "$0")/../cli_lib.sh"
+src=$(cd "$2" && pwd)
+fig=$3
+command -v gnuplot >/dev/null 2>&1 || { echo "SKIP: gnuplot is not installed"; exit 77; }
+cli_setup "figure-$fig" "$1"
+export SOURCE_DATE_EPOCH=1700000000
+
+# sweep SPEC: the quick sweep of experiments/SPEC.ini into SPEC.csv (and .runs.csv, .summary.csv)
+sweep() {
+    "$srlab" sweep "$src/experiments/$1.ini" --quick --quiet -o "$1.csv" 2>err ||
+        { bad "sweep $1: exit $?: $(cat err)"; exit 1; }
+}
+# draw SPEC FIGURE [--set ...]: the spec's figure line for FIGURE.png, OUT replaced by SPEC, with
+# --set debug=FIGURE.debug and any further arguments; the PNG is kept for a look (SRL_FIGDIR)
+draw() {
+    spec=$1 name=$2
+    shift 2
+    line=$(sed -n "s/^#.*\(srlab plot .* -o $name\.png.*\)/\1/p" "$src/experiments/$spec.ini" |
+        sed 's/  *(plots\/[a-z_]*\.gp)$//')
+    [ -n "$line" ] || { bad "experiments/$spec.ini has no figure $name.png"; exit 1; }
+    eval "set -- $(echo "$line" | sed "s/OUT/$spec/g; s/^srlab //") \"\$@\""
+    rm -f "$name.debug"
+    "$srlab" "$@" --set "debug=$name.debug" 2>err || { bad "$line: exit $?: $(cat err)"; exit 1; }
+    [ -s "$name.png" ] && ok "$name.png drawn by its spec's line" || bad "$name.png empty"
+    [ -z "${SRL_FIGDIR:-}" ] || cp "$name.png" "$SRL_FIGDIR/"
+}
+# col FILE NAME: the column number of NAME in FILE's header (the first line not opening with '#')
+col() { awk -F, -v n="$2" '!/^#/ { for (i = 1; i <= NF; i++) if ($i == n) { print i; exit } exit }' "$1"; }
+
+case $fig in
+random_walk_lr)
+    # The time to reach the target is censored; the summary gives the fraction that reached it
+    # and the Kaplan-Meier median. Recomputed here from the runs file (a run without a time is
+    # censored at its last step), with the exact gradient-descent time of quad1d
+    # t = ln(|x0 - x*| / d) / -ln(1 - lr a), d = sqrt(2 target / a) (a 1, x* 0.3, x0 1).
+    sweep random_walk
+    draw random_walk random_walk_lr
+    r=random_walk.runs.csv s=random_walk.summary.csv
+    awk -F, -v cs="$(col $r strategy)" -v cl="$(col $r lr)" -v ct="$(col $r steps_to_target)" \
+        -v cn="$(col $r last_step)" '!/^#/ && $1 != "run" {
+            k = $cs "," $cl; n[k]++; t[k, n[k]] = ($ct == "" ? $cn : $ct); e[k, n[k]] = ($ct != "") }
+        END { for (k in n) { m = n[k]; reach = 0
+                for (i = 1; i <= m; i++) reach += e[k, i]
+                # Kaplan-Meier: the first event time with S <= 1/2
+                S = 1; med = ""; done_ = 0
+                while (!done_) { tmin = ""; for (i = 1; i <= m; i++) if (e[k, i] && !u[k, i] && (tmin == "" || t[k, i] < tmin)) tmin = t[k, i]
+                    if (tmin == "") break
+                    risk = 0; d = 0
+                    for (i = 1; i <= m; i++) { if (t[k, i] >= tmin) risk++; if (e[k, i] && t[k, i] == tmin) { d++; u[k, i] = 1 } }
+                    S *= 1 - d / risk; if (S <= 0.5) { med = tmin; done_ = 1 } }
+                printf "%s,%d,%s\n", k, reach, med } }' $r | sort >km.txt
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cr="$(col $s steps_to_target_reached)" \
+        -v cm="$(col $s steps_to_target_median)" '!/^#/ && $1 != "problem" { print $cs "," $cl "," $cr "," $cm }' $s |
+        sort >summ.txt
+    [ -s km.txt ] && cmp -s km.txt summ.txt && ok "fraction reached and Kaplan-Meier median recomputed from the runs: $(tr '\n' ' ' <km.txt)" ||
+        bad "runs give $(tr '\n' ' ' <km.txt), the summary drew $(tr '\n' ' ' <summ.txt)"
+    # the dashed line drawn is the exact time; fp32 reaches the target at it (rounded up to the
+    # logging step, 50) wherever all its runs do; bf16-sr's interval reaches down to it
+    awk '$1 == "line" { lr = $2; want = log(0.7 / sqrt(2e-5)) / -log(1 - lr); bad += ($3 - want)^2 > (1e-9 * want)^2 }
+         END { exit bad || NR < 3 }' random_walk_lr.debug && ok "the dashed line is the exact GD time" ||
+        bad "the line drawn: $(grep line random_walk_lr.debug | tr '\n' '|')"
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cf="$(col $s steps_to_target_frac)" \
+        -v cm="$(col $s steps_to_target_median)" -v clo="$(col $s steps_to_target_median_lo)" \
+        '!/^#/ && $1 != "problem" { gd = log(0.7 / sqrt(2e-5)) / -log(1 - $cl); g50 = 50 * int(gd / 50 + 1)
+            if ($cs == "fp32" && $cf == 1) { nf++; if ($cm != g50) { print "fp32 at " $cl ": " $cm " not " g50; b = 1 } }
+            if ($cs == "bf16-sr" && $clo != "") { ns++; if ($clo > g50) { print "bf16-sr at " $cl ": interval from " $clo " above " g50; b = 1 } } }
+        END { exit b || nf < 2 || ns < 3 }' $s >why.txt &&
+        ok "fp32's median is the exact time; bf16-sr's interval reaches down to it at every lr" ||
+        bad "against the exact time: $(cat why.txt)"
+    # the median falls as lr grows, for each strategy (where it is defined)
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cm="$(col $s steps_to_target_median)" \
+        '!/^#/ && $1 != "problem" && $cm != "" { if (($cs in last) && !($cl > lastlr[$cs] && $cm < last[$cs])) b = 1
+            last[$cs] = $cm; lastlr[$cs] = $cl; n++ } END { exit b || n < 4 }' $s &&
+        ok "the median falls as lr grows" || bad "medians: $(cat summ.txt | tr '\n' ' ')"
+    ;;
+*)
+    bad "no claims for figure '$fig'" ;;
+esac
+exit $fail
