@@ -1,9 +1,15 @@
 # plots/stall.gp: distance to the optimum where gradient descent stops, against the learning
-# rate, with the theory line (theory/T05; theory/paper.md prediction 2): under round-to-nearest a
-# coordinate freezes once |lr a (x - x*)| < ulp(x)/2, so the iterate stalls within
-#     d(lr) = ulp(x*) / (2 lr a)
-# of x* (while x*+d stays in the binade of x*). Under SR the iterate keeps moving and its distance
-# settles near the grid spacing, independent of lr.
+# rate, with the prediction (theory/T05; theory/paper.md prediction 2). Under round-to-nearest a
+# coordinate x freezes once the step rounds away, |lr a (x - x*)| < s(x)/2, s(x) the spacing of
+# the grid just below x. Coming down from x0 > x*, the iterate stops in the first binade
+# [2^e, 2^(e+1)) whose point
+#     d_e(lr) = s_e / (2 lr a)        (s_e = 2^(e - p + 1), the binade's spacing)
+# lies inside it (x* + d_e >= 2^e), or in x*'s own binade, at most at x0 - x* (it never moves):
+# the prediction d(lr). Its last move left it within d(lr) (1 - 2 lr a) <= |x_T - x*| <= d(lr),
+# the band drawn. The old line ulp(x*)/(2 lr a) holds only once the iterate reaches x*'s binade
+# (here lr >= 0.01): at smaller rates it freezes higher, where the spacing is twice as large.
+# Under SR the iterate keeps moving and ends on a grid neighbour of x*, at a distance near
+# ulp(x*)/2, independent of lr.
 #
 #   gnuplot -e "in='stall.summary.csv'; out='stall.png'" plots/stall.gp
 #   srlab plot stall --in stall.summary.csv -o stall.png
@@ -19,6 +25,7 @@
 #                        else quad1d's 1)
 # --set xstar=NUMBER     the theory line's optimum (default: --xstar of the '# command:' line, else
 #                        0.3)
+# --set x0=NUMBER        the start (default: --x0 of the '# command:' line, else 1)
 # --set p=INTEGER        the format's precision (default: from the format column, else --format or
 #                        --strategy of the '# command:' line, else bf16's 8)
 #
@@ -39,6 +46,7 @@ argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
     word(cmd, 1 + sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) : d
 if (!exists("a")) a = real(argof("a", "1"))
 if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
+if (!exists("x0")) x0 = real(argof("x0", "1"))
 # the format: the rows' format column where it names one (sweeps write the resolved format),
 # else the command line's --format or --strategy
 fcol = ""
@@ -47,7 +55,13 @@ fmtname = (fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("str
 if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
     strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8
 ulp(v) = 2.0 ** (floor(log(abs(v)) / log(2)) - p + 1)
-theory(lr) = ulp(xstar) / (2 * lr * a)
+# d(lr): from the binade just below x0 (e0) down to x*'s (ex), the first whose d_e lies in it
+ex = floor(log(xstar) / log(2)); e0 = ceil(log(x0) / log(2)) - 1
+de(e, lr) = 2.0 ** (e - p + 1) / (2 * lr * a)
+dfrom(e, lr) = (e <= ex || xstar + de(e, lr) >= 2.0 ** e) ? (de(e, lr) < x0 - xstar ? de(e, lr) : x0 - xstar) : dfrom(e - 1, lr)
+canpredict = (x0 > xstar && xstar > 0 && e0 >= ex && e0 - ex < 60)
+theory(lr) = canpredict ? dfrom(e0, lr) : NaN
+tlow(lr) = theory(lr) * (1 - 2 * lr * a > 0 ? 1 - 2 * lr * a : NaN)
 
 lmin = 1e308; lmax = 0; dpos = 1e308; nmin = 1e308; nmax = 0
 see(l, v, n) = (lmin = (l < lmin ? l : lmin), lmax = (l > lmax ? l : lmax), \
@@ -71,7 +85,8 @@ set xrange [lmin / 1.3 : lmax * 1.3]
 if (lmax / lmin * 1.69 < 100) { tax = "x"; tlo = lmin / 1.3; thi = lmax * 1.3; load plotdir."logtics.gpi" }
 set yrange [floor / 1.5:*]
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key top right box opaque samplen 2
+# the key in the space between RN (high at small lr) and SR (near ulp(x*)/2)
+set key at graph 0.02, graph 0.46 left top Left reverse box opaque samplen 2
 set title sprintf("where gradient descent stops: f = a/2 (x - x^*)^2, a = %g, x^* = %g, p = %d", a, xstar, p)
 set samples 200
 # Each curve's points, contiguous (rows of other curves in between would break its line): the
@@ -85,9 +100,19 @@ set print
 set table $RUNS append separator comma
 plot for [g=1:G] in using (g):(column("lr")):(clip(column("final_dist_to_opt_mean"))) with table if (ing(g))
 unset table
-plot theory(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN stall bound ulp(x^*) / (2 {/Symbol h} a)", \
-     ulp(xstar) / 2 with lines dt 3 lw 1.5 lc rgb "#777777" title "ulp(x^*) / 2", \
+set print $BAND
+do for [i=0:200] { bx = lmin / 1.3 * (lmax / lmin * 1.69) ** (i / 200.0); if (finite(tlow(bx))) { print sprintf("%.17g,%.17g,%.17g", bx, tlow(bx), theory(bx)) } }
+set print
+plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder \
+         title (canpredict ? "RN after its last move" : ""), \
+     theory(x) with lines dt 2 lw 2 lc rgb "#000000" title (canpredict ? "RN freezes at s / (2 {/Symbol h} a), s its spacing" : ""), \
+     ulp(xstar) / 2 with lines dt 3 lw 1.5 lc rgb "#777777" title "SR: ulp(x^*) / 2", \
      for [g=1:G] $RUNS using ($1 == g ? $2 : NaN):3 smooth unique \
          with linespoints pt 7 ps 1 lw 2 lc rgb col(g) title GL[g]
 @showranges
+# the prediction at each learning rate drawn, for tests
+lines = ""
+addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+if (exists("debug")) { stats in using (keep(0) ? addl(column("lr")) : 0) nooutput; set print debug append; \
+    do for [i=1:words(lines)] { print sprintf("line %s %.17g %.17g", word(lines, i), theory(real(word(lines, i))), tlow(real(word(lines, i)))) }; set print }
 set output

@@ -80,6 +80,32 @@ random_walk_lr)
             last[$cs] = $cm; lastlr[$cs] = $cl; n++ } END { exit b || n < 4 }' $s &&
         ok "the median falls as lr grows" || bad "medians: $(cat summ.txt | tr '\n' ' ')"
     ;;
+stall)
+    # RN freezes at d(lr) = s / (2 lr a), s the spacing of the first binade (from x0 = 1 down)
+    # that holds x* + d, at most x0 - x*; after its last move within [d (1 - 2 lr a), d]. a 1,
+    # x* 0.3, bf16 (p 8): binade [0.5, 1) spacing 2^-8, x*'s [0.25, 0.5) 2^-9.
+    sweep stall
+    draw stall stall
+    s=stall.summary.csv r=stall.runs.csv
+    awk '$1 == "line" { lr = $2; d = 2^-8 / (2 * lr); if (0.3 + d < 0.5) d = 2^-9 / (2 * lr); if (d > 0.7) d = 0.7
+            n++; if (($3 - d)^2 > (1e-12 * d)^2 || ($4 - d * (1 - 2 * lr))^2 > (1e-12 * d)^2) { print "at " lr ": " $3 ", " $4 " not " d; b = 1 } }
+         END { exit b || n < 7 }' stall.debug >why.txt && ok "the prediction drawn: s / (2 lr a) in the binade where RN stops" ||
+        bad "prediction drawn: $(cat why.txt)"
+    # every RN point in the band; at some lr above the old line ulp(x*)/(2 lr a) by 1.5x or more
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cd="$(col $s final_dist_to_opt_mean)" '
+        FILENAME ~ /debug/ { if ($0 ~ /^line /) { split($0, w, " "); hi[w[2] + 0] = w[3]; lo[w[2] + 0] = w[4] } next }
+        !/^#/ && $cs == "bf16-rn" { n++; l = $cl + 0; if (!(l in hi) || $cd > hi[l] * (1 + 1e-12) || $cd < lo[l] * (1 - 1e-12)) { print "RN at " $cl ": " $cd " outside [" lo[l] ", " hi[l] "]"; b = 1 }
+            if ($cd > 1.5 * 2^-9 / (2 * l)) { above++; ex = ex " " $cl ": " $cd " against " 2^-9 / (2 * l) } }
+        END { print "higher binade at" ex; exit b || n < 7 || above < 1 }' FS=' ' stall.debug FS=, $s >why.txt &&
+        ok "every RN point in its band; $(tail -1 why.txt)" || bad "RN against the prediction: $(cat why.txt)"
+    # SR: every run that had time to arrive (lr T >= 20) ends on a grid neighbour of x*
+    # (g0 = 153 2^-9, g1 = 154 2^-9), whatever the learning rate
+    awk -F, -v cs="$(col $r strategy)" -v cl="$(col $r lr)" -v cd="$(col $r final_dist_to_opt)" \
+        -v cn="$(col $r last_step)" '!/^#/ && $cs == "bf16-sr" && $cl * $cn >= 20 { n++
+            if (($cd - (0.3 - 153 * 2^-9))^2 > 1e-20 && ($cd - (154 * 2^-9 - 0.3))^2 > 1e-20) { print "seed at " $cl ": " $cd; b = 1 } }
+        END { exit b || n < 16 }' $r >why.txt && ok "SR ends on a grid neighbour of x* at every lr" ||
+        bad "SR's last points: $(cat why.txt)"
+    ;;
 *)
     bad "no claims for figure '$fig'" ;;
 esac
