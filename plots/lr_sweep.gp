@@ -19,6 +19,15 @@
 # --set where=FILTER     keep runs whose columns match, space-separated: "opt=adamw format=bf16"
 # --set title=TEXT       the figure's title
 # --set debug=OUTFILE    the axis ranges drawn (tests)
+# For gradient descent on quad1d without gradient noise (the '# command:' line: --problem quad1d,
+# --opt sgd, no --grad-noise) and the final loss gap against lr, theory/T05's predictions are
+# drawn (plots/quad1d.gpi): RN's a/2 d(lr)^2, d where the iterate freezes, with the band its last
+# move leaves it in, and SR's mean excess loss a/2 (x* - g0)(g1 - x*), the same at every lr.
+# --set a=NUMBER         quad1d's curvature for the predictions (default: --a, else 1)
+# --set xstar=NUMBER     quad1d's optimum (default: --xstar, else 0.3)
+# --set x0=NUMBER        quad1d's start (default: --x0, else 1)
+# --set p=INTEGER        the format's precision (default: from the format column, else --format or
+#                        --strategy of the '# command:' line, else bf16's 8)
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
 # is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
 #
@@ -48,6 +57,26 @@ clip(v) = (finite(v) ? (v > floor ? v : floor) : NaN)
 bar(v) = (finite(v) ? clip(v) : clip(column(ycol."_mean")))   # one seed: no interval, no bar
 ing(g) = keep(0) && gkey(0) eq word(groups, g)
 
+# ---- theory/T05's predictions, for gradient descent on quad1d without gradient noise ----
+cmd = cmdline
+argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
+    word(cmd, 1 + sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) : d
+fcol = ""
+if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = uc(strcol("format")), 0) : 0) nooutput }
+if (!exists("a")) a = real(argof("a", "1"))
+if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
+if (!exists("x0")) x0 = real(argof("x0", "1"))
+load plotdir."stall_theory.gpi"
+if (!exists("p")) p = pfor((fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16")))
+quad = canpredict && strstrt(" ".cmd." ", " --problem quad1d ") > 0 && num(argof("grad-noise", "0")) == 0 && \
+    argof("opt", "sgd") eq "sgd" && xcol eq "lr" && ycol eq "final_loss_gap"
+rngap(lr) = quad ? a / 2 * rnd(lr) ** 2 : NaN
+rngaplo(lr) = quad ? a / 2 * rnlo(lr) ** 2 : NaN
+srline(lr) = quad ? srgap(0) : NaN
+if (quad) { set print $BAND; do for [i=0:200] { bx = xmin / 1.3 * (xmax / xmin * 1.69) ** (i / 200.0); \
+    if (finite(rngaplo(bx))) { print sprintf("%.17g,%.17g,%.17g", bx, rngaplo(bx), rngap(bx)) } }; set print } \
+else { set print $BAND; print "0,NaN,NaN"; set print }
+
 if (fmt eq "png") { set terminal pngcairo size 900,600 enhanced font "DejaVu Sans,12" }
 if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12" dynamic }
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
@@ -64,7 +93,7 @@ set format x "10^{%T}"
 set xrange [xmin / 1.3 : xmax * 1.3]
 if (xmax / xmin * 1.69 < 100) { tax = "x"; tlo = xmin / 1.3; thi = xmax * 1.3; load plotdir."logtics.gpi" }
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key outside right top box opaque samplen 2
+set key outside top center horizontal maxcols 3 box opaque samplen 2
 if (!exists("title")) title = sprintf("%s against %s, by %s%s", ylab, xlab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")
 set title title
 set bmargin 5
@@ -79,10 +108,18 @@ set print
 set table $MEANS append separator comma
 plot for [g=1:G] in using (g):(column(xcol)):(clip(column(ycol."_mean"))) with table if (ing(g))
 unset table
-plot for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
+plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder title (quad ? "RN after its last move" : ""), \
+     rngap(x) with lines dt 2 lw 2 lc rgb "#000000" title (quad ? "RN: a/2 d^2, d = s / (2 {/Symbol h} a) (T05)" : ""), \
+     srline(x) with lines dt 3 lw 2 lc rgb "#444444" title (quad ? "SR: a/2 (x^* - g_0)(g_1 - x^*) (T05)" : ""), \
+     for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
      for [g=1:G] in using (ing(g) ? column(xcol) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb col(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 lc rgb col(g) \
          title GL[g]
 @showranges
+# the predictions at each learning rate drawn, for tests
+lines = ""
+addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+if (exists("debug") && quad) { stats in using (keep(0) ? addl(column(xcol)) : 0) nooutput; set print debug append; \
+    do for [i=1:words(lines)] { v = real(word(lines, i)); print sprintf("line %s %.17g %.17g %.17g", word(lines, i), rngap(v), rngaplo(v), srline(v)) }; set print }
 set output

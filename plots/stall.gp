@@ -44,24 +44,17 @@ load plotdir."common.gpi"
 cmd = cmdline
 argof(k, d) = (sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) > 0 ? \
     word(cmd, 1 + sum [i=1:words(cmd)-1] (word(cmd, i) eq "--".k ? i : 0)) : d
-if (!exists("a")) a = real(argof("a", "1"))
-if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
-if (!exists("x0")) x0 = real(argof("x0", "1"))
 # the format: the rows' format column where it names one (sweeps write the resolved format),
 # else the command line's --format or --strategy
 fcol = ""
 if (hascol("format")) { stats in using (keep(0) && fcol eq "" ? (fcol = uc(strcol("format")), 0) : 0) nooutput }
-fmtname = (fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16"))
-if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") || strstrt(fmtname, "tf32")) ? 11 : \
-    strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8
-ulp(v) = 2.0 ** (floor(log(abs(v)) / log(2)) - p + 1)
-# d(lr): from the binade just below x0 (e0) down to x*'s (ex), the first whose d_e lies in it
-ex = floor(log(xstar) / log(2)); e0 = ceil(log(x0) / log(2)) - 1
-de(e, lr) = 2.0 ** (e - p + 1) / (2 * lr * a)
-dfrom(e, lr) = (e <= ex || xstar + de(e, lr) >= 2.0 ** e) ? (de(e, lr) < x0 - xstar ? de(e, lr) : x0 - xstar) : dfrom(e - 1, lr)
-canpredict = (x0 > xstar && xstar > 0 && e0 >= ex && e0 - ex < 60)
-theory(lr) = canpredict ? dfrom(e0, lr) : NaN
-tlow(lr) = theory(lr) * (1 - 2 * lr * a > 0 ? 1 - 2 * lr * a : NaN)
+if (!exists("a")) a = real(argof("a", "1"))
+if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
+if (!exists("x0")) x0 = real(argof("x0", "1"))
+load plotdir."stall_theory.gpi"
+if (!exists("p")) p = pfor((fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16")))
+theory(lr) = rnd(lr)
+tlow(lr) = rnlo(lr)
 
 lmin = 1e308; lmax = 0; dpos = 1e308; nmin = 1e308; nmax = 0
 see(l, v, n) = (lmin = (l < lmin ? l : lmin), lmax = (l > lmax ? l : lmax), \

@@ -106,6 +106,27 @@ stall)
         END { exit b || n < 16 }' $r >why.txt && ok "SR ends on a grid neighbour of x* at every lr" ||
         bad "SR's last points: $(cat why.txt)"
     ;;
+stall_lr)
+    # The final loss gap: RN's a/2 d(lr)^2 (stall above) with its band; SR's mean excess loss
+    # a/2 (x* - g0)(g1 - x*) = 4.58e-7 (x* 0.3, g0 = 153 2^-9, g1 = 154 2^-9), each run at g0
+    # or g1 (theory/T05's two-state chain), whatever the learning rate.
+    sweep stall
+    draw stall stall_lr
+    s=stall.summary.csv
+    awk '$1 == "line" { lr = $2; d = 2^-8 / (2 * lr); if (0.3 + d < 0.5) d = 2^-9 / (2 * lr); if (d > 0.7) d = 0.7
+            sr = 0.5 * (0.3 - 153 * 2^-9) * (154 * 2^-9 - 0.3); n++
+            if (($3 - d * d / 2)^2 > (1e-12 * d * d)^2 || ($4 - (d * (1 - 2 * lr))^2 / 2)^2 > (1e-12 * d * d)^2 || ($5 - sr)^2 > (1e-12 * sr)^2) { print "at " lr ": " $0; b = 1 } }
+         END { exit b || n < 7 }' stall_lr.debug >why.txt && ok "the lines drawn: RN a/2 d^2 and its band, SR a/2 (x* - g0)(g1 - x*)" ||
+        bad "lines drawn: $(cat why.txt)"
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cm="$(col $s final_loss_gap_mean)" -v cn="$(col $s final_loss_gap_n)" '
+        FILENAME ~ /debug/ { if ($0 ~ /^line /) { split($0, w, " "); hi[w[2] + 0] = w[3]; lo[w[2] + 0] = w[4] } next }
+        !/^#/ && $cs == "bf16-rn" { n++; l = $cl + 0; if (!(l in hi) || $cm > hi[l] * (1 + 1e-9) || $cm < lo[l] * (1 - 1e-9)) { print "RN at " $cl ": " $cm; b = 1 } }
+        !/^#/ && $cs == "bf16-sr" && $cl * 5000 >= 20 { g0 = 0.5 * (0.3 - 153 * 2^-9)^2; g1 = 0.5 * (154 * 2^-9 - 0.3)^2
+            if ($cm < g1 * (1 - 1e-9) || $cm > g0 * (1 + 1e-9)) { print "SR at " $cl ": " $cm; b = 1 } sum += $cm * $cn; m += $cn }
+        END { sr = 0.5 * (0.3 - 153 * 2^-9) * (154 * 2^-9 - 0.3); printf "SR mean %.3g against %.3g\n", sum / m, sr
+            exit b || n < 7 || m < 16 || sum / m < 0.5 * sr || sum / m > 1.5 * sr }' FS=' ' stall_lr.debug FS=, $s >why.txt &&
+        ok "RN in its band at every lr; SR between its two states, $(tail -1 why.txt)" || bad "gaps: $(cat why.txt)"
+    ;;
 *)
     bad "no claims for figure '$fig'" ;;
 esac
