@@ -5,7 +5,10 @@
 #     r = lr sigma / ulp,  RN gain k(r) = (1/r) sum_j phi((j + 1/2)/r),
 #     RN step variance w(r) = E[round(s)^2],  SR added variance v(r) = E[frac(s)(1 - frac(s))],
 #     excess = a/2 (c^(2T) e0^2 + W (1 - c^(2T)) / (1 - c^2)),  c = 1 - K lr a.
-# Marked: lr* = ulp/(sigma sqrt 6) (SR's knee) and ulp/(2 sigma) (RN's moves become rare).
+# Marked: lr* = ulp/(sigma sqrt 6) (SR's knee), ulp/(2 sigma) (RN's moves become rare), and the
+# crossover lr_c, the largest lr at which the SR model lies below the RN model (SR wins below it).
+# Each model curve has the colour of the data it models (a curve named *sr*, *rn*, else exact);
+# the points carry their 95% intervals over the seeds (the summary's Student t).
 #
 #   gnuplot -e "in='srrn.summary.csv'; out='srrn.png'" plots/srrn.gp
 #   srlab plot srrn --in srrn.summary.csv -o srrn.png
@@ -72,6 +75,20 @@ see(l, v, n) = (lmin = (l < lmin ? l : lmin), lmax = (l > lmax ? l : lmax), \
              ypos = (finite(v) && v > 0 && v < ypos) ? v : ypos, nmin = (n < nmin ? n : nmin), nmax = (n > nmax ? n : nmax), 0)
 stats in using (keep(0) ? see(column("lr"), column("final_loss_gap_mean"), column("final_loss_gap_n")) : 0) nooutput
 ing(g) = keep(0) && gkey(0) eq word(groups, g)
+# the crossover lr_c: the largest lr at which the SR model lies below the RN model (theory/T14,
+# srlab theory T14's crossover_lr), from a log grid over the data's range refined by bisection
+lrc = NaN
+cwin(l) = m_sr(l) < m_rn(l)
+nc = ceil(400 * log10(lmax / lmin * 1.69)) + 1
+do for [i=nc:1:-1] { if (lrc != lrc) { l1 = lmin / 1.3 * (lmax / lmin * 1.69) ** ((i - 1.0) / (nc - 1)); \
+    l2 = lmin / 1.3 * (lmax / lmin * 1.69) ** (1.0 * i / (nc - 1)); if (cwin(l1) && (i == nc || !cwin(l2))) { lrc = l1; lrh = l2 } } }
+if (lrc == lrc && lrc < lmax * 1.3) { do for [it=1:60] { lm = sqrt(lrc * lrh); if (cwin(lm)) { lrc = lm } else { lrh = lm } } }
+# the model's colours are those of the curves they model: exact fp32-like, RN and SR by name
+cex = "#000000"; crn = "#555555"; csr = "#999999"
+do for [g=G:1:-1] { k = word(groups, g); if (strstrt(k, "sr")) { csr = col(g) } else { if (strstrt(k, "rn")) { crn = col(g) } else { cex = col(g) } } }
+clipl(v) = finite(v) ? (v > ypos / 2 ? v : ypos / 2) : NaN
+# each curve's points a little apart on the log axis, so that bars at one lr stay apart
+dodge(g) = (G > 1) ? 1.04 ** (g - (G + 1) / 2.0) : 1
 
 if (fmt eq "png") { set terminal pngcairo size 900,600 enhanced font "DejaVu Sans,12" }
 if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12" dynamic }
@@ -90,23 +107,34 @@ set grid xtics ytics mytics lc rgb "#dddddd"
 set key top center box opaque samplen 2 font ",10"
 set title sprintf("noisy SGD: a = %g, x^* = %g, x_0 = %g, {/Symbol s} = %g, p = %d (theory/T14)", a, xstar, x0, sigma, p)
 set samples 120
-set arrow 1 from q / (sigma * sqrt(6)), graph 0 to q / (sigma * sqrt(6)), graph 1 nohead dt 3 lc rgb "#1f77b4"
-set label 2 "lr^*" at q / (sigma * sqrt(6)), graph 0.04 offset 0.5,0 tc rgb "#1f77b4" font ",10"
-set arrow 3 from q / (2 * sigma), graph 0 to q / (2 * sigma), graph 1 nohead dt 3 lc rgb "#d62728"
-set label 4 "ulp/(2{/Symbol s})" at q / (2 * sigma), graph 0.1 offset 0.5,0 tc rgb "#d62728" font ",10"
+set arrow 1 from q / (sigma * sqrt(6)), graph 0 to q / (sigma * sqrt(6)), graph 1 nohead dt 3 lc rgb csr
+set label 2 "lr^*" at q / (sigma * sqrt(6)), graph 0.04 offset 0.5,0 tc rgb csr font ",10"
+set arrow 3 from q / (2 * sigma), graph 0 to q / (2 * sigma), graph 1 nohead dt 3 lc rgb crn
+set label 4 "ulp/(2{/Symbol s})" at q / (2 * sigma), graph 0.1 offset 0.5,0 tc rgb crn font ",10"
+if (lrc == lrc) { set arrow 5 from lrc, graph 0 to lrc, graph 1 nohead lw 2 lc rgb "#000000"; \
+    set label 6 sprintf("lr_c = %.3g: SR wins below", lrc) at lrc, graph 0.72 right offset -0.5,0 font ",10" }
 set bmargin 5
-set label 1 (nmax <= 1 ? "points: one seed each" : sprintf("points: mean over %s; dashed: the model", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))) \
+set label 1 (nmax <= 1 ? "points: one seed each" : sprintf("points: mean over %s, bars 95%% (Student t), curves set apart 4%% in lr; dashed: the model, in its curve's colour", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))) \
     at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 set print $RUNS
 print "g,x,y"
 set print
 set table $RUNS append separator comma
-plot for [g=1:G] in using (g):(column("lr")):(column("final_loss_gap_mean")) with table if (ing(g))
+plot for [g=1:G] in using (g):(column("lr") * dodge(g)):(column("final_loss_gap_mean")) with table if (ing(g))
 unset table
-plot m_exact(x) with lines dt 2 lw 2 lc rgb "#000000" title "exact (model)", \
-     m_rn(x) with lines dt 2 lw 2 lc rgb "#d62728" title "RN (model)", \
-     m_sr(x) with lines dt 2 lw 2 lc rgb "#1f77b4" title "SR (model)", \
+hasci = hascol("final_loss_gap_ci95_lo") && hascol("final_loss_gap_ci95_hi")
+plot m_exact(x) with lines dt 2 lw 2 lc rgb cex title "exact (model)", \
+     m_rn(x) with lines dt 2 lw 2 lc rgb crn title "RN (model)", \
+     m_sr(x) with lines dt 2 lw 2 lc rgb csr title "SR (model)", \
+     for [g=1:G] in using (ing(g) && hasci ? column("lr") * dodge(g) : NaN):(column("final_loss_gap_mean")):(clipl(column("final_loss_gap_ci95_lo"))):(clipl(column("final_loss_gap_ci95_hi"))) \
+         with yerrorbars pt 7 ps 0.8 lw 1.2 lc rgb col(g) notitle, \
      for [g=1:G] $RUNS using ($1 == g ? $2 : NaN):3 smooth unique \
          with linespoints pt 7 ps 1 lw 1 lc rgb col(g) title GL[g]
 @showranges
+# the model at each learning rate drawn and the crossover, for tests
+lines = ""
+addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+if (exists("debug")) { stats in using (keep(0) ? addl(column("lr")) : 0) nooutput; set print debug append; \
+    do for [i=1:words(lines)] { v = real(word(lines, i)); print sprintf("line %s %.17g %.17g %.17g", word(lines, i), m_exact(v), m_rn(v), m_sr(v)) }; \
+    print sprintf("lrc %.17g", lrc); set print }
 set output
