@@ -3,6 +3,8 @@
 # theory/T15 (Croci and Giles 2022): the worst-case RN bound t u / dt, SR's small-h law
 # u sqrt(1/(12 r h)) ~ u dt^-1/4, and the level of a stagnated solution, the whole decay
 # rms((1 - exp(-pi^2 t)) sin(pi x)). RN follows u/dt and then stagnates; SR keeps to dt^-1/4.
+# The points carry their 95% intervals over the seeds (the summary's Student t); the key sits
+# above the plot.
 #
 #   gnuplot -e "in='heat.summary.csv'; out='heat.png'" plots/heat.gp
 #   srlab plot heat --in heat.summary.csv -o heat.png
@@ -68,11 +70,12 @@ set format x "10^{%T}"
 set xrange [lmin / 1.5 : lmax * 1.5]
 set yrange [floor / 1.5 : 2]
 set grid xtics ytics lc rgb "#dddddd"
-set key bottom left box opaque samplen 2
+# the key above the plot: inside it covered the SR curve
+set key outside top center horizontal maxrows 2 box opaque samplen 2 font ",10"
 set title sprintf("heat equation by explicit Euler, every update rounded once: p = %d, r = %g, t = %g", p, r, t)
 set samples 200
 set bmargin 5
-set label 1 (nmax <= 1 ? "points: one seed each" : sprintf("points: mean over %s", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))) \
+set label 1 (nmax <= 1 ? "points: one seed each" : sprintf("points: mean over %s, bars 95%% (Student t; RN is deterministic: none)", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))) \
     at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 set print $RUNS
 print "g,x,y"
@@ -80,10 +83,18 @@ set print
 set table $RUNS append separator comma
 plot for [g=1:G] in using (g):(column("final_dt_mean")):(clip(column("final_rms_err_mean"))) with table if (ing(g))
 unset table
+hasci = hascol("final_rms_err_ci95_lo") && hascol("final_rms_err_ci95_hi")
 plot rnbound(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN worst case t u / dt", \
      srlaw(x) with lines dt 4 lw 2 lc rgb "#555555" title "SR bound, small h: u / sqrt(12 r h), slope 1/4", \
      frozen with lines dt 3 lw 1.5 lc rgb "#999999" title "stagnated: the whole decay", \
+     for [g=1:G] in using (ing(g) && hasci ? column("final_dt_mean") : NaN):(clip(column("final_rms_err_mean"))):(clip(column("final_rms_err_ci95_lo"))):(clip(column("final_rms_err_ci95_hi"))) \
+         with yerrorbars pt 7 ps 0.8 lw 1.2 lc rgb col(g) notitle, \
      for [g=1:G] $RUNS using ($1 == g ? $2 : NaN):3 smooth unique \
          with linespoints pt 7 ps 1 lw 2 lc rgb col(g) title GL[g]
 @showranges
+# the lines at each time step drawn, for tests
+lines = ""
+addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+if (exists("debug")) { stats in using (keep(0) ? addl(column("final_dt_mean")) : 0) nooutput; set print debug append; \
+    do for [i=1:words(lines)] { v = real(word(lines, i)); print sprintf("line %s %.17g %.17g %.17g", word(lines, i), rnbound(v), srlaw(v), frozen) }; set print }
 set output
