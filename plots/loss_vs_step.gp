@@ -65,6 +65,8 @@ set xlabel "step t"
 set ylabel ylab
 set logscale y
 set yrange [floor / 1.5:*]
+set autoscale yfixmax
+set offsets 0, 0, graph 0.04, 0   # a curve at the top of the range stays inside
 set format y "10^{%T}"
 set grid xtics ytics mytics lc rgb "#dddddd"
 if (G > 3) { set key outside right top box opaque samplen 2 } else { set key top right box opaque samplen 2 }

@@ -23,6 +23,9 @@
 # --opt sgd, no --grad-noise) and the final loss gap against lr, theory/T05's predictions are
 # drawn (plots/quad1d.gpi): RN's a/2 d(lr)^2, d where the iterate freezes, with the band its last
 # move leaves it in, and SR's mean excess loss a/2 (x* - g0)(g1 - x*), the same at every lr.
+# Where the data have a wd column with values > 0, theory/T08's threshold lr wd = 2^-(p+1) is
+# marked for each (p the data's lowest precision); for the decay alone (quad1d --a 0 --xstar 0,
+# ycol=final_dist_to_opt) its predictions x0 (1 - lr wd)^T and x0 are drawn.
 # --set a=NUMBER         quad1d's curvature for the predictions (default: --a, else 1)
 # --set xstar=NUMBER     quad1d's optimum (default: --xstar, else 0.3)
 # --set x0=NUMBER        quad1d's start (default: --x0, else 1)
@@ -67,7 +70,11 @@ if (!exists("a")) a = real(argof("a", "1"))
 if (!exists("xstar")) xstar = real(argof("xstar", "0.3"))
 if (!exists("x0")) x0 = real(argof("x0", "1"))
 load plotdir."stall_theory.gpi"
-if (!exists("p")) p = pfor((fcol ne "" && fcol ne "strategy") ? fcol : argof("format", argof("strategy", "bf16")))
+# the format: the lowest precision among the rows' formats (fp32 beside bf16 is a reference)
+pmin = 99
+seep(f) = (pfor(f) < pmin ? (pmin = pfor(f)) : 0, 0)
+if (hascol("format")) { stats in using (keep(0) ? seep(uc(strcol("format"))) : 0) nooutput }
+if (!exists("p")) p = (pmin < 99) ? pmin : pfor(argof("format", argof("strategy", "bf16")))
 quad = canpredict && strstrt(" ".cmd." ", " --problem quad1d ") > 0 && num(argof("grad-noise", "0")) == 0 && \
     argof("opt", "sgd") eq "sgd" && xcol eq "lr" && ycol eq "final_loss_gap"
 rngap(lr) = quad ? a / 2 * rnd(lr) ** 2 : NaN
@@ -76,6 +83,38 @@ srline(lr) = quad ? srgap(0) : NaN
 if (quad) { set print $BAND; do for [i=0:200] { bx = xmin / 1.3 * (xmax / xmin * 1.69) ** (i / 200.0); \
     if (finite(rngaplo(bx))) { print sprintf("%.17g,%.17g,%.17g", bx, rngaplo(bx), rngap(bx)) } }; set print } \
 else { set print $BAND; print "0,NaN,NaN"; set print }
+
+# With two or more columns in by, a colour per value of the first and a dash per value of the
+# second ("bf16-sr, wd=0" dashed beside "bf16-sr, wd=0.1" solid), each curve set a little apart
+# on the x axis so that equal values stay visible.
+fpart(k) = strstrt(k, ",") ? k[1:strstrt(k, ",") - 1] : k
+spart(k) = strstrt(k, ",") ? k[strstrt(k, ",") + 1:] : ""
+firsts = " "; seconds = " "
+do for [g=1:G] { fk = fpart(word(groups, g)); sk = spart(word(groups, g)); \
+    if (!strstrt(firsts, " ".fk." ")) { firsts = firsts.fk." " }; if (!strstrt(seconds, " ".sk." ")) { seconds = seconds.sk." " } }
+widx(l, w) = sum [i=1:words(l)] (word(l, i) eq w ? i : 0)
+paired = words(seconds) > 1 && words(firsts) < G
+gcol(g) = paired ? col(widx(firsts, fpart(word(groups, g)))) : col(g)
+gdt(g) = paired ? (widx(seconds, spart(word(groups, g))) == words(seconds) ? 1 : 1 + widx(seconds, spart(word(groups, g)))) : 1
+dodge(g) = (G > 1) ? 1.025 ** (g - (G + 1) / 2.0) : 1
+
+# ---- theory/T08: a decoupled weight-decay step is lost under RN when lr wd <= 2^-(p+1) ----
+# Every wd > 0 of the data gets its threshold marked; for the decay alone (quad1d with a = 0,
+# x* = 0: the distance to the optimum is |x|), the exact decay x0 (1 - lr wd)^T (SR's mean) and
+# x0 (no decay: wd = 0, and RN below the mark) are drawn.
+wds = " "
+addwd(w) = (w > 0 && !strstrt(wds, sprintf(" %.17g ", w)) ? (wds = wds.sprintf("%.17g ", w)) : "", 0)
+if (hascol("wd") && xcol eq "lr") { stats in using (keep(0) ? addwd(column("wd")) : 0) nooutput }
+nwd = words(wds)
+T = num(argof("steps", "0"))
+decayalone = nwd > 0 && strstrt(" ".cmd." ", " --problem quad1d ") > 0 && a == 0 && xstar == 0 && \
+    ycol eq "final_dist_to_opt" && T > 0
+decayx(lr, i) = decayalone && lr * real(word(wds, i)) < 1 ? abs(x0) * (1 - lr * real(word(wds, i))) ** T : NaN
+x0line(lr) = decayalone ? abs(x0) : NaN
+wdthr(i) = 2.0 ** -(p + 1) / real(word(wds, i))
+do for [i=1:nwd] { set arrow 10 + i from wdthr(i), graph 0 to wdthr(i), graph 1 nohead lw 1.5 dt 4 lc rgb "#555555"; \
+    set label 10 + i sprintf("lr wd = 2^{-%d}%s", p + 1, nwd > 1 ? sprintf(" (wd %g)", real(word(wds, i))) : "") \
+        at wdthr(i), graph 0.97 - 0.06 * i right offset -0.5, 0 font ",10" tc rgb "#555555" }
 
 if (fmt eq "png") { set terminal pngcairo size 900,600 enhanced font "DejaVu Sans,12" }
 if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12" dynamic }
@@ -93,33 +132,40 @@ set format x "10^{%T}"
 set xrange [xmin / 1.3 : xmax * 1.3]
 if (xmax / xmin * 1.69 < 100) { tax = "x"; tlo = xmin / 1.3; thi = xmax * 1.3; load plotdir."logtics.gpi" }
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key outside top center horizontal maxcols 3 box opaque samplen 2
+set key outside top center horizontal box opaque samplen 2 font ",10" width -2
+set autoscale yfixmax
+set offsets 0, 0, graph 0.04, 0   # points at the top of the range stay inside
 if (!exists("title")) title = sprintf("%s against %s, by %s%s", ylab, xlab, bytitle, nw ? " ({/Italic ".esc(where)."})" : "")
 set title title
 set bmargin 5
 foot = (nmax <= 1) ? "line: one seed per point (no interval)" : \
     sprintf("line: mean over %s, bars: 95%% confidence interval (Student t)", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))
-foot = foot.(perrun ne "" ? "; dots: seeds" : "").(nused < nruns ? sprintf("; %d of %d runs not finite, left out", nruns - nused, nruns) : "")
+foot = foot.(perrun ne "" ? "; dots: seeds" : "").(G > 1 ? "; curves set apart 2.5% in x" : "").(nused < nruns ? sprintf("; %d of %d runs not finite, left out", nruns - nused, nruns) : "")
 set label 1 foot at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 # The means of each curve, contiguous (rows of other curves in between would break its line).
 set print $MEANS
 print "g,x,y"
 set print
 set table $MEANS append separator comma
-plot for [g=1:G] in using (g):(column(xcol)):(clip(column(ycol."_mean"))) with table if (ing(g))
+plot for [g=1:G] in using (g):(column(xcol) * dodge(g)):(clip(column(ycol."_mean"))) with table if (ing(g))
 unset table
 plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder title (quad ? "RN after its last move" : ""), \
      rngap(x) with lines dt 2 lw 2 lc rgb "#000000" title (quad ? "RN: a/2 d^2, d = s / (2 {/Symbol h} a) (T05)" : ""), \
      srline(x) with lines dt 3 lw 2 lc rgb "#444444" title (quad ? "SR: a/2 (x^* - g_0)(g_1 - x^*) (T05)" : ""), \
-     for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb col(g) notitle, \
-     for [g=1:G] in using (ing(g) ? column(xcol) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
-         with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb col(g) notitle, \
-     for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 lc rgb col(g) \
+     x0line(x) with lines dt 3 lw 2 lc rgb "#444444" title (decayalone ? "x_0: no decay (RN below the mark)" : ""), \
+     for [i=1:nwd] decayx(x, i) with lines dt 2 lw 2 lc rgb "#000000" title (decayalone && i == 1 ? "x_0 (1 - {/Symbol h} wd)^T: the decay (T08)" : ""), \
+     for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) * dodge(g) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb gcol(g) notitle, \
+     for [g=1:G] in using (ing(g) ? column(xcol) * dodge(g) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
+         with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb gcol(g) notitle, \
+     for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 dt gdt(g) lc rgb gcol(g) \
          title GL[g]
 @showranges
 # the predictions at each learning rate drawn, for tests
 lines = ""
 addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+if (exists("debug")) { set print debug append; do for [i=1:nwd] { print sprintf("mark %s %.17g", word(wds, i), wdthr(i)) }; set print }
+if (exists("debug") && decayalone) { stats in using (keep(0) ? addl(column(xcol)) : 0) nooutput; set print debug append; \
+    do for [j=1:words(lines)] { do for [i=1:nwd] { print sprintf("decay %s %s %.17g", word(lines, j), word(wds, i), decayx(real(word(lines, j)), i)) } }; set print }
 if (exists("debug") && quad) { stats in using (keep(0) ? addl(column(xcol)) : 0) nooutput; set print debug append; \
     do for [i=1:words(lines)] { v = real(word(lines, i)); print sprintf("line %s %.17g %.17g %.17g", word(lines, i), rngap(v), rngaplo(v), srline(v)) }; set print }
 set output

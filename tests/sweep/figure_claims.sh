@@ -183,6 +183,34 @@ heat)
         ok "RN under t u / dt, stagnated from m = 128; SR under its law, below RN from m = 32, $(tail -1 why.txt)" ||
         bad "heat data: $(cat why.txt)"
     ;;
+weight_decay)
+    # The decay alone (quad1d a = 0, x* = 0, x0 = 1; |x_T| is the distance to the optimum), bf16
+    # (p 8): the threshold lr wd = 2^-9 marked at lr = 2^-9 / 0.1; the decay x0 (1 - lr wd)^T
+    # drawn. wd = 0: every strategy at x0 exactly. wd = 0.1: RN at x0 exactly for lr <= the
+    # threshold (lost) and below it above; fp32 on the decay (float32: 1e-4 relative); SR's mean on
+    # it within 2.3 half-widths of its 95% interval (99.9% for 8 seeds). weight_decay_steps: RN
+    # flat at 1 at lr 0.01.
+    sweep weight_decay
+    draw weight_decay weight_decay
+    draw weight_decay weight_decay_steps
+    s=weight_decay.summary.csv
+    T=$(sed -n 's/^# command: .* --steps \([0-9]*\) .*/\1/p' $s)
+    awk -v T="$T" '$1 == "mark" { nm++; if ($2 != 0.1 || ($3 - 2^-9 / 0.1)^2 > 1e-30) b = 1 }
+         $1 == "decay" { nd++; want = (1 - $2 * $3)^T; if (($4 - want)^2 > (1e-12 * want)^2) { print "decay at " $2 ": " $4 " not " want; b = 1 } }
+         END { exit b || nm != 1 || nd < 6 || T < 100 }' weight_decay.debug >why.txt &&
+        ok "the threshold marked at lr = 2^-9 / wd, the decay (1 - lr wd)^T drawn ($T steps)" || bad "marks: $(cat why.txt) $(grep -e mark -e decay weight_decay.debug)"
+    awk -F, -v T="$T" -v cs="$(col $s strategy)" -v cw="$(col $s wd)" -v cl="$(col $s lr)" -v cm="$(col $s final_dist_to_opt_mean)" \
+        -v chi="$(col $s final_dist_to_opt_ci95_hi)" '!/^#/ && $cs != "strategy" { want = (1 - $cl * $cw)^T; n++
+            if ($cw == 0) { n0++; if ($cm != 1) { print $cs " wd 0 lr " $cl ": " $cm; b = 1 } next }
+            if ($cs == "bf16-rn") { if ($cl <= 2^-9 / $cw) { nl++; if ($cm != 1) { print "RN not lost at " $cl; b = 1 } } else if (!($cm < 1)) { print "RN lost above at " $cl; b = 1 } }
+            if ($cs == "fp32" && ($cm - want)^2 > (1e-4 * want)^2) { print "fp32 at " $cl ": " $cm " not " want; b = 1 }
+            if ($cs == "bf16-sr") { ns++; if (($cm - want)^2 > (2.3 * ($chi - $cm))^2 + (1e-9 * want)^2) { print "SR at " $cl ": " $cm " not " want; b = 1 } } }
+        END { exit b || n0 < 18 || nl < 3 || ns < 6 }' $s >why.txt &&
+        ok "wd 0 at x0; RN loses the decay up to the threshold, not above; fp32 and SR's mean on the decay" || bad "decay data: $(cat why.txt)"
+    awk -F, -v cs="$(col weight_decay.csv strategy)" -v cw="$(col weight_decay.csv wd)" -v cl="$(col weight_decay.csv lr)" -v cd="$(col weight_decay.csv dist_to_opt)" \
+        '!/^#/ && $cs == "bf16-rn" && $cw == 0.1 && $cl == 0.01 { n++; if ($cd != 1) b = 1 } END { exit b || n < 8 }' weight_decay.csv &&
+        ok "weight_decay_steps: RN flat at 1 at lr 0.01" || bad "RN moved at lr 0.01"
+    ;;
 *)
     bad "no claims for figure '$fig'" ;;
 esac
