@@ -32,7 +32,8 @@
 # --set p=INTEGER        the format's precision (default: from the format column, else --format or
 #                        --strategy of the '# command:' line, else bf16's 8)
 # A confidence interval reaching below 0 is drawn down to the bottom of the plot; runs whose value
-# is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column).
+# is not finite (diverged) have no dot and do not enter the mean (see the summary's _n column);
+# a grid point where runs diverged gets a cross at the top of the plot with "k/n" beside it.
 #
 # needs: lr *_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "lr_sweep.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
@@ -56,6 +57,15 @@ stats in using (keep(0) ? see(column(xcol), column(ycol."_mean"), column(ycol."_
                              sumnew ? column(ycol."_n") : finite(column(ycol))) : 0) nooutput
 if (xmax < xmin) { print sprintf("lr_sweep.gp: no finite %s_mean in %s", ycol, in); exit status 2 }
 floor = (ypos < 1e308) ? ypos / 2 : 1e-300
+# grid points where runs diverged (the summary's diverged column): a cross in the curve's colour
+# at the top of the plot, with "k/n" (k of its n seeds diverged); the x range covers them
+ymaxv = 0; ndivpts = 0
+seemax(v) = (finite(v) && v > ymaxv ? (ymaxv = v) : 0, 0)
+seediv(x, d) = (d > 0 ? (ndivpts = ndivpts + 1, xmin = (x < xmin ? x : xmin), xmax = (x > xmax ? x : xmax)) : 0, 0)
+stats in using (keep(0) ? seemax(column(ycol."_mean")) : 0) nooutput
+hasdiv = sumnew && hascol("diverged")
+if (hasdiv) { stats in using (keep(0) ? seediv(column(xcol), column("diverged")) : 0) nooutput }
+ydiv = (ymaxv > 0) ? ymaxv * 8 : 1
 clip(v) = (finite(v) ? (v > floor ? v : floor) : NaN)
 bar(v) = (finite(v) ? clip(v) : clip(column(ycol."_mean")))   # one seed: no interval, no bar
 ing(g) = keep(0) && gkey(0) eq word(groups, g)
@@ -140,7 +150,7 @@ set title title
 set bmargin 5
 foot = (nmax <= 1) ? "line: one seed per point (no interval)" : \
     sprintf("line: mean over %s, bars: 95%% confidence interval (Student t)", nmin == nmax ? nseeds(nmax) : sprintf("%d to %d seeds", nmin, nmax))
-foot = foot.(perrun ne "" ? "; dots: seeds" : "").(G > 1 ? "; curves set apart 2.5% in x" : "").(nused < nruns ? sprintf("; %d of %d runs not finite, left out", nruns - nused, nruns) : "")
+foot = foot.(perrun ne "" ? "; dots: seeds" : "").(G > 1 ? "; curves 2.5% apart in x" : "").(nused < nruns ? sprintf("; %d of %d runs not finite, left out", nruns - nused, nruns) : "")
 set label 1 foot at screen 0.01, screen 0.03 font ",9" tc rgb "#555555"
 # The means of each curve, contiguous (rows of other curves in between would break its line).
 set print $MEANS
@@ -157,12 +167,20 @@ plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder ti
      for [g=1:G] (perrun ne "" ? perrun : in) using (perrun ne "" && ing(g) ? column(xcol) * dodge(g) : NaN):(perrun ne "" ? clip(column(ycol)) : NaN) with points pt 6 ps 0.6 lc rgb gcol(g) notitle, \
      for [g=1:G] in using (ing(g) ? column(xcol) * dodge(g) : NaN):(clip(column(ycol."_mean"))):(bar(column(ycol."_ci95_lo"))):(bar(column(ycol."_ci95_hi"))) \
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb gcol(g) notitle, \
+     for [g=1:G] in using (hasdiv && ing(g) && column("diverged") > 0 ? column(xcol) * dodge(g) : NaN):(ydiv) \
+         with points pt 2 ps 1.6 lw 2 lc rgb gcol(g) title (hasdiv && ndivpts > 0 && g == 1 ? "diverged (k/n seeds)" : ""), \
+     for [g=1:G] in using (hasdiv && ing(g) && column("diverged") > 0 ? column(xcol) * dodge(g) : NaN):(ydiv):(sprintf("%d/%d", column("diverged"), column("seeds"))) \
+         with labels offset 0, -0.9 * g font ",9" tc rgb gcol(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 dt gdt(g) lc rgb gcol(g) \
          title GL[g]
 @showranges
 # the predictions at each learning rate drawn, for tests
 lines = ""
 addl(l) = (strstrt(lines, sprintf(" %.17g ", l)) ? 0 : (lines = lines.sprintf(" %.17g ", l)), 0)
+# the diverged marks drawn, for tests: "diverged G X K N"
+if (exists("debug") && hasdiv) { set table $DIV; plot for [g=1:G] in using \
+    (ing(g) && column("diverged") > 0 ? sprintf("diverged %d %s %d %d", g, strcol(xcol), column("diverged"), column("seeds")) : "") with table; unset table; \
+    set print debug append; do for [i=1:|$DIV|] { if (strstrt($DIV[i], "diverged")) { print $DIV[i] } }; set print }
 if (exists("debug")) { set print debug append; do for [i=1:nwd] { print sprintf("mark %s %.17g", word(wds, i), wdthr(i)) }; set print }
 if (exists("debug") && decayalone) { stats in using (keep(0) ? addl(column(xcol)) : 0) nooutput; set print debug append; \
     do for [j=1:words(lines)] { do for [i=1:nwd] { print sprintf("decay %s %s %.17g", word(lines, j), word(wds, i), decayx(real(word(lines, j)), i)) } }; set print }

@@ -211,6 +211,27 @@ weight_decay)
         '!/^#/ && $cs == "bf16-rn" && $cw == 0.1 && $cl == 0.01 { n++; if ($cd != 1) b = 1 } END { exit b || n < 8 }' weight_decay.csv &&
         ok "weight_decay_steps: RN flat at 1 at lr 0.01" || bad "RN moved at lr 0.01"
     ;;
+noisy_sgd)
+    # The crosses drawn are the grid points where runs diverged, with their counts; RN stalls at
+    # the smallest lr (its interval above 5x fp32's); SR's penalty over fp32, (SR - fp32)/fp32,
+    # at the largest finite lr is under a fifth of its largest.
+    sweep noisy_sgd
+    draw noisy_sgd noisy_sgd
+    s=noisy_sgd.summary.csv
+    awk -F, -v cl="$(col $s lr)" -v cd="$(col $s diverged)" -v cn="$(col $s seeds)" '!/^#/ && !h { h = 1; next } !/^#/ && $cd > 0 { print $cl, $cd, $cn }' $s | sort >div_data.txt
+    awk '$1 == "diverged" { print $3, $4, $5 }' noisy_sgd.debug | sort >div_drawn.txt
+    [ -s div_data.txt ] && cmp -s div_data.txt div_drawn.txt && ok "a cross with k/n at every grid point where runs diverged: $(tr '\n' ' ' <div_drawn.txt)" ||
+        bad "diverged points $(tr '\n' ' ' <div_data.txt), drawn $(tr '\n' ' ' <div_drawn.txt)"
+    awk -F, -v cs="$(col $s strategy)" -v cl="$(col $s lr)" -v cm="$(col $s final_loss_gap_mean)" -v cn="$(col $s final_loss_gap_n)" \
+        -v clo="$(col $s final_loss_gap_ci95_lo)" -v chi="$(col $s final_loss_gap_ci95_hi)" '!/^#/ && $cs != "strategy" && $cn > 0 {
+            l = $cl + 0; m[$cs, l] = $cm; lo[$cs, l] = $clo; hi[$cs, l] = $chi; lrs[l] = 1 }
+        END { lmin = 1e9; lmax = 0; for (l in lrs) { if (l < lmin) lmin = l; if (l > lmax) lmax = l
+                  pen = (m["bf16-sr", l] - m["fp32", l]) / m["fp32", l]; if (pen > pmax) pmax = pen }
+              plast = (m["bf16-sr", lmax] - m["fp32", lmax]) / m["fp32", lmax]
+              printf "RN at lr %g: [%.3g, %.3g] against fp32 up to %.3g; SR penalty %.3g at lr %g, largest %.3g\n", lmin, lo["bf16-rn", lmin], hi["bf16-rn", lmin], hi["fp32", lmin], plast, lmax, pmax
+              exit !(lo["bf16-rn", lmin] > 5 * hi["fp32", lmin] && plast < pmax / 5) }' $s >why.txt &&
+        ok "$(cat why.txt)" || bad "noisy_sgd: $(cat why.txt)"
+    ;;
 *)
     bad "no claims for figure '$fig'" ;;
 esac
