@@ -45,7 +45,10 @@ gap = (nfs == nsel)
 fslo = NaN; fshi = NaN
 fsee(f) = (fslo = (fslo == fslo && fslo <= f) ? fslo : f, fshi = (fshi == fshi && fshi >= f) ? fshi : f, 0)
 stats in using (keep(0) && finite(column("fstar")) ? fsee(column("fstar")) : 0, 0) nooutput
-fstxt = (fslo == fshi) ? sprintf("f^* = %.4f nats", fslo) : sprintf("f^* = %.4f to %.4f nats by seed", fslo, fshi)
+# the loss's unit: nats for the GPT (cross-entropy), none for the MLP teacher (a mean squared error)
+isgpt = strstrt(" ".cmdline." ", " --problem gpt ") > 0
+lossunit = isgpt ? "  (nats)" : (strstrt(" ".cmdline." ", " --problem mlp ") ? "  (mean squared error)" : "")
+fstxt = (fslo == fshi) ? sprintf("f^* = %.4f%s", fslo, isgpt ? " nats" : "") : sprintf("f^* = %.4f to %.4f%s by seed", fslo, fshi, isgpt ? " nats" : "")
 yv(d) = gap ? column(ycol) - column("fstar") : column(ycol)
 
 # ---- pass 2: each run's curve, x and last value; the best x of each curve ----
@@ -90,7 +93,7 @@ if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu San
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "gpt_curves.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
 set xlabel "step t"
-set ylabel (gap ? "validation gap  val\\_loss - f^*  (nats)" : "validation loss (nats)")
+set ylabel (gap ? "validation gap  val\\_loss - f^*".lossunit : "validation loss".lossunit)
 if (gap) { set logscale y; set yrange [ypos / 1.2 : yhi * 1.3] } else { set yrange [ypos - 0.05 * (yhi - ypos) : yhi + 0.1 * (yhi - ypos)] }
 ylo = ypos / 1.2; yhi = yhi * 1.3
 if (gap && yhi / ylo < 100) { tax = "y"; tlo = ylo; thi = yhi; load plotdir."logtics.gpi" }

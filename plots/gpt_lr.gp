@@ -82,7 +82,9 @@ if (fmt eq "svg") { set terminal svg size 900,600 enhanced font "DejaVu Sans,12"
 if (fmt eq "pdf") { set terminal pdfcairo size 6in,4in enhanced font "DejaVu Sans,10" }
 if (fmt ne "png" && fmt ne "svg" && fmt ne "pdf") { print "gpt_lr.gp: out must end in .png, .svg or .pdf (or set fmt)"; exit status 2 }
 set output out
-ylab = gap ? "final validation gap  val\\_loss - f^*  (nats)" : "final validation loss (nats)"
+# the loss's unit: nats for the GPT (cross-entropy), none for the MLP teacher (a mean squared error)
+lossunit = strstrt(" ".cmdline." ", " --problem gpt ") ? "  (nats)" : (strstrt(" ".cmdline." ", " --problem mlp ") ? "  (mean squared error)" : "")
+ylab = gap ? "final validation gap  val\\_loss - f^*".lossunit : "final validation loss".lossunit
 set xlabel (xcol eq "lr" ? "peak learning rate {/Symbol h}" : esc(xcol))
 set ylabel ylab
 set logscale x

@@ -13,9 +13,12 @@ cli_setup "figure-$fig" "$1"
 export SOURCE_DATE_EPOCH=1700000000
 
 # sweep SPEC: the quick sweep of experiments/SPEC.ini into SPEC.csv (and .runs.csv, .summary.csv)
+# (further arguments override the spec: a shorter run where the claim does not need the length)
 sweep() {
-    "$srlab" sweep "$src/experiments/$1.ini" --quick --quiet -o "$1.csv" 2>err ||
-        { bad "sweep $1: exit $?: $(cat err)"; exit 1; }
+    spec=$1
+    shift
+    "$srlab" sweep "$src/experiments/$spec.ini" --quick --quiet -o "$spec.csv" "$@" 2>err ||
+        { bad "sweep $spec: exit $?: $(cat err)"; exit 1; }
 }
 # draw SPEC FIGURE [--set ...]: the spec's figure line for FIGURE.png, OUT replaced by SPEC, with
 # --set debug=FIGURE.debug and any further arguments; the PNG is kept for a look (SRL_FIGDIR)
@@ -30,6 +33,14 @@ draw() {
     "$srlab" "$@" --set "debug=$name.debug" 2>err || { bad "$line: exit $?: $(cat err)"; exit 1; }
     [ -s "$name.png" ] && ok "$name.png drawn by its spec's line" || bad "$name.png empty"
     [ -z "${SRL_FIGDIR:-}" ] || cp "$name.png" "$SRL_FIGDIR/"
+}
+# svgtext SPEC FIGURE: the texts of the figure drawn again as an SVG by the spec's line
+svgtext() {
+    sspec=$1 sname=$2
+    line=$(sed -n "s/^#.*\(srlab plot .* -o $sname\.png.*\)/\1/p" "$src/experiments/$sspec.ini" | sed 's/  *(plots\/[a-z_]*\.gp)$//')
+    eval "set -- $(echo "$line" | sed "s/OUT/$sspec/g; s/^srlab //; s/-o $sname\.png/-o $sname.svg/")"
+    "$srlab" "$@" 2>err || { bad "$line as SVG: $(cat err)"; return; }
+    grep -o '<tspan[^>]*>[^<]*</tspan>' "$sname.svg" | sed 's/<[^>]*>//g'
 }
 # col FILE NAME: the column number of NAME in FILE's header (the first line not opening with '#')
 col() { awk -F, -v n="$2" '!/^#/ { for (i = 1; i <= NF; i++) if ($i == n) { print i; exit } exit }' "$1"; }
@@ -231,6 +242,15 @@ noisy_sgd)
               printf "RN at lr %g: [%.3g, %.3g] against fp32 up to %.3g; SR penalty %.3g at lr %g, largest %.3g\n", lmin, lo["bf16-rn", lmin], hi["bf16-rn", lmin], hi["fp32", lmin], plast, lmax, pmax
               exit !(lo["bf16-rn", lmin] > 5 * hi["fp32", lmin] && plast < pmax / 5) }' $s >why.txt &&
         ok "$(cat why.txt)" || bad "noisy_sgd: $(cat why.txt)"
+    ;;
+mlp_lr|mlp_curves)
+    # The MLP's loss is a mean squared error: the y axis says so, and never "nats" (the scripts
+    # are the GPT's). A short run suffices for the labels.
+    sweep mlp_teacher --steps 60 --warmup 10 --log-every 20 --seeds 1 --lr 1e-2,4e-2
+    draw mlp_teacher "$fig"
+    svgtext mlp_teacher "$fig" >t.txt
+    grep -q "mean squared error" t.txt && ! grep -q nats t.txt && ok "$fig: the y axis is a mean squared error, no nats" ||
+        bad "$fig labels: $(grep -i -e loss -e nats -e error t.txt | tr '\n' '|')"
     ;;
 *)
     bad "no claims for figure '$fig'" ;;
