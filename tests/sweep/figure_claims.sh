@@ -10,6 +10,7 @@ src=$(cd "$2" && pwd)
 fig=$3
 command -v gnuplot >/dev/null 2>&1 || { echo "SKIP: gnuplot is not installed"; exit 77; }
 cli_setup "figure-$fig" "$1"
+[ -z "${SRL_FIGKEEP:-}" ] || trap - EXIT
 export SOURCE_DATE_EPOCH=1700000000
 
 # sweep SPEC: the quick sweep of experiments/SPEC.ini into SPEC.csv (and .runs.csv, .summary.csv)
@@ -251,6 +252,40 @@ mlp_lr|mlp_curves)
     svgtext mlp_teacher "$fig" >t.txt
     grep -q "mean squared error" t.txt && ! grep -q nats t.txt && ok "$fig: the y axis is a mean squared error, no nats" ||
         bad "$fig labels: $(grep -i -e loss -e nats -e error t.txt | tr '\n' '|')"
+    ;;
+gpt_lr16)
+    # The README's 16-seed GPT study (docs/study/, no sweep): the lower panel is what the
+    # conclusions rest on, each strategy minus mp on the same seed, mean and 95% t interval
+    # (t 2.1314 for 16 seeds; gnuplot's, from its ibeta, agrees to 1e-8), also in % of mp's mean
+    # gap, recomputed here from the runs file; the
+    # x tics are the four learning rates; the triangles' count in the key is the runs with gap <= 0.
+    cp "$src/docs/study/gpt16.summary.csv" "$src/docs/study/gpt16.runs.csv" .
+    "$srlab" plot gpt_lr --in gpt16.summary.csv -o gpt_lr16.png --set debug=gpt_lr16.debug 2>err && [ -s gpt_lr16.png ] &&
+        ok "gpt_lr16.png drawn" || { bad "gpt_lr16: $(cat err)"; exit 1; }
+    [ -z "${SRL_FIGDIR:-}" ] || cp gpt_lr16.png "$SRL_FIGDIR/"
+    r=gpt16.runs.csv
+    awk -F, -v cs="$(col $r strategy)" -v cl="$(col $r lr)" -v cd="$(col $r seed)" -v cv="$(col $r final_val_loss)" \
+        -v cf="$(col $r final_fstar)" -v cx="$(col $r diverged)" '!/^#/ && $1 != "run" && $cx == 0 { v[$cs, $cl + 0, $cd] = $cv - $cf; st[$cs] = 1; lr[$cl + 0] = 1; sd[$cd] = 1 }
+        END { for (s in st) if (s != "mp") for (l in lr) { n = 0; a = 0; q = 0; bm = 0; nb = 0
+                  for (d in sd) { if (((s, l, d) in v) && (("mp", l, d) in v)) { x = v[s, l, d] - v["mp", l, d]; n++; a += x; q += x * x }
+                                  if (("mp", l, d) in v) { bm += v["mp", l, d]; nb++ } }
+                  m = a / n; hw = 2.1314495455597742 * sqrt((q - a * a / n) / (n - 1)) / sqrt(n); bm /= nb
+                  printf "%s %.6g %d %.10g %.10g %.10g %.10g %.10g\n", s, l, n, m, m - hw, m + hw, 100 * (m - hw) / bm, 100 * (m + hw) / bm } }' $r | sort >want.txt
+    awk -F, 'f && $1 != "g" && NF >= 9 { print $1, $2, $6, $3, $4, $5, $8, $9 } $0 == "diff" { f = 1 }' gpt_lr16.debug >got.txt
+    names=$(sed -n 's/^# command: .* --strategy \([^ ]*\) .*/\1/p' gpt16.summary.csv | tr , ' ')
+    awk -v names="$names" 'BEGIN { split(names, nm, " ") } { $1 = nm[$1]; printf "%s %.6g %d %.10g %.10g %.10g %.10g %.10g\n", $1, $2, $3, $4, $5, $6, $7, $8 }' got.txt | sort >got2.txt
+    [ "$(wc -l <want.txt)" -eq 16 ] && awk 'NR == FNR { w[$1 " " $2] = $0; next } { split(w[$1 " " $2], a, " "); if (a[3] != $3) b = 1
+            for (i = 4; i <= 8; i++) if ((a[i] - $i)^2 > (1e-7 * (a[i] < 0 ? -a[i] : a[i]) + (i >= 7 ? 1e-7 : 1e-10))^2) b = 1; n++ } END { exit b || n != 16 }' want.txt got2.txt &&
+        ok "the paired-difference panel: 16 comparisons with mp recomputed from the runs (e.g. $(grep '^bf16-sr 0.016 ' want.txt | cut -d' ' -f1-6))" ||
+        bad "paired differences: want $(head -3 want.txt | tr '\n' '|') got $(head -3 got2.txt | tr '\n' '|')"
+    "$srlab" plot gpt_lr --in gpt16.summary.csv -o gpt_lr16.svg 2>err || bad "gpt_lr16 as SVG: $(cat err)"
+    grep -o '<tspan[^>]*>[^<]*</tspan>' gpt_lr16.svg | sed 's/<[^>]*>//g' >t.txt
+    le0=$(awk -F, -v cv="$(col $r final_val_loss)" -v cf="$(col $r final_fstar)" -v cx="$(col $r diverged)" '!/^#/ && $1 != "run" && $cx == 0 && $cv - $cf <= 0 { n++ } END { print n + 0 }' $r)
+    grep -qx "gap ≤ 0 ($le0)" t.txt && grep -q "triangles at the bottom: gap ≤ 0" t.txt && ok "the triangles explained in the key and the footnote: $le0 runs with gap <= 0" ||
+        bad "gap <= 0 ($le0): $(grep -i gap t.txt | tr '\n' '|')"
+    ticks=$(awk '/^(8e-3|1.6e-2|3.2e-2|6.4e-2)$/ { n[$0]++ } /^(0.007|0.015|0.02|0.03|0.05|0.07)$/ { odd++ } END { for (k in n) if (n[k] == 2) two++; print two + 0, odd + 0 }' t.txt)
+    [ "$ticks" = "4 0" ] && ok "x tics at the four learning rates as swept" || bad "x tics: $ticks ($(grep -E '^[0-9.e-]+$' t.txt | tr '\n' ' '))"
+    grep -q "nats" t.txt && ok "the GPT's gap in nats" || bad "no nats on the GPT figure"
     ;;
 *)
     bad "no claims for figure '$fig'" ;;
