@@ -287,6 +287,22 @@ gpt_lr16)
     [ "$ticks" = "4 0" ] && ok "x tics at the four learning rates as swept" || bad "x tics: $ticks ($(grep -E '^[0-9.e-]+$' t.txt | tr '\n' ' '))"
     grep -q "nats" t.txt && ok "the GPT's gap in nats" || bad "no nats on the GPT figure"
     ;;
+matvec)
+    # RN and SR part once RN's partial sums outgrow the terms: over n >= 256 the least-squares
+    # slope of log(mean backward error) on log n is above 0.9 for RN (like n u) and below 0.75 for
+    # SR (like sqrt(n) u), and at the largest n RN's mean is above 1.5x SR's.
+    sweep matvec
+    draw matvec matvec
+    r=matvec.csv
+    awk -F, -v cr="$(col $r rounding)" -v ck="$(col $r k)" -v cb="$(col $r bwd_norm)" '!/^#/ && $1 != "run" { s[$cr, $ck] += $cb; c[$cr, $ck]++; ks[$ck + 0] = 1 }
+        END { for (k in ks) { if (k + 0 > kmax) kmax = k + 0; if (k + 0 >= 256) for (i = 1; i <= 2; i++) { q = (i == 1 ? "rn" : "sr"); x = log(k); y = log(s[q, k] / c[q, k])
+                  n[q]++; sx[q] += x; sy[q] += y; sxx[q] += x * x; sxy[q] += x * y } }
+              for (i = 1; i <= 2; i++) { q = (i == 1 ? "rn" : "sr"); sl[q] = (n[q] * sxy[q] - sx[q] * sy[q]) / (n[q] * sxx[q] - sx[q] * sx[q]) }
+              rn = s["rn", kmax] / c["rn", kmax]; sr = s["sr", kmax] / c["sr", kmax]
+              printf "slopes over n >= 256: RN %.2f, SR %.2f; at n = %d RN %.3g, SR %.3g\n", sl["rn"], sl["sr"], kmax, rn, sr
+              exit !(n["rn"] >= 3 && sl["rn"] > 0.9 && sl["sr"] < 0.75 && rn > 1.5 * sr) }' $r >why.txt &&
+        ok "$(cat why.txt)" || bad "matvec: $(cat why.txt)"
+    ;;
 *)
     bad "no claims for figure '$fig'" ;;
 esac
