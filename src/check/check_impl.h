@@ -9,8 +9,8 @@
  *   parallel    srl__chk_parallel: independent seeds over OpenMP threads, each into its own slot,
  *               so results cannot depend on the thread count
  *   training    srl__chk_job: a training runner over seeds, each seed reduced to a few numbers
- *   rounding    srl__chk_round: the rounding functions of the experiments, wrong variants under
- *               a realistic defect (src/check/bugs.c, `srlab check --mutate bug`)
+ *   defects     srl__chk_defect: switch a built-in defect on (src/check/bugs.c, `srlab check
+ *               --mutate bug`)
  *   rows        the catalogue's row (srl__chk_row: the public srl_check, the function, its
  *               parameters) and every check function, declared here by file; the table is in
  *               src/check/catalogue.c */
@@ -102,20 +102,11 @@ int srl__chk_run(srl__chk_rows *rows, srl_run_kind kind, const char *problem, co
 typedef int (*srl__chk_item_fn)(void *ctx, size_t i, srl_err *err);
 int srl__chk_parallel(size_t n, srl__chk_item_fn fn, void *ctx, srl_err *err);
 
-/* ---- the rounding of the experiments (src/check/bugs.c) ---- */
+/* ---- the built-in defects (src/check/bugs.c) ---- */
 
-/* The rounding functions a check's experiment calls: the library's, or with opts.bug set the
- * wrong variant of that defect (written in src/check/bugs.c; the library is never touched). */
-typedef struct srl__chk_round_ops {
-    double (*round)(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
-    int (*round_array)(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
-                       srl_rng *rng);
-} srl__chk_round_ops;
-const srl__chk_round_ops *srl__chk_round(const srl_check_opts *o);
-/* The optimizer step a check's experiment calls: srl_optim_step, or under the defect adam-eps a
- * variant dividing by sqrt(v + eps) (plain weights only). */
-typedef int (*srl__chk_step_fn)(srl_weights *W, const srl_optim_config *c, uint64_t t, double lr);
-srl__chk_step_fn srl__chk_step(const srl_check_opts *o);
+/* Switch defect b on (0: off) in the library's paths (src/core/mutant.h; a build without the
+ * defects ignores it). srl_check_run calls it around a run. */
+void srl__chk_defect(unsigned b);
 
 /* ---- training runs over seeds (src/check/train_runs.c) ---- */
 

@@ -29,6 +29,7 @@
 #endif
 
 #include "train/optim_impl.h"
+#include "core/mutant.h"
 #include "core/pcg_impl.h"
 #include "linalg/tensor_impl.h"
 
