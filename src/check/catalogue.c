@@ -46,6 +46,13 @@ static const srl__chk_row rows[] = {
       "2.6e-3 in P(pair both away) - f^2 (2^21 pairs); a shared draw moves it by f(1-f), up "
       "to 0.25", STAT},
      srl__chk_sr_pairs, NO_PARAMS},
+    {{"T01f", "T01",
+      "every rounding path decides as the definition, on inputs built from each element's draw",
+      M("the paths draw one index late (element i takes i + 1's draw)",
+        "the definition's rn breaks ties away from zero"),
+      "any result that differs from the definition (exact): one element of one path, however "
+      "rare at random (a fraction equal to its draw, a tie, the carry edge of sr:r=R)", PROBE},
+     srl__chk_probe_paths, NO_PARAMS},
     {{"T02a", "T02", "sr:r=R bias E[SR_R(x)] - x = -sign(x) q (f - floor(f 2^R) 2^-R)",
       M("round with exact sr", "predict no bias (0)"),
       "a bias of 1.6e-3 spacings (2^22 draws per probe)", STAT},
@@ -55,6 +62,14 @@ static const srl__chk_row rows[] = {
       "a bias of 1.6e-3 spacings at f ~ 1/2, 6e-5 at the 4 values with f < 2^-12 (2^22 "
       "draws)", STAT},
      srl__chk_sr16_unbiased, NO_PARAMS},
+    {{"T02c", "T02",
+      "the seed paper's optimizer write (bf16 Adam, sr:r=16 and rn) decides as the definition at "
+      "each element's carry edge, fused kernel and generic tiles",
+      M("the step numbered t - 1 (its write takes the previous step's draws)",
+        "the definition with sr:r=15 (rn: ties away from zero)"),
+      "any weight or moment that differs from the definition (exact): the carry edge F + Z = "
+      "2^16 - 1 / 2^16 of one element", PROBE},
+     srl__chk_probe_write, NO_PARAMS},
     {{"T03a", "T03", "recursive summation under RN: |s - S| <= gamma_{n-1} sum|x_i|",
       M(NULL, "bound with the unit roundoff of a format one bit more precise (u/2)"),
       "an error 0.8% of gamma_{n-1} above the largest seen (deterministic)", PROBE},
@@ -204,6 +219,14 @@ static const srl__chk_row rows[] = {
       M("write with sr (strategy bf16-sr)", "predict the exact step (no RN bias)"),
       "any displacement off T q_i rint(s/q_i) (exact): one spacing of one coordinate", PROBE},
      srl__chk_adam_rn_moves, {.beta1 = 0.9}},
+    {{"T10f", "T10",
+      "one Adam / AdamW step equals include/srlab/optim.h's operations bit for bit (five "
+      "strategies, both paths, steps 1, 2, 9)",
+      M("the step numbered t + 1 (bias corrections and draws of the next step)",
+        "the definition with eps inside the square root"),
+      "any weight, moment or master that differs from the definition (exact): one rounding of "
+      "one element", PROBE},
+     srl__chk_probe_step, NO_PARAMS},
     {{"T11a", "T11",
       "GD under SR on a rotated quadratic: the mean trajectory is exact (sanity: T05c in 8-D)",
       M("write with rn instead of sr", NULL),
@@ -302,6 +325,12 @@ static const srl__chk_row rows[] = {
       M("kahan off (plain sr writes accumulate a variance)", NULL),
       "2.1e-7 in E (x_t - x_exact)^2 (5.5% of 3.79e-6)", STAT},
      srl__chk_kahan_sr, NO_PARAMS},
+    {{"T16c", "T16",
+      "the Kahan-compensated write equals include/srlab/optim.h's, weight and compensation "
+      "(steps 1 and 2, SGD and Adam)",
+      M(NULL, "the definition without compensation (comp stays 0)"),
+      "any weight or compensation that differs from the definition (exact)", PROBE},
+     srl__chk_probe_kahan, NO_PARAMS},
     {{"T17a", "T17", "recursive SR summation: E (s - S)^2 <= u^2 sum_k (1 + u^2)^(n-k) S_k^2",
       M("sum with sr:r=2 (biased)", "bound with u/4 (a format two bits more precise)"),
       "a variance 3.5x the measured one (a bound row)", STAT},

@@ -197,6 +197,11 @@ SRL__CHK_FN(srl__chk_sr_pairs);               /* T01e */
 SRL__CHK_FN(srl__chk_sr_bits_bias);           /* T02a */
 SRL__CHK_FN(srl__chk_sr16_unbiased);          /* T02b */
 SRL__CHK_FN(srl__chk_quartic_shift);          /* T11b */
+/* src/check/probe.c: probes of the library's paths against the definitions */
+SRL__CHK_FN(srl__chk_probe_paths);            /* T01f */
+SRL__CHK_FN(srl__chk_probe_write);            /* T02c */
+SRL__CHK_FN(srl__chk_probe_step);             /* T10f */
+SRL__CHK_FN(srl__chk_probe_kahan);            /* T16c */
 /* src/check/sum.c: sums and matrix-vector products */
 SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
 SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
