@@ -160,8 +160,11 @@ typedef union srl__chk_params {
     double lr;                      /* srl__chk_gd_sr_floor */
     double beta1;                   /* srl__chk_adam_rn_moves */
     struct {
-        const char *opt; /* "sgd" (T06) or "adam" with beta1 = 0 (T10) */
+        const char *opt; /* "sgd" (T06) or "adam" (T10) */
         double lr;
+        double beta1;    /* Adam's */
+        char mut;        /* the prediction mutation: 'q' ulp^2/4 in place of v(r) ulp^2, 'r' the
+                            large-r form ulp^2/6 (T06c), 'b' the beta1 = 0 formula (T10g) */
     } penalty;           /* srl__chk_sr_penalty */
     struct {
         const char *strategy;
@@ -229,10 +232,13 @@ SRL__CHK_FN(srl__chk_moment_rise);            /* T09b */
 /* src/check/t10_freeze.c: Adam frozen, or moving with a bias, under RN */
 SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
 SRL__CHK_FN(srl__chk_adam_rn_moves);          /* T10d, T10e */
+/* src/check/t10_bound.c: the rounding term of T10's bound, step by step */
+SRL__CHK_FN(srl__chk_adam_bound_term);        /* T10h */
 /* src/check/t11_trajectory.c: the mean SR trajectory */
 SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
-/* src/check/t11_shift.c: the mean SR trajectory's shift on x^4/4 */
+/* src/check/t11_shift.c: the mean SR trajectory's shift and spread on x^4/4 */
 SRL__CHK_FN(srl__chk_quartic_trajectory);     /* T11c */
+SRL__CHK_FN(srl__chk_quartic_variance);       /* T11d */
 /* src/check/t12_replicas.c: data-parallel replicas */
 SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
@@ -249,8 +255,10 @@ SRL__CHK_FN(srl__chk_t14_crossover);          /* T14e */
 SRL__CHK_FN(srl__chk_heat_sr_slope);          /* T15a */
 SRL__CHK_FN(srl__chk_heat_sr_bound);          /* T15b */
 SRL__CHK_FN(srl__chk_heat_rn_frozen);         /* T15c */
+SRL__CHK_FN(srl__chk_heat_rn_passes);         /* T15d */
 SRL__CHK_FN(srl__chk_kahan_rn);               /* T16a */
 SRL__CHK_FN(srl__chk_kahan_sr);               /* T16b */
+SRL__CHK_FN(srl__chk_plain_sr);               /* T16d */
 SRL__CHK_FN(srl__chk_sum_var_bound);          /* T17a, T17b */
 SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
 

@@ -171,11 +171,10 @@ typedef struct pgroup {
  * binary32 lanes compare in the draw's high word: u's bits 32 .. 63 - bits). */
 static bool equal_draw(const pgroup *g, uint64_t u)
 {
-    if (g->bits < 1 || g->bits >= 32)
-        return false;
     if (g->b32)
-        return ((u >> 32) & ((UINT64_C(1) << (32 - g->bits)) - 1)) == 0;
-    return (u & ((UINT64_C(1) << (64 - g->bits)) - 1)) == 0;
+        return g->bits >= 1 && g->bits < 32 &&
+               ((u >> 32) & ((UINT64_C(1) << (32 - g->bits)) - 1)) == 0;
+    return g->bits >= 1 && (u & ((UINT64_C(1) << (64 - g->bits)) - 1)) == 0;
 }
 
 /* +-(T 2^bits + F) 2^(qe - bits): the grid of 2^qe, T its count, F/2^bits the fraction. */
@@ -190,8 +189,8 @@ static uint64_t rnd(srl_rng *r, uint64_t n)
     return n ? srl_rng_next(r) % n : 0;
 }
 
-/* The input of element i whose draw is u (shape from the stream sh). */
-static double probe_input(const pgroup *g, size_t i, uint64_t u, srl_rng *sh)
+/* The input of element i whose draw is u (sto: a stochastic mode's; shape from the stream sh). */
+static double probe_input(const pgroup *g, size_t i, uint64_t u, bool sto, srl_rng *sh)
 {
     const srl_format *f = g->f;
     const int p = f->p, bits = g->bits;
@@ -203,7 +202,7 @@ static double probe_input(const pgroup *g, size_t i, uint64_t u, srl_rng *sh)
     uint64_t T = Tlo + rnd(sh, Tlo), F = rnd(sh, Fmax);
     const uint64_t Fu = u >> (64 - bits); /* the draw's top bits: U just above F/2^bits */
     int kind = (int)(i % 12);
-    if (equal_draw(g, u))
+    if (sto && equal_draw(g, u))
         kind = 1; /* the fraction equal to the draw (sr: stays; U <= f would go away) */
     switch (kind) {
     case 1: F = Fu; break;
@@ -252,9 +251,9 @@ static bool window_start(uint64_t *c0, const pgroup *g, int w, const srl_rng *ro
         *c0 = 3 * PN;
         return true;
     }
-    if (g->bits < 1 || g->bits >= 32 || (!g->b32 && 64 - g->bits > 23) ||
-        (g->b32 && 32 - g->bits > 23))
-        return false;
+    if (g->bits < 1 || (g->b32 && (g->bits >= 32 || 32 - g->bits > 23)) ||
+        (!g->b32 && 64 - g->bits > 23))
+        return false; /* a draw that rare is not worth the search */
     srl_rng r = *root;
     srl_rng_seek(&r, 64 * PN);
     for (uint64_t j = 64 * PN; j < 64 * PN + (UINT64_C(1) << 23); j++)
@@ -358,11 +357,13 @@ static int probe_group(miss *ms, const pgroup *g, int w, const srl_rng *root,
         srl_rng sh;
         probe_rng(&sh, "T01f/shapes");
         srl_rng_seek(&sh, (uint64_t)w << 40 | base);
+        /* u: the element's draw (a deterministic mode draws none: its inputs are shaped by a
+         * draw of the shape stream instead, and the definition ignores u) */
+        const bool sto = srl_rounding_is_stochastic(g->m);
         uint64_t u[PN];
         for (size_t i = 0; i < PN; i++) {
-            u[i] = srl_rounding_is_stochastic(g->m) ? srl_rng_draw_at(root, path_index(path, base, i))
-                                                    : 0;
-            x[i] = probe_input(g, i, u[i], &sh);
+            u[i] = sto ? srl_rng_draw_at(root, path_index(path, base, i)) : srl_rng_next(&sh);
+            x[i] = probe_input(g, i, u[i], sto, &sh);
             xf[i] = (float)x[i]; /* exact for binary32 inputs */
         }
         const uint64_t run_base = base + (mutation == SRL_CHECK_MUT_EXPERIMENT ? 1 : 0);
@@ -373,7 +374,7 @@ static int probe_group(miss *ms, const pgroup *g, int w, const srl_rng *root,
         if (mutation == SRL_CHECK_MUT_PREDICTION && dm.mode == SRL_RN)
             dm.mode = SRL_RNA;
         for (size_t i = 0; i < PN; i++) {
-            const double want = def_round(x[i], g->f, dm, u[i]);
+            const double want = def_round(x[i], g->f, dm, sto ? u[i] : 0);
             miss_note(ms, same(y[i], want), "%s, %s, %s, %s input %a (draw %016llx): %a, not %a",
                       path_name[path], fname, mname, g->b32 ? "binary32" : "binary64", x[i],
                       (unsigned long long)u[i], y[i], want);
