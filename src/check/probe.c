@@ -8,13 +8,13 @@
  *   T01f  every rounding path against the definition of every mode: srl_round, srl_round_array,
  *         srl_round_array_float, srl_round_array_d2f, tensor writes from binary32 and binary64
  *         (bf16's own bit writes among them) and the matrix product's outputs (srl_gemm,
- *         srl_gemm_f with k = 1: an output is one rounding of its input), seven formats, twelve
+ *         srl_gemm_f with k = 1: an output is one rounding of its input), nine formats, twelve
  *         modes, binary64 and binary32 inputs. Each element's input is built from its own draw
  *         (the path's documented draw index): a fraction just below or just above the draw,
  *         equal to it where the draw's low bits are zero (a window is placed around such a
  *         draw), sr:r=R's carry edge F + Z = 2^R - 1 and 2^R, ties and their neighbours, exact
  *         values, the last spacing below a power of two, the subnormal range, the edge of
- *         overflow; half of them negative.
+ *         overflow, zeros, infinities and NaNs; half of them negative.
  *   T02c  the seed paper's optimizer write (bf16 Adam, sr:r=16 of the binary32 update, and rn) in
  *         the fused kernel and the generic tiles: each element's exact new value placed at the
  *         carry's edge for its own draw (F = 2^16 - Z - 1 and 2^16 - Z; under rn ties and their
@@ -57,8 +57,10 @@
  * NaN in a format without. Exact: q is a power of two, T q and |x| - T q are binary64 numbers. */
 static double def_round(double x, const srl_format *f, srl_rounding m, uint64_t u)
 {
-    if (x == 0 || !isfinite(x))
-        return x; /* (the probes' inputs are finite and nonzero) */
+    if (x == 0 || isnan(x))
+        return x; /* a zero keeps its sign, a NaN stays a NaN */
+    if (isinf(x)) /* an infinity: itself, or the saturating format's xmax, else NaN */
+        return f->saturate ? copysign(f->xmax, x) : f->inf ? x : NAN;
     const bool neg = x < 0;
     const double a = fabs(x);
     const int e = ilogb(a);
@@ -132,8 +134,12 @@ static void miss_note(miss *ms, bool ok, const char *fmt, ...)
 
 #define PN 256 /* elements per window: whole vector groups and tiles, above the short writes */
 
+/* bf16's range without subnormals, and bf16's and tf32's without infinities and saturating
+ * (neither takes the bulk kernels' pattern path: their subnormals are binary32 subnormals
+ * rounded on the lanes) */
 static const char *const pf_formats[] = {
-    "bf16", "fp16", "e4m3", "e5m2", "tf32", "p=8,emax=127,subnormals=off", "fp32",
+    "bf16", "fp16", "e4m3", "e5m2", "tf32", "p=8,emax=127,subnormals=off",
+    "p=8,emax=127,inf=off", "p=11,emax=127,saturate=on", "fp32",
 };
 #define NPF (sizeof pf_formats / sizeof pf_formats[0])
 
@@ -237,6 +243,12 @@ static double probe_input(const pgroup *g, size_t i, uint64_t u, bool sto, srl_r
             F = top << (bits - R) | low;
         }
         break;
+    case 11: { /* every 4th: the specials, +-0, +-inf, NaN */
+        static const double sp[5] = {0.0, -0.0, INFINITY, -INFINITY, NAN};
+        if ((i / 12) % 4 == 3)
+            return sp[(i / 48) % 5];
+        break;
+    }
     default: break; /* 0, 11: anywhere */
     }
     return compose(T, F, e - p + 1, bits, neg);
@@ -416,7 +428,7 @@ int srl__chk_probe_paths(srl_check_result *out, const srl__chk_row *row, const s
                                               row->check.id, srl_strerror(st));
     srl__chk_result_begin(out, row->check.id,
                           "%llu of %llu results of %d rounding paths differ from the definition "
-                          "(7 formats, 12 modes, inputs from each element's draw; seed 1, "
+                          "(9 formats, 12 modes, inputs from each element's draw; seed 1, "
                           "streams T01f*)%s%s",
                           (unsigned long long)ms.count, (unsigned long long)ms.total, NPATH,
                           ms.count ? "; first: " : "", ms.first);
