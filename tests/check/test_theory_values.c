@@ -5,6 +5,7 @@
  * [0.25, 0.5). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "srlab/format.h"
@@ -221,6 +222,23 @@ static void test_t12(void)
     CHECK(v.p_away == 0.5 && v.diff_prob == 0.5, "T12 sr:r=1: p = floor(2 3/4) / 2");
     srl_t12_eval(&v, 3e38, 1, -1e38, 1, 1, bf16(), SRL_ROUND_SR);
     CHECK(!v.in_range, "T12: a write beyond the format's range");
+    /* T12 step 3 with decoupled decay: the replicas' exact values differ by (1 - lr wd) d, d a
+     * multiple of q, so their fractions differ by lr wd d / q and the per-step increment's error
+     * |p_r (1 - p_r) - p_0 (1 - p_0)| q^2 is at most lr wd |d| q (bf16 around 1.5, lr wd 1e-3,
+     * |d| up to 40 q, 256 fractions p_0) */
+    const double qq = 0x1p-7, lw = 1e-3;
+    double worst = 0;
+    for (int k = -40; k <= 40; k++)
+        for (int j = 0; j < 256; j++) {
+            const double xe0 = 1.5 + (j + 0.5) / 256 * qq, xer = xe0 + (1 - lw) * k * qq;
+            const srl_rounding sr = SRL_ROUND_SR;
+            const double p0 = srl_t12_away_prob(xe0, bf16(), sr), pr = srl_t12_away_prob(xer, bf16(), sr);
+            const double err = fabs(pr * (1 - pr) - p0 * (1 - p0));
+            if (k)
+                worst = fmax(worst, err / (lw * abs(k)));
+            CHECK(err <= lw * abs(k) + 1e-15, "T12 step 3 at d = %d q, p0 %g: %g", k, p0, err);
+        }
+    CHECK(worst > 0.5, "T12 step 3: the bound is nearly attained (%g of it)", worst);
     GROUP("T12 values (srl_t12_eval)", before);
 }
 
