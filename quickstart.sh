@@ -4,7 +4,8 @@
 #   sh quickstart.sh         install what is missing, build, run the main job: the whole study
 #                            as one report (srlab reproduce --quick -> report/index.html)
 #   sh quickstart.sh test    install what is missing, build, run the whole test suite
-#                            (release build, then an address+undefined sanitizer build), then
+#                            (release build, then an address+undefined sanitizer build), the
+#                            built-in defects against the checks (a -Dmutants=true build), then
 #                            a short run of each fuzz target (clang, tests/fuzz)
 #
 # Run as root, or as a user who may sudo (only apt-get needs it). Nothing is downloaded at run
@@ -107,9 +108,20 @@ ninja -C build-asan
 # sanitizers, and would add its minute and a half for nothing more.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --num-processes "$jobs" --no-suite slurm
+# The built-in defects (theory/README.md, "Built-in defects"): a build that has them, in which
+# the probes PASS with every defect off and every defect, switched on, makes some check FAIL
+# (srlab check --mutate bug --quick: about 3 minutes on 2 cores with the build; the default
+# builds above have no trace of them).
+if [ ! -f build-mutants/build.ninja ]; then
+    meson setup build-mutants --buildtype=release -Dmutants=true -Dslow_tests=false
+fi
+ninja -C build-mutants src/cli/srlab
+./build-mutants/src/cli/srlab check --quick T01f T02c T10f T16c
+./build-mutants/src/cli/srlab check --mutate bug --quick
 # The fuzz targets (tests/fuzz, README "Fuzzing"): built with clang under the address and
 # undefined sanitizers in build-fuzz, each run 5 seconds from its seed corpus, which holds the
 # inputs of the bugs fuzzing found; any crash, sanitizer report, hang or memory blow-up fails.
 # The long run is `meson test -C build --suite fuzz` (SRL_FUZZ_SECONDS per target, default 1800).
 SRL_FUZZ_BUILDDIR=build-fuzz sh tests/fuzz/run.sh --seconds 5
-echo "quickstart: all tests passed (release and address+undefined sanitizer builds, fuzz targets)"
+echo "quickstart: all tests passed (release and address+undefined sanitizer builds, built-in" \
+    "defects, fuzz targets)"

@@ -1,7 +1,7 @@
 # plots/heat.gp: RMS rounding error of the 1-D heat equation (explicit Euler, every update
 # rounded once) against the time step dt = r h^2, one curve per rounding, with the lines of
 # theory/T15 (Croci and Giles 2022): the worst-case RN bound t u / dt, SR's small-h law
-# u sqrt(1/(12 r h)) ~ u dt^-1/4, and the level of a stagnated solution, the whole decay
+# u sqrt(S(t)/(8 pi^2 r h)) ~ u dt^-1/4, and the level of a stagnated solution, the whole decay
 # rms((1 - exp(-pi^2 t)) sin(pi x)). RN follows u/dt and then stagnates; SR keeps to dt^-1/4.
 # The points carry their 95% intervals over the seeds (the summary's Student t); the key sits
 # above the plot.
@@ -46,7 +46,9 @@ if (!exists("p")) p = strstrt(fmtname, "fp32") ? 24 : (strstrt(fmtname, "fp16") 
     strstrt(fmtname, "e4m3") ? 4 : strstrt(fmtname, "e5m2") ? 3 : 8
 u = 2.0 ** (-p)
 rnbound(x) = t * u / x
-srlaw(x) = u * sqrt(1 / (12 * r * sqrt(x / r)))
+# S(t) = sum_k (1 - exp(-2 pi^2 k^2 t)) / k^2 (pi^2/6 once t >> 1/(2 pi^2)); h = sqrt(dt / r)
+srS = pi**2 / 6 - sum [k=1:1000] exp(-2 * pi**2 * k**2 * t) / k**2
+srlaw(x) = u * sqrt(srS / (8 * pi**2 * r * sqrt(x / r)))
 frozen = (1 - exp(-pi**2 * t)) / sqrt(2)
 
 lmin = 1e308; lmax = 0; ypos = 1e308; nmin = 1e308; nmax = 0
@@ -85,7 +87,7 @@ plot for [g=1:G] in using (g):(column("final_dt_mean")):(clip(column("final_rms_
 unset table
 hasci = hascol("final_rms_err_ci95_lo") && hascol("final_rms_err_ci95_hi")
 plot rnbound(x) with lines dt 2 lw 2 lc rgb "#000000" title "RN worst case t u / dt", \
-     srlaw(x) with lines dt 4 lw 2 lc rgb "#555555" title "SR bound, small h: u / sqrt(12 r h), slope 1/4", \
+     srlaw(x) with lines dt 4 lw 2 lc rgb "#555555" title "SR bound, small h: u sqrt(S(t) / (8 pi^2 r h)), slope 1/4", \
      frozen with lines dt 3 lw 1.5 lc rgb "#999999" title "stagnated: the whole decay", \
      for [g=1:G] in using (ing(g) && hasci ? column("final_dt_mean") : NaN):(clip(column("final_rms_err_mean"))):(clip(column("final_rms_err_ci95_lo"))):(clip(column("final_rms_err_ci95_hi"))) \
          with yerrorbars pt 7 ps 0.8 lw 1.2 lc rgb col(g) notitle, \

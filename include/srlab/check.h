@@ -43,12 +43,23 @@
  * kind; every check has at least one. tests/check asserts that each one FAILs.
  *
  * Realistic defects (`srlab check --mutate bug`). The mutations above are large on purpose; a
- * defect (srl_check_bug) is small and realistic: sr deciding with 8 random bits, a tie broken
- * away from zero, one draw shared by two elements... A check's experiment reaches the rounding
- * through a table of functions (src/check/bugs.c); with opts.bug set, the table holds a wrong
- * variant written in src/check, so the defect lives only inside the check's experiment, never
- * in the library. srl_check.bugs says which defects reach a check's experiment; each defect must
- * make at least one check FAIL (tests/check asserts it).
+ * defect is small and realistic (sr deciding with 8 random bits, a tie broken away from zero, one
+ * draw shared by two elements, Adam's eps inside the square root...) and lives in the library's
+ * own code: the rounding decision's scalar and lane copies, the bulk kernels, the bf16 writes,
+ * the tensor writes, the optimizers, the matrix product's engines, the replicas' streams. Only a
+ * build configured with `meson setup -Dmutants=true` has them (theory/README.md, "Built-in
+ * defects"); there opts.bug switches defect opts.bug on for the duration of srl_check_run, so a
+ * check's experiment runs the same code paths a real bug would be in. Any check may catch any
+ * defect; `srlab check --mutate bug` runs each defect against the checks until one FAILs and
+ * names it. A build without them refuses opts.bug != 0 (SRL_ENOTSUP).
+ *
+ * Two bases of a verdict (srl_check.basis):
+ *   statistical  the measurement is an estimate from a sample (seeds, draws): the check has a
+ *                confidence level and a minimum detectable effect;
+ *   probe        the measurement is deterministic: a run without randomness, or inputs and draws
+ *                chosen so that the outcome of a defect is fixed (an input whose fraction equals
+ *                its element's draw, a tie, the last spacing below a power of two...); it FAILs
+ *                on any defect that changes one result, however rare at random.
  *
  * Power. srl_check.mde states, for the sizes of the full check, the check's minimum detectable
  * effect: the smallest deviation of the measured quantity from the prediction that makes the
@@ -103,32 +114,26 @@ typedef struct srl_check_result {
     bool pass;
 } srl_check_result;
 
-/* The realistic defects of `srlab check --mutate bug` (above). */
-typedef enum srl_check_bug {
-    SRL_CHECK_BUG_NONE = 0,
-    SRL_CHECK_BUG_SR8,       /* sr decides with 8 random bits instead of the exact comparison */
-    SRL_CHECK_BUG_SR_LE,     /* sr rounds away from zero when U <= f instead of U < f */
-    SRL_CHECK_BUG_TIES_AWAY, /* rn breaks ties away from zero instead of to even */
-    SRL_CHECK_BUG_DRAW_HALF, /* element i of an array reuses draw i/2 */
-    SRL_CHECK_BUG_SUBNORMAL, /* fp16's subnormal spacing off by a factor 2 (2^-23, not 2^-24) */
-    SRL_CHECK_BUG_SR12,      /* the seed paper's sr:r=16 write done with 12 random bits */
-    SRL_CHECK_BUG_ADAM_EPS,  /* Adam divides by sqrt(v + eps) instead of sqrt(v) + eps */
-    SRL_CHECK_BUG_REPLICA_STREAM, /* replicas' shared SR streams differ by the replica index */
-    SRL_CHECK_BUG_COUNT
-} srl_check_bug;
+/* The realistic defects of `srlab check --mutate bug` (above), numbered 1 .. srl_check_bug_count()
+ * (0: none); the list is the same in every build. */
+unsigned srl_check_bug_count(void);
+/* Defect b's short name ("sr8") and what it does (one line); NULL out of range (and for 0). */
+const char *srl_check_bug_name(unsigned b);
+const char *srl_check_bug_text(unsigned b);
+/* The defect named `name` (case-sensitive), or 0. */
+unsigned srl_check_bug_find(const char *name);
+/* Does this build have the defects (-Dmutants=true)? */
+bool srl_check_bugs_built(void);
 
-/* The defect's short name ("sr8") and what it does (one line); NULL out of range. */
-const char *srl_check_bug_name(srl_check_bug b);
-const char *srl_check_bug_text(srl_check_bug b);
-/* The mask bit of defect b in srl_check.bugs. */
-#define SRL_CHECK_BUG_BIT(b) (1u << (unsigned)(b))
+/* The basis of a check's verdict (above). */
+typedef enum srl_check_basis { SRL_CHECK_STATISTICAL = 0, SRL_CHECK_PROBE } srl_check_basis;
 
 typedef struct srl_check_opts {
     bool quick;                  /* the sizes of `srlab check --quick` */
     uint64_t seeds;              /* number of seeds of the statistical checks; 0: the
                                     check's default (quick or full) */
     srl_check_mutation mutation; /* SRL_CHECK_MUT_NONE except in tests */
-    srl_check_bug bug;           /* SRL_CHECK_BUG_NONE except in tests (with mutation NONE) */
+    unsigned bug; /* 0, or the defect to switch on (a build with them only; mutation NONE) */
 } srl_check_opts;
 
 /* One check of the catalogue, as `srlab check --list` shows it; run it with srl_check_run
@@ -141,7 +146,7 @@ typedef struct srl_check {
                                                   does, or NULL ([NONE] is always NULL) */
     const char *mde; /* the minimum detectable effect at the full sizes, with its unit (every
                         row states one: tests/check fails on a NULL) */
-    unsigned bugs;   /* SRL_CHECK_BUG_BIT of each defect that reaches the experiment */
+    srl_check_basis basis; /* statistical or probe (above) */
 } srl_check;
 
 /* The catalogue in order (T01a, T01b, ..., the last statement's checks). */
@@ -156,7 +161,9 @@ bool srl_check_selects(const char *name, const srl_check *c);
 /* Run check c (an entry of the catalogue: srl_check_at, srl_check_find): fills *out (always: on
  * error its id and what are set, pass is false) and returns SRL_OK, or an error status with a
  * message in err when the experiment could not run (out of memory, a runner refused its config:
- * a bug). A mutation c does not document, or a c not from the catalogue, is SRL_EINVAL. */
+ * a bug; under a defect, the defect may be what stopped it). A mutation c does not document, a
+ * defect number out of range or a c not from the catalogue is SRL_EINVAL; a defect in a build
+ * without them SRL_ENOTSUP. Not thread-safe under a defect (the switch is global). */
 int srl_check_run(srl_check_result *out, const srl_check *c, const srl_check_opts *o,
                   srl_err *err) SRL_WUR;
 

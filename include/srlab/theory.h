@@ -16,7 +16,8 @@
  *        (the exact GD iterate) and the SR excess-loss floor (a/2)(x* - g0)(g1 - x*), which does
  *        not depend on lr                                   (theory/T05-gd-quadratic.md)
  *   T06  noisy SGD: stationary excess loss in exact arithmetic and the extra from SR; their
- *        ratio ulp^2 / (6 lr^2 sigma^2)                      (theory/T06-noisy-sgd.md)
+ *        ratio v(r)/r^2, r = lr sigma / ulp (ulp^2 / (6 lr^2 sigma^2) for r >= 1/2)
+ *                                                             (theory/T06-noisy-sgd.md)
  *   T07  SR at small learning rates is a random walk: moves per step Bernoulli(lr|g|/ulp),
  *        waiting and covering times                           (theory/T07-sr-random-walk.md)
  *   T08  decoupled weight decay under RN is lost for every x when lr wd <= 2^-(p+1) (2^-9 in
@@ -332,28 +333,33 @@ int srl_t05_eval(srl_t05_values *out, double a, double xstar, double x0, double 
 /* Stationary excess loss of SGD on f = a/2 (x - x*)^2 with gradient noise of standard deviation
  * sigma, in exact arithmetic: a/2 Var = lr sigma^2 / (2 (2 - lr a))  (about lr sigma^2 / 4). */
 double srl_t06_excess_exact(double lr, double sigma, double a);
-/* The extra excess from SR writes with E[(x - RD)(RU - x)] = ulp^2/6 per step:
- * ulp^2 / (12 lr (2 - lr a))  (about ulp^2 / (24 lr)). */
-double srl_t06_excess_sr(double lr, double ulp, double a);
-/* Their ratio ulp^2 / (6 lr^2 sigma^2): the relative SR penalty. */
+/* r = lr sigma / ulp: the exact step's noise in spacings, the variable that sets the regime
+ * (T06 item 2: the weight sits on the grid, so the position of its exact new value in its cell is
+ * that of the step). */
+double srl_t06_r(double lr, double sigma, double ulp);
+/* The extra excess from SR writes, E[(y - RD)(RU - y)] = v(r) ulp^2 per step (v =
+ * srl_t14_sr_cell_var): v(r) ulp^2 / (2 lr (2 - lr a)). */
+double srl_t06_excess_sr(double lr, double sigma, double ulp, double a);
+/* Its large-r form, v = 1/6 (r >= 1/2, within 0.44%): ulp^2 / (12 lr (2 - lr a)). */
+double srl_t06_excess_sr_large_r(double lr, double ulp, double a);
+/* Their ratio v(r) / r^2: the relative SR penalty; ulp^2 / (6 lr^2 sigma^2) for r >= 1/2
+ * (srl_t06_relative_penalty_large_r), below that smaller (by 17% at r = 1/4), tending to
+ * sqrt(2/pi) / r as r -> 0. */
 double srl_t06_relative_penalty(double lr, double ulp, double sigma);
-
-/* The stationary standard deviation of the iterate in exact arithmetic,
- * sqrt(lr sigma^2 / (a (2 - lr a))); the penalty formula assumes it spans many spacings. */
-double srl_t06_spread(double lr, double sigma, double a);
-/* The learning rate at which srl_t06_relative_penalty equals penalty:
- * ulp / (sigma sqrt(6 penalty)). */
+double srl_t06_relative_penalty_large_r(double lr, double ulp, double sigma);
+/* The learning rate at which srl_t06_relative_penalty equals penalty (> 0): v(r)/r^2 falls as r
+ * grows, so the root is unique (bisection on r). */
 double srl_t06_penalty_lr(double penalty, double ulp, double sigma);
 
 /* Every prediction of T06 for noisy SGD around x* in f, as `srlab theory T06` prints them
  * (requires lr a < 2). */
 typedef struct srl_t06_values {
     double ulp;              /* the grid spacing at x* */
+    double r;                /* srl_t06_r */
     double excess_exact;     /* srl_t06_excess_exact */
     double excess_sr;        /* srl_t06_excess_sr */
     double relative_penalty; /* srl_t06_relative_penalty */
-    double spread;           /* srl_t06_spread */
-    double spread_ulps;      /* spread / ulp */
+    double penalty_large_r;  /* srl_t06_relative_penalty_large_r */
     double lr_for_1pct;      /* srl_t06_penalty_lr at 1% */
 } srl_t06_values;
 void srl_t06_eval(srl_t06_values *out, double xstar, double a, double lr, double sigma,
@@ -452,10 +458,32 @@ int srl_t09_eval(srl_t09_values *out, double v, double beta2, const srl_format *
 /* Relative SR penalty (SR excess over exact arithmetic, divided by the exact excess) of the
  * stationary loss of Adam with beta1 = 0 on f = a/2 (x - x*)^2 with gradient noise of standard
  * deviation sigma, weights written with SR on a grid of spacing ulp around x*: with
- * lr' = lr / sigma, ulp^2 (1 + a lr' / (2 - a lr')) / (6 lr^2). (T10 step 4: Adam is SGD with
- * lr / sigma_g, sigma_g^2 = E[g^2] = sigma^2 (1 + a lr' / (2 - a lr')); then T06.) Requires
- * a lr' < 2. */
+ * lr' = lr / sigma and r = lr / ulp (Adam's step noise in spacings), v(r) (sigma_g^2/sigma^2)
+ * / r^2 = ulp^2 (1 + a lr' / (2 - a lr')) / (6 lr^2) for r >= 1/2. (T10 step 4: Adam is SGD
+ * with lr / sigma_g, sigma_g^2 = E[g^2] = sigma^2 (1 + a lr' / (2 - a lr')); then T06.)
+ * Requires a lr' < 2. */
 double srl_t10_adam_relative_penalty(double lr, double ulp, double a, double sigma);
+
+/* The stationary state of Adam with beta1 >= 0 (the paper's optimizer has 0.9) on the same noisy
+ * quadratic, linearised (T10 item 4, derived there): with lr' = lr / sigma_g (v_hat at its mean
+ * E[g^2] = sigma_g^2, eps and the bias corrections negligible) the pair (e, m), e = x - x*,
+ * evolves as m' = b1 m + (1 - b1)(a e + sigma xi), e' = e - lr' m' + eta, eta the write's
+ * rounding error: mean 0, variance w = v(r_m) ulp^2, r_m = lr' sd(m') / ulp (the step's noise in
+ * spacings; srl_t14_sr_cell_var). The stationary covariance solves the 2 x 2 Lyapunov equation
+ * S = A S A^T + B B^T + diag(w, 0); sigma_g^2 = sigma^2 + a^2 S_ee and w are iterated to their
+ * fixed point. excess = a/2 S_ee; the penalty (excess_sr - excess_exact) / excess_exact. For
+ * beta1 = 0 it is srl_t10_adam_relative_penalty's v(r)/r^2 form (r = lr/ulp). SRL_EINVAL unless
+ * 0 <= beta1 < 1, lr, ulp, a, sigma > 0 and the recursion is stable. */
+typedef struct srl_t10_adam_model {
+    double lr_eff;       /* lr' = lr / sigma_g (the exact run's) */
+    double sigma_g2;     /* E[g^2] of the exact run */
+    double r_m;          /* the SR run's step noise in spacings */
+    double excess_exact; /* a/2 S_ee without rounding */
+    double excess_sr;    /* a/2 S_ee with SR writes */
+    double penalty;      /* their relative difference */
+} srl_t10_adam_model;
+int srl_t10_adam_stationary(srl_t10_adam_model *out, double lr, double ulp, double a,
+                            double sigma, double beta1) SRL_WUR;
 
 /* The learning rates below which round-to-nearest loses every Adam step at the value x of f
  * when |m_hat / (sqrt(v_hat) + eps)| <= 1 + delta (a frozen iterate: constant gradient): half
@@ -472,14 +500,16 @@ typedef struct srl_t10_values {
     double ulp;              /* the grid spacing at x* */
     double lr_eff;           /* lr' = lr / sigma */
     double sigma_g2_ratio;   /* srl_t10_sigma_g2_ratio */
-    double relative_penalty; /* srl_t10_adam_relative_penalty (item 4) */
+    double relative_penalty; /* srl_t10_adam_relative_penalty (item 4, beta1 = 0) */
     double penalty_at_2lr;   /* the same at 2 lr */
+    double beta1;            /* the first moment's decay of the model below */
+    srl_t10_adam_model model; /* srl_t10_adam_stationary at beta1 (NaN when it fails) */
     double x0;               /* RN(x0): the stored start */
     double rn_freeze_lr;     /* srl_t10_rn_freeze_lr at the stored x0 (item 5) */
     bool rn_frozen;          /* lr < rn_freeze_lr */
 } srl_t10_values;
 void srl_t10_eval(srl_t10_values *out, double xstar, double a, double lr, double sigma,
-                  double x0, double delta, const srl_format *f);
+                  double beta1, double x0, double delta, const srl_format *f);
 
 /* ---- T11 ---- */
 
@@ -497,6 +527,16 @@ double srl_t11_quartic_remainder_bound(double y, const srl_format *f);
  * (1/2) grad tr(H Sigma) = 3 m Sigma_t; the third central moment dropped). *gT = x_T^GD. */
 double srl_t11_quartic_mean_shift(double *gT, double x0, double lr, const double *sigma,
                                   size_t T);
+/* T11 item 3's S_t on f = x^4/4: the mean SR variance (y - RD)(RU - y) of y = x - lr x^3 over
+ * x_t's law, x_t a value of f (the writes keep it on the grid) taken as N(m, sigma) restricted
+ * to the grid (weights: the density at each grid value times its spacing); sigma 0: x = m. */
+double srl_t11_grid_sr_var(double m, double sigma, double lr, const srl_format *f);
+/* T11 item 3 on f = x^4/4 with Sigma_t predicted, not measured: from x0 (Sigma 0), for
+ * t = 1 .. T, m' = m - lr (m^3 + 3 m Sigma), Sigma' = (1 - 3 lr m^2)^2 Sigma + S,
+ * S = srl_t11_grid_sr_var(m, Sigma, lr, f) (the iterate's law taken Gaussian on the grid);
+ * sigma[t-1], D[t-1] = m_t - x_t^GD; *gT = x_T^GD. */
+void srl_t11_quartic_predict(double *sigma, double *D, double *gT, double x0, double lr,
+                             size_t T, const srl_format *f);
 /* One step of the iterate variance's recursion (T11 item 3): (1 - lr H)^2 sigma + s2, H the
  * curvature at the mean, s2 the mean SR variance E[s^2(y)] of the step's write. */
 double srl_t11_sigma_next(double sigma, double lr, double hess, double s2);
@@ -616,10 +656,26 @@ void srl_t14_eval(srl_t14_values *out, double xstar, double a, double lr, double
  * (u^2/4) (1/(m-1)) sum_k (1 - lambda_k^(2 steps)) / (1 - lambda_k^2), lambda_k = 1 - 4 r
  * sin^2(k pi h / 2): the propagated per-step variance ulp^2/4 <= u^2/4 (values in [0, 1]). */
 double srl_t15_sr_ms_bound(uint64_t m, double r, uint64_t steps, double u);
-/* The RMS error of a run whose every update is lost (RN stagnated for good): rms_j (U0_j -
- * V_j), U0 = RN(sin(pi x_j)) into f, V the binary64 scheme after `steps` steps from U0. */
+/* The small-h limit of srl_t15_sr_ms_bound at fixed t = steps dt: u^2 S(t) / (8 pi^2 r h),
+ * S(t) = sum_k (1 - exp(-2 pi^2 k^2 t)) / k^2; u^2 / (48 r h) once t >> 1/(2 pi^2). */
+double srl_t15_sr_ms_asym(uint64_t m, double r, double t, double u);
+/* RN's stagnation (T15 item 1), exactly: the rounded map U <- RN(U + r L U) iterated from
+ * U0 = RN(sin(pi x_j)) until a step changes no point (a fixed point, kept for every later step).
+ * passes: updates that changed a value (first_step_passes of them at step 1); changed: updates
+ * with L != 0 over all `steps` steps (the solver's denominator); lost_frac = 1 - passes/changed;
+ * fixed_step: the number of steps before the fixed point (steps when none is reached, then
+ * SRL_ERANGE). work: 2 (m + 1) doubles, the fixed point U* in work[0 .. m]. */
+typedef struct srl_t15_rn {
+    uint64_t passes, first_step_passes, changed, fixed_step;
+    double lost_frac;
+} srl_t15_rn;
+int srl_t15_rn_fixed_point(srl_t15_rn *out, uint64_t m, double r, uint64_t steps,
+                           const srl_format *f, double *work);
+/* The RMS error of the RN run once stagnated: rms_j (U*_j - V_j), U* the fixed point of
+ * srl_t15_rn_fixed_point (U0 itself when no update passes), V the binary64 scheme after `steps`
+ * steps from U0; NaN when no fixed point is reached within the steps. */
 double srl_t15_frozen_rms(uint64_t m, double r, uint64_t steps, const srl_format *f,
-                          double *work); /* work: 3 (m + 1) doubles (nothing here allocates) */
+                          double *work); /* work: 4 (m + 1) doubles (nothing here allocates) */
 /* The least-squares slope of y against x (n >= 2 points). */
 double srl_t15_slope(const double *x, const double *y, size_t n);
 
@@ -631,10 +687,13 @@ typedef struct srl_t15_values {
     bool rn_frozen;       /* update_ratio < 1/2: below half a spacing at every point */
     double rn_bound;      /* steps u: the worst-case RN bound on max |U - V| (O(u/dt)) */
     double sr_rms_bound;  /* sqrt(srl_t15_sr_ms_bound) */
-    double sr_rms_asym;   /* u sqrt(1/(12 r h)) ~ u dt^-1/4: its small-h form */
+    double sr_rms_asym;   /* sqrt(srl_t15_sr_ms_asym): its small-h form at this t */
+    double sr_rms_limit;  /* u sqrt(1/(48 r h)) ~ u dt^-1/4: the same for t >> 1/(2 pi^2) */
+    srl_t15_rn rn;        /* srl_t15_rn_fixed_point (lost_frac NaN when not computed) */
     double frozen_rms;    /* srl_t15_frozen_rms */
 } srl_t15_values;
-/* frozen_rms only when steps (m - 1) <= 10^8 (else NaN: the binary64 scheme would take long). */
+/* rn and frozen_rms only when steps (m - 1) <= 10^8 (else NaN: the schemes would take long).
+ * work: 4 (m + 1) doubles. */
 int srl_t15_eval(srl_t15_values *out, uint64_t m, double r, double t_end, const srl_format *f,
                  double *work);
 
@@ -651,10 +710,19 @@ typedef struct srl_t16_values {
                              Kahan (one SR rounding of the exact iterate), <= ulp_t^2/4 */
     double comp_tol;      /* its tolerance for a compensation stored with unit roundoff uc:
                              the drift bound uc ulp_t / (lr a), as ulp_t (2 drift + drift^2) */
-    double sr_plain_ms;   /* (ulp_t^2/6) (1 - c^(2 steps)) / (1 - c^2), c = 1 - lr a: plain SR */
+    double sr_plain_ms;   /* srl_t16_plain_sr_ms: E (x_t - x_exact)^2 with plain SR writes */
+    double sr_plain_ms_uniform; /* (ulp_t^2/6) (1 - c^(2 steps)) / (1 - c^2), c = 1 - lr a: the
+                                   same if every write's fraction were uniform (it is not early
+                                   on: the law starts at one point) */
 } srl_t16_values;
 void srl_t16_eval(srl_t16_values *out, double a, double xstar, double x0, double lr,
                   uint64_t steps, const srl_format *f, double uc);
+/* Plain SR writes (no compensation), exactly: the law of the weight over f's grid propagated
+ * step by step from RN(x0), the update w - lr (a (w - x*)) in binary64 then SR (T16 item 3);
+ * E (w_steps - x_steps)^2, x_steps = x* + (1 - lr a)^steps (RN(x0) - x*). NaN when out of
+ * memory. */
+double srl_t16_plain_sr_ms(double a, double xstar, double x0, double lr, uint64_t steps,
+                           const srl_format *f);
 /* Under RN writes with compensation the weight dithers between the neighbours of x*: over K
  * steps of the cycle its mean is within 2 ulp/K + uc ulp/(lr a) of x* (theory/T16 item 2). */
 double srl_t16_rn_mean_tol(double ulp, double lr, double a, uint64_t K, double uc);

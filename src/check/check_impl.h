@@ -9,8 +9,8 @@
  *   parallel    srl__chk_parallel: independent seeds over OpenMP threads, each into its own slot,
  *               so results cannot depend on the thread count
  *   training    srl__chk_job: a training runner over seeds, each seed reduced to a few numbers
- *   rounding    srl__chk_round: the rounding functions of the experiments, wrong variants under
- *               a realistic defect (src/check/bugs.c, `srlab check --mutate bug`)
+ *   defects     srl__chk_defect: switch a built-in defect on (src/check/bugs.c, `srlab check
+ *               --mutate bug`)
  *   rows        the catalogue's row (srl__chk_row: the public srl_check, the function, its
  *               parameters) and every check function, declared here by file; the table is in
  *               src/check/catalogue.c */
@@ -102,20 +102,11 @@ int srl__chk_run(srl__chk_rows *rows, srl_run_kind kind, const char *problem, co
 typedef int (*srl__chk_item_fn)(void *ctx, size_t i, srl_err *err);
 int srl__chk_parallel(size_t n, srl__chk_item_fn fn, void *ctx, srl_err *err);
 
-/* ---- the rounding of the experiments (src/check/bugs.c) ---- */
+/* ---- the built-in defects (src/check/bugs.c) ---- */
 
-/* The rounding functions a check's experiment calls: the library's, or with opts.bug set the
- * wrong variant of that defect (written in src/check/bugs.c; the library is never touched). */
-typedef struct srl__chk_round_ops {
-    double (*round)(double x, const srl_format *f, srl_rounding m, srl_rng *rng);
-    int (*round_array)(double *y, const double *x, size_t n, const srl_format *f, srl_rounding m,
-                       srl_rng *rng);
-} srl__chk_round_ops;
-const srl__chk_round_ops *srl__chk_round(const srl_check_opts *o);
-/* The optimizer step a check's experiment calls: srl_optim_step, or under the defect adam-eps a
- * variant dividing by sqrt(v + eps) (plain weights only). */
-typedef int (*srl__chk_step_fn)(srl_weights *W, const srl_optim_config *c, uint64_t t, double lr);
-srl__chk_step_fn srl__chk_step(const srl_check_opts *o);
+/* Switch defect b on (0: off) in the library's paths (src/core/mutant.h; a build without the
+ * defects ignores it). srl_check_run calls it around a run. */
+void srl__chk_defect(unsigned b);
 
 /* ---- training runs over seeds (src/check/train_runs.c) ---- */
 
@@ -169,8 +160,11 @@ typedef union srl__chk_params {
     double lr;                      /* srl__chk_gd_sr_floor */
     double beta1;                   /* srl__chk_adam_rn_moves */
     struct {
-        const char *opt; /* "sgd" (T06) or "adam" with beta1 = 0 (T10) */
+        const char *opt; /* "sgd" (T06) or "adam" (T10) */
         double lr;
+        double beta1;    /* Adam's */
+        char mut;        /* the prediction mutation: 'q' ulp^2/4 in place of v(r) ulp^2, 'r' the
+                            large-r form ulp^2/6 (T06c), 'b' the beta1 = 0 formula (T10g) */
     } penalty;           /* srl__chk_sr_penalty */
     struct {
         const char *strategy;
@@ -206,6 +200,11 @@ SRL__CHK_FN(srl__chk_sr_pairs);               /* T01e */
 SRL__CHK_FN(srl__chk_sr_bits_bias);           /* T02a */
 SRL__CHK_FN(srl__chk_sr16_unbiased);          /* T02b */
 SRL__CHK_FN(srl__chk_quartic_shift);          /* T11b */
+/* src/check/probe.c: probes of the library's paths against the definitions */
+SRL__CHK_FN(srl__chk_probe_paths);            /* T01f */
+SRL__CHK_FN(srl__chk_probe_write);            /* T02c */
+SRL__CHK_FN(srl__chk_probe_step);             /* T10f */
+SRL__CHK_FN(srl__chk_probe_kahan);            /* T16c */
 /* src/check/sum.c: sums and matrix-vector products */
 SRL__CHK_FN(srl__chk_rn_bound);               /* T03a, T04a */
 SRL__CHK_FN(srl__chk_sr_bound);               /* T03b, T04b */
@@ -233,10 +232,13 @@ SRL__CHK_FN(srl__chk_moment_rise);            /* T09b */
 /* src/check/t10_freeze.c: Adam frozen, or moving with a bias, under RN */
 SRL__CHK_FN(srl__chk_adam_rn_freeze);         /* T10c */
 SRL__CHK_FN(srl__chk_adam_rn_moves);          /* T10d, T10e */
+/* src/check/t10_bound.c: the rounding term of T10's bound, step by step */
+SRL__CHK_FN(srl__chk_adam_bound_term);        /* T10h */
 /* src/check/t11_trajectory.c: the mean SR trajectory */
 SRL__CHK_FN(srl__chk_sr_trajectory);          /* T11a */
-/* src/check/t11_shift.c: the mean SR trajectory's shift on x^4/4 */
+/* src/check/t11_shift.c: the mean SR trajectory's shift and spread on x^4/4 */
 SRL__CHK_FN(srl__chk_quartic_trajectory);     /* T11c */
+SRL__CHK_FN(srl__chk_quartic_variance);       /* T11d */
 /* src/check/t12_replicas.c: data-parallel replicas */
 SRL__CHK_FN(srl__chk_replicas_shared);        /* T12a */
 SRL__CHK_FN(srl__chk_replicas_drift);         /* T12b */
@@ -253,8 +255,10 @@ SRL__CHK_FN(srl__chk_t14_crossover);          /* T14e */
 SRL__CHK_FN(srl__chk_heat_sr_slope);          /* T15a */
 SRL__CHK_FN(srl__chk_heat_sr_bound);          /* T15b */
 SRL__CHK_FN(srl__chk_heat_rn_frozen);         /* T15c */
+SRL__CHK_FN(srl__chk_heat_rn_passes);         /* T15d */
 SRL__CHK_FN(srl__chk_kahan_rn);               /* T16a */
 SRL__CHK_FN(srl__chk_kahan_sr);               /* T16b */
+SRL__CHK_FN(srl__chk_plain_sr);               /* T16d */
 SRL__CHK_FN(srl__chk_sum_var_bound);          /* T17a, T17b */
 SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
 

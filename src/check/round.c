@@ -20,8 +20,8 @@
  *   T11b  f(x) = x^4/4: for y between two grid points, E[SR(y)^3] - y^3 = 3 y s^2 + ab(b - a),
  *         s^2 = ab, a = y - RD, b = RU - y (T11 step 4); the leading term 3 y s^2 is checked, the
  *         third-moment term bounded and added to the tolerance.
- * Every rounding goes through srl__chk_round (src/check/bugs.c), so `srlab check --mutate bug`
- * reaches these experiments.
+ * Every rounding is the library's own (srl_round, srl_round_array), where the built-in defects of
+ * `srlab check --mutate bug` live (src/core/mutant.h).
  * Draws: every probe has its own stream, srl_rng_derive of (check, probe), seed 1; the seeds are
  * printed in the `what` text. Sampling is done in chunks with srl_round_array (thread-invariant
  * by construction). */
@@ -49,11 +49,11 @@ static void probe_stream(srl_rng *r, const char *id, uint64_t i)
     srl_rng_derive(r, &root, i);
 }
 
-/* Round x N times into f with mode m (draws from r, through ops) and count the results away from
+/* Round x N times into f with mode m (draws from r) and count the results away from
  * zero (|result| > |RZ(x)|); with pairs, also the pairs of elements (2j, 2j + 1) of one array
  * that both went away (N even). */
 static int count_away(uint64_t *k, uint64_t *pairs, double x, uint64_t N, const srl_format *f,
-                      srl_rounding m, const srl__chk_round_ops *ops, srl_rng *r, srl_err *err)
+                      srl_rounding m, srl_rng *r, srl_err *err)
 {
     double *in = malloc(CHUNK * sizeof *in), *out = malloc(CHUNK * sizeof *out);
     if (!in || !out) {
@@ -68,7 +68,7 @@ static int count_away(uint64_t *k, uint64_t *pairs, double x, uint64_t N, const 
     int st = SRL_OK;
     for (uint64_t done = 0; done < N && !st; done += CHUNK) {
         const size_t n = (size_t)(N - done < CHUNK ? N - done : CHUNK);
-        st = ops->round_array(out, in, n, f, m, r);
+        st = srl_round_array(out, in, n, f, m, r);
         for (size_t i = 0; i < n; i++)
             c += fabs(out[i]) > t;
         for (size_t i = 0; i + 1 < n; i += 2)
@@ -144,7 +144,6 @@ typedef struct sample_job {
     uint64_t N;
     const char *id;
     const srl_rounding *ov;
-    const srl__chk_round_ops *ops;
 } sample_job;
 
 static int sample_item(void *ctx, size_t i, srl_err *err)
@@ -155,7 +154,7 @@ static int sample_item(void *ctx, size_t i, srl_err *err)
     probe_stream(&r, j->id, i);
     cell(&j->s[i].q, &j->s[i].frac, j->p[i].x, f);
     const srl_rounding m = j->ov ? *j->ov : j->p[i].mode;
-    int st = count_away(&j->s[i].k, &j->s[i].k2, j->p[i].x, j->N, f, m, j->ops, &r, err);
+    int st = count_away(&j->s[i].k, &j->s[i].k2, j->p[i].x, j->N, f, m, &r, err);
     if (st)
         return st;
     j->s[i].N = j->N;
@@ -165,9 +164,9 @@ static int sample_item(void *ctx, size_t i, srl_err *err)
 }
 
 static int sample_probes(sample *s, const probe *p, size_t count, uint64_t N, const char *id,
-                         const srl_rounding *mode_override, const srl_check_opts *o, srl_err *err)
+                         const srl_rounding *mode_override, srl_err *err)
 {
-    sample_job j = {s, p, count, N, id, mode_override, srl__chk_round(o)};
+    sample_job j = {s, p, count, N, id, mode_override};
     return srl__chk_parallel(count, sample_item, &j, err);
 }
 
@@ -203,7 +202,7 @@ int srl__chk_sr_mean(srl_check_result *out, const srl__chk_row *row, const srl_c
     const srl_rounding bits4 = {SRL_SR_BITS, 4};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits4 : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, o, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -226,7 +225,7 @@ int srl__chk_sr_pairs(srl_check_result *out, const srl__chk_row *row, const srl_
 {
     const uint64_t N = draws(o, UINT64_C(1) << 20, UINT64_C(1) << 22);
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, NULL, o, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, NULL, err);
     if (st)
         return st;
     bool have = false;
@@ -260,7 +259,7 @@ int srl__chk_sr_variance(srl_check_result *out, const srl__chk_row *row, const s
     const srl_rounding eq = {SRL_SR_EQ, 0};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &eq : NULL;
     sample s[NT01];
-    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, o, err);
+    int st = sample_probes(s, t01_probes, NT01, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -340,10 +339,10 @@ static double even_neighbour(double rd, double ru)
 }
 
 /* The largest |R(x) - x| / bound(x) over M probes of every format, R = mode into (format,
- * precision p + dp) through ops, bound from the format itself; under rn, every probe that is a
+ * precision p + dp), bound from the format itself; under rn, every probe that is a
  * midpoint of two neighbours must go to the even one (ties to even). */
 static void bound_scan(bound_res *res, uint64_t M, srl_rounding mode, int dp, bool sr_bound,
-                       double bound_scale, const char *id, const srl__chk_round_ops *ops)
+                       double bound_scale, const char *id)
 {
     res->worst = -1;
     res->ties = res->odd = 0;
@@ -365,7 +364,7 @@ static void bound_scan(bound_res *res, uint64_t M, srl_rounding mode, int dp, bo
             const double x = bound_probe(&r, &f, j);
             if (!(fabs(x) <= g.xmax))
                 continue; /* beyond the (mutated) format's range */
-            const double y = ops->round(x, &g, mode, &rs);
+            const double y = srl_round(x, &g, mode, &rs);
             const double rd = srl_round(x, &g, RD, NULL), ru = srl_round(x, &g, RU, NULL);
             if (mode.mode == SRL_RN && rd < ru && x - rd == ru - x) {
                 res->ties++;
@@ -394,7 +393,7 @@ int srl__chk_rn_error_bound(srl_check_result *out, const srl__chk_row *row, cons
     const srl_rounding m = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? RZ : SRL_ROUND_RN;
     const double scale = o->mutation == SRL_CHECK_MUT_PREDICTION ? 0.5 : 1.0;
     bound_res b;
-    bound_scan(&b, M, m, 0, false, scale, row->check.id, srl__chk_round(o));
+    bound_scan(&b, M, m, 0, false, scale, row->check.id);
     srl_check_result c;
     bool have = false;
     srl__chk_result_begin(&c, row->check.id,
@@ -427,7 +426,7 @@ int srl__chk_sr_error_bound(srl_check_result *out, const srl__chk_row *row, cons
     const int dp = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? -1 : 0;
     const bool srb = o->mutation != SRL_CHECK_MUT_PREDICTION;
     bound_res b;
-    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, row->check.id, srl__chk_round(o));
+    bound_scan(&b, M, SRL_ROUND_SR, dp, srb, 1.0, row->check.id);
     srl__chk_result_begin(out, row->check.id,
                           "max |SR(x) - x| / (2u|x|) (below xmin: / the spacing) over "
                           "%llu probes in each of %zu formats (seed 1, streams T01d/k); must stay "
@@ -450,7 +449,7 @@ int srl__chk_sr_bits_bias(srl_check_result *out, const srl__chk_row *row, const 
     const srl_rounding sr = SRL_ROUND_SR;
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &sr : NULL;
     sample s[NT02];
-    int st = sample_probes(s, t02_probes, NT02, N, row->check.id, ov, o, err);
+    int st = sample_probes(s, t02_probes, NT02, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -502,7 +501,7 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
     const srl_rounding bits8 = {SRL_SR_BITS, 8};
     const srl_rounding *ov = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? &bits8 : NULL;
     sample s[NT02B];
-    int st = sample_probes(s, p, NT02B, N, row->check.id, ov, o, err);
+    int st = sample_probes(s, p, NT02B, N, row->check.id, ov, err);
     if (st)
         return st;
     bool have = false;
@@ -529,7 +528,6 @@ int srl__chk_sr16_unbiased(srl_check_result *out, const srl__chk_row *row, const
 #define NT11B 64
 
 typedef struct t11b_job {
-    const srl__chk_round_ops *ops;
     uint64_t N;
     srl_rounding m;
     double y[NT11B];
@@ -541,7 +539,7 @@ static int t11b_item(void *ctx, size_t i, srl_err *err)
     t11b_job *j = ctx;
     srl_rng r;
     probe_stream(&r, "T11b", i);
-    return count_away(&j->k[i], NULL, j->y[i], j->N, fmt("bf16"), j->m, j->ops, &r, err);
+    return count_away(&j->k[i], NULL, j->y[i], j->N, fmt("bf16"), j->m, &r, err);
 }
 
 int srl__chk_quartic_shift(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
@@ -549,7 +547,6 @@ int srl__chk_quartic_shift(srl_check_result *out, const srl__chk_row *row, const
 {
     const srl_format *bf16 = fmt("bf16");
     t11b_job j;
-    j.ops = srl__chk_round(o);
     j.N = draws(o, UINT64_C(1) << 21, UINT64_C(1) << 23);
     j.m = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? SRL_ROUND_RN : SRL_ROUND_SR;
     srl_rng pts;

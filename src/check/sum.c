@@ -322,7 +322,6 @@ typedef struct path_job {
     const double *x, *a; /* the terms; with a, the inner product of a and x */
     srl_rounding mode;
     bool quarter; /* the prediction mutation: V with q^2/4 per step */
-    const srl__chk_round_ops *ops;
     const char *id;
     path_out *out;
 } path_job;
@@ -344,7 +343,7 @@ static int path_item(void *ctx, size_t i, srl_err *err)
             continue;
         const double y = k % 2 == 0 ? j->a[i_] * j->x[i_] : s + (j->a ? s_term : j->x[i_]);
         const double lo = srl_round(y, bf16, rd, NULL), hi = srl_round(y, bf16, ru, NULL);
-        const double yn = j->ops->round(y, bf16, j->mode, &r);
+        const double yn = srl_round(y, bf16, j->mode, &r);
         v += j->quarter ? 0.25 * (hi - lo) * (hi - lo) : (y - lo) * (hi - y);
         dep += (yn - y) * (y > 0 ? 1.0 : y < 0 ? -1.0 : 0.0);
         if (k % 2 == 0) {
@@ -395,7 +394,6 @@ int srl__chk_sr_paths(srl_check_result *out, const srl__chk_row *row, const srl_
                   dot ? a : NULL,
                   o->mutation == SRL_CHECK_MUT_EXPERIMENT ? wrong : SRL_ROUND_SR,
                   o->mutation == SRL_CHECK_MUT_PREDICTION,
-                  srl__chk_round(o),
                   row->check.id,
                   po};
     int st = srl__chk_parallel((size_t)M, path_item, &j, err);
@@ -438,12 +436,11 @@ static const int slope_log2n[SLOPE_K] = {5, 9, 12, 16, 19}; /* n from 32 to 5242
 typedef struct slope_job {
     const double *x; /* binary32 values */
     srl_rounding mode;
-    const srl__chk_round_ops *ops;
     uint64_t M;        /* paths per n */
     double *e2, *v;    /* SLOPE_K x M: (s - S)^2 and the path's sum of (y - RD)(RU - y) */
 } slope_job;
 
-/* Path i of the job: n = 2^slope_log2n[i / M] terms summed in binary32 with sr through ops
+/* Path i of the job: n = 2^slope_log2n[i / M] terms summed in binary32 with sr
  * (y = s + x is exact in binary64: a binary32 sum below 2^20 and a binary32 term in [1/2, 1)),
  * RD and RU of y in binary32 from the native conversion (round to nearest) and a step. */
 static int slope_item(void *ctx, size_t i, srl_err *err)
@@ -463,7 +460,7 @@ static int slope_item(void *ctx, size_t i, srl_err *err)
             lo = nextafterf(lo, -INFINITY);
         const double hi = (double)lo == y ? y : (double)nextafterf(lo, INFINITY);
         v += (y - (double)lo) * (hi - y);
-        s = j->ops->round(y, fp32, j->mode, &r);
+        s = srl_round(y, fp32, j->mode, &r);
         S += j->x[k];
     }
     j->e2[i] = (s - S) * (s - S) / (S * S);
@@ -518,8 +515,7 @@ int srl__chk_sr_slope(srl_check_result *out, const srl__chk_row *row, const srl_
     for (size_t k = 0; k < nmax; k++)
         x[k] = (double)(float)(0.5 + 0.5 * srl_rng_uniform(&dr));
     const srl_rounding bits4 = {SRL_SR_BITS, 4};
-    slope_job j = {x, o->mutation == SRL_CHECK_MUT_EXPERIMENT ? bits4 : SRL_ROUND_SR,
-                   srl__chk_round(o), M, e2, v};
+    slope_job j = {x, o->mutation == SRL_CHECK_MUT_EXPERIMENT ? bits4 : SRL_ROUND_SR, M, e2, v};
     int st = srl__chk_parallel(SLOPE_K * (size_t)M, slope_item, &j, err);
     if (!st) {
         double ly[SLOPE_K], lv[SLOPE_K], se2[SLOPE_K];

@@ -1,5 +1,8 @@
-/* src/check/t06_penalty.c: the relative SR penalty of theory/T06-noisy-sgd.md (T06a-b: SGD) and
- * theory/T10-adam-convergence.md step 4 (T10a-b: Adam with beta1 = 0), at two learning rates each.
+/* src/check/t06_penalty.c: the relative SR penalty of theory/T06-noisy-sgd.md (T06a-c: SGD at r =
+ * lr sigma / ulp = 1.28, 0.64 and 0.256, where the large-r form ulp^2/(6 lr^2 sigma^2) is 20%
+ * too large) and theory/T10-adam-convergence.md item 4 (T10a-b: Adam with beta1 = 0; T10g: beta1
+ * = 0.9, the seed paper's, against the Lyapunov model, where the beta1 = 0 formula is 66% too
+ * large).
  *
  * On a/2 (x - x*)^2 (a 1, x* 1.5 = x0) with gradient noise of sd 1, each seed runs the quad1d
  * runner twice on the same noise: bf16 weights written with sr (everything else fp32) and fp32.
@@ -24,7 +27,7 @@
 
 typedef struct penalty_setup {
     bool adam;
-    double lr;
+    double lr, beta1;
     double burn; /* steps before the average */
 } penalty_setup;
 
@@ -51,7 +54,7 @@ static void penalty_runs(srl__chk_job *j, const penalty_setup *ps, const char *o
         srl__chk_kv *kv = &j->kv[k];
         srl__chk_kv_set(kv, "opt", "%s", opt);
         if (ps->adam) {
-            srl__chk_kv_set(kv, "beta1", "0");
+            srl__chk_kv_set(kv, "beta1", "%.17g", ps->beta1);
             srl__chk_kv_set(kv, "beta2", "%.17g", PEN_BETA2);
         }
         srl__chk_kv_set(kv, "a", "%.17g", PEN_A);
@@ -93,17 +96,29 @@ static int ratio_interval(double *R, double *half, const srl__chk_job *j, uint64
     return SRL_OK;
 }
 
-/* The predicted penalty (T06; T10 step 4 for Adam, whose neglected effects of v_hat's
- * fluctuation are below 2 (1 - beta2) relative: *model, added to the tolerance). The prediction
- * mutation puts ulp^2/4 in place of ulp^2/6. */
-static double penalty_prediction(double *model, const penalty_setup *ps, const srl_check_opts *o)
+/* The predicted penalty: T06's v(r)/r^2 for SGD; for Adam T10 item 4's Lyapunov model (its
+ * neglected effects of v_hat's fluctuation are below 2 (1 - beta2) relative: *model, added to the
+ * tolerance). The prediction mutations: 'q' ulp^2/4 in place of the write's variance (1.5 times
+ * the penalty at large r), 'r' T06's large-r form ulp^2/(6 lr^2 sigma^2), 'b' the beta1 = 0
+ * formula for Adam with momentum. */
+static double penalty_prediction(double *model, const penalty_setup *ps, char mut,
+                                 const srl_check_opts *o)
 {
     const double ulp = srl_format_ulp(srl__chk_bf16(), PEN_XS);
-    const double k6 = o->mutation == SRL_CHECK_MUT_PREDICTION ? 4.0 / 6.0 : 1.0;
+    const bool mutated = o->mutation == SRL_CHECK_MUT_PREDICTION;
+    const double kq = mutated && mut == 'q' ? 6.0 / 4.0 : 1.0;
     *model = 0;
-    if (!ps->adam)
-        return srl_t06_relative_penalty(ps->lr, ulp, PEN_SIGMA) / k6;
-    const double pred = srl_t10_adam_relative_penalty(ps->lr, ulp, PEN_A, PEN_SIGMA) / k6;
+    if (!ps->adam) {
+        if (mutated && mut == 'r')
+            return srl_t06_relative_penalty_large_r(ps->lr, ulp, PEN_SIGMA);
+        return kq * srl_t06_relative_penalty(ps->lr, ulp, PEN_SIGMA);
+    }
+    if (mutated && mut == 'b')
+        return srl_t10_adam_relative_penalty(ps->lr, ulp, PEN_A, PEN_SIGMA);
+    srl_t10_adam_model am;
+    if (srl_t10_adam_stationary(&am, ps->lr, ulp, PEN_A, PEN_SIGMA, ps->beta1))
+        return NAN;
+    const double pred = kq * am.penalty;
     *model = 2 * (1 - PEN_BETA2) * pred;
     return pred;
 }
@@ -115,6 +130,7 @@ int srl__chk_sr_penalty(srl_check_result *out, const srl__chk_row *row, const sr
     penalty_setup ps;
     ps.adam = !strcmp(opt, "adam");
     ps.lr = row->params.penalty.lr;
+    ps.beta1 = row->params.penalty.beta1;
     /* burn-in: 10/(lr a) for the iterate (e^-20 of the start, which is x* anyway); Adam's v
      * also needs 5/(1 - beta2) steps to forget its start */
     ps.burn = fmax(10 / (ps.lr * PEN_A), ps.adam ? 5 / (1 - PEN_BETA2) : 0);
@@ -130,14 +146,16 @@ int srl__chk_sr_penalty(srl_check_result *out, const srl__chk_row *row, const sr
     free(j.out);
     if (st)
         return st;
-    const double pred = penalty_prediction(&model, &ps, o);
+    const double pred = penalty_prediction(&model, &ps, row->params.penalty.mut, o);
+    const double ulp = srl_format_ulp(srl__chk_bf16(), PEN_XS);
     srl__chk_result_begin(out, row->check.id,
-                          "relative SR penalty (mean loss_gap bf16-sr - fp32) / fp32 of %s%s "
-                          "on a/2 (x - x*)^2 + gradient noise sigma 1, x* 1.5, lr %g, paired seeds "
-                          "1-%llu, %llu steps after %.0f burn-in; predicted ulp^2/(6 lr^2%s)",
-                          ps.adam ? "Adam" : "SGD", ps.adam ? " (beta1 0, beta2 0.999)" : "",
-                          ps.lr, (unsigned long long)N, (unsigned long long)PEN_WINDOW, ps.burn,
-                          ps.adam ? "" : " sigma^2");
+                          "relative SR penalty (mean loss_gap bf16-sr - fp32) / fp32 of %s on "
+                          "a/2 (x - x*)^2 + noise sigma 1, x* 1.5, lr %g (r = %.3g), paired seeds "
+                          "1-%llu, %d steps after %.0f; predicted %s",
+                          ps.adam ? (ps.beta1 > 0 ? "Adam (beta1 0.9)" : "Adam (beta1 0)") : "SGD",
+                          ps.lr, ps.lr * (ps.adam ? 1 : PEN_SIGMA) / ulp, (unsigned long long)N,
+                          PEN_WINDOW, ps.burn,
+                          ps.adam ? "T10's Lyapunov model" : "v(r)/r^2");
     srl__chk_result_set(out, SRL_CHECK_INTERVAL, R, R - half - model, R + half + model, pred);
     return SRL_OK;
 }

@@ -4,7 +4,7 @@
  *         remains (RN's bias term), while SR at the same learning rate makes progress.
  *   T10d, T10e  (step 6) where RN still moves: coordinates in ten binades, Adam's step s against
  *         each spacing q_i: frozen iff s < q_i/2, else moved by q_i rint(s/q_i) per step (RN's
- *         bias), beta1 0 and 0.9; Adam through srl__chk_step (the defect adam-eps reaches it).
+ *         bias), beta1 0 and 0.9.
  * Deterministic (seed 1). T10a-b are in src/check/t06_penalty.c. */
 #include "check/check_impl.h"
 
@@ -95,12 +95,11 @@ int srl__chk_adam_rn_moves(srl_check_result *out, const srl__chk_row *row,
     }
     srl_optim_config c = {.kind = SRL_OPTIM_ADAM, .lr = lr, .beta1 = beta1, .beta2 = 0.999,
                           .eps = eps, .schedule = SRL_SCHED_CONSTANT, .steps = T10D_T};
-    const srl__chk_step_fn step = srl__chk_step(o);
     st = srl_weights_init(&W, 0, x0, err);
     for (uint64_t t = 1; t <= T10D_T && !st; t++) {
         st = srl_weights_set_grad_d(&W, 0, g, t);
         if (!st)
-            st = step(&W, &c, t, lr);
+            st = srl_optim_step(NULL, &W, &c, t, lr);
     }
     if (st) {
         srl_weights_free(&W);

@@ -59,12 +59,7 @@ int srl__chk_replicas_shared(srl_check_result *out, const srl__chk_row *row,
     const uint64_t N = srl__chk_seeds(o, 2, 5), steps = 200;
     srl__chk_job j;
     srl__chk_job_init(&j, "mlp", 1, 1, div_reduce, NULL);
-    /* the replica-stream defect: a "shared" stream keyed by the replica index. The runner
-     * (src/problems/models_train.c) derives each replica's stream, which the check layer does
-     * not swap; a stream keyed by (seed, replica) is what its independent setting draws, so the
-     * defect's experiment runs that setting (the same draws the defect would make) */
-    const bool shared = o->mutation != SRL_CHECK_MUT_EXPERIMENT &&
-                        o->bug != SRL_CHECK_BUG_REPLICA_STREAM;
+    const bool shared = o->mutation != SRL_CHECK_MUT_EXPERIMENT;
     replicas_kv(&j.kv[0], shared, steps, 10);
     int st = srl__chk_job_run(&j, N, err);
     if (st)

@@ -166,7 +166,7 @@ static int t14_alone(srl_check_result *out, const srl__chk_row *row, const srl_c
     double pred = t14_pred(m, &s);
     if (o->mutation == SRL_CHECK_MUT_PREDICTION) /* the large-r limit: gain 1, 1/12 or 1/6 */
         pred = srl_t06_excess_exact(lr, T14_SIGMA, T14_A) +
-               (m == SRL_T14_RN ? 0.5 : 1) * srl_t06_excess_sr(lr, ulp, T14_A);
+               (m == SRL_T14_RN ? 0.5 : 1) * srl_t06_excess_sr_large_r(lr, ulp, T14_A);
     t14_judge(out, row->check.id, mean, se, pred, N, &mde);
     srl__chk_result_what(out,
                          "mean loss_gap of bf16-%s SGD on (x - 1.5)^2/2 + noise sd 1, lr %g "

@@ -163,31 +163,72 @@ int srl__chk_heat_sr_bound(srl_check_result *out, const srl__chk_row *row,
     return SRL_OK;
 }
 
+/* The fp16 rn (mutation: sr) heat equation at m into *r, and T15's predictions for it into *v. */
+static int heat_rn_run(srl__heat_out *r, srl_t15_values *v, uint64_t m, const srl_check_opts *o,
+                       const char *id, srl_err *err)
+{
+    srl__heat_cfg c = {.m = m, .r = T15_R, .t_end = T15_T, .seed = 1};
+    c.mode = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? SRL_ROUND_SR : SRL_ROUND_RN;
+    int st = srl_format_parse(&c.format, "fp16", err);
+    if (st || (st = srl__heat_solve(r, &c, err)))
+        return st;
+    double *work = malloc(4 * (c.m + 1) * sizeof *work);
+    if (!work)
+        return srl_err_set(err, SRL_ENOMEM, "%s: out of memory", id);
+    st = srl_t15_eval(v, c.m, c.r, c.t_end, &c.format, work);
+    free(work);
+    return st ? srl_err_set(err, SRL_EINVAL, "%s: srl_t15_eval refused its parameters", id)
+              : SRL_OK;
+}
+
 int srl__chk_heat_rn_frozen(srl_check_result *out, const srl__chk_row *row,
                             const srl_check_opts *o, srl_err *err)
 {
-    srl__heat_cfg c = {.m = 512, .r = T15_R, .t_end = T15_T, .seed = 1};
-    c.mode = o->mutation == SRL_CHECK_MUT_EXPERIMENT ? SRL_ROUND_SR : SRL_ROUND_RN;
-    int st = srl_format_parse(&c.format, "fp16", err);
-    if (st)
-        return st;
     srl__heat_out r;
-    if ((st = srl__heat_solve(&r, &c, err)))
-        return st;
-    double *work = malloc(3 * (c.m + 1) * sizeof *work);
-    if (!work)
-        return srl_err_set(err, SRL_ENOMEM, "T15c: out of memory");
     srl_t15_values v;
-    st = srl_t15_eval(&v, c.m, c.r, c.t_end, &c.format, work);
-    free(work);
+    const int st = heat_rn_run(&r, &v, 512, o, row->check.id, err);
     if (st)
-        return srl_err_set(err, SRL_EINVAL, "T15c: srl_t15_eval refused its parameters");
+        return st;
     srl__chk_result_begin(out, row->check.id,
                           "RMS error of the fp16 rn heat equation at m = 512 (dt mu1 / u = %.3f "
                           "< 1/2: every update below half a spacing; %.6f of them lost), "
                           "%llu steps; predicted: the frozen error rms(U0 - V_T) (exact)",
                           v.update_ratio, r.lost_frac, (unsigned long long)r.steps);
     srl__chk_result_set(out, SRL_CHECK_EXACT, r.rms_err, r.rms_err, r.rms_err, v.frozen_rms);
+    return SRL_OK;
+}
+
+/* T15d: at fp16, m = 128 (dt mu1 / u = 0.31 < 1/2) a few updates do pass: U0's rounding noise
+ * lifts r |L_j| to half a spacing at 24 points, 4 more follow at step 2, then the rounded map is
+ * at a fixed point. The solver's lost fraction and final RMS error against srl_t15_rn_fixed_point
+ * and srl_t15_frozen_rms (exact; the worst of the two); the prediction mutation is the old
+ * statement, no update survives (lost fraction 1). */
+int srl__chk_heat_rn_passes(srl_check_result *out, const srl__chk_row *row,
+                            const srl_check_opts *o, srl_err *err)
+{
+    srl__heat_out r;
+    srl_t15_values v;
+    const int st = heat_rn_run(&r, &v, 128, o, row->check.id, err);
+    if (st)
+        return st;
+    const double lost = o->mutation == SRL_CHECK_MUT_PREDICTION ? 1.0 : v.rn.lost_frac;
+    srl_check_result a, b;
+    bool have = false;
+    srl__chk_result_begin(&a, row->check.id,
+                          "fp16 rn heat equation, m = 128 (dt mu1/u = %.3f < 1/2): lost fraction "
+                          "%.9g = 1 - %llu passes / %llu updates (predicted %llu passes, %llu at "
+                          "step 1, fixed point after %llu steps; exact)",
+                          v.update_ratio, r.lost_frac,
+                          (unsigned long long)llround((1 - r.lost_frac) * (double)v.rn.changed),
+                          (unsigned long long)v.rn.changed, (unsigned long long)v.rn.passes,
+                          (unsigned long long)v.rn.first_step_passes,
+                          (unsigned long long)v.rn.fixed_step);
+    srl__chk_result_set(&a, SRL_CHECK_EXACT, r.lost_frac, r.lost_frac, r.lost_frac, lost);
+    srl__chk_keep_worst(out, &a, &have);
+    srl__chk_result_begin(&b, row->check.id,
+                          "RMS error of the same run: the fixed point's rms(U* - V_T) (exact)");
+    srl__chk_result_set(&b, SRL_CHECK_EXACT, r.rms_err, r.rms_err, r.rms_err, v.frozen_rms);
+    srl__chk_keep_worst(out, &b, &have);
     return SRL_OK;
 }
 
@@ -285,6 +326,38 @@ int srl__chk_kahan_sr(srl_check_result *out, const srl__chk_row *row, const srl_
                           (t + Z99) * se + v.comp_tol);
     srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean, mean - t * se - v.comp_tol,
                         mean + t * se + v.comp_tol, v.sr_kahan_ms);
+    return SRL_OK;
+}
+
+/* T16d: plain SR (no compensation) accumulates E (w_t - x_t)^2 as the law of w_t propagated over
+ * the grid says (srl_t16_plain_sr_ms); the uniform-cell formula (ulp^2/6 per step, T16 before)
+ * is 38% too large at t = 500: the law starts at one point and its early writes' fractions are
+ * not uniform. */
+int srl__chk_plain_sr(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
+                      srl_err *err)
+{
+    const uint64_t T = 500, N = srl__chk_seeds(o, 1000, 4000);
+    srl_t16_values v;
+    srl_t16_eval(&v, 1, T16_XS, T16_X0, T16_LR, T, srl__chk_bf16(), 0x1p-24);
+    srl__chk_job j;
+    srl__chk_job_init(&j, "quad1d", 1, 1, dev2, &v.x_exact);
+    kahan_kv(&j.kv[0], o->mutation == SRL_CHECK_MUT_EXPERIMENT ? "rn" : "sr", false, T);
+    int st = srl__chk_job_run(&j, N, err);
+    if (st)
+        return st;
+    double mean, var;
+    srl__chk_mean_var(&mean, &var, j.out, N);
+    free(j.out);
+    const double se = sqrt(var / (double)N), t = srl__chk_t(SRL_CHECK_ALPHA, (double)N - 1);
+    const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? v.sr_plain_ms_uniform
+                                                                : v.sr_plain_ms;
+    srl__chk_result_begin(out, row->check.id,
+                          "E (w_t - x_exact)^2, plain bf16 GD with exact sr writes (binary64 "
+                          "gradient and update), quad1d, x* 0.3, x0 1, lr 1e-3, t = %llu, seeds "
+                          "1-%llu; predicted the law's %.4g (uniform cells: %.4g; Kahan: %.4g)",
+                          (unsigned long long)T, (unsigned long long)N, v.sr_plain_ms,
+                          v.sr_plain_ms_uniform, v.sr_kahan_ms);
+    srl__chk_result_set(out, SRL_CHECK_INTERVAL, mean, mean - t * se, mean + t * se, pred);
     return SRL_OK;
 }
 

@@ -28,8 +28,10 @@ static const char *const help_text =
     "usage: srlab check [ID...] [--quick] [--seeds N] [-o FILE] [--list] [--mutate KIND]\n"
     "\n"
     "Run the experiment of each theory/ statement and compare the measurement with the\n"
-    "prediction. One row per check: id, PASS/FAIL, the measured value, its interval, the\n"
-    "predicted value or bound, the margin, and what was measured (with the seeds used).\n"
+    "prediction. One row per check: id, PASS/FAIL, its basis (stat: a statistical check, a\n"
+    "sample with a confidence level; probe: deterministic, inputs and draws chosen so that a\n"
+    "defect changes the outcome for certain), the measured value, its interval, the predicted\n"
+    "value or bound, the margin, and what was measured (with the seeds used).\n"
     "IDs select checks (T03b) or whole statements (T03); none selects all. The theory behind\n"
     "each check, its experiment and the reason for its tolerance are in theory/TNN-*.md.\n"
     "\n"
@@ -43,18 +45,19 @@ static const char *const help_text =
     "  -o FILE      also write the rows as CSV: " CSV_HEADER "\n"
     "               (written only when every check ran; - or /dev/stdout: the CSV on\n"
     "               standard output instead of the table)\n"
-    "  --list       list the checks, the minimum detectable effect of each, the defects that\n"
-    "               reach it and what each mutation test changes; run nothing\n"
+    "  --list       list the checks (basis, minimum detectable effect, what each mutation test\n"
+    "               changes) and the built-in defects; run nothing\n"
     "  --mutate KIND  run each selected check's documented mutation instead (KIND experiment:\n"
     "               the experiment altered, e.g. sr swapped for rn; prediction: the predicted\n"
     "               constant perturbed); checks without one are skipped. Every mutated check\n"
     "               must FAIL: this shows that each check can fail (tests/check asserts it).\n"
-    "               KIND bug: every small realistic defect (sr deciding with 8 random bits, sr\n"
-    "               with U <= f, rn ties away from zero, element i reusing draw i/2, fp16's\n"
-    "               subnormal spacing off by 2, the sr:r=16 write with 12 bits, Adam's eps inside\n"
-    "               the square root, replicas' streams differing by replica index) on each check\n"
-    "               its experiment reaches (a wrong variant swapped in inside the check only),\n"
-    "               then the matrix defect x check; exit 1 when a defect made no check FAIL\n"
+    "               KIND bug (or bug=NAME,NAME...: those defects only): the realistic defects\n"
+    "               built into the library's own paths (the rounding decision, the bulk\n"
+    "               kernels, the bf16 and tensor writes, the optimizers, the matrix product, the\n"
+    "               replicas' streams; --list names them), only in a build configured with\n"
+    "               meson setup -Dmutants=true. Each defect is switched on in turn and the\n"
+    "               selected checks run, probes first, until one FAILs (or cannot run): the row\n"
+    "               names that check. Exit 1 when a defect made no check FAIL\n"
     "\n"
     "How to read a row. Four kinds of check; what each number means in each:\n"
     "  interval  (a statistical check) measured: the estimate; interval: its confidence\n"
@@ -90,7 +93,7 @@ static const char *const help_text =
     "  srlab check T05 T06a --seeds 50\n"
     "  srlab check --quick -o check.csv\n"
     "  srlab check T05c --mutate experiment     (must FAIL: rn in place of sr)\n"
-    "  srlab check --quick --mutate bug         (the matrix of realistic defects)\n";
+    "  srlab check --quick --mutate bug         (a -Dmutants=true build: every defect caught)\n";
 
 enum { O_QUICK, O_SEEDS, O_OUT, O_LIST, O_MUTATE };
 
@@ -113,7 +116,12 @@ static void csv_row(FILE *fp, const srl_check_result *r, const char *what)
     fputs(r->pass ? ",PASS\n" : ",FAIL\n", fp);
 }
 
-static void table_row(FILE *fp, const srl_check_result *r, const char *what)
+static const char *basis_name(srl_check_basis b)
+{
+    return b == SRL_CHECK_PROBE ? "probe" : "stat";
+}
+
+static void table_row(FILE *fp, const srl_check_result *r, const char *basis, const char *what)
 {
     char m[64], lo[64], hi[64], p[64], g[64];
     snprintf(m, sizeof m, "%.6g", r->measured);
@@ -131,8 +139,8 @@ static void table_row(FILE *fp, const srl_check_result *r, const char *what)
         snprintf(d, sizeof d, "any");
     else
         snprintf(d, sizeof d, "%.3g", r->mde);
-    fprintf(fp, "%-5s %s  %-13s %-29s %-13s %-7s %-9s %s\n", r->id, r->pass ? "PASS" : "FAIL", m,
-            iv, p, g, d, what);
+    fprintf(fp, "%-5s %s  %-5s %-13s %-29s %-13s %-7s %-9s %s\n", r->id, r->pass ? "PASS" : "FAIL",
+            basis, m, iv, p, g, d, what);
 }
 
 static void list_checks(FILE *fp)
@@ -141,15 +149,12 @@ static void list_checks(FILE *fp)
     for (size_t i = 0; i < srl_check_count(); i++) {
         const srl_check *c = srl_check_at(i);
         fprintf(fp, "  %-5s %s\n", c->id, c->title);
+        fprintf(fp, "        basis: %s\n",
+                c->basis == SRL_CHECK_PROBE
+                    ? "probe (deterministic: a defect that changes one result FAILs it)"
+                    : "statistical (a sample at level 1 - 1e-6)");
         fprintf(fp, "        minimum detectable effect: %s\n",
                 c->mde ? c->mde : "NOT STATED (a bug of the catalogue)");
-        if (c->bugs) {
-            fputs("        defects that reach it (--mutate bug):", fp);
-            for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++)
-                if (c->bugs & SRL_CHECK_BUG_BIT(b))
-                    fprintf(fp, " %s", srl_check_bug_name((srl_check_bug)b));
-            fputc('\n', fp);
-        }
         if (c->mutation[SRL_CHECK_MUT_EXPERIMENT])
             fprintf(fp, "        mutation test (experiment): %s\n",
                     c->mutation[SRL_CHECK_MUT_EXPERIMENT]);
@@ -157,6 +162,11 @@ static void list_checks(FILE *fp)
             fprintf(fp, "        mutation test (prediction): %s\n",
                     c->mutation[SRL_CHECK_MUT_PREDICTION]);
     }
+    fprintf(fp, "\nbuilt-in defects (--mutate bug; %s):\n",
+            srl_check_bugs_built() ? "this build has them"
+                                   : "not in this build: meson setup -Dmutants=true");
+    for (unsigned b = 1; b <= srl_check_bug_count(); b++)
+        fprintf(fp, "  %-15s %s\n", srl_check_bug_name(b), srl_check_bug_text(b));
 }
 
 /* "T01a, T01b, ..." into buf. */
@@ -183,7 +193,8 @@ typedef struct check_args {
     srl_check_opts o;
     const char *out_path; /* -o */
     bool list, help;
-    bool bugs; /* --mutate bug: the matrix of realistic defects x checks */
+    bool bugs;      /* --mutate bug: the built-in defects, each against the checks */
+    bool *defects;  /* per defect 1 .. count (index b): selected (all, or bug=NAME,...) */
 } check_args;
 
 /* Select the checks an ID names (a check or a statement): 0, or an exit status after a message. */
@@ -204,20 +215,47 @@ static int select_id(check_args *a, const char *id)
                      srl_check_at(srl_check_count() - 1)->statement);
 }
 
-static int parse_mutation(srl_check_mutation *m, bool *bugs, const char *opt, const char *v)
+/* bug=NAME,NAME...: select those defects (every one for plain `bug`). */
+static int parse_defects(check_args *a, const char *opt, const char *list)
 {
     char q[CLI_QUOTE_LEN];
-    *bugs = false;
-    if (!strcmp(v, "bug")) {
+    const unsigned nb = srl_check_bug_count();
+    for (unsigned b = 1; b <= nb; b++)
+        a->defects[b] = list == NULL;
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        unsigned hit = 0;
+        for (unsigned b = 1; b <= nb && !hit; b++)
+            if (strlen(srl_check_bug_name(b)) == len && !strncmp(p, srl_check_bug_name(b), len))
+                hit = b;
+        if (!hit) {
+            cli_quote(q, sizeof q, p, len, CLI_QUOTE_MAX);
+            return cli_error(cmd, "%s: %s is not a built-in defect (srlab check --list names them)",
+                             opt, q);
+        }
+        a->defects[hit] = true;
+        p = e ? e + 1 : p + len;
+    }
+    return 0;
+}
+
+static int parse_mutation(check_args *a, const char *opt, const char *v)
+{
+    char q[CLI_QUOTE_LEN];
+    srl_check_mutation *m = &a->o.mutation;
+    a->bugs = false;
+    if (!strcmp(v, "bug") || !strncmp(v, "bug=", 4)) {
         *m = SRL_CHECK_MUT_NONE;
-        *bugs = true;
+        a->bugs = true;
+        return parse_defects(a, opt, v[3] == '=' ? v + 4 : NULL);
     } else if (!strcmp(v, "experiment")) {
         *m = SRL_CHECK_MUT_EXPERIMENT;
     } else if (!strcmp(v, "prediction")) {
         *m = SRL_CHECK_MUT_PREDICTION;
     } else {
         cli_quote(q, sizeof q, v, strlen(v), CLI_QUOTE_MAX);
-        return cli_error(cmd, "%s: %s is not experiment, prediction or bug", opt, q);
+        return cli_error(cmd, "%s: %s is not experiment, prediction, bug or bug=NAME,...", opt, q);
     }
     return 0;
 }
@@ -236,7 +274,8 @@ static int parse_args(check_args *a, int argc, char **argv)
     };
     memset(a, 0, sizeof *a);
     a->sel = calloc(srl_check_count(), sizeof *a->sel);
-    if (!a->sel)
+    a->defects = calloc(srl_check_bug_count() + 1, sizeof *a->defects);
+    if (!a->sel || !a->defects)
         return cli_sys_error(cmd, "out of memory");
     cli_args args;
     cli_args_init(&args, cmd, opts, argc, argv);
@@ -252,7 +291,7 @@ static int parse_args(check_args *a, int argc, char **argv)
             break;
         case O_OUT: a->out_path = args.val; break;
         case O_LIST: a->list = true; break;
-        case O_MUTATE: rc = parse_mutation(&a->o.mutation, &a->bugs, args.opt, args.val); break;
+        case O_MUTATE: rc = parse_mutation(a, args.opt, args.val); break;
         default: break;
         }
     }
@@ -269,8 +308,6 @@ static size_t finish_selection(check_args *a)
             a->sel[i] = true;
         if (a->o.mutation != SRL_CHECK_MUT_NONE && !srl_check_at(i)->mutation[a->o.mutation])
             a->sel[i] = false; /* no mutation of that kind: nothing to run */
-        if (a->bugs && !srl_check_at(i)->bugs)
-            a->sel[i] = false; /* no defect reaches its experiment */
         n += a->sel[i];
     }
     return n;
@@ -285,8 +322,8 @@ static void table_header(FILE *tab, size_t n, const srl_check_opts *o)
             o->mutation == SRL_CHECK_MUT_EXPERIMENT   ? ", MUTATED experiments (must FAIL)"
             : o->mutation == SRL_CHECK_MUT_PREDICTION ? ", MUTATED predictions (must FAIL)"
                                                       : "");
-    fprintf(tab, "%-5s %s  %-13s %-29s %-13s %-7s %-9s %s\n", "id", "res.", "measured", "interval",
-            "predicted", "margin", "mde", "what");
+    fprintf(tab, "%-5s %s  %-5s %-13s %-29s %-13s %-7s %-9s %s\n", "id", "res.", "basis",
+            "measured", "interval", "predicted", "margin", "mde", "what");
     fflush(tab);
 }
 
@@ -330,7 +367,7 @@ static int run_checks(const check_args *a, size_t n)
             return cli_sys_error(cmd, "out of memory");
         }
         if (tab) {
-            table_row(tab, &r, what ? what : r.what);
+            table_row(tab, &r, basis_name(c->basis), what ? what : r.what);
             fflush(tab);
         }
         if (csv)
@@ -352,117 +389,137 @@ static int run_checks(const check_args *a, size_t n)
     return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-/* One run of check c with defect b into *r: 0, or an exit status after a message. */
-static int run_defect(srl_check_result *r, const srl_check *c, const check_args *a, int b)
+/* The selected checks in the order --mutate bug runs them: the probes (deterministic, quick), then
+ * the statistical ones, each in catalogue order. Returns the count written to order[]. */
+static size_t bug_order(size_t *order, const check_args *a)
 {
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < srl_check_count(); i++)
+            if (a->sel[i] && (srl_check_at(i)->basis == SRL_CHECK_PROBE) == (pass == 0))
+                order[n++] = i;
+    return n;
+}
+
+/* What one defect came to: the check that caught it (NULL: none), the runs, the time. */
+typedef struct defect_res {
+    const srl_check *by;
+    size_t runs;
+    double seconds;
+} defect_res;
+
+/* Defect b against the checks in order until one FAILs or cannot run (both catch it), each run a
+ * CSV row when csv. 0, or an exit status after a message. */
+static int hunt_defect(defect_res *dr, unsigned b, const check_args *a, const size_t *order,
+                       size_t n, FILE *csv, FILE *tab)
+{
+    const double t0 = now();
+    memset(dr, 0, sizeof *dr);
     srl_check_opts o = a->o;
-    o.bug = (srl_check_bug)b;
-    srl_err e;
-    e.msg[0] = 0;
-    const int st = srl_check_run(r, c, &o, &e);
-    if (st)
-        return cli_sys_error(cmd, "%s with the defect %s could not run: %s", c->id,
-                             srl_check_bug_name(o.bug), e.msg[0] ? e.msg : srl_strerror(st));
+    o.bug = b;
+    for (size_t k = 0; k < n && !dr->by; k++) {
+        const srl_check *c = srl_check_at(order[k]);
+        srl_check_result r;
+        srl_err e;
+        e.msg[0] = 0;
+        const int st = srl_check_run(&r, c, &o, &e);
+        dr->runs++;
+        if (st == SRL_ENOMEM)
+            return cli_sys_error(cmd, "%s with the defect %s: out of memory", c->id,
+                                 srl_check_bug_name(b));
+        char *what = st ? cli_alloc_printf("DEFECT %s: could not run (%s)", srl_check_bug_name(b),
+                                           e.msg[0] ? e.msg : srl_strerror(st))
+                        : cli_alloc_printf("DEFECT %s (%s) %s", srl_check_bug_name(b),
+                                           srl_check_bug_text(b), r.what);
+        if (!what)
+            return cli_sys_error(cmd, "out of memory");
+        if (st || !r.pass) {
+            dr->by = c;
+            if (tab)
+                table_row(tab, &r, basis_name(c->basis), what);
+        }
+        if (csv)
+            csv_row(csv, &r, what);
+        free(what);
+    }
+    dr->seconds = now() - t0;
+    if (tab && !dr->by)
+        fprintf(tab, "%-5s %s  %-5s DEFECT %s (%s): no check FAILed\n", "-", "pass", "-",
+                srl_check_bug_name(b), srl_check_bug_text(b));
+    if (tab)
+        fflush(tab);
     return 0;
 }
 
-/* The matrix defect x check: FAIL (the check caught the defect), pass (it did not), - (the
- * defect does not reach its experiment), and per defect caught or UNDETECTED. */
-static void bug_matrix(FILE *tab, const check_args *a, const unsigned char *res)
+/* The summary: per defect the check that caught it, its basis, the checks run, the seconds. */
+static void bug_summary(FILE *tab, const check_args *a, const defect_res *res, size_t n)
 {
-    const size_t nc = srl_check_count();
-    fprintf(tab, "\ndefect x check (FAIL: caught, pass: missed, -: does not reach the check)\n");
-    fprintf(tab, "%-15s", "defect");
-    for (size_t i = 0; i < nc; i++)
-        if (a->sel[i])
-            fprintf(tab, " %-5s", srl_check_at(i)->id);
-    fputs(" verdict\n", tab);
-    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
-        bool caught = false;
-        fprintf(tab, "%-15s", srl_check_bug_name((srl_check_bug)b));
-        for (size_t i = 0; i < nc; i++) {
-            if (!a->sel[i])
-                continue;
-            const unsigned char v = res[(size_t)b * nc + i];
-            fprintf(tab, " %-5s", v == 2 ? "FAIL" : v == 1 ? "pass" : "-");
-            caught |= v == 2;
-        }
-        fprintf(tab, " %s\n", caught ? "caught" : "UNDETECTED");
+    size_t caught = 0, tried = 0;
+    fprintf(tab, "\n%-15s %-9s %-6s %5s %8s  %s\n", "defect", "caught by", "basis", "runs",
+            "seconds", "what it does");
+    for (unsigned b = 1; b <= srl_check_bug_count(); b++) {
+        if (!a->defects[b])
+            continue;
+        const defect_res *d = &res[b];
+        tried++;
+        caught += d->by != NULL;
+        fprintf(tab, "%-15s %-9s %-6s %5zu %8.1f  %s\n", srl_check_bug_name(b),
+                d->by ? d->by->id : "UNDETECTED", d->by ? basis_name(d->by->basis) : "-", d->runs,
+                d->seconds, srl_check_bug_text(b));
     }
+    fprintf(tab, "%zu of %zu defects caught (%zu checks selected%s)\n", caught, tried, n,
+            a->o.quick ? ", --quick" : "");
 }
 
-/* --mutate bug: every realistic defect on every selected check it reaches, each row as it
- * finishes (and into the CSV of -o), then the matrix. Exit 1 when some defect made no check
- * FAIL. */
+/* --mutate bug: each selected defect switched on in turn against the selected checks (probes
+ * first) until one FAILs; the row of the check that caught it as it happens (every run into the
+ * CSV of -o), then the summary. Exit 1 when some defect made no check FAIL. */
 static int run_bugs(const check_args *a, size_t n)
 {
-    const size_t nc = srl_check_count();
-    unsigned char *res = calloc((size_t)SRL_CHECK_BUG_COUNT * nc, 1);
-    if (!res)
+    if (!srl_check_bugs_built())
+        return cli_error(cmd, "--mutate bug: this srlab was built without the defects; build "
+                              "one with meson setup BUILDDIR -Dmutants=true (theory/README.md, "
+                              "\"Built-in defects\")");
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    defect_res *res = calloc(srl_check_bug_count() + 1, sizeof *res);
+    if (!order || !res) {
+        free(order);
+        free(res);
         return cli_sys_error(cmd, "out of memory");
+    }
+    bug_order(order, a);
     cli_out out;
     const bool csv = a->out_path != NULL, csv_stdout = csv && cli_out_is_stdout(a->out_path);
     int rc = csv ? cli_out_open(&out, cmd, "-o", a->out_path) : 0;
-    if (rc) {
-        free(res);
-        return rc;
-    }
-    if (csv)
-        fputs(CSV_HEADER "\n", out.fp);
-    FILE *tab = csv_stdout ? NULL : stdout;
-    if (tab) {
-        fprintf(tab, "srlab check --mutate bug: %d realistic defects on the %zu checks they reach "
-                     "(each defect must make some check FAIL)%s\n",
-                SRL_CHECK_BUG_COUNT - 1, n, a->o.quick ? " (--quick)" : "");
-        table_header(tab, n, &a->o);
-    }
-    for (int b = 1; b < SRL_CHECK_BUG_COUNT && !rc; b++)
-        for (size_t i = 0; i < nc && !rc; i++) {
-            const srl_check *c = srl_check_at(i);
-            if (!a->sel[i] || !(c->bugs & SRL_CHECK_BUG_BIT(b)))
-                continue;
-            srl_check_result r;
-            if ((rc = run_defect(&r, c, a, b)))
-                break;
-            res[(size_t)b * nc + i] = r.pass ? 1 : 2;
-            char *what = cli_alloc_printf("DEFECT %s (%s) %s", srl_check_bug_name((srl_check_bug)b),
-                                          srl_check_bug_text((srl_check_bug)b), r.what);
-            if (!what) {
-                rc = cli_sys_error(cmd, "out of memory");
-                break;
-            }
-            if (tab) {
-                table_row(tab, &r, what);
-                fflush(tab);
-            }
-            if (csv)
-                csv_row(out.fp, &r, what);
-            free(what);
-        }
-    if (rc) {
+    if (!rc) {
         if (csv)
+            fputs(CSV_HEADER "\n", out.fp);
+        FILE *tab = csv_stdout ? NULL : stdout;
+        if (tab) {
+            fprintf(tab, "srlab check --mutate bug: each built-in defect against the %zu selected "
+                         "checks, probes first, until one FAILs%s\n",
+                    n, a->o.quick ? " (--quick)" : "");
+            table_header(tab, n, &a->o);
+        }
+        for (unsigned b = 1; b <= srl_check_bug_count() && !rc; b++)
+            if (a->defects[b])
+                rc = hunt_defect(&res[b], b, a, order, n, csv ? out.fp : NULL, tab);
+        if (!rc && tab) {
+            bug_summary(tab, a, res, n);
+            const int e = cli_stdout_flush(); /* tab is standard output */
+            if (e)
+                rc = cli_sys_error(cmd, "cannot write standard output: %s", strerror(e));
+        }
+        if (csv && !rc)
+            rc = cli_out_commit(&out);
+        else if (csv)
             cli_out_abort(&out);
-        free(res);
-        return rc;
     }
     bool missed = false;
-    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
-        bool caught = false;
-        for (size_t i = 0; i < nc; i++)
-            caught |= res[(size_t)b * nc + i] == 2;
-        missed |= !caught;
-    }
-    if (tab) {
-        bug_matrix(tab, a, res);
-        const int e = cli_stdout_flush(); /* tab is standard output */
-        if (e)
-            rc = cli_sys_error(cmd, "cannot write standard output: %s", strerror(e));
-    }
+    for (unsigned b = 1; b <= srl_check_bug_count(); b++)
+        missed |= a->defects[b] && !res[b].by;
+    free(order);
     free(res);
-    if (!rc && csv)
-        rc = cli_out_commit(&out);
-    else if (csv)
-        cli_out_abort(&out);
     return rc ? rc : missed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
@@ -485,5 +542,6 @@ int cmd_check(int argc, char **argv)
                                           "of that kind (see srlab check --list)");
     }
     free(a.sel);
+    free(a.defects);
     return rc;
 }

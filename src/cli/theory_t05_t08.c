@@ -113,17 +113,18 @@ static int e_t06(th_values *v, const th_view *t)
 
 static const th_line t06_lines[] = {
     LINE("ulp(x*)", NUM(t06.ulp), "grid spacing at x*", ""),
+    LINE("r", NUM(t06.r), "lr sigma / ulp",
+         "the exact step's noise in spacings: what sets the regime (the weight sits on the grid)"),
     LINE("excess_exact", NUM(t06.excess_exact), "lr sigma^2 / (2 (2 - lr a))  (~ lr sigma^2 / 4)",
          "stationary mean of f - f* in exact arithmetic"),
-    LINE("excess_sr_extra", NUM(t06.excess_sr), "ulp^2 / (12 lr (2 - lr a))  (~ ulp^2 / (24 lr))",
-         "what SR writes add to it"),
-    LINE("relative_penalty", NUM(t06.relative_penalty), "ulp^2 / (6 lr^2 sigma^2)",
-         "their ratio: 4x the learning rate makes it 16x smaller"),
-    {"spread_sd", NUM(t06.spread), "sqrt(lr sigma^2 / (a (2 - lr a)))",
-     "the iterate's spread in ulps: %s (the formula assumes many ulps: the position within a "
-     "grid cell is then uniform)",
-     {NUM(t06.spread_ulps)}, ALWAYS},
-    LINE("lr_for_1pct", NUM(t06.lr_for_1pct), "ulp / (sigma sqrt(0.06))",
+    LINE("excess_sr_extra", NUM(t06.excess_sr), "v(r) ulp^2 / (2 lr (2 - lr a))",
+         "what SR writes add to it; v(r) = E[frac(s)(1 - frac(s))], s ~ N(0, r^2) (T14)"),
+    LINE("relative_penalty", NUM(t06.relative_penalty), "v(r) / r^2",
+         "their ratio: ulp^2/(6 lr^2 sigma^2) for r >= 1/2, smaller below (-> sqrt(2/pi)/r)"),
+    LINE("penalty_large_r", NUM(t06.penalty_large_r), "ulp^2 / (6 lr^2 sigma^2)",
+         "the large-r form (v = 1/6): within 0.44% of relative_penalty once r >= 1/2; "
+         "4x the learning rate makes it 16x smaller"),
+    LINE("lr_for_1pct", NUM(t06.lr_for_1pct), "v(r)/r^2 = 0.01 solved for lr",
          "the learning rate at which the SR penalty is 1%"),
     LINES_END,
 };
@@ -141,10 +142,11 @@ static void c_t06(FILE *o, const th_view *t)
 
 const th_statement th_t06 = {
     "T06", "noisy-sgd", "theory/T06-noisy-sgd.md",
-    "noisy SGD: the relative SR penalty ulp^2 / (6 lr^2 sigma^2) falls like 1/lr^2",
+    "noisy SGD: the relative SR penalty v(r)/r^2, r = lr sigma/ulp; ulp^2/(6 lr^2 sigma^2) for r >= 1/2",
     {KEY("format", "bf16", TH_FORMAT, format, "weight format"),
      KEY("xstar", "1.5", TH_REAL, xstar,
-         "the point the iterate fluctuates around (sets ulp; keep its spread inside one binade)"),
+         "the point the iterate fluctuates around, a value of the format (sets ulp; keep the "
+         "spread inside one binade)"),
      KEY("a", "1", TH_POS, a, "curvature a > 0"),
      KEY("lr", "0.01", TH_POS, lr, "learning rate"),
      KEY("sigma", "1", TH_POS, sigma, "standard deviation of the gradient noise"),

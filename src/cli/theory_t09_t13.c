@@ -69,7 +69,13 @@ static int e_t10(th_values *v, const th_view *t)
         return cli_error(th_cmd, "lr: a lr / sigma = %g must be below 2 for Adam (SGD with the "
                                  "learning rate lr / sigma) to be stable",
                          p->a * p->lr / p->sigma);
-    srl_t10_eval(&v->t10, p->xstar, p->a, p->lr, p->sigma, p->x0, p->delta, &p->format);
+    if (!(p->beta1 < 1))
+        return cli_error(th_cmd, "beta1: %s is not below 1", th_text(t, "beta1"));
+    srl_t10_eval(&v->t10, p->xstar, p->a, p->lr, p->sigma, p->beta1, p->x0, p->delta,
+                 &p->format);
+    if (isnan(v->t10.model.penalty))
+        return cli_error(th_cmd, "lr, beta1: Adam's linearised recursion is not stable at lr %s, "
+                                 "beta1 %s", th_text(t, "lr"), th_text(t, "beta1"));
     return 0;
 }
 
@@ -79,10 +85,17 @@ static const th_line t10_lines[] = {
          "Adam (beta1 = 0) is SGD with this learning rate"),
     LINE("sigma_g2_ratio", NUM(t10.sigma_g2_ratio), "1 + a lr' / (2 - a lr')",
          "E[g^2] / sigma^2 at stationarity"),
-    LINE("relative_penalty", NUM(t10.relative_penalty), "ulp^2 (1 + a lr'/(2 - a lr')) / (6 lr^2)",
-         "SR's excess loss over exact arithmetic, relative to it (item 4)"),
+    LINE("relative_penalty", NUM(t10.relative_penalty),
+         "v(lr/ulp) (ulp/lr)^2 (1 + a lr'/(2 - a lr'))",
+         "beta1 = 0: SR's excess loss over exact arithmetic, relative to it (item 4); "
+         "ulp^2 (1 + a lr'/(2 - a lr'))/(6 lr^2) once lr >= ulp/2"),
     LINE("penalty_at_2lr", NUM(t10.penalty_at_2lr), "the same at 2 lr",
-         "about 4x smaller: a larger learning rate makes it negligible"),
+         "about 4x smaller while lr >= ulp/2: a larger learning rate makes it negligible"),
+    {"model_penalty", NUM(t10.model.penalty), "2 x 2 Lyapunov model, beta1 = %s",
+     "the same for Adam with momentum (item 4): the step's noise r_m = %s spacings, exact "
+     "excess %s, SR excess %s",
+     {NUM(t10.beta1), NUM(t10.model.r_m), NUM(t10.model.excess_exact), NUM(t10.model.excess_sr)},
+     ALWAYS},
     {"rn_freeze_lr", NUM(t10.rn_freeze_lr), "min(gaps at x0) / (2 (1 + delta))",
      "RN loses every step of a noise-free run from x0 = %s (stored) when lr is below this "
      "(item 5)",
@@ -106,13 +119,15 @@ static void c_t10(FILE *o, const th_view *t)
 
 const th_statement th_t10 = {
     "T10", "adam-convergence", "theory/T10-adam-convergence.md",
-    "Adam with SR: the SR penalty ulp^2 sigma_g^2 / (6 lr^2 sigma^2) falls like 1/lr^2; with RN "
-    "every step is lost below a computable learning rate",
+    "Adam with SR: the bound's rounding terms (SR u^2/lr, RN u/lr); the SR penalty on a noisy "
+    "quadratic (ulp^2 sigma_g^2/(6 lr^2 sigma^2) for beta1 = 0 and lr >= ulp/2, a Lyapunov model "
+    "for beta1 > 0); with RN every step is lost below a computable learning rate",
     {KEY("format", "bf16", TH_FORMAT, format, "weight format"),
      KEY("xstar", "1.5", TH_REAL, xstar, "the point the iterate fluctuates around (sets ulp)"),
      KEY("a", "1", TH_POS, a, "curvature a > 0"),
      KEY("lr", "0.01", TH_POS, lr, "learning rate"),
      KEY("sigma", "1", TH_POS, sigma, "standard deviation of the gradient noise"),
+     KEY("beta1", "0", TH_NONNEG, beta1, "Adam's first-moment decay of the model (0 <= beta1 < 1)"),
      KEY("x0", "1.5", TH_IN_RANGE, x0, "RN freeze: the stored start of a noise-free run"),
      KEY("delta", "3e-4", TH_NONNEG, delta,
          "RN freeze: the relative error of m_hat / sqrt(v_hat) (>= 0)"),

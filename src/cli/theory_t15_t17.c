@@ -19,7 +19,7 @@ static int e_t15(th_values *v, const th_view *t)
                          p->heat_r);
     if (p->format.xmax < 1)
         return cli_error(th_cmd, "format: %s cannot hold the initial maximum 1", p->format.name);
-    double *work = malloc(3 * (p->m + 1) * sizeof *work);
+    double *work = malloc(4 * (p->m + 1) * sizeof *work);
     if (!work)
         return cli_error(th_cmd, "out of memory");
     const int st = srl_t15_eval(&v->t15, p->m, p->heat_r, p->t_end, &p->format, work);
@@ -36,19 +36,27 @@ static const th_line t15_lines[] = {
     LINE("update_ratio", NUM(t15.update_ratio), "dt mu1 / u, mu1 = (4/h^2) sin^2(pi h/2)",
          "the sine mode's change per step in units of u |U|"),
     {"rn", PICK(t15.rn_frozen, "stagnates", "moves"), "%s", NULL,
-     {PICK(t15.rn_frozen, "update_ratio < 1/2: every update is below half a spacing and RN "
-                          "loses it (stagnation)",
+     {PICK(t15.rn_frozen, "update_ratio < 1/2: the sine mode's part of every update is below "
+                          "half a spacing; what passes is U0's own rounding noise (rn_passes)",
            "update_ratio >= 1/2: RN moves; its error is bounded by rn_bound")},
+     ALWAYS},
+    {"rn_passes", U64(t15.rn.passes), "RN(U + r L U) iterated from U0 to its fixed point",
+     "updates that pass before RN stagnates: %s at step 1, fixed point after %s steps; the "
+     "lost fraction 1 - passes/updates (L != 0) is %s",
+     {U64(t15.rn.first_step_passes), U64(t15.rn.fixed_step), NUM(t15.rn.lost_frac)},
      ALWAYS},
     LINE("rn_bound", NUM(t15.rn_bound), "steps u = t u / dt",
          "worst-case bound on max |U - V| under RN: O(u/dt)"),
-    LINE("rn_frozen_rms", NUM(t15.frozen_rms), "rms_j (U0_j - V_j)",
-         "RN's RMS error once stagnated for good (NaN above 10^8 point-steps)"),
+    LINE("rn_frozen_rms", NUM(t15.frozen_rms), "rms_j (U*_j - V_j), U* the fixed point",
+         "RN's RMS error once stagnated (NaN above 10^8 point-steps or with no fixed point)"),
     LINE("sr_rms_bound", NUM(t15.sr_rms_bound),
          "u/2 sqrt(sum_k (1 - l_k^2N)/(1 - l_k^2) / (m-1)), l_k = 1 - 4 r sin^2(k pi h/2)",
          "bound on the RMS SR error: O(u dt^-1/4) along dt = r h^2"),
-    LINE("sr_rms_asym", NUM(t15.sr_rms_asym), "u sqrt(1/(12 r h))",
-         "its small-h form (t >> 1/pi^2 not needed: the high modes dominate)"),
+    LINE("sr_rms_asym", NUM(t15.sr_rms_asym),
+         "u sqrt(S(t) / (8 pi^2 r h)), S(t) = sum_k (1 - exp(-2 pi^2 k^2 t))/k^2",
+         "its small-h form at this t (the low modes have not saturated unless t >> 1/(2 pi^2))"),
+    LINE("sr_rms_limit", NUM(t15.sr_rms_limit), "u sqrt(1/(48 r h))",
+         "the small-h form for t >> 1/(2 pi^2) (S = pi^2/6)"),
     LINES_END,
 };
 
@@ -97,8 +105,11 @@ static const th_line t16_lines[] = {
          "E (x_t - x_exact)^2 with SR writes and compensation: one rounding, no accumulation"),
     LINE("kahan_sr_tol", NUM(t16.comp_tol), "ulp (2 d + d^2/ulp), d = uc ulp / (lr a)",
          "its tolerance for a compensation stored with unit roundoff uc"),
-    LINE("plain_sr_ms", NUM(t16.sr_plain_ms), "(ulp^2/6) (1 - c^2t) / (1 - c^2), c = 1 - lr a",
-         "plain SR's accumulated variance, for contrast"),
+    LINE("plain_sr_ms", NUM(t16.sr_plain_ms), "the law of w_t propagated over the grid",
+         "plain SR's accumulated E (w_t - x_exact)^2, exactly, for contrast"),
+    LINE("plain_sr_ms_uniform", NUM(t16.sr_plain_ms_uniform),
+         "(ulp^2/6) (1 - c^2t) / (1 - c^2), c = 1 - lr a",
+         "the same if every write's position in its cell were uniform (too large early on)"),
     LINES_END,
 };
 

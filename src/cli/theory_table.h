@@ -29,7 +29,7 @@ typedef struct th_params {
     srl_accum accum; /* the order (from srl_accum_binary64) */
     srl_arith arith;
     int opt; /* an index into srl_optim_names */
-    double x, y, v, a, xstar, x0, lr, sigma, g, distance, wd, beta2, delta, update, lambda;
+    double x, y, v, a, xstar, x0, lr, sigma, g, distance, wd, beta1, beta2, delta, update, lambda;
     double heat_r, t_end; /* T15: dt / h^2 and the final time */
     uint64_t n, m, nmax, steps, params;
     long long r;

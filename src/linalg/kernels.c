@@ -42,6 +42,7 @@
 #endif
 
 #include "core/isa.h"
+#include "core/mutant.h"
 #include "core/pcg_impl.h"
 #include "core/threads.h"
 #include "linalg/kernels_impl.h"
@@ -652,22 +653,24 @@ static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
                        par);
     } else if (spec >= 0) {
         const mk_fn fn = mk_lookup(spec, isa_level());
+        /* the draws per output lane; defect gemm-draws (src/core/mutant.h): D - 1 */
+        const uint64_t Dv = D - (uint64_t)(SRL__MUT(GEMM_DRAWS) && D > 1);
         jt.a_step = g->a_step;
         jt.ldb = n;
         jt.k = k;
         jt.K = c->order == SRL_ORDER_BLOCKED ? c->block : k;
         jt.kc = &kc;
         jt.rng = rng;
-        jt.D = D;
+        jt.D = Dv;
         jt.P = kc.psto ? k : 0;
         uint64_t mD = 1, cD = 0;
         if (sto) {
             jt.inc = rng->g.p32.inc;
             srl__lcg64_jump(&jt.m2, &jt.c2, SRL_PCG32_MULT, jt.inc, 2);
-            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt.inc, 2 * D);
+            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt.inc, 2 * Dv);
         }
         const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
-        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, D, es, mD, cD, par};
+        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, Dv, es, mD, cD, par};
         srl__kern_for(tiles, par, gemm_tile, &tc);
     } else {
         gemm_out_ctx oc = {g, &kc, rng, c0, D, es};

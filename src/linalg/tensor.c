@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mutant.h"
 #include "core/threads.h"
 #include "round/round_bulk.h" /* srl__draws */
 #include "linalg/tensor_impl.h"
@@ -229,7 +230,8 @@ DEFINE_GET(srl_tensor_get_f, get_f_run, float)
 static srl_rng tile_rng(const srl_tensor *t, size_t offset, uint64_t step)
 {
     srl_rng r = t->rng;
-    srl_rng_seek(&r, step * (uint64_t)t->n + offset);
+    srl_rng_seek(&r, (SRL__MUT(DRAW_STUCK) ? 0 : step) /* defect draw-stuck */ * (uint64_t)t->n +
+                         offset);
     return r;
 }
 
@@ -334,6 +336,12 @@ int srl__tensor_put_tile_f(srl_tensor *t, size_t off, const float *x, size_t k, 
 int srl__tensor_put_tile_d(srl_tensor *t, size_t off, const double *x, size_t k, srl_rounding m,
                            uint64_t step, uint64_t *ws)
 {
+    if (SRL__MUT(DOUBLE_ROUND) && t->storage != SRL_STORAGE_F64) { /* defect double-round */
+        float xf[SRL__TILE];
+        for (size_t i = 0; i < k; i++)
+            xf[i] = (float)x[i];
+        return srl__tensor_put_tile_f(t, off, xf, k, m, step, ws);
+    }
     const bool sto = srl_rounding_is_stochastic(m);
     srl_rng r = sto ? tile_rng(t, off, step) : t->rng;
     if (k < SRL__SHORT) {

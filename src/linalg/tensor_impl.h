@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/mutant.h"
 #include "srlab/rounding.h"
 #include "srlab/tensor.h"
 
@@ -53,6 +54,43 @@ static inline int srl__f32_isnan_bits(uint32_t b)
     return (b & 0x7fffffffu) > 0x7f800000u;
 }
 
+#if defined(SRL_MUTANTS)
+/* The bf16 writes below under the active defect (src/core/mutant.h): the write of pattern b (not
+ * a NaN) whose right result is r, rn when z < 0, else sr:r=16 with Z = z. */
+static inline uint16_t srl__bf16_defect(uint32_t b, uint16_t r, int32_t z)
+{
+    const uint32_t F = b & 0xffffu, e = (b >> 23) & 0xffu;
+    const int top = ((b >> 16) & 0x7fu) == 0x7fu && F && e; /* the last spacing below 2^k */
+    if (z >= 0) {
+        uint32_t Z = (uint32_t)z;
+        if (SRL__MUT(SR12)) /* Z's low 4 bits lost */
+            Z &= 0xfff0u;
+        if (SRL__MUT(SR_R1)) /* Z's lowest bit lost */
+            Z &= 0xfffeu;
+        r = (uint16_t)((b + Z + (SRL__MUT(SR_LE) ? 1u : 0u)) >> 16); /* sr-le: F + Z + 1 */
+        if (SRL__MUT(SR_SIGNED) && (b >> 31) && F) /* a negative value away iff F + Z < 2^16 */
+            r = (uint16_t)((b >> 16) + (((F + Z) >> 16) ^ 1u));
+        if (SRL__MUT(POW2_ULP) && top) /* the grid of two bf16 spacings */
+            r = (uint16_t)(((b + (Z << 1)) >> 17) << 1);
+    } else {
+        if (SRL__MUT(TIES_AWAY))
+            r = (uint16_t)((b + 0x8000u) >> 16);
+        if (SRL__MUT(POW2_ULP) && top)
+            r = (uint16_t)(((b + 0xffffu + ((b >> 17) & 1u)) >> 17) << 1);
+    }
+    if (SRL__MUT(BF16_FTZ) && !(r & 0x7f80u)) /* a subnormal result flushed to a signed zero */
+        r &= 0x8000u;
+    return r;
+}
+#define SRL__BF16_DEFECT(b, r, z)                                                                 \
+    do {                                                                                          \
+        if (srl__mutant && !srl__f32_isnan_bits(b))                                               \
+            return srl__bf16_defect(b, r, z);                                                     \
+    } while (0)
+#else
+#define SRL__BF16_DEFECT(b, r, z) ((void)0)
+#endif
+
 /* Round to nearest, ties to even: add 0x7fff plus the lowest kept bit, then cut. A carry into the
  * exponent is the step to the next binade; from the largest finite it gives infinity exactly
  * when x >= xmax + ulp/2 (the tie goes to the even pattern 0x7f80, +inf), as IEEE 754 rn does. */
@@ -60,6 +98,7 @@ static inline uint16_t srl__bf16_rn(float x)
 {
     const uint32_t b = srl__f32_bits(x);
     const uint16_t r = (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+    SRL__BF16_DEFECT(b, r, -1); /* defects (src/core/mutant.h) */
     return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
 }
 
@@ -69,6 +108,7 @@ static inline uint16_t srl__bf16_sr16(float x, uint64_t u)
 {
     const uint32_t b = srl__f32_bits(x);
     const uint16_t r = (uint16_t)((b + (uint32_t)(u >> 48)) >> 16);
+    SRL__BF16_DEFECT(b, r, (int32_t)(u >> 48)); /* defects (src/core/mutant.h) */
     return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
 }
 
@@ -77,6 +117,7 @@ static inline uint16_t srl__bf16_sr16_z(float x, uint32_t z)
 {
     const uint32_t b = srl__f32_bits(x);
     const uint16_t r = (uint16_t)((b + z) >> 16);
+    SRL__BF16_DEFECT(b, r, (int32_t)z); /* defects (src/core/mutant.h) */
     return srl__f32_isnan_bits(b) ? srl__bf16_nan(b) : r;
 }
 

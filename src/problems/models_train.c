@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "core/threads.h"      /* srl__workers_ok */
+#include "core/mutant.h"
 #include "round/round_bulk.h" /* srl__round_array_float_fork */
 #include "srlab/ops.h"
 #include "srlab/tensor.h"
@@ -193,7 +194,9 @@ void srl__model_compute_stream(srl_rng *c, const srl_train_config *tc, size_t r,
 void srl__model_writes_root(srl_rng *root, const srl_train_config *tc, size_t r, bool shared)
 {
     srl_train_stream(root, tc, "writes");
-    if (!shared && r > 0)
+    /* defects replica-stream, replica-shared (src/core/mutant.h): shared streams that differ,
+     * independent ones that do not */
+    if ((!shared || SRL__MUT(REPLICA_STREAM)) && r > 0 && !SRL__MUT(REPLICA_SHARED))
         srl_rng_derive(root, root, srl_hash64(srl_hash_str("replica"), (uint64_t)r));
 }
 

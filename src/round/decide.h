@@ -54,7 +54,16 @@
  *   sr:r=R   lo and hi differ in their top R bits, or R > ub.
  * mode and r: the rounding (r = R of sr:r=R, 1 <= R <= W; in 32-bit lanes, whose f has no bits
  * below 2^-32, the caller passes min(R, 32): the carry out of F + Z at bit R is then the carry
- * at bit 32). */
+ * at bit 32).
+ *
+ * Defects (src/core/mutant.h; none in a default build, where every `SRL__MUT(...)` below is 0 and
+ * its branch folds away): each branch of the decision and each carry form has its slip, marked
+ * "defect". */
+
+#include "core/mutant.h"
+#if defined(SRL_MUTANTS)
+#include "core/isa.h" /* SRL_CAT */
+#endif
 
 #ifndef SRL_DECIDE_LT
 #define SRL_DECIDE_LT(a, b) ((a) < (b))
@@ -71,18 +80,32 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
               SRL_DECIDE_V *undecided)
 {
     const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, half = one << (SRL_DECIDE_W - 1);
+    if (SRL__MUT(SR8) && mode == SRL_SR) { /* defect sr8: exact sr as sr:r=8 */
+        mode = SRL_SR_BITS;
+        r = 8;
+    }
     switch (mode) {
     case SRL_RN: /* f > 1/2, or f == 1/2 and T odd: lo > half - 1 when strict or T odd */
+        if (SRL__MUT(TIES_AWAY)) /* defect ties-away: rna's rule */
+            return SRL__BIT(SRL_DECIDE_LT(half - one, lo));
         return SRL__BIT(SRL_DECIDE_LT(half - (strict | todd), lo));
     case SRL_RNA: /* f >= 1/2 */
+        if (SRL__MUT(RNA_TIE)) /* defect rna-tie: f > 1/2 */
+            return SRL__BIT(SRL_DECIDE_LT(half - strict, lo));
         return SRL__BIT(SRL_DECIDE_LT(half - one, lo));
     case SRL_RZ:
         return zero;
     case SRL_RU:
+        if (SRL__MUT(DIRECTED_SIGN)) /* defect directed-sign */
+            return SRL__INEXACT & neg;
         return SRL__INEXACT & (neg ^ one);
     case SRL_RD:
+        if (SRL__MUT(DIRECTED_SIGN)) /* defect directed-sign */
+            return SRL__INEXACT & (neg ^ one);
         return SRL__INEXACT & neg;
     case SRL_RO: /* to the odd neighbour */
+        if (SRL__MUT(RO_EVEN)) /* defect ro-even */
+            return SRL__INEXACT & todd;
         return SRL__INEXACT & (todd ^ one);
     case SRL_SR: { /* away iff U < f: P(away) = f */
         const int sh = SRL_DECIDE_W - ub;
@@ -91,14 +114,33 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
         const SRL_DECIDE_V open =
             strict | SRL__BIT(SRL_DECIDE_LT(lo, hi)) | (ub < SRL_DECIDE_W ? one : zero);
         *undecided |= within & open;
+        if (SRL__MUT(SR_LE)) /* defect sr-le: u <= f1 */
+            return below | SRL__BIT(SRL_DECIDE_EQ(us, ls));
+        if (SRL__MUT(SR_SIGNED)) /* defect sr-signed: a negative value away with 1 - f */
+            return below ^ (neg & SRL__INEXACT);
         return below;
     }
     case SRL_SR_EQ: /* the draw's top bit, when inexact */
+        if (SRL__MUT(SR_EQ_FLIP)) /* defect sr-eq-flip */
+            return SRL__INEXACT & ((u >> (SRL_DECIDE_W - 1)) ^ one);
         return SRL__INEXACT & (u >> (SRL_DECIDE_W - 1));
     case SRL_SR_BITS: { /* F = floor(f 2^R), Z = the draw's top R bits: away iff F + Z >= 2^R */
         const int sh = SRL_DECIDE_W - r;
-        const SRL_DECIDE_V F = lo >> sh, Z = u >> sh;
+        const SRL_DECIDE_V F = lo >> sh;
+        SRL_DECIDE_V Z = u >> sh;
+        if (SRL__MUT(SR12) && r == 16) /* defect sr12: Z's low 4 bits lost */
+            Z &= ~(zero + 15);
+        if (SRL__MUT(SR_R1)) /* defect sr-r-1: Z's lowest bit lost */
+            Z &= ~one;
         *undecided |= (SRL__BIT(SRL_DECIDE_EQ(F, hi >> sh)) ^ one) | (r > ub ? one : zero);
+        if (SRL__MUT(SR_LE)) /* defect sr-le: F + Z + 1 >= 2^R */
+            return r == SRL_DECIDE_W ? SRL__BIT(SRL_DECIDE_LT(F + Z, F)) |
+                                           SRL__BIT(SRL_DECIDE_EQ(F + Z, ~zero))
+                                     : SRL__BIT(SRL_DECIDE_LT(zero, (F + Z + one) >> r));
+        if (SRL__MUT(SR_SIGNED)) /* defect sr-signed */
+            return (r == SRL_DECIDE_W ? SRL__BIT(SRL_DECIDE_LT(F + Z, F))
+                                      : SRL__BIT(SRL_DECIDE_LT(zero, (F + Z) >> r))) ^
+                   (neg & SRL__INEXACT);
         return r == SRL_DECIDE_W ? SRL__BIT(SRL_DECIDE_LT(F + Z, F))
                                  : SRL__BIT(SRL_DECIDE_LT(zero, (F + Z) >> r));
     }
@@ -118,15 +160,26 @@ SRL_DECIDE_FN(srl_mode mode, int r, SRL_DECIDE_V lo, SRL_DECIDE_V hi, SRL_DECIDE
  * (2^s - 1 - Z being ~u's top s bits) carries out of them exactly when R - 1 - Z >= 0: the
  * decision's sr case, never undecided. Every other mode asks the decision. neg, u, ub,
  * undecided: as above. */
+#if defined(SRL_MUTANTS) /* the rule below, wrapped by the defect pow2-ulp's (after it) */
+#define SRL__ROUND_RULE SRL_CAT(SRL_DECIDE_ROUND_FN, _rule)
+#else
+#define SRL__ROUND_RULE SRL_DECIDE_ROUND_FN
+#endif
 static inline __attribute__((always_inline)) SRL_DECIDE_V
-SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V neg,
-                    SRL_DECIDE_V u, int ub, SRL_DECIDE_V *undecided)
+SRL__ROUND_RULE(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V neg, SRL_DECIDE_V u,
+                int ub, SRL_DECIDE_V *undecided)
 {
     const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, mask = (one << s) - one;
-    if (mode == SRL_RN)
+    if (mode == SRL_RN) {
+        if (SRL__MUT(TIES_AWAY)) /* defect ties-away: rna's carry, R + 2^(s-1) */
+            return s ? (a + (one << (s - 1))) & ~mask : a;
         return (a + (mask >> 1) + ((a >> s) & (s ? one : zero))) & ~mask;
-    if (mode == SRL_SR && s > 0 && s <= ub)
+    }
+    if (mode == SRL_SR && s > 0 && s <= ub && !SRL__MUT(SR8) && !SRL__MUT(SR_SIGNED)) {
+        if (SRL__MUT(SR_LE)) /* defect sr-le: carries when R >= Z */
+            return (a + (~u >> (SRL_DECIDE_W - s)) + one) & ~mask;
         return (a + (~u >> (SRL_DECIDE_W - s))) & ~mask;
+    }
     /* f1 = R 2^(W-s); s = 0: R = 0, and the shift count (W - s) mod W is 0 */
     const SRL_DECIDE_V R = a & mask, f1 = R << ((SRL_DECIDE_W - s) & (SRL_DECIDE_W - 1));
     return (a - R) + (SRL_DECIDE_FN(mode, r, f1, f1, zero, (a >> s) & one, neg, u, ub,
@@ -134,6 +187,29 @@ SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V ne
                       << s);
 }
 
+#if defined(SRL_MUTANTS)
+/* The rule, and the defect pow2-ulp: a magnitude in the last spacing below a power of two (its
+ * significand's bits above the grid all ones, inexact, a normal input) rounded on the grid of the
+ * binade above, 2^(s+1) units. The input's significand has 52 (binary64) or 23 (binary32) bits. */
+static inline __attribute__((always_inline)) SRL_DECIDE_V
+SRL_DECIDE_ROUND_FN(SRL_DECIDE_V a, int s, srl_mode mode, int r, SRL_DECIDE_V neg,
+                    SRL_DECIDE_V u, int ub, SRL_DECIDE_V *undecided)
+{
+    const int mb = SRL_DECIDE_W == 64 ? 52 : 23;
+    const SRL_DECIDE_V res = SRL__ROUND_RULE(a, s, mode, r, neg, u, ub, undecided);
+    if (!SRL__MUT(POW2_ULP) || s < 1 || s + 1 >= mb)
+        return res;
+    const SRL_DECIDE_V zero = (SRL_DECIDE_V){0}, one = zero + 1, fm = (one << (mb - s)) - one;
+    const SRL_DECIDE_V top = SRL__BIT(SRL_DECIDE_EQ((a >> s) & fm, fm)) &
+                             SRL__BIT(SRL_DECIDE_LT((one << mb) - one, a)) &
+                             (SRL__BIT(SRL_DECIDE_EQ(a & ((one << s) - one), zero)) ^ one);
+    const SRL_DECIDE_V sel = zero - top; /* all ones where top */
+    const SRL_DECIDE_V up = SRL__ROUND_RULE(a, s + 1, mode, r, neg, u, ub, undecided);
+    return (up & sel) | (res & ~sel);
+}
+#endif
+
+#undef SRL__ROUND_RULE
 #undef SRL__BIT
 #undef SRL__INEXACT
 #undef SRL_DECIDE_ROUND_FN

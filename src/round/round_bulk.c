@@ -29,6 +29,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/mutant.h"
 #include "core/pcg_impl.h"
 #include "core/threads.h"
 #include "round/lanes.h"
@@ -149,6 +150,9 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g)
     const int lvl = isa_level();
     for (size_t t0 = 0; t0 < k; t0 += SRL_TILE)
         lanes_fill(u + t0, k - t0 < SRL_TILE ? k - t0 : SRL_TILE, &ln, lvl);
+    if (SRL__MUT(DRAW_HALF)) /* defect draw-half */
+        for (size_t i = 1; i < k; i += 2)
+            u[i] = u[i - 1];
     srl_rng_seek(g, g->counter + k);
 }
 
@@ -168,7 +172,8 @@ static bool pattern_format(const srl_format *f, int bias)
 static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int bias,
                          double normal_min, uint64_t lo_bits, uint64_t hi_bits)
 {
-    const int eq = f->emin - f->p + 1, eq_min = 1 - bias - mbits;
+    const int eq = f->emin - f->p + 1 + SRL__MUT(SUBNORMAL), /* defect subnormal */
+              eq_min = 1 - bias - mbits;
     const bool via_exp = ldexp(1.0, eq) >= normal_min, via_shift = f->xmin == normal_min;
     vp->s = mbits + 1 - f->p;
     vp->lo = lo_bits;

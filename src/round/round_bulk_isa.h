@@ -518,10 +518,19 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
     {                                                                                             \
         const V zero = b & 0, sign_b = (zero + 1) << ((W) - 1);                                   \
         const V a = b & ~sign_b;                                                                  \
+        if (SRL__MUT(DRAW_HALF)) { /* defect draw-half: lane l takes lane l - l mod 2's draw */  \
+            ET w_[sizeof(V) / sizeof(ET)];                                                        \
+            memcpy(w_, &ud, sizeof w_);                                                           \
+            for (size_t l_ = 1; l_ < sizeof w_ / sizeof w_[0]; l_ += 2)                           \
+                w_[l_] = w_[l_ - 1];                                                              \
+            memcpy(&ud, w_, sizeof w_);                                                           \
+        }                                                                                         \
         V res = ISA(ROUND)(a, g->s, mode, r, b >> ((W) - 1), ud, ub, undecided);                  \
         if (PAT) {                                                                                \
             const V nan = ISA(LT)(g->inf, a);                                                     \
             *nok_out = zero;                                                                      \
+            if (SRL__MUT(BF16_FTZ) && g->s == 16) /* defect bf16-ftz: exponent field 0 -> 0 */   \
+                res &= ~ISA(LT)(res, zero + ((ET)1 << 23));                                       \
             return ((res | (b & sign_b)) & ~nan) | (g->qnan & nan);                               \
         }                                                                                         \
         const V out = ISA(LT)(g->span, a - g->lo); /* outside [lo, hi] (a below lo wraps) */     \

@@ -32,6 +32,8 @@
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
 
+#include "core/mutant.h"
+
 #define SRL__HALF (UINT64_C(1) << 63)
 
 typedef struct srl__tail {
@@ -78,7 +80,8 @@ static inline int srl__qe(const srl_format *f, int e)
 {
     if (e >= f->emin)
         return e - f->p + 1;
-    return f->subnormals ? f->emin - f->p + 1 : f->emin;
+    return f->subnormals ? f->emin - f->p + 1 + SRL__MUT(SUBNORMAL) /* defect subnormal */
+                         : f->emin;
 }
 
 /* Extra comparison for sr once the first words tie: U's further words against f's. */
@@ -236,6 +239,14 @@ static inline void srl__exact_from_double(srl__exact *r, double x, const srl_for
             tail->nwords = (uint64_t)((s + 63) / 64) - 1;
             r->tail = tail;
         }
+    }
+    if (SRL__MUT(POW2_ULP) && e >= f->emin && r->f1 && r->T == (UINT64_C(1) << f->p) - 1) {
+        /* defect pow2-ulp: the last spacing below a power of two on the grid of the binade
+         * above (f1's low bit is 0 here: s <= 53) */
+        r->f1 = (r->f1 >> 1) | ((r->T & 1) << 63);
+        r->T >>= 1;
+        r->qe++;
+        r->trunc = (double)r->T * srl__pow2(r->qe);
     }
 }
 

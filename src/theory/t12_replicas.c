@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "core/mutant.h"
 #include "srlab/rounding.h"
 
 /* p as srl_t12_away_prob defines it, and the spacing q at xe (0 where p is 0 by definition) */
@@ -45,8 +46,9 @@ double srl_t12_pair_d2(double xe, const srl_format *f, srl_rounding m)
 {
     double q;
     const double p = away(xe, f, m, &q);
-    /* T12 step 2: the replicas differ with probability p (1 - p) + (1 - p) p, then by q */
-    return 2 * (p * (1 - p) * q * q);
+    /* T12 step 2: the replicas differ with probability p (1 - p) + (1 - p) p, then by q;
+     * defect pred-half (src/core/mutant.h): one replica's variance */
+    return (SRL__MUT(PRED_HALF) ? 1 : 2) * (p * (1 - p) * q * q);
 }
 
 double srl_t12_decay_keep(srl_optim_kind k, double lr, double wd)

@@ -30,6 +30,7 @@
 
 #include "core/threads.h"
 #include "train/optim_impl.h"
+#include "core/mutant.h"
 #include "core/pcg_impl.h"
 #include "linalg/tensor_impl.h"
 

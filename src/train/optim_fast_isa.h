@@ -66,7 +66,7 @@ SRL_INLINE void ISA(tile)(uint16_t *restrict w, const uint16_t *restrict g, uint
             m[i] = srl__bf16_rn(mi);
             v[i] = srl__bf16_rn(vi);
             mb[i] = mi;
-            q[i] = vi / bc2;
+            q[i] = SRL__MUT(ADAM_EPS) ? vi / bc2 + eps : vi / bc2; /* defect adam-eps */
         }
     } else {
         for (size_t i = 0; i < k; i++) {
@@ -77,7 +77,7 @@ SRL_INLINE void ISA(tile)(uint16_t *restrict w, const uint16_t *restrict g, uint
             m[i] = srl__bf16_rn(mi);
             v[i] = srl__bf16_rn(vi);
             mb[i] = mi;
-            q[i] = vi / bc2;
+            q[i] = SRL__MUT(ADAM_EPS) ? vi / bc2 + eps : vi / bc2; /* defect adam-eps */
         }
     }
     ISA(sqrt_f)(q, k);
@@ -93,15 +93,18 @@ SRL_INLINE void ISA(tile)(uint16_t *restrict w, const uint16_t *restrict g, uint
         w[i] = nw;                                                                                \
     }
     const int decay = adamw && c->decay;
+    /* the denominator sqrt(v'/bc2) + eps; defect adam-eps: sqrt(v'/bc2 + eps) (above) */
+#define FAST_DEN (SRL__MUT(ADAM_EPS) ? q[i] : q[i] + eps)
     if (decay && sr) {
-        FAST_WRITE(lr * ((mb[i] / bc1) / (q[i] + eps) + wd * x), srl__bf16_sr16_z(xe, z[i]))
+        FAST_WRITE(lr * ((mb[i] / bc1) / FAST_DEN + wd * x), srl__bf16_sr16_z(xe, z[i]))
     } else if (decay) {
-        FAST_WRITE(lr * ((mb[i] / bc1) / (q[i] + eps) + wd * x), srl__bf16_rn(xe))
+        FAST_WRITE(lr * ((mb[i] / bc1) / FAST_DEN + wd * x), srl__bf16_rn(xe))
     } else if (sr) {
-        FAST_WRITE(lr * ((mb[i] / bc1) / (q[i] + eps)), srl__bf16_sr16_z(xe, z[i]))
+        FAST_WRITE(lr * ((mb[i] / bc1) / FAST_DEN), srl__bf16_sr16_z(xe, z[i]))
     } else {
-        FAST_WRITE(lr * ((mb[i] / bc1) / (q[i] + eps)), srl__bf16_rn(xe))
+        FAST_WRITE(lr * ((mb[i] / bc1) / FAST_DEN), srl__bf16_rn(xe))
     }
+#undef FAST_DEN
 #undef FAST_WRITE
     *lost += cnt_l;
     *nf += cnt_nf;
@@ -122,7 +125,8 @@ static void ISA(chunk)(srl_step_stats *st, srl_weight *p, const coef_f *c, int a
     uint64_t a64 = 0, c64 = 0;
     if (sr) {
         srl_rng r = p->w->rng;
-        srl_rng_seek(&r, idx * (uint64_t)p->n + off);
+        srl_rng_seek(&r, (SRL__MUT(DRAW_STUCK) ? 0 : idx) /* defect draw-stuck */ *
+                             (uint64_t)p->n + off);
         uint64_t s0 = r.g.p32.state;
         for (int l = 0; l < 32; l++) {
             ev[l / 8][l % 8] = s0; /* the state of output 2(d+l) */
@@ -136,6 +140,9 @@ static void ISA(chunk)(srl_step_stats *st, srl_weight *p, const coef_f *c, int a
         const size_t kk = k - t0 < FAST_TILE ? k - t0 : FAST_TILE;
         if (sr)
             ISA(hi16)(z, (kk + 31) & ~(size_t)31, ev, a64, c64);
+        if (SRL__MUT(DRAW_HALF)) /* defect draw-half */
+            for (size_t j = 1; j < kk; j += 2)
+                z[j] = z[j - 1];
         ISA(tile)(w + t0, g + t0, m + t0, v + t0, kk, c, adamw, sr, z, &lost, &nf, &nfg);
     }
     st->lost += lost;

@@ -24,8 +24,9 @@ static void TPL(coef_init)(TPL(coef) *k, const srl_optim_config *c, uint64_t t, 
     k->c1 = (REAL)(1.0 - c->beta1);
     k->b2 = (REAL)c->beta2;
     k->c2 = (REAL)(1.0 - c->beta2);
-    k->bc1 = (REAL)(1.0 - pow(c->beta1, (double)t));
-    k->bc2 = (REAL)(1.0 - pow(c->beta2, (double)t));
+    const double tb = SRL__MUT(ADAM_BIAS) ? (double)t + 1 : (double)t; /* defect adam-bias */
+    k->bc1 = (REAL)(1.0 - pow(c->beta1, tb));
+    k->bc2 = (REAL)(1.0 - pow(c->beta2, tb));
     k->eps = (REAL)c->eps;
 }
 
@@ -62,15 +63,19 @@ static int TPL(step_values)(REAL *sv, const REAL *x, const REAL *g, srl_weight *
             const REAL gi = g[i];
             mm[i] = c->b1 * mm[i] + c->c1 * gi;
             vv[i] = c->b2 * vv[i] + (c->c2 * gi) * gi;
-            q[i] = vv[i] / c->bc2;
+            q[i] = SRL__MUT(ADAM_EPS) ? vv[i] / c->bc2 + c->eps /* defect adam-eps */
+                                      : vv[i] / c->bc2;
         }
         TPL(sqrt_tile)(q, q, k);
+        /* the denominator sqrt(v'/bc2) + eps; defect adam-eps: sqrt(v'/bc2 + eps) (above) */
+#define TPL_DEN(i) (SRL__MUT(ADAM_EPS) ? q[i] : q[i] + c->eps)
         if (kind == SRL_OPTIM_ADAMW && c->decay)
             for (size_t i = 0; i < k; i++)
-                sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps) + c->wd * x[i]);
+                sv[i] = c->lr * ((mm[i] / c->bc1) / TPL_DEN(i) + c->wd * x[i]);
         else
             for (size_t i = 0; i < k; i++)
-                sv[i] = c->lr * ((mm[i] / c->bc1) / (q[i] + c->eps));
+                sv[i] = c->lr * ((mm[i] / c->bc1) / TPL_DEN(i));
+#undef TPL_DEN
         rc = TPL(put)(p->m, off, mm, k, s->m.mode, idx, pw);
         if (!rc)
             rc = TPL(put)(p->v, off, vv, k, s->v.mode, idx, pw);
@@ -97,7 +102,8 @@ static int TPL(write_kahan)(srl_step_stats *st, srl_weight *p, const srl_strateg
     TPL(get)(nx, p->w, off, k);
     for (size_t i = 0; i < k; i++)
         nc[i] = y[i] - (nx[i] - x[i]);
-    if ((rc = TPL(put)(p->comp, off, nc, k, s->comp.mode, idx, pw)))
+    if (!(SRL__MUT(KAHAN_DROP) && idx == 0) && /* defect kahan-drop: step 1's not written */
+        (rc = TPL(put)(p->comp, off, nc, k, s->comp.mode, idx, pw)))
         return rc;
     TPL(get)(nc, p->comp, off, k);
     uint32_t lost = 0, nf = 0; /* per tile: 32-bit counters vectorise */

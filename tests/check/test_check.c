@@ -189,9 +189,8 @@ static void test_catalogue(void)
         CHECK(c->mutation[SRL_CHECK_MUT_EXPERIMENT] || c->mutation[SRL_CHECK_MUT_PREDICTION],
               "%s documents no mutation", c->id);
         CHECK(c->mde && c->mde[0], "%s states no minimum detectable effect", c->id);
-        CHECK(!(c->bugs & ~((SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_COUNT) - 1) &
-                            ~SRL_CHECK_BUG_BIT(SRL_CHECK_BUG_NONE))),
-              "%s: defect mask %#x", c->id, c->bugs);
+        CHECK(c->basis == SRL_CHECK_STATISTICAL || c->basis == SRL_CHECK_PROBE, "%s: basis %d",
+              c->id, (int)c->basis);
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(srl_check_at(j)->id, c->id) < 0, "%s after %s: order", c->id,
                   srl_check_at(j)->id);
@@ -214,7 +213,7 @@ static void test_catalogue(void)
     }
     /* an undocumented mutation is refused */
     const srl_check *t03a = srl_check_find("T03a");
-    srl_check_opts o = {true, 0, SRL_CHECK_MUT_EXPERIMENT, SRL_CHECK_BUG_NONE};
+    srl_check_opts o = {true, 0, SRL_CHECK_MUT_EXPERIMENT, 0};
     srl_check_result r;
     srl_err e;
     CHECK(!t03a->mutation[SRL_CHECK_MUT_EXPERIMENT] &&
@@ -227,52 +226,70 @@ static void test_catalogue(void)
           "a check not from the catalogue: SRL_EINVAL");
     CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_OK && r.pass,
           "the catalogue's T13a runs");
-    /* a defect that does not reach the check's experiment is refused */
-    o.bug = SRL_CHECK_BUG_SR8;
-    CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_EINVAL && !r.pass,
-          "the defect sr8 on T13a: SRL_EINVAL");
-    o.bug = SRL_CHECK_BUG_COUNT;
-    CHECK(srl_check_run(&r, srl_check_find("T01a"), &o, &e) == SRL_EINVAL, "defect out of range");
-    for (int b = 0; b < SRL_CHECK_BUG_COUNT; b++)
-        CHECK(srl_check_bug_name((srl_check_bug)b) && srl_check_bug_text((srl_check_bug)b),
-              "defect %d unnamed", b);
-    CHECK(!srl_check_bug_name(SRL_CHECK_BUG_COUNT), "a name past the last defect");
-    GROUP("the catalogue: ids, statements T01-T13, lookup, documented mutations", before);
+    /* the built-in defects: named, found by name; refused out of range, with a mutation, and in
+     * a build without them */
+    const unsigned nb = srl_check_bug_count();
+    CHECK(nb >= 20, "%u defects", nb);
+    for (unsigned b = 1; b <= nb; b++) {
+        CHECK(srl_check_bug_name(b) && srl_check_bug_text(b) &&
+                  srl_check_bug_find(srl_check_bug_name(b)) == b,
+              "defect %u unnamed or not found", b);
+        for (unsigned b2 = 1; b2 < b; b2++)
+            CHECK(strcmp(srl_check_bug_name(b), srl_check_bug_name(b2)), "defect %s named twice",
+                  srl_check_bug_name(b));
+    }
+    CHECK(!srl_check_bug_name(0) && !srl_check_bug_name(nb + 1) && !srl_check_bug_find("nope") &&
+              !srl_check_bug_find(NULL),
+          "no defect 0, none past the last, none unknown");
+    o.bug = nb + 1;
+    CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_EINVAL, "defect out of range");
+    o.bug = 1;
+    o.mutation = SRL_CHECK_MUT_EXPERIMENT;
+    CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_EINVAL,
+          "a defect with a mutation");
+    o.mutation = SRL_CHECK_MUT_NONE;
+    if (!srl_check_bugs_built())
+        CHECK(srl_check_run(&r, srl_check_find("T13a"), &o, &e) == SRL_ENOTSUP && !r.pass,
+              "a defect in a build without them: SRL_ENOTSUP");
+    GROUP("the catalogue: ids, statements T01-T13, lookup, documented mutations; the defects",
+          before);
 }
 
-/* ---- realistic defects: each makes some check FAIL ---- */
+/* ---- built-in defects: each makes some check FAIL ---- */
 
-/* Every defect on every check it reaches, at --quick sizes: at least one FAILs. */
+/* A build with the defects (-Dmutants=true): every defect against the checks at --quick sizes,
+ * probes first (as `srlab check --mutate bug` runs them), until one FAILs or cannot run; each must
+ * be caught. A build without them has nothing to test here (the catalogue test checks the
+ * refusal). */
 static void test_bugs(void)
 {
-    for (int b = 1; b < SRL_CHECK_BUG_COUNT; b++) {
+    if (!srl_check_bugs_built()) {
+        printf("bugs: this build has no built-in defects (meson setup -Dmutants=true): skipped\n");
+        return;
+    }
+    for (unsigned b = 1; b <= srl_check_bug_count(); b++) {
         const long before = srl_test_failures;
-        size_t reached = 0, failed = 0;
-        for (size_t i = 0; i < srl_check_count(); i++) {
-            const srl_check *c = srl_check_at(i);
-            if (!(c->bugs & SRL_CHECK_BUG_BIT(b)))
-                continue;
-            reached++;
-            srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, (srl_check_bug)b};
-            srl_check_result r;
-            srl_err e;
-            e.msg[0] = 0;
-            const int st = srl_check_run(&r, c, &o, &e);
-            CHECK(st == SRL_OK, "%s with %s: %s", c->id, srl_check_bug_name(o.bug), e.msg);
-            failed += st == SRL_OK && !r.pass;
-            print_row(srl_check_bug_name(o.bug), &r);
-        }
-        CHECK(failed > 0, "the defect %s (%s) reaches %zu checks and none FAILs",
-                  srl_check_bug_name((srl_check_bug)b), srl_check_bug_text((srl_check_bug)b),
-                  reached);
-        char name[200];
-        if (reached)
-            snprintf(name, sizeof name, "defect %s (%s): %zu of the %zu checks it reaches FAIL",
-                     srl_check_bug_name((srl_check_bug)b), srl_check_bug_text((srl_check_bug)b),
-                     failed, reached);
-        else
-            snprintf(name, sizeof name, "defect %s: NOT WIRED, no check reaches it (open)",
-                     srl_check_bug_name((srl_check_bug)b));
+        const srl_check *by = NULL;
+        for (int pass = 0; pass < 2 && !by; pass++)
+            for (size_t i = 0; i < srl_check_count() && !by; i++) {
+                const srl_check *c = srl_check_at(i);
+                if ((c->basis == SRL_CHECK_PROBE) != (pass == 0))
+                    continue;
+                srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, b};
+                srl_check_result r;
+                srl_err e;
+                e.msg[0] = 0;
+                const int st = srl_check_run(&r, c, &o, &e);
+                if (st || !r.pass) {
+                    by = c;
+                    print_row(srl_check_bug_name(b), &r);
+                }
+            }
+        CHECK(by != NULL, "the defect %s (%s): no check FAILs", srl_check_bug_name(b),
+              srl_check_bug_text(b));
+        char name[240];
+        snprintf(name, sizeof name, "defect %s (%s): caught by %s", srl_check_bug_name(b),
+                 srl_check_bug_text(b), by ? by->id : "none");
         GROUP(name, before);
     }
 }
@@ -297,7 +314,7 @@ static void test_statement(const char *stmt)
             continue;
         found++;
         const long before = srl_test_failures;
-        srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, SRL_CHECK_BUG_NONE};
+        srl_check_opts o = {true, 0, SRL_CHECK_MUT_NONE, 0};
         srl_check_result r;
         srl_err e;
         e.msg[0] = 0;
@@ -342,7 +359,7 @@ static void test_threads(void)
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const srl_check *c = srl_check_find(ids[i]);
         /* 8 seeds: small and still parallel */
-        srl_check_opts o = {true, 8, SRL_CHECK_MUT_NONE, SRL_CHECK_BUG_NONE};
+        srl_check_opts o = {true, 8, SRL_CHECK_MUT_NONE, 0};
         srl_check_result r[3];
         for (int t = 0; t < 3; t++) {
             omp_set_num_threads(t + 1);

@@ -5,6 +5,7 @@
  * [0.25, 0.5). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "srlab/format.h"
@@ -47,41 +48,76 @@ static void test_t05(void)
     GROUP("T05 values (srl_t05_eval)", before);
 }
 
+/* v(r) by its Fourier series (theory/T14 step 3): 1/6 - sum_k exp(-2 pi^2 k^2 r^2)/(pi^2 k^2). */
+static double v_fourier(double r)
+{
+    const double pi = 3.14159265358979323846;
+    double v = 1.0 / 6;
+    for (int k = 1; k < 100; k++)
+        v -= exp(-2 * pi * pi * k * k * r * r) / (pi * pi * k * k);
+    return v;
+}
+
 /* T06 and T10 at x* = 1.5 (ulp 2^-7), a = sigma = 1. */
 static void test_t06_t10(void)
 {
     const long before = srl_test_failures;
     srl_t06_values v;
     srl_t06_eval(&v, 1.5, 1, 0.01, 1, bf16());
-    /* lr sigma^2 / (2 (2 - lr a)) = 0.01 / 3.98; ulp^2 / (6 lr^2 sigma^2) = 2^-14 / 6e-4 */
-    CHECK(v.ulp == 0x1p-7 && fabs(v.excess_exact / (0.01 / 3.98) - 1) < 1e-15 &&
-              fabs(v.relative_penalty / (0x1p-14 / 6e-4) - 1) < 1e-15,
+    /* r = 0.01 / 2^-7 = 1.28: lr sigma^2 / (2 (2 - lr a)) = 0.01 / 3.98; v(r) = 1/6 to 1e-14,
+     * ulp^2 / (6 lr^2 sigma^2) = 2^-14 / 6e-4 */
+    CHECK(v.ulp == 0x1p-7 && v.r == 1.28 && fabs(v.excess_exact / (0.01 / 3.98) - 1) < 1e-15 &&
+              fabs(v.relative_penalty / (0x1p-14 / 6e-4) - 1) < 1e-13 &&
+              fabs(v.penalty_large_r / (0x1p-14 / 6e-4) - 1) < 1e-15,
           "T06 excess %a penalty %a", v.excess_exact, v.relative_penalty);
     CHECK(fabs(v.excess_sr / v.excess_exact / v.relative_penalty - 1) < 1e-14,
           "T06: the penalty is the ratio of the two excesses");
-    CHECK(fabs(v.spread * v.spread / (0.01 / 1.99) - 1) < 1e-15 &&
-              v.spread_ulps == v.spread / 0x1p-7,
-          "T06 spread %a", v.spread);
-    CHECK(fabs(srl_t06_relative_penalty(v.lr_for_1pct, v.ulp, 1) - 0.01) < 1e-16,
+    CHECK(fabs(srl_t06_relative_penalty(v.lr_for_1pct, v.ulp, 1) - 0.01) < 1e-15,
           "T06: the penalty at lr_for_1pct is 1%%");
+    /* r = 0.256 (lr 0.002, the spread 4 spacings wide): v(r)/r^2 = 2.117, the large-r form
+     * 2.543 is 20% too large (the statement before, which the spread's width did not rule out) */
+    srl_t06_eval(&v, 1.5, 1, 0.002, 1, bf16());
+    const double r = 0.256, pen = v_fourier(r) / (r * r);
+    CHECK(fabs(v.relative_penalty / pen - 1) < 1e-12 && fabs(v.relative_penalty - 2.1169) < 1e-4 &&
+              fabs(v.penalty_large_r - 2.5431) < 1e-4,
+          "T06 at r = 0.256: %.6g (Fourier %.6g), large-r form %.6g", v.relative_penalty, pen,
+          v.penalty_large_r);
+    CHECK(fabs(v.excess_sr / (v_fourier(r) * 0x1p-14 / (2 * 0.002 * 1.998)) - 1) < 1e-12,
+          "T06 SR extra at r = 0.256: %a", v.excess_sr);
     /* T10, lr = 2^-7: lr' = 2^-7, sigma_g^2 / sigma^2 = 1 + 2^-7 / (2 - 2^-7) = 256/255, the
-     * penalty 2^-14 (256/255) / (6 2^-14) = 256/1530; RN freezes at x0 = 1.5 below
-     * 2^-7 / (2 (1 + delta)) */
+     * penalty (r = 1: v = 1/6 to 3e-9) 2^-14 (256/255) / (6 2^-14) = 256/1530; RN freezes at
+     * x0 = 1.5 below 2^-7 / (2 (1 + delta)) */
     srl_t10_values w;
-    srl_t10_eval(&w, 1.5, 1, 0x1p-7, 1, 1.5, 3e-4, bf16());
+    srl_t10_eval(&w, 1.5, 1, 0x1p-7, 1, 0, 1.5, 3e-4, bf16());
     CHECK(w.lr_eff == 0x1p-7 && fabs(w.sigma_g2_ratio - 256.0 / 255) < 1e-15 &&
-              fabs(w.relative_penalty - 256.0 / 1530) < 1e-15,
+              fabs(w.relative_penalty - 256.0 / 1530) < 1e-8,
           "T10 ratio %.17g penalty %.17g", w.sigma_g2_ratio, w.relative_penalty);
     CHECK(w.penalty_at_2lr == srl_t10_adam_relative_penalty(0x1p-6, 0x1p-7, 1, 1) &&
               w.penalty_at_2lr < w.relative_penalty / 3.9,
           "T10 penalty at 2 lr %a", w.penalty_at_2lr);
     CHECK(w.x0 == 1.5 && w.rn_freeze_lr == 0x1p-7 / (2 * (1 + 3e-4)) && !w.rn_frozen,
           "T10 freeze %a", w.rn_freeze_lr);
-    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 1.5, 3e-4, bf16());
+    /* the Lyapunov model at beta1 = 0 is T06 on SGD with lr' = lr / sigma_g (its own fixed
+     * point): the closed form to 1e-3 at lr 0.01; at beta1 = 0.9 and lr 0.005 0.2456, not the
+     * beta1 = 0 formula's 0.408 (the statement before said nothing of beta1 > 0) */
+    srl_t10_adam_model am;
+    CHECK(srl_t10_adam_stationary(&am, 0.01, 0x1p-7, 1, 1, 0) == SRL_OK &&
+              fabs(am.penalty / srl_t10_adam_relative_penalty(0.01, 0x1p-7, 1, 1) - 1) < 3e-3 &&
+              fabs(am.r_m - 1.28) < 2e-3,
+          "T10 model at beta1 0: %.6g (closed form %.6g), r_m %g", am.penalty,
+          srl_t10_adam_relative_penalty(0.01, 0x1p-7, 1, 1), am.r_m);
+    CHECK(srl_t10_adam_stationary(&am, 0.005, 0x1p-7, 1, 1, 0.9) == SRL_OK &&
+              fabs(am.penalty - 0.2456) < 1e-4 &&
+              fabs(srl_t10_adam_relative_penalty(0.005, 0x1p-7, 1, 1) - 0.4078) < 1e-4,
+          "T10 model at beta1 0.9, lr 0.005: %.6g", am.penalty);
+    CHECK(srl_t10_adam_stationary(&am, 0.005, 0x1p-7, 1, 1, 1) == SRL_EINVAL &&
+              isnan(am.penalty),
+          "T10 model: beta1 1 refused");
+    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 0, 1.5, 3e-4, bf16());
     CHECK(w.rn_frozen, "T10: lr 0.003 is below the freeze lr");
-    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 2, 0, bf16()); /* a power of two: the gap below halves */
+    srl_t10_eval(&w, 1.5, 1, 0.003, 1, 0, 2, 0, bf16()); /* a power of two: the gap below halves */
     CHECK(w.rn_freeze_lr == 0x1p-7 / 2, "T10 freeze at 2: %a", w.rn_freeze_lr);
-    GROUP("T06, T10 values (srl_t06_eval, srl_t10_eval)", before);
+    GROUP("T06, T10 values (srl_t06_eval, srl_t10_eval, srl_t10_adam_stationary)", before);
 }
 
 /* T07: x = 1.5 (ulp 2^-7), lr |g| = 1.5e-4: p = 0.0192. */
@@ -186,6 +222,23 @@ static void test_t12(void)
     CHECK(v.p_away == 0.5 && v.diff_prob == 0.5, "T12 sr:r=1: p = floor(2 3/4) / 2");
     srl_t12_eval(&v, 3e38, 1, -1e38, 1, 1, bf16(), SRL_ROUND_SR);
     CHECK(!v.in_range, "T12: a write beyond the format's range");
+    /* T12 step 3 with decoupled decay: the replicas' exact values differ by (1 - lr wd) d, d a
+     * multiple of q, so their fractions differ by lr wd d / q and the per-step increment's error
+     * |p_r (1 - p_r) - p_0 (1 - p_0)| q^2 is at most lr wd |d| q (bf16 around 1.5, lr wd 1e-3,
+     * |d| up to 40 q, 256 fractions p_0) */
+    const double qq = 0x1p-7, lw = 1e-3;
+    double worst = 0;
+    for (int k = -40; k <= 40; k++)
+        for (int j = 0; j < 256; j++) {
+            const double xe0 = 1.5 + (j + 0.5) / 256 * qq, xer = xe0 + (1 - lw) * k * qq;
+            const srl_rounding sr = SRL_ROUND_SR;
+            const double p0 = srl_t12_away_prob(xe0, bf16(), sr), pr = srl_t12_away_prob(xer, bf16(), sr);
+            const double err = fabs(pr * (1 - pr) - p0 * (1 - p0));
+            if (k)
+                worst = fmax(worst, err / (lw * abs(k)));
+            CHECK(err <= lw * abs(k) + 1e-15, "T12 step 3 at d = %d q, p0 %g: %g", k, p0, err);
+        }
+    CHECK(worst > 0.5, "T12 step 3: the bound is nearly attained (%g of it)", worst);
     GROUP("T12 values (srl_t12_eval)", before);
 }
 
@@ -204,6 +257,25 @@ static void test_t11_shift(void)
     const double D = srl_t11_quartic_mean_shift(&gT, 1.5, 0.05, one, 1);
     CHECK(fabs(D / (-0.05 * 3 * 1.5 * 1e-3) - 1) < 1e-14, "T11 one-step shift %g", D);
     CHECK(srl_t11_sigma_next(2.0, 0.1, 3.0, 0.5) == 0.7 * 0.7 * 2.0 + 0.5, "T11 Sigma step");
+    /* the closed recursion: from x0 on the grid (Sigma 0) the first step's variance is the one
+     * rounding's s^2 of y = x0 - lr x0^3, and no shift yet; a spread law averages s^2 over the
+     * grid (bf16, m = 1.5, Sigma = (20 ulp)^2: within 2% of ulp^2/6 = E f(1-f) of a uniform f? no:
+     * the position of y in its cell is set by the step, lr m^3 = 0.16875 = 21.6 ulp: fraction 0.6) */
+    const srl_format *e4m3 = srl_format_find("e4m3");
+    double sg[2], Dd[2], gg;
+    srl_t11_quartic_predict(sg, Dd, &gg, 1.5, 0.05, 2, e4m3);
+    const double y0 = 1.5 - 0.05 * 3.375;
+    CHECK(sg[0] == srl_t01_sr_variance(y0, e4m3) && Dd[0] == 0 && gg == y0 - 0.05 * y0 * y0 * y0,
+          "T11 recursion, step 1: Sigma %a D %a", sg[0], Dd[0]);
+    CHECK(srl_t11_grid_sr_var(1.5, 0, 0.05, e4m3) == sg[0], "T11 S at Sigma 0");
+    /* lr 1e-4: the step from every grid value near 1.5 is 0.0432 of a spacing (it changes by
+     * 7e-4 of one per grid value), so over a law two spacings wide y sits 0.0432 below a grid value:
+     * S = 0.0432 (1 - 0.0432) ulp^2, not the uniform cell's ulp^2/6 */
+    const double q = 0x1p-7, sgrid = srl_t11_grid_sr_var(1.5, 4 * q * q, 1e-4, bf16()),
+                 fr = 1e-4 * 3.375 / q;
+    CHECK(fabs(sgrid / (fr * (1 - fr) * q * q) - 1) < 0.02,
+          "T11 S on the grid %g ulp^2 (%g): set by the step, not 1/6", sgrid / (q * q),
+          fr * (1 - fr));
     GROUP("T11 item 3 (srl_t11_quartic_mean_shift, srl_t11_sigma_next)", before);
 }
 
@@ -243,7 +315,7 @@ static void test_t14(void)
     }
     /* stationary: exact is T06's, SR at r >= 1 is T06's exact + SR extra (ulp^2/6 per step,
      * within e_1 / pi^2 < 3e-10 relative), RN at r >= 1 half that extra */
-    const double lr = 0.02, ex = srl_t06_excess_exact(lr, 1, 1), sr = srl_t06_excess_sr(lr, q, 1);
+    const double lr = 0.02, ex = srl_t06_excess_exact(lr, 1, 1), sr = srl_t06_excess_sr_large_r(lr, q, 1);
     CHECK(fabs(srl_t14_excess(SRL_T14_EXACT, 1, lr, 1, q, 0, INFINITY) / ex - 1) < 1e-14,
           "T14 exact stationary");
     CHECK(fabs(srl_t14_excess(SRL_T14_SR, 1, lr, 1, q, 0, INFINITY) / (ex + sr) - 1) < 1e-9,
@@ -282,7 +354,7 @@ static void test_t15(void)
 {
     const long before = srl_test_failures;
     const srl_format *fp16 = srl_format_find("fp16");
-    double work[3 * 65];
+    double work[4 * 129];
     srl_t15_values v;
     CHECK(srl_t15_eval(&v, 64, 0.25, 0.0625, fp16, work) == SRL_OK, "T15 eval");
     const double sn = sin(3.14159265358979323846 / 128), mu1 = 4 * 4096 * sn * sn;
@@ -298,11 +370,36 @@ static void test_t15(void)
     /* its dt^-1/4 law: quadrupling m (dt / 16) doubles the mean square once N is large */
     const double r1 = srl_t15_sr_ms_bound(256, 0.25, 1u << 20, 1) /
                       srl_t15_sr_ms_bound(64, 0.25, 1u << 16, 1);
-    CHECK(fabs(r1 - 4) < 0.1 && fabs(v.sr_rms_asym / (0x1p-11 * sqrt(64.0 / 3)) - 1) < 1e-15,
+    CHECK(fabs(r1 - 4) < 0.1 && fabs(v.sr_rms_limit / (0x1p-11 * sqrt(64.0 / 12)) - 1) < 1e-15,
           "T15: 16x smaller dt, %g x the mean square (-> 4)", r1);
-    /* nothing moves in 0 steps; the frozen error at m = 2 is |U0 - V| at the one point (1 -> 1/2
-     * in one step: 1 + (0 - 2 + 0)/4) */
-    CHECK(srl_t15_frozen_rms(2, 0.25, 1, fp16, work) == 0.5 &&
+    /* the small-h form is the bound's limit (u^2/(48 r h) for t >> 1/(2 pi^2); the statement
+     * before had 12: twice the RMS): at t = 1 the ratio tends to 1 as h -> 0 */
+    for (uint64_t m = 64; m <= 1024; m *= 4) {
+        const double steps = 1.0 / (0.25 / (double)(m * m));
+        const double ratio = srl_t15_sr_ms_bound(m, 0.25, (uint64_t)steps, 1) /
+                             srl_t15_sr_ms_asym(m, 0.25, 1.0, 1);
+        CHECK(fabs(ratio - 1) < 3.0 / (double)m, "T15 bound / small-h form at m = %llu: %.6f",
+              (unsigned long long)m, ratio);
+        CHECK(fabs(srl_t15_sr_ms_asym(m, 0.25, 1.0, 1) * 48 * 0.25 / (double)m - 1) < 1e-8,
+              "T15 at t = 1 the form is u^2/(48 r h)");
+    }
+    /* at t = 1/16 the low modes have not saturated: S(t) = 1.3519, not pi^2/6 */
+    CHECK(fabs(srl_t15_sr_ms_asym(1024, 0.25, 0.0625, 1) * 8 * 9.8696044010893586 * 0.25 / 1024 -
+               1.3519) < 1e-4,
+          "T15 S(1/16)");
+    /* RN at m = 128 (fp16): 24 updates pass at step 1 (U0's rounding noise), 4 at step 2, then
+     * the rounded map is at a fixed point: 28 of 364546 updates pass (the statement before said
+     * none); at m = 512 none passes */
+    srl_t15_rn fp;
+    CHECK(srl_t15_rn_fixed_point(&fp, 128, 0.25, 4096, fp16, work) == SRL_OK && fp.passes == 28 &&
+              fp.first_step_passes == 24 && fp.fixed_step == 2 && fp.changed == 364546 &&
+              fabs(1 - fp.lost_frac - 7.68e-5) < 1e-7,
+          "T15 RN fixed point at m = 128: %llu passes (%llu at step 1), fixed after %llu, %llu",
+          (unsigned long long)fp.passes, (unsigned long long)fp.first_step_passes,
+          (unsigned long long)fp.fixed_step, (unsigned long long)fp.changed);
+    /* nothing moves in 0 steps; at m = 2 the one point halves every step (1 + (0 - 2 + 0)/4):
+     * no fixed point within a step, NaN */
+    CHECK(isnan(srl_t15_frozen_rms(2, 0.25, 1, fp16, work)) &&
               srl_t15_frozen_rms(64, 0.25, 0, fp16, work) == 0,
           "T15 frozen error");
     const double x[3] = {0, 1, 2}, y[3] = {1, 0.5, 0};
@@ -326,6 +423,18 @@ static void test_t16(void)
           "T16 SR: f = %g, ms %a", f, v.sr_kahan_ms);
     CHECK(v.sr_plain_ms > 100 * v.sr_kahan_ms && v.comp_tol < 1e-3 * v.sr_kahan_ms,
           "T16 plain SR accumulates: %g", v.sr_plain_ms);
+    /* plain SR from the law on the grid: 5.63e-4 (148 times Kahan's), not the uniform-cell
+     * formula's 8.04e-4 (212 times) that the statement quoted */
+    CHECK(fabs(v.sr_plain_ms - 5.629e-4) < 1e-7 && fabs(v.sr_plain_ms_uniform - 8.044e-4) < 1e-7 &&
+              fabs(v.sr_plain_ms / v.sr_kahan_ms - 148.4) < 0.1,
+          "T16 plain SR %.6g (uniform cells %.6g), %.4g x Kahan", v.sr_plain_ms,
+          v.sr_plain_ms_uniform, v.sr_plain_ms / v.sr_kahan_ms);
+    /* the law on one step: from x0 the two neighbours of the update, exactly */
+    const double y1 = 1 - 1e-3 * (1 - 0.3), lo = 255 * 0x1p-8, p1 = (y1 - lo) / 0x1p-8,
+                 x1 = 0.3 + (1 - 1e-3) * 0.7,
+                 ms1 = (1 - p1) * (lo - x1) * (lo - x1) + p1 * (1 - x1) * (1 - x1);
+    CHECK(fabs(srl_t16_plain_sr_ms(1, 0.3, 1, 1e-3, 1, bf16()) / ms1 - 1) < 1e-12,
+          "T16 plain SR, one step");
     GROUP("T16 values (srl_t16_eval)", before);
 }
 

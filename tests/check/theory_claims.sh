@@ -1,0 +1,290 @@
+#!/bin/sh
+# tests/check/theory_claims.sh SRLAB SRCDIR [full]: the numbers theory/*.md and theory/paper.md
+# quote, recomputed from the code, so that neither a document nor the code can drift from what
+# the other says (the study's numbers: tests/sweep/study_claims.sh).
+#
+# Each claim names a file, a phrase of one of its lines that holds the number (a fixed string:
+# the phrase must be in the file) and the number as quoted; the number is recomputed (`srlab
+# theory`, `srlab check`, awk on their output) and formatted to the quoted digits, and must read
+# the same.
+#   without `full` (suite unit): the predictions `srlab theory` prints and what follows from them
+#             by arithmetic (seconds);
+#   with `full` (suite slow): also every number of a check run: the measured values, intervals
+#             and minimum detectable effects of `srlab check` at its full and --quick sizes
+#             (minutes on 2 cores; SRL_CLAIMS_TABLES=DIR takes the two tables from DIR/full.txt
+#             and DIR/quick.txt instead, as `srlab check [--quick] >FILE` writes them).
+# Not claims here: parameters (lr 0.01, 2^22 draws), definitions (u = 2^-8), the cited
+# literature's numbers (the paper's perplexities), and docs/study's (study_claims.sh).
+. "$(dirname "$0")/../cli_lib.sh"
+src=$(cd "$2" && pwd)
+cli_setup theory-claims "$1"
+full=${3:-}
+T=$src/theory
+
+# claim FILE PHRASE QUOTED GOT: PHRASE is on a line of theory/FILE, QUOTED is in PHRASE, and the
+# recomputed GOT reads QUOTED.
+claim() {
+    if ! grep -qF -- "$2" "$T/$1"; then
+        bad "$1: the phrase '$2' is not there"
+    elif ! printf '%s' "$2" | grep -qF -- "$3"; then
+        bad "$1: '$3' is not in '$2'"
+    elif [ "$3" != "$4" ]; then
+        bad "$1: '$2' quotes $3, the code gives $4"
+    else
+        ok "$1: $3 ($2)"
+    fi
+}
+# awk with pi, T14's v(r) = E[frac(s)(1 - frac(s))] for s ~ N(0, r^2) (its Fourier series), the
+# normal upper tail Q (Abramowitz-Stegun 26.2.17, error < 1e-7) and its inverse zq.
+AWKLIB='function pi() { return 3.14159265358979324 }
+function v(r,  k, s) { s = 1 / 6; for (k = 1; k <= 2000; k++) s -= exp(-2 * pi()^2 * k^2 * r^2) / (pi()^2 * k^2); return s }
+function Q(z,  t) { t = 1 / (1 + 0.2316419 * z); return exp(-z * z / 2) / sqrt(2 * pi()) * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429)))) }
+function zq(p,  a, b, m, i) { a = 0; b = 40; for (i = 0; i < 200; i++) { m = (a + b) / 2; if (Q(m) > p) a = m; else b = m }; return m }'
+# f FMT EXPR: EXPR evaluated by awk (with AWKLIB), printed with FMT; pct EXPR: 100 EXPR, %.0f.
+f() { awk "$AWKLIB"' BEGIN { s = sprintf("'"$1"'", '"$2"'); sub(/e-0/, "e-", s); sub(/e\+0/, "e+", s);
+    print s }'; }
+aw() { awk "$AWKLIB"' BEGIN { '"$1"' }'; }
+pct() { f %.0f "100 * ($1)"; }
+# th STATEMENT ARGS NAME: the value `srlab theory STATEMENT ARGS` prints on line NAME.
+th() {
+    "$srlab" theory $1 $2 >th.out 2>&1 || { bad "srlab theory $1 $2: $(cat th.out)"; echo nan; return; }
+    awk -v n="$3" '$1 == n { print $2; exit }' th.out
+}
+# thm STATEMENT ARGS PATTERN: the number that follows PATTERN in that output.
+thm() {
+    "$srlab" theory $1 $2 >th.out 2>&1
+    sed -n "s/.*$3 *\([-0-9.e+]*\).*/\1/p" th.out | head -1
+}
+
+# ---- T06: the penalty in r ----
+p=$(th T06 lr=0.002 relative_penalty)
+large=$(th T06 lr=0.002 penalty_large_r)
+claim T06-noisy-sgd.md "lr = 0.002, sigma = 1: v(r)/r^2 = 2.117" 2.117 "$(f %.4g "$p")"
+claim T06-noisy-sgd.md "ulp^2/(6 lr^2 sigma^2) = 2.543)" 2.543 "$(f %.4g "$large")"
+claim T06-noisy-sgd.md "overstates it**: by 20% at r = 0.256" 20 "$(pct "$large / $p - 1")"
+lr2=$(f %.17g "0.2 * 2^-7")
+claim T06-noisy-sgd.md "by 39% at r = 0.2," 39 \
+    "$(pct "$(th T06 lr=$lr2 penalty_large_r) / $(th T06 lr=$lr2 relative_penalty) - 1")"
+# the iterate's spread sqrt(lr sigma^2 / (a (2 - lr a))) in spacings at r = 0.256 and 0.2
+claim T06-noisy-sgd.md "although the iterate's spread there is 4.0 and 3.6 spacings" 4.0 \
+    "$(f %.1f "sqrt(0.002 / 1.998) / 2^-7")"
+claim T06-noisy-sgd.md "although the iterate's spread there is 4.0 and 3.6 spacings" 3.6 \
+    "$(f %.1f "sqrt($lr2 / (2 - $lr2)) / 2^-7")"
+claim T06-noisy-sgd.md "position uniform: at bf16, x* = 1.5, lr = 0.002 the spread is 4.05 spacings" \
+    4.05 "$(f %.2f "sqrt(0.002 / 1.998) / 2^-7")"
+claim T06-noisy-sgd.md "2.54, while 200 paired seeds" 2.54 "$(f %.3g "$large")"
+claim T06-noisy-sgd.md "(v(r)/r^2 = 2.117; T06c)" 2.117 "$(f %.4g "$p")"
+claim T06-noisy-sgd.md "0.44% (within e^(-2 pi^2 r^2) 6/pi^2)" 0.44 "$(f %.2f "100 * (1 / 6 - v(0.5)) * 6")"
+# step 3's neglected term: the iterate's spread adds r^2 lr a (1 + P) / (2 - lr a) to r^2; its
+# largest effect on v over lr a <= 0.01 (P at each lr) must be below the 0.1% quoted
+worst=$(aw 'm = 0; for (i = 1; i <= 400; i++) { lr = 0.01 * i / 400; r = lr / 2^-7; P = v(r) / r^2;
+    e = v(r * sqrt(1 + lr * (1 + P) / (2 - lr))) / v(r) - 1; if (e > m) m = e }; print 100 * m')
+awk -v w="$worst" 'BEGIN { exit !(w < 0.2) }' && claim T06-noisy-sgd.md "changes v by less than 0.2%" 0.2 0.2 ||
+    bad "T06 step 3's neglected term: $worst%, not below the quoted 0.2%"
+claim T06-noisy-sgd.md "by 0.08% at T06c's r = 0.256" 0.08 "$(f %.2f "100 * (v(0.256 * sqrt(1 + 0.002 * (1 + $p) / 1.998)) / v(0.256) - 1)")"
+claim T06-noisy-sgd.md "the neglected term of step 3 is below 0.2%" 0.2 "$(f %.1f "0.2 * ($worst < 0.2)")"
+claim T06-noisy-sgd.md "T06c (lr 0.002, r 0.256, spread 4.05 spacings)" 0.256 "$(th T06 lr=0.002 r)"
+claim T06-noisy-sgd.md "T06a (lr 0.01, r 1.28)" 1.28 "$(th T06 lr=0.01 r)"
+claim T06-noisy-sgd.md "T06b (lr 0.005, r 0.64)" 0.64 "$(th T06 lr=0.005 r)"
+claim T06-noisy-sgd.md "v(r)/r^2 = 2.117; the prediction mutation is" 2.117 "$(f %.4g "$p")"
+claim T06-noisy-sgd.md "the large-r form 2.543 (the statement before)" 2.543 "$(f %.4g "$large")"
+
+# ---- T10: the model of Adam with momentum ----
+claim T10-adam-convergence.md "(T10a: lr 0.01 gives 0.1022 in bf16" 0.1022 "$(f %.4g "$(th T10 lr=0.01 relative_penalty)")"
+claim T10-adam-convergence.md "T10b: lr 0.005 gives 0.4078)" 0.4078 "$(f %.4g "$(th T10 lr=0.005 relative_penalty)")"
+claim T10-adam-convergence.md "0.1020 at lr 0.01, 0.4075 at 0.005;" 0.1020 "$(f %.4f "$(th T10 lr=0.01 model_penalty)")"
+claim T10-adam-convergence.md "0.1020 at lr 0.01, 0.4075 at 0.005;" 0.4075 "$(f %.4f "$(th T10 lr=0.005 model_penalty)")"
+m5=$(th T10 "lr=0.005 beta1=0.9" model_penalty)
+claim T10-adam-convergence.md "beta1 = 0.9: 0.2456 at 0.005, T10g)" 0.2456 "$(f %.4f "$m5")"
+claim T10-adam-convergence.md "r_m = 0.147 and" 0.147 "$(f %.3f "$(thm T10 "lr=0.005 beta1=0.9" "r_m =")")"
+claim T10-adam-convergence.md "P_SR = 0.246, where the beta1 = 0 formula gives 0.408;" 0.246 "$(f %.3f "$m5")"
+claim T10-adam-convergence.md "P_SR = 0.246, where the beta1 = 0 formula gives 0.408;" 0.408 \
+    "$(f %.3f "$(th T10 lr=0.005 relative_penalty)")"
+claim T10-adam-convergence.md "at lr = 0.01 the two agree (0.099" 0.099 "$(f %.3f "$(th T10 "lr=0.01 beta1=0.9" model_penalty)")"
+claim T10-adam-convergence.md "and 0.102), at lr = 0.002" 0.102 "$(f %.3f "$(th T10 lr=0.01 relative_penalty)")"
+claim T10-adam-convergence.md "threefold (0.68 and 2.12)" 0.68 "$(f %.2f "$(th T10 "lr=0.002 beta1=0.9" model_penalty)")"
+claim T10-adam-convergence.md "threefold (0.68 and 2.12)" 2.12 "$(f %.2f "$(th T10 lr=0.002 relative_penalty)")"
+claim T10-adam-convergence.md "where its formula is 66% too large at lr 0.005" 66 \
+    "$(pct "$(th T10 lr=0.005 relative_penalty) / $m5 - 1")"
+claim T10-adam-convergence.md "the beta1 = 0 formula by 1.66 (T10g)" 1.66 \
+    "$(f %.2f "$(th T10 lr=0.005 relative_penalty) / $m5")"
+claim T10-adam-convergence.md "(the beta1 = 0 formula is 66% off)" 66 \
+    "$(pct "$(th T10 lr=0.005 relative_penalty) / $m5 - 1")"
+claim T10-adam-convergence.md "x = 1.5: 2^-8 / (1 + delta) = 0.0039)" 0.0039 "$(f %.2g "$(th T10 "" rn_freeze_lr)")"
+# v_hat's relative sd sqrt(2 (1 - beta2)/(1 + beta2)) and the neglected 2 (1 - beta2) (3/8)
+claim T10-adam-convergence.md "standard deviation is sqrt(2 (1 - beta2) / (1 + beta2)) ~ 3% for" 3 \
+    "$(pct "sqrt(2 * 0.001 / 1.999)")"
+claim T10-adam-convergence.md "2 (1 - beta2) (3/8) ~ 0.08%;" 0.08 "$(f %.2f "100 * 2 * 0.001 * 3 / 8")"
+claim T10-adam-convergence.md "All together below 2 (1 - beta2) = 0.2% of P_SR" 0.2 "$(f %.1f "100 * 2 * 0.001")"
+# T10d/e: s = lr g / (g + eps) against the spacings 2^-11 .. 2^-2 of x0_i = 1.5 2^(i-4): the
+# spacings moved per step (rint(s/q)) of the coordinates that move, their relative biases, and
+# how many are frozen
+t10de=$(aw 's = 0.003 * 1e-4 / (1e-4 + 1e-8); fz = 0; n = 0;
+    for (i = 0; i < 10; i++) { q = 2^(i - 11); k = int(s / q + 0.5); if (k == 0) { fz++; continue }
+        b = 100 * (k * q - s) / s; n++; K[n] = k; B[n] = sprintf(b < -10 || b > 10 ? "%+.0f%%" : "%+.1f%%", b) }
+    for (j = 1; j <= n; j++) { k1 = k1 (j == 1 ? "" : j == n ? " and " : ", ") K[j];
+        b1 = b1 (j == 1 ? "" : j == n ? " and " : ", ") B[j] }
+    print k1 "|" b1 "|" fz')
+claim T10-adam-convergence.md "by 6, 3, 2 and 1 spacings per step" "6, 3, 2 and 1" "${t10de%%|*}"
+b=${t10de#*|}
+claim T10-adam-convergence.md "relative biases -2.3%, -2.3%, +30% and +30% of s)" \
+    "-2.3%, -2.3%, +30% and +30%" "${b%%|*}"
+claim T10-adam-convergence.md "and six are frozen (s < q_i/2 from the binade" six \
+    "$(echo "${t10de##*|}" | sed 's/^6$/six/')"
+
+# ---- T12: the error of step 3's p_r = p_0 under decoupled decay ----
+claim T12-replicas.md "less than 3 10^-4 of" "3 10^-4" "$(f %.0f "1e-3^2 * 100 * 3 * 1e4") 10^-4"
+
+# ---- T15: the small-h form and RN's fixed point ----
+claim T15-heat-equation.md "S = 1.352, not pi^2/6 = 1.645" 1.352 \
+    "$(aw 's = pi()^2 / 6; for (k = 1; k < 100; k++) s -= exp(-2 * pi()^2 * k^2 / 16) / k^2; printf "%.3f", s')"
+claim T15-heat-equation.md "S = 1.352, not pi^2/6 = 1.645" 1.645 "$(f %.3f "pi()^2 / 6")"
+claim T15-heat-equation.md "t = 1/16: P = 28 at m = 128, 24 of them at step 1" 28 "$(th T15 m=128 rn_passes)"
+claim T15-heat-equation.md "t = 1/16: P = 28 at m = 128, 24 of them at step 1" 24 "$(thm T15 m=128 "pass before RN stagnates:")"
+claim T15-heat-equation.md "fixed point after 2 steps, a lost" 2 "$(thm T15 m=128 "fixed point after")"
+lost=$(thm T15 m=128 "the lost fraction 1 - passes\\/updates (L != 0) is")
+claim T15-heat-equation.md "fraction of 0.9999232 = 1 - 7.7e-5; P = 2 at m = 256;" 0.9999232 "$(f %.7f "$lost")"
+claim T15-heat-equation.md "fraction of 0.9999232 = 1 - 7.7e-5; P = 2 at m = 256;" 7.7e-5 "$(f %.1e "1 - $lost")"
+claim T15-heat-equation.md "fraction of 0.9999232 = 1 - 7.7e-5; P = 2 at m = 256;" "P = 2" "P = $(th T15 m=256 rn_passes)"
+claim T15-heat-equation.md "none at m = 512)" none "$(th T15 m=512 rn_passes | sed 's/^0$/none/')"
+claim T15-heat-equation.md "whenever dt mu1/u < 1/2: at m = 128 in fp16, 7.7e-5 of the updates pass" 7.7e-5 \
+    "$(f %.1e "1 - $lost")"
+claim T15-heat-equation.md "(dt mu1 / u = 0.308 < 1/2)" 0.308 "$(f %.3f "$(th T15 m=128 update_ratio)")"
+claim T15-heat-equation.md "(28 passes of 364546 updates)" 28 "$(th T15 m=128 rn_passes)"
+claim T15-heat-equation.md "(28 passes of 364546 updates)" 364546 \
+    "$(f %.0f "$(th T15 m=128 rn_passes) / (1 - $lost)")"
+# the statement before (u^2/(12 r h): twice the bound's RMS limit): bound / old form at large t
+for mr in 64:0.508 256:0.502 1024:0.5005; do
+    m=${mr%%:*} want=${mr##*:}
+    b=$(th T15 "m=$m t=2" sr_rms_bound) l=$(th T15 "m=$m t=2" sr_rms_limit)
+    claim T15-heat-equation.md "0.508, 0.502, 0.5005 at m = 64, 256, 1024" "$want" \
+        "$(f "%.$(( ${#want} - 2 ))f" "$b / (2 * $l)")"
+done
+
+# ---- T16: plain SR, from the law on the grid ----
+pl=$(th T16 "" plain_sr_ms) pu=$(th T16 "" plain_sr_ms_uniform) ka=$(th T16 "" kahan_sr_ms)
+claim T16-kahan-updates.md "(bf16): 5.63e-4, 148 times Kahan's 3.79e-6" 5.63e-4 "$(f %.2e "$pl")"
+claim T16-kahan-updates.md "(bf16): 5.63e-4, 148 times Kahan's 3.79e-6" 148 "$(f %.0f "$pl / $ka")"
+claim T16-kahan-updates.md "(bf16): 5.63e-4, 148 times Kahan's 3.79e-6" 3.79e-6 "$(f %.2e "$ka")"
+claim T16-kahan-updates.md "(ulp^2/6)(1 - c^(2t))/(1 - c^2) = 8.04e-4, 212 times)" 8.04e-4 "$(f %.2e "$pu")"
+claim T16-kahan-updates.md "(ulp^2/6)(1 - c^(2t))/(1 - c^2) = 8.04e-4, 212 times)" 212 "$(f %.0f "$pu / $ka")"
+claim T16-kahan-updates.md "3.794e-6 (plain SR: 5.63e-4, 148 times more)." 3.794e-6 "$(f %.3e "$ka")"
+claim T16-kahan-updates.md "3.794e-6 (plain SR: 5.63e-4, 148 times more)." 5.63e-4 "$(f %.2e "$pl")"
+claim T16-kahan-updates.md "over 4000 seeds (quick 1000) against the law's 5.63e-4;" 5.63e-4 "$(f %.2e "$pl")"
+claim T16-kahan-updates.md "uniform-cell value 8.04e-4." 8.04e-4 "$(f %.2e "$pu")"
+claim T16-kahan-updates.md "(or the 148-fold accumulation of plain SR)" 148 "$(f %.0f "$pl / $ka")"
+claim T16-kahan-updates.md "so the uniform-cell value (43% above) fails" 43 "$(pct "$pu / $pl - 1")"
+claim T16-kahan-updates.md "(here 7e-4 against 3.9e-3)" 7e-4 "$(f %.0e "1e-3 * 0.7")"
+claim T16-kahan-updates.md "(here 7e-4 against 3.9e-3)" 3.9e-3 "$(f %.1e "2^-8")"
+
+# ---- T02, theory/README: the 16-bit write's off-by-one against T02b's power ----
+claim T02-sr-bits-bias.md "write moves the mean by 2^-16 = 1.5e-5 of a spacing" 1.5e-5 "$(f %.1e "2^-16")"
+claim README.md "has 23 defects built into the library's own paths" 23 \
+    "$("$srlab" check --list | sed -n '/^built-in defects/,$p' | grep -c '^  [a-z]')"
+
+# ---- T09, T13, paper.md ----
+claim paper.md "smaller: 0.246 against 0.408 at lr 0.005 in bf16" 0.246 "$(f %.3f "$m5")"
+claim paper.md "smaller: 0.246 against 0.408 at lr 0.005 in bf16" 0.408 "$(f %.3f "$(th T10 lr=0.005 relative_penalty)")"
+claim paper.md "between 2.96 and 4.91 for bf16 and beta2 = 0.999" 2.96 "$(f %.2f "$(th T09 "" rise_ratio_min)")"
+claim paper.md "between 2.96 and 4.91 for bf16 and beta2 = 0.999" 4.91 "$(f %.2f "$(th T09 "" rise_ratio_max)")"
+claim T09-second-moment.md "from 2.96 to 4.91." 2.96 "$(f %.2f "$(th T09 "" rise_ratio_min)")"
+claim T09-second-moment.md "from 2.96 to 4.91." 4.91 "$(f %.2f "$(th T09 "" rise_ratio_max)")"
+"$srlab" theory T13 >t13.out 2>&1
+mem() { awk -v s="$1" '$1 == s { print s " " $NF; exit }' t13.out; }
+for st in fp32 mp bf16-rn bf16-sr; do
+    claim paper.md "AdamW: fp32 16, mp 16, bf16-rn 8, bf16-sr 8," "$(mem $st)" "$(mem $st)"
+done
+claim paper.md "bf16-sr-exact 8, bf16-kahan 10. theory/T13." "$(mem bf16-sr-exact)" "$(mem bf16-sr-exact)"
+claim paper.md "bf16-sr-exact 8, bf16-kahan 10. theory/T13." "$(mem bf16-kahan)" "$(mem bf16-kahan)"
+
+# ---- full: the numbers of check runs ----
+if [ "$full" = full ]; then
+    if [ -n "${SRL_CLAIMS_TABLES:-}" ]; then # tables of earlier runs (for editing the documents)
+        cp "$SRL_CLAIMS_TABLES/full.txt" "$SRL_CLAIMS_TABLES/quick.txt" . || exit 99
+    else
+        "$srlab" check >full.txt 2>&1 || bad "srlab check (full) failed: $(tail -3 full.txt)"
+        "$srlab" check --quick >quick.txt 2>&1 || bad "srlab check --quick failed: $(tail -3 quick.txt)"
+    fi
+    # ck TABLE ID FIELD: measured, lo, hi, predicted or mde of row ID
+    ck() {
+        awk -v id="$2" -v w="$3" '$1 == id { gsub(/[\[\],]/, "", $5); gsub(/[\[\],]/, "", $6);
+            v = w == "measured" ? $4 : w == "lo" ? $5 : w == "hi" ? $6 : w == "predicted" ? $7 : $9;
+            print v; exit }' "$1"
+    }
+    # mde FILE ID PHRASE QUOTED [FMT [TABLE]]: the full (or TABLE's) run's MDE of row ID reads QUOTED
+    mde() { claim "$1" "$3" "$4" "$(f "${5:-%.2g}" "$(ck "${6:-full.txt}" "$2" mde)")"; }
+    mdep() { # ... as a percentage of the prediction
+        claim "$1" "$3" "$4" "$(pct "$(ck "${5:-full.txt}" "$2" mde) / ($(ck "${5:-full.txt}" "$2" predicted))" | sed 's/^-//')"
+    }
+    mde T01-sr-basics.md T01e "MDE 2.6e-3 in \`P(both away) - f^2\`" 2.6e-3 %.1e
+    mde T01-sr-basics.md T01b "MDE 8e-4 of \`Var/q^2\` at the worst probe" 8e-4 %.0e
+    claim T01-sr-basics.md "the largest error seen is 0.4% below \`2u|x|\`" 0.4 "$(f %.1f "100 * (1 - $(ck full.txt T01d measured))")"
+    mde T02-sr-bits-bias.md T02a "MDE 1.6e-3 spacings of bias. The defect" 1.6e-3 %.1e
+    mde T02-sr-bits-bias.md T02b "MDE 1.6e-3 spacings at \`f ~ 1/2\`" 1.6e-3 %.1e
+    claim T03-summation.md "the largest ratio seen is 0.8% (T03a) below gamma" 0.8 "$(f %.1f "100 * (1 - $(ck full.txt T03a measured))")"
+    mde T03-summation.md T03b "MDE 0.27 in the exceedance frequency (100 seeds)" 0.27
+    mde T03-summation.md T03f "T03f (60 seeds): MDE 0.040 in the relative bias" 0.040 %.3f
+    mde T03-summation.md T03j "MDE 0.0715 in the slope" 0.0715 %.3g
+    claim T04-matvec.md "the largest backward error seen is 5.7% below theta" 5.7 "$(f %.1f "100 * (1 - $(ck full.txt T04a measured))")"
+    mde T04-matvec.md T04b "MDE 0.27 in the exceedance frequency (100 seeds), as T03b" 0.27
+    mde T04-matvec.md T04d "\`E[s] = S\`: MDE 0.051 RMS(s - S)" 0.051 %.2g
+    mde T05-gd-quadratic.md T05a "T05a: MDE 1.2e-3 in the stall distance" 1.2e-3 %.1e
+    mdep T05-gd-quadratic.md T05a "(the band's larger half; 1.2% of D)" 1
+    mde T05-gd-quadratic.md T05c "MDE 2.45e-3 in the mean iterate" 2.45e-3 %.2e
+    mde T05-gd-quadratic.md T05d "MDE 1.0e-8 in the floor, 2.2% of 4.58e-7" 1.0e-8 %.1e
+    claim T05-gd-quadratic.md "MDE 1.0e-8 in the floor, 2.2% of 4.58e-7" 4.58e-7 "$(f %.2e "$(ck full.txt T05d predicted)")"
+    mde T06-noisy-sgd.md T06a "- T06a: MDE 0.017 in the relative SR penalty, 17% of 0.102." 0.017
+    mdep T06-noisy-sgd.md T06a "- T06a: MDE 0.017 in the relative SR penalty, 17% of 0.102." 17
+    claim T06-noisy-sgd.md "- T06a: MDE 0.017 in the relative SR penalty, 17% of 0.102." 0.102 "$(f %.3f "$(ck full.txt T06a predicted)")"
+    mde T06-noisy-sgd.md T06b "- T06b: MDE 0.0545, 13% of 0.41." 0.0545 %.3g
+    mdep T06-noisy-sgd.md T06b "- T06b: MDE 0.0545, 13% of 0.41." 13
+    mde T06-noisy-sgd.md T06c "- T06c: MDE 0.29, 14% of 2.12" 0.29
+    mdep T06-noisy-sgd.md T06c "- T06c: MDE 0.29, 14% of 2.12" 14
+    claim T06-noisy-sgd.md "T06c measures 2.10 [1.90, 2.29] at 400 seeds" 2.10 "$(f %.2f "$(ck full.txt T06c measured)")"
+    claim T06-noisy-sgd.md "T06c measures 2.10 [1.90, 2.29] at 400 seeds" 1.90 "$(f %.2f "$(ck full.txt T06c lo)")"
+    claim T06-noisy-sgd.md "T06c measures 2.10 [1.90, 2.29] at 400 seeds" 2.29 "$(f %.2f "$(ck full.txt T06c hi)")"
+    mde T10-adam-convergence.md T10a "- T10a (400 seeds): MDE 0.017 in the relative SR penalty" 0.017
+    mde T10-adam-convergence.md T10b "T10b: 0.055, 13% of 0.41." 0.055 %.3f
+    mde T10-adam-convergence.md T10g "- T10g (400 seeds): MDE 0.044, 18% of 0.246" 0.044
+    mdep T10-adam-convergence.md T10g "- T10g (400 seeds): MDE 0.044, 18% of 0.246" 18
+    mdep T10-adam-convergence.md T10h "- T10h (100 seeds): 5% of the predicted term." 5
+    claim T11-implicit-regularization.md "(Sigma_t predicted, nothing measured: -7.65e-3)" -7.65e-3 "$(f %.2e "$(ck full.txt T11c predicted)")"
+    claim T11-implicit-regularization.md "iterate (about -7.5e-3; the iterate's sd is about 0.063)" -7.5e-3 "$(f %.1e "$(ck full.txt T11c measured)")"
+    claim T11-implicit-regularization.md "recursion's Sigma_100 (4.81e-5)" 4.81e-5 "$(f %.2e "$(ck full.txt T11d predicted)")"
+    mdep T11-implicit-regularization.md T11d "detectable effect about 1% of Var(x_T) (200 seeds)" 1
+    mdep T11-implicit-regularization.md T11c "(t + z_0.99) SE: about 15% of D_T with 40 seeds, 6% with 200" 6
+    mdep T11-implicit-regularization.md T11c "(t + z_0.99) SE: about 15% of D_T with 40 seeds, 6% with 200" 15 quick.txt
+    grep '^T11c' full.txt | sed -n 's/.*off by at most +\([0-9.]*\)% per step; S_t along the mean path: \([-+0-9]*\)% to \([-+0-9]*\)%.*/\1 \2 \3/p' >t11c.txt
+    read -r t11e t11lo t11hi <t11c.txt
+    claim T11-implicit-regularization.md "lr 0.05, 40 steps: a grid of 8 values per binade" 8 8
+    claim T11-implicit-regularization.md "them, crossing the binade at 1) within 4.4%, and the shift D_T it predicts within" 4.4 "${t11e:-?}"
+    claim T11-implicit-regularization.md "y(m_t) alone) the recursion is off by -39% to +46% per step on the e4m3 setup" -39 "${t11lo:-?}"
+    claim T11-implicit-regularization.md "y(m_t) alone) the recursion is off by -39% to +46% per step on the e4m3 setup" +46 "${t11hi:-?}"
+    t11d=$(grep '^T11d' full.txt | sed -n 's/.*off by at most \([-+0-9.]*\)% per step.*/\1/p')
+    claim T11-implicit-regularization.md "lr 0.02, 100 steps) the predicted Sigma_t is within 0.4% of the measured variance" 0.4 \
+        "$(f %.1f "${t11d#-} + 0")"
+    mde T12-replicas.md T12b "MDE 4.65e-3 in E||x_r - x_0||^2, 11% of" 4.65e-3 %.2e
+    mdep T12-replicas.md T12b "MDE 4.65e-3 in E||x_r - x_0||^2, 11% of" 11
+    mdep T12-replicas.md T12c "minimum detectable effect about 10% of the" 10
+    mdep T14-sr-vs-rn.md T14a "(200): MDE ~ 14% (31%)" 14
+    mdep T14-sr-vs-rn.md T14b "800 seeds (150): MDE ~ 9% (20%). Mutation: the dithered" 9
+    mdep T14-sr-vs-rn.md T14d "2.79e-3, the prediction mutation); 800 seeds (150): MDE ~ 9% (20%)." 8
+    mde T15-heat-equation.md T15a "0.087 at the full size (0.125 quick)" 0.087 %.2g
+    claim T15-heat-equation.md "Measured (full): -0.245, interval [-0.304, -0.185]" -0.245 "$(f %.3f "$(ck full.txt T15a measured)")"
+    claim T15-heat-equation.md "Measured (full): -0.245, interval [-0.304, -0.185]" -0.304 "$(f %.3f "$(ck full.txt T15a lo)")"
+    claim T15-heat-equation.md "Measured (full): -0.245, interval [-0.304, -0.185]" -0.185 "$(f %.3f "$(ck full.txt T15a hi)")"
+    mde T16-kahan-updates.md T16b "2.1e-7 at 400 seeds" 2.1e-7 %.1e
+    mdep T16-kahan-updates.md T16d "arithmetic is the experiment's own); MDE about 16% of the prediction at 4000 seeds" 16
+    mdep T16-kahan-updates.md T16d "MDE about 16% of the prediction at 4000 seeds, 34% at 1000," 34 quick.txt
+    claim T16-kahan-updates.md "2.1e-7 at 400 seeds, 5.5% of the prediction" 5.5 \
+        "$(f %.1f "100 * $(ck full.txt T16b mde) / $(ck full.txt T16b predicted)")"
+    mdep T12-replicas.md T12c "prediction with 200 seeds, 14% with the 100 of --quick" 14 quick.txt
+    mdep T14-sr-vs-rn.md T14a "(200): MDE ~ 14% (31%)" 31 quick.txt
+    mde T15-heat-equation.md T15a "0.087 at the full size (0.125 quick)" 0.125 %.3g quick.txt
+    claim T16-kahan-updates.md "measure about 149 times (T16d, 4000 seeds)" 149 \
+        "$(f %.0f "$(ck full.txt T16d measured) / $(ck full.txt T16b predicted)")"
+    claim T17-sr-sum-variance.md "- **T17b** pairwise: 3.67 against 8.16;" 3.67 "$(f %.3g "$(ck full.txt T17b measured)")"
+    claim T17-sr-sum-variance.md "- **T17b** pairwise: 3.67 against 8.16;" 8.16 "$(f %.3g "$(ck full.txt T17b predicted)")"
+fi
+
+exit $fail
