@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/gnuplot.h"
+#include "cli/progress.h"
 #include "cli/host.h"
 #include "srlab/ops.h"
 #include "srlab/rounding.h"
@@ -586,6 +587,8 @@ static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
                "rn         sr\n");
     if (dat)
         fprintf(dat, "# lr measured: exact rn sr; predicted: exact rn sr\n");
+    cli_progress prog; /* about 10 s at the default size: say so on a terminal */
+    cli_progress_start(&prog, "demo crossover", "learning rates", XO_NLR, 0, false);
     for (int i = 0; i < XO_NLR; i++) {
         const double lr = q / 32 * pow(2, 0.5 * i);
         double mean[3], pred[3];
@@ -598,7 +601,9 @@ static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
         if (dat)
             fprintf(dat, "%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", lr, mean[0], mean[1],
                     mean[2], pred[0], pred[1], pred[2]);
+        cli_progress_show(&prog, (uint64_t)i + 1);
     }
+    cli_progress_clear(&prog);
     const double lrc = srl_t14_crossover(1, 1, q, x0 - xs, (double)a->n);
     fprintf(o, "\nAt large lr rn dithers: its rounding error is nearly uniform, ulp^2/12 per\n"
                "step, half of sr's ulp^2/6, so rn is slightly better. Near lr = ulp/2 rn's\n"
