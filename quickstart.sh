@@ -1,11 +1,12 @@
 #!/bin/sh
 # quickstart.sh: everything on a fresh Debian 12 machine, in one of two commands.
 #
-#   sh quickstart.sh         install what is missing, build, run the main job: the whole study
-#                            as one report (srlab reproduce --quick -> report/index.html)
-#   sh quickstart.sh test    install what is missing, build, run the whole test suite
+#   sh quickstart.sh         install what is missing, build the srlab command, run the main job:
+#                            the whole study as one report (srlab reproduce --quick ->
+#                            report/index.html); about 3 CPU-minutes
+#   sh quickstart.sh test    install what is missing, build everything, run the whole test suite
 #                            (release build, then an address+undefined sanitizer build), then
-#                            a short run of each fuzz target (clang, tests/fuzz)
+#                            a short run of each fuzz target (clang, tests/fuzz); about 45 CPU-minutes
 #
 # Run as root, or as a user who may sudo (only apt-get needs it). Nothing is downloaded at run
 # time besides Debian's packages. .ci/run calls `sh quickstart.sh test`.
@@ -20,6 +21,22 @@ run | test) ;;
     exit 2
     ;;
 esac
+
+# What each command costs, measured on a 2-core VM from a clean clone (the times README.md
+# states; tests/house/quickstart.sh checks that both say the same): CPU time, which other work
+# on the machine does not stretch; on C free cores the wall time is about CPU time / C.
+run_time="about 3 CPU-minutes (build 2.3, report 0.8)"
+test_time="about 45 CPU-minutes"
+if [ "$what" = run ]; then
+    echo "quickstart: build srlab and make the quick report: $run_time"
+else
+    echo "quickstart: build everything, run every test in two builds and fuzz: $test_time"
+fi
+started=$(date +%s)
+took() { # how long since the start, as M:SS
+    s=$(($(date +%s) - started))
+    printf '%d:%02d' $((s / 60)) $((s % 60))
+}
 
 # ---- Debian packages ----
 pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev libpcg-cpp-dev
@@ -65,8 +82,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -f build/build.ninja ]; then
     meson setup build --buildtype=release
 fi
-ninja -C build
 srlab=./build/src/cli/srlab
+if [ "$what" = run ]; then
+    ninja -C build src/cli/srlab # the main job needs the command only (tests, man pages: later)
+else
+    ninja -C build
+fi
 
 if [ "$what" = run ]; then
     # The main job on its built-in defaults.
@@ -82,6 +103,9 @@ if [ "$what" = run ]; then
     if [ -f report/index.html ]; then
         echo "quickstart: the report is $(pwd)/report/index.html (open it in a browser)"
     fi
+    echo "quickstart: done in $(took). srlab is $(pwd)/build/src/cli/srlab: run it by that path,"
+    echo "  or put its folder first on PATH (export PATH=\"$(pwd)/build/src/cli:\$PATH\"),"
+    echo "  or install it with its man pages: meson install -C build (as root; /usr/local)"
     exit "$status"
 fi
 
@@ -112,4 +136,4 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 # inputs of the bugs fuzzing found; any crash, sanitizer report, hang or memory blow-up fails.
 # The long run is `meson test -C build --suite fuzz` (SRL_FUZZ_SECONDS per target, default 1800).
 SRL_FUZZ_BUILDDIR=build-fuzz sh tests/fuzz/run.sh --seconds 5
-echo "quickstart: all tests passed (release and address+undefined sanitizer builds, fuzz targets)"
+echo "quickstart: all tests passed (release and address+undefined sanitizer builds, fuzz targets) in $(took)"
