@@ -6,6 +6,7 @@
 # page, its lines joined, must contain that text. A number the page states that no line below
 # recomputes is a bug of this test: the page's sections are covered in order.
 #   setup    the model's parameter count (srlab train, 0 steps), f* of seeds 1 and 2
+#   scan     the 2-seed table of 8 rates, the lost-update table, what the scan shows
 #   gpt16    the 16-seed means table, the paired table (mean, se, eq, mdd), the verdicts, the
 #            equivalence counts at margins 0.01 and 0.0044, the tuned comparison, 2x and 4x, the
 #            paper's margin at this loss and the interval of tuned bf16-sr - tuned mp, the high
@@ -57,6 +58,56 @@ claim "mlp setup" "(16-64-64-4, ReLU, AdamW, 3000 steps, 4 seeds, 8 learning rat
 grep -q '10\.05' "$src/theory/paper.md" && grep -q '10\.11' "$src/theory/paper.md" &&
     claim "the paper's numbers" "validation perplexity 10.05 for bf16 with SR against 10.11 for mixed precision" ||
     bad "theory/paper.md does not give 10.05 and 10.11"
+
+# ---- scan: 8 rates, 2 seeds ----
+scan=$d/gpt_lr.runs.csv
+cmd=$(sed -n 's/^# command: //p' "$scan")
+for k in "--steps 1500" "--n-layer 2" "--n-embd 64" "--lr 5e-4:6.4e-2:log:8" "--seeds 2" \
+    "--strategy fp32,mp,bf16-rn,bf16-sr,bf16-kahan"; do
+    echo " $cmd " | grep -qF -- " $k " || bad "the scan's runs were not made with $k"
+done
+[ "$(grep -vc '^#' "$scan")" -eq 81 ] && ok "scan: 80 runs" || bad "scan runs file rows"
+# the rates as the page writes them, in the files' order
+rates='split("0.0005 0.001 0.002 0.004 0.008 0.016 0.032 0.064", L, " "); split("5e-4 1e-3 2e-3 4e-3 8e-3 1.6e-2 3.2e-2 6.4e-2", W, " ")'
+q "$scan" '{ k = $c["strategy"] SUBSEP $c["lr"]; g = $c["final_val_loss"] - $c["final_fstar"]; s[k] += g; n[k]++
+             e[$c["strategy"], $c["lr"], $c["seed"]] = g }
+    END { '"$rates"'; split("fp32 mp bf16-rn bf16-sr bf16-kahan", S, " ")
+          row = "| peak lr |"; for (j = 1; j <= 8; j++) row = row " " W[j] " |"; print row
+          row = "|---|"; for (j = 1; j <= 8; j++) row = row "---|"; print row
+          for (i = 1; i <= 5; i++) { best = 9
+              for (j = 1; j <= 8; j++) { m[j] = s[S[i], L[j]] / n[S[i], L[j]]; if (m[j] < best) { best = m[j]; bj[i] = j } }
+              row = "| `" S[i] "` |"
+              for (j = 1; j <= 8; j++) { t = sprintf("%.3f", m[j]); row = row " " (j == bj[i] ? "**" t "**" : t) " |" }
+              print row }
+          lo = 9; hi = 0
+          for (j = 1; j <= 2; j++) for (sd = 1; sd <= 2; sd++) for (i = 1; i <= 5; i++) if (S[i] != "bf16-rn") {
+              r = e["bf16-rn", L[j], sd] / e[S[i], L[j], sd]; if (r < lo) lo = r; if (r > hi) hi = r }
+          printf "RATIO %.0f-%.0f%% larger\n", 100 * (lo - 1), 100 * (hi - 1)
+          for (i = 1; i <= 5; i++) printf "BEST %s %s\n", S[i], W[bj[i]]
+          lo = 9; hi = 0; for (i = 1; i <= 5; i++) if (S[i] != "bf16-rn") { x = s[S[i], "0.064"] / 2; if (x < lo) lo = x; if (x > hi) hi = x }
+          printf "HIGH %.3f against %.3f-%.3f %.17g\n", s["bf16-rn", "0.064"] / 2, lo, hi, s["bf16-rn", "0.064"] / 2 - lo }' >scan.txt
+grep '^|' scan.txt >scan_gaps.txt
+while IFS= read -r l; do claim "scan" "$l"; done <scan_gaps.txt
+claim "scan: bf16-rn at small rates" "its gap $(sed -n 's/^RATIO //p' scan.txt) than every other strategy's at 5e-4 and 1e-3 on each seed"
+[ "$(sed -n 's/^BEST //p' scan.txt | tr '\n' ' ')" = "fp32 8e-3 mp 8e-3 bf16-rn 4e-3 bf16-sr 8e-3 bf16-kahan 8e-3 " ] &&
+    claim "scan: best rates" "every strategy does best at 8e-3 but \`bf16-rn\`, at 4e-3" || bad "scan best rates: $(grep BEST scan.txt)"
+sed -n 's/^HIGH \([^ ]* against [^ ]*\) \(.*\)/\1 \2/p' scan.txt | {
+    read -r a b c d
+    [ "$(echo "$d < 0" | awk '{ print ($1 < 0) }')" = 1 ] || bad "scan: bf16-rn is not the best at 6.4e-2"
+    claim "scan: 6.4e-2" "the best there on the scan's two seeds ($a $b $c)"; }
+q "$d/gpt_lr.csv" '$c["step"] > 0 { k = $c["strategy"] SUBSEP $c["lr"]; s[k] += $c["lost_update_frac"]; n[k]++; st[$c["step"]] }
+    END { '"$rates"'; split("bf16-rn bf16-sr bf16-kahan", S, " ")
+          ns = 0; for (k in st) ns++; printf "STEPS %d\n", ns
+          row = "| peak lr |"; for (j = 1; j <= 8; j++) row = row " " W[j] " |"; print row
+          for (i = 1; i <= 3; i++) { row = "| `" S[i] "` |"
+              for (j = 1; j <= 8; j++) row = row sprintf(S[i] == "bf16-kahan" ? " %.3f |" : " %.2f |", s[S[i], L[j]] / n[S[i], L[j]])
+              print row }
+          for (j = 1; j <= 8; j++) for (i = 1; i <= 2; i++) { x = s[i == 1 ? "fp32" : "mp", L[j]] / n[i == 1 ? "fp32" : "mp", L[j]]; if (x > z) z = x }
+          printf "FP32 at most %.2f%% of the updates\n", 100 * z }' >lost.txt
+grep '^|' lost.txt >scan_lost.txt
+while IFS= read -r l; do claim "lost updates" "$l"; done <scan_lost.txt
+claim "lost updates" "the mean over the two seeds and the $(sed -n 's/^STEPS //p' lost.txt) logged steps after step 0"
+claim "lost updates: fp32 and mp" "$(sed -n 's/^FP32 //p' lost.txt)"
 
 # ---- gpt16: the means table ----
 runs=$d/gpt16.runs.csv
