@@ -114,9 +114,11 @@ meson test -C build --print-errorlogs --num-processes "$jobs"
 # The Python package as users install it (docs/python.md): `pip install --no-build-isolation .`
 # into a fresh venv that sees Debian's packages (numpy, meson-python, torch), offline; the build
 # directory build-pip is kept, so a second run only relinks. Then the tests that need no build
-# tree of the package run against the installed one (the CLI comes from build/).
+# tree of the package run against the installed one (the CLI comes from build/). README.md's
+# "From Python" shows the same two commands (tests/house/quickstart.sh checks it).
+python=/usr/bin/python3 # Debian's, which has python3-numpy (another python3 may come first on PATH)
 rm -rf build-venv
-/usr/bin/python3 -m venv --system-site-packages build-venv
+"$python" -m venv --system-site-packages build-venv
 build-venv/bin/pip install --no-build-isolation --no-index --config-settings builddir=build-pip .
 SRLAB_CLI=$(pwd)/build/src/cli/srlab build-venv/bin/python -m pytest -q -p no:cacheprovider -rs \
     python/tests/test_api.py python/tests/test_errors.py python/tests/test_torch_round.py \
@@ -131,7 +133,7 @@ ninja -C build-asan
 # sanitizers, and would add its minute and a half for nothing more.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --num-processes "$jobs" --no-suite slurm
-# The fuzz targets (tests/fuzz, README "Fuzzing"): built with clang under the address and
+# The fuzz targets (tests/fuzz, docs/testing.md): built with clang under the address and
 # undefined sanitizers in build-fuzz, each run 5 seconds from its seed corpus, which holds the
 # inputs of the bugs fuzzing found; any crash, sanitizer report, hang or memory blow-up fails.
 # The long run is `meson test -C build --suite fuzz` (SRL_FUZZ_SECONDS per target, default 1800).

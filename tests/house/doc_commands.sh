@@ -2,10 +2,13 @@
 # tests/house/doc_commands.sh SRLAB SRCDIR: every command README.md and docs/tutorial.md show runs
 # (issue 30): each line of their ```sh blocks is run, in order, in one scratch folder (the
 # pages say to work in an empty one), with SRLAB first on PATH as `srlab`, and must exit 0.
-# Three lines are not run here, because a test cannot run them from inside the build:
+# Five lines are not run here, because a test cannot run them from inside the build:
 #   sh quickstart.sh          tests/house/quickstart.sh (what it builds, runs and says), CI runs
 #   sh quickstart.sh test     the second (.ci/run is exactly that command)
 #   meson install -C build    tests/install/install.sh (a staged meson install, used from outside)
+#   python3 -m venv ..., .../bin/pip install ...   README's From Python: `sh quickstart.sh test`
+#                             runs both (tests/house/quickstart.sh checks they are the same), and
+#                             python/tests/test_docs.py runs the README's python block
 # Any other line that is not an srlab command, `build/src/cli/srlab ...` or the PATH line of the
 # README fails the test: a page may not show a command no test runs. Lines that draw with
 # gnuplot are skipped (and named) when gnuplot is not installed.
@@ -36,7 +39,8 @@ for page in README.md docs/tutorial.md; do
         cmd=$(echo "$cmd" | sed 's/[[:space:]]*$//')
         [ -n "$cmd" ] || continue
         case $cmd in
-        "sh quickstart.sh" | "sh quickstart.sh test" | "meson install -C build")
+        "sh quickstart.sh" | "sh quickstart.sh test" | "meson install -C build" | \
+            "python3 -m venv --system-site-packages "* | *"/bin/pip install --no-build-isolation ."*)
             echo "ELSEWHERE $page: $cmd"
             continue ;;
         'export PATH="$PWD/build/src/cli:$PATH"')

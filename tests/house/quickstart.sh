@@ -6,7 +6,8 @@
 #    what it will cost, makes the report with srlab reproduce --quick, and says at the end how
 #    to run srlab (its path, PATH, meson install);
 #  - `sh quickstart.sh test` builds everything (ninja -C build), the sanitizer build, and says
-#    its cost first;
+#    its cost first; it installs the Python package into a fresh venv with the two commands of
+#    README.md's "From Python" (the venv's path and pip's offline options aside), so CI runs them;
 #  - README.md states both costs as quickstart.sh does.
 set -u
 src=$(cd "$1" && pwd)
@@ -17,7 +18,9 @@ ok() { echo "PASS $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 
 mkdir -p "$tmp/tree/tests/fuzz" "$tmp/bin"
-cp "$src/quickstart.sh" "$tmp/tree/"
+# quickstart.sh names Debian's python3 by its path; the copy runs the stand-in
+sed 's#^python=/usr/bin/python3 #python=python3 #' "$src/quickstart.sh" >"$tmp/tree/quickstart.sh"
+grep -q '^python=python3 ' "$tmp/tree/quickstart.sh" || bad "quickstart.sh: no 'python=/usr/bin/python3' line"
 log=$tmp/log
 # stand-ins: every call is logged as "TOOL ARGS"
 cat >"$tmp/bin/dpkg-query" <<'EOF'
@@ -41,6 +44,17 @@ SRLAB
 chmod +x build/src/cli/srlab
 EOF
 echo "echo \"fuzz \$*\" >>\"$log\"" >"$tmp/tree/tests/fuzz/run.sh"
+cat >"$tmp/bin/python3" <<EOF
+#!/bin/sh
+echo "python3 \$*" >>"$log"
+if [ "\$1 \$2" = "-m venv" ]; then
+    for d; do :; done
+    mkdir -p "\$d/bin"
+    printf '#!/bin/sh\necho "pip \$*" >>"$log"\n' >"\$d/bin/pip"
+    printf '#!/bin/sh\necho "venv-python \$*" >>"$log"\n' >"\$d/bin/python"
+    chmod +x "\$d/bin/pip" "\$d/bin/python"
+fi
+EOF
 chmod +x "$tmp/bin/"*
 
 (cd "$tmp/tree" && PATH="$tmp/bin:$PATH" sh quickstart.sh >"$tmp/run.out" 2>&1) ||
@@ -64,6 +78,24 @@ grep -qF "srlab is $tmp/tree/build/src/cli/srlab" "$tmp/run.out" &&
     bad "sh quickstart.sh test: exit $?: $(tail -3 "$tmp/test.out")"
 grep -qx 'ninja -C build' "$log" && grep -qx 'ninja -C build-asan' "$log" &&
     ok "the test job builds everything, twice" || bad "the test job builds: $(grep '^ninja' "$log")"
+venv=$(grep '^python3 -m venv' "$log")
+pip=$(grep '^pip install' "$log")
+[ "$venv" = "python3 -m venv --system-site-packages build-venv" ] &&
+    [ "${pip##* }" = . ] && echo "$pip" | grep -q ' --no-build-isolation ' &&
+    grep -q '^venv-python -m pytest' "$log" &&
+    ok "the test job installs the package into a venv and tests it: $pip" ||
+    bad "the test job's venv and pip: '$venv', '$pip'"
+# README.md's two lines, with the venv at build-venv: the same commands, pip's offline options
+# aside
+readme=$(awk '/^## From Python/ { on = 1 } /^```sh$/ && on == 1 { on = 2; next } /^```/ && on == 2 { exit }
+              on == 2 { sub(/[ \t]*#.*/, ""); print }' "$src/README.md")
+rdir=$(echo "$readme" | sed -n 's/^python3 -m venv --system-site-packages //p')
+rpip=$(echo "$readme" | sed -n "s#^$rdir/bin/##p")
+[ -n "$rdir" ] && [ "python3 -m venv --system-site-packages build-venv" = "$venv" ] &&
+    [ "$(echo "$readme" | wc -l)" -eq 2 ] &&
+    [ "$(echo "$pip" | sed 's/ --no-index//; s/ --config-settings [^ ]*//')" = "$rpip" ] &&
+    ok "README.md's From Python shows the test job's two commands: $(echo $readme)" ||
+    bad "README.md's From Python: '$readme' against '$venv' and '$pip'"
 head -1 "$tmp/test.out" | grep -qF "$test_time" && [ -n "$test_time" ] &&
     ok "the test job says first what it costs: $test_time" || bad "first line: $(head -1 "$tmp/test.out")"
 
