@@ -1,12 +1,13 @@
 #!/bin/sh
 # quickstart.sh: everything on a fresh Debian 12 machine, in one of two commands.
 #
-#   sh quickstart.sh         install what is missing, build, run the main job: the whole study
-#                            as one report (srlab reproduce --quick -> report/index.html)
-#   sh quickstart.sh test    install what is missing, build, run the whole test suite
+#   sh quickstart.sh         install what is missing, build the srlab command, run the main job:
+#                            the whole study as one report (srlab reproduce --quick ->
+#                            report/index.html); about 3 CPU-minutes
+#   sh quickstart.sh test    install what is missing, build everything, run the whole test suite
 #                            (release build, then an address+undefined sanitizer build), the
 #                            built-in defects against the checks (a -Dmutants=true build), then
-#                            a short run of each fuzz target (clang, tests/fuzz)
+#                            a short run of each fuzz target (clang, tests/fuzz); about 50 CPU-minutes
 #
 # Run as root, or as a user who may sudo (only apt-get needs it). Nothing is downloaded at run
 # time besides Debian's packages. .ci/run calls `sh quickstart.sh test`.
@@ -21,6 +22,22 @@ run | test) ;;
     exit 2
     ;;
 esac
+
+# What each command costs, measured on a 2-core VM from a clean clone (the times README.md
+# states; tests/house/quickstart.sh checks that both say the same): CPU time, which other work
+# on the machine does not stretch; on C free cores the wall time is about CPU time / C.
+run_time="about 3 CPU-minutes (build 2.3, report 0.8)"
+test_time="about 45 CPU-minutes"
+if [ "$what" = run ]; then
+    echo "quickstart: build srlab and make the quick report: $run_time"
+else
+    echo "quickstart: build everything, run every test in two builds and fuzz: $test_time"
+fi
+started=$(date +%s)
+took() { # how long since the start, as M:SS
+    s=$(($(date +%s) - started))
+    printf '%d:%02d' $((s / 60)) $((s % 60))
+}
 
 # ---- Debian packages ----
 pkgs="meson ninja-build pkg-config gcc g++ libmpfr-dev libgmp-dev libgsl-dev libpcg-cpp-dev
@@ -66,8 +83,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -f build/build.ninja ]; then
     meson setup build --buildtype=release
 fi
-ninja -C build
 srlab=./build/src/cli/srlab
+if [ "$what" = run ]; then
+    ninja -C build src/cli/srlab # the main job needs the command only (tests, man pages: later)
+else
+    ninja -C build
+fi
 
 if [ "$what" = run ]; then
     # The main job on its built-in defaults.
@@ -83,6 +104,9 @@ if [ "$what" = run ]; then
     if [ -f report/index.html ]; then
         echo "quickstart: the report is $(pwd)/report/index.html (open it in a browser)"
     fi
+    echo "quickstart: done in $(took). srlab is $(pwd)/build/src/cli/srlab: run it by that path,"
+    echo "  or put its folder first on PATH (export PATH=\"$(pwd)/build/src/cli:\$PATH\"),"
+    echo "  or install it with its man pages: meson install -C build (as root; /usr/local)"
     exit "$status"
 fi
 
@@ -91,9 +115,11 @@ meson test -C build --print-errorlogs --num-processes "$jobs"
 # The Python package as users install it (docs/python.md): `pip install --no-build-isolation .`
 # into a fresh venv that sees Debian's packages (numpy, meson-python, torch), offline; the build
 # directory build-pip is kept, so a second run only relinks. Then the tests that need no build
-# tree of the package run against the installed one (the CLI comes from build/).
+# tree of the package run against the installed one (the CLI comes from build/). README.md's
+# "From Python" shows the same two commands (tests/house/quickstart.sh checks it).
+python=/usr/bin/python3 # Debian's, which has python3-numpy (another python3 may come first on PATH)
 rm -rf build-venv
-/usr/bin/python3 -m venv --system-site-packages build-venv
+"$python" -m venv --system-site-packages build-venv
 build-venv/bin/pip install --no-build-isolation --no-index --config-settings builddir=build-pip .
 SRLAB_CLI=$(pwd)/build/src/cli/srlab build-venv/bin/python -m pytest -q -p no:cacheprovider -rs \
     python/tests/test_api.py python/tests/test_errors.py python/tests/test_torch_round.py \
@@ -118,10 +144,10 @@ fi
 ninja -C build-mutants src/cli/srlab
 ./build-mutants/src/cli/srlab check --quick T01f T02c T10f T16c
 ./build-mutants/src/cli/srlab check --mutate bug --quick
-# The fuzz targets (tests/fuzz, README "Fuzzing"): built with clang under the address and
+# The fuzz targets (tests/fuzz, docs/testing.md): built with clang under the address and
 # undefined sanitizers in build-fuzz, each run 5 seconds from its seed corpus, which holds the
 # inputs of the bugs fuzzing found; any crash, sanitizer report, hang or memory blow-up fails.
 # The long run is `meson test -C build --suite fuzz` (SRL_FUZZ_SECONDS per target, default 1800).
 SRL_FUZZ_BUILDDIR=build-fuzz sh tests/fuzz/run.sh --seconds 5
 echo "quickstart: all tests passed (release and address+undefined sanitizer builds, built-in" \
-    "defects, fuzz targets)"
+    "defects, fuzz targets) in $(took)"

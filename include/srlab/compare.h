@@ -26,6 +26,16 @@
  * A study that reports "not resolved" should also report mdd: differences smaller than it were
  * out of reach, not shown absent.
  *
+ * Equivalence (o->margin = delta > 0): two one-sided tests (TOST) of H0: |true difference| >=
+ * delta, on the same pairs: p_tost = max(Q_t((dbar + delta)/se), P_t((dbar - delta)/se)) on
+ * n - 1 degrees of freedom, adjusted by Holm over the same m comparisons. A comparison is
+ * `equivalent` within delta when p_tost_holm < alpha. Its equivalence bound is
+ *     eq_bound = |dbar| + t_{1 - alpha/m, n-1} * se,
+ * the smallest delta that TOST at the Bonferroni level alpha/m (Holm's first step) accepts:
+ * the level's metric lies within eq_bound of the baseline's at family-wise confidence
+ * 1 - alpha. "Not resolved" says a difference was not found; only `equivalent` says one as
+ * large as delta was excluded.
+ *
  * At best (o->at_best = "lr", say): each level is compared at its own best value of that axis
  * instead of at every value, at each grid point of the remaining axes: the value whose mean
  * metric over its seeds is lowest, among the values where every run's metric is finite (the
@@ -50,6 +60,7 @@ typedef struct srl_compare_opts {
     double power;         /* for the minimum detectable difference, 0 < power < 1 (0.8) */
     const char *at_best;  /* NULL, or an axis (e.g. "lr"): compare each level at its own best
                            * value of it, below */
+    double margin;        /* > 0: also test equivalence within this margin (TOST, above); 0: no */
 } srl_compare_opts;
 
 /* Holm's step-down adjustment of m p values, in place; NaN entries are left out of the family
@@ -59,7 +70,8 @@ int srl_holm_adjust(double *p, size_t m, size_t *family) SRL_WUR;
 /* The comparisons of a runs file as CSV text in *out (the caller frees it): the runs file's '#'
  * lines (version, command, seeds), '# compare:' lines stating the method, then
  *   KEY...,level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict
- * (at best: AXIS_level,AXIS_baseline after baseline, and AXIS is not a KEY)
+ * (at best: AXIS_level,AXIS_baseline after baseline, and AXIS is not a KEY; with a margin:
+ * eq_bound,p_tost,p_tost_holm,equivalence after verdict)
  * one line per (grid point, level), in the order of the runs file. The runs file must add up: a
  * whole sweep's (not a shard's: merge first), exactly the runs its `# runs:` line counts, each
  * run number once, no two lines the same run (axis values and seed), no NUL byte or CR; else
@@ -67,7 +79,8 @@ int srl_holm_adjust(double *p, size_t m, size_t *family) SRL_WUR;
  * holds it (quoted fields unquoted, srl_csv_value), a format or mode under its one name
  * (srl_config_canonical: "half" finds fp16). verdict is `lower` or
  * `higher` (the level's metric than the baseline's, resolved at alpha after Holm), `not
- * resolved`, or `too few pairs` (n < 2, left out of the family). Errors (SRL_EPARSE, SRL_EINVAL)
+ * resolved`, or `too few pairs` (n < 2, left out of the family); equivalence is `equivalent`,
+ * `not shown` or `too few pairs`. Errors (SRL_EPARSE, SRL_EINVAL)
  * name the file and the column, level or line. */
 int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, char **out,
                       size_t *len, srl_err *err) SRL_WUR;

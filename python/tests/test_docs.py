@@ -41,3 +41,21 @@ def test_docs_say_how_to_install():
     text = open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8").read()
     assert "pip install --no-build-isolation ." in text
     assert "python3 -m venv --system-site-packages" in text
+
+
+def test_readme_python_block(capsys, cli):
+    """README.md's one ```python block runs and does what its comments say: the stream's counter
+    moves past the 10^6 draws, the mean error over u is 0 within 6 standard errors, and the
+    values are `srlab round --batch -f bf16 -r sr --seed 1`'s bit for bit (the first 2000)."""
+    from conftest import assert_same_bits, csv_rows, hexline, run
+    (block,) = doc_python_blocks("README.md")
+    env = {}
+    exec(compile(block, "README.md", "exec"), env)
+    counter, mean = capsys.readouterr().out.split()
+    x, y, s = env["x"], env["y"], env["s"]
+    assert int(counter) == s.counter == x.size == 10 ** 6
+    err = (y - x) / srlab.Format("bf16").u
+    assert abs(float(mean)) <= 6 * err.std() / np.sqrt(err.size)
+    out = run([cli, "round", "--batch", "-f", "bf16", "-r", "sr", "--seed", "1", "--quiet"],
+              "\n".join(hexline(v) for v in x[:2000]) + "\n")
+    assert_same_bits(np.array([float.fromhex(r[6]) for r in csv_rows(out)]), y[:2000])

@@ -16,7 +16,7 @@
 
 static const char help_text[] =
     "usage: srlab compare RUNS.csv --baseline LEVEL [--axis NAME] [--metric COL] [--alpha A]\n"
-    "                     [--power P] [--at-best AXIS] [-o FILE]\n"
+    "                     [--power P] [--at-best AXIS] [--margin D] [-o FILE]\n"
     "\n"
     "Compare every level of one axis of a sweep (default: strategy) with a baseline level, at\n"
     "every grid point of the other axes (each learning rate, say), seed by seed: a seed fixes\n"
@@ -32,6 +32,10 @@ static const char help_text[] =
     "the |mean difference| a two-sided test at level alpha/m would find with probability P\n"
     "if the pairs' true spread were the one observed. 'not resolved' with mdd 0.01 means a\n"
     "difference below about 0.01 was out of this study's reach, not that there is none.\n"
+    "To show that there is none, give a margin: --margin D tests equivalence (two one-sided\n"
+    "tests, TOST, Holm over the same comparisons) and adds eq_bound (the smallest margin the\n"
+    "test accepts at level alpha/m: the difference lies within it at confidence 1 - alpha),\n"
+    "p_tost, p_tost_holm and the verdict 'equivalent' or 'not shown'.\n"
     "A run whose metric is not finite (diverged) leaves its seed unpaired (column unpaired).\n"
     "\n"
     "options:\n"
@@ -47,6 +51,7 @@ static const char help_text[] =
     "                     baseline tuned. Columns AXIS_level, AXIS_baseline name the values;\n"
     "                     they are chosen from the same runs, so p does not account for the\n"
     "                     choice (a noisy level's best looks better than it is)\n"
+    "  --margin D         also test equivalence within D (D > 0, in the metric's unit)\n"
     "  -o, --output FILE  the CSV (default, and - or /dev/stdout: standard output); its '#'\n"
     "                     lines repeat the runs file's (version, command, seeds) and state\n"
     "                     the method\n"
@@ -55,6 +60,7 @@ static const char help_text[] =
     "  srlab sweep gpt_lr --quick -o g.csv\n"
     "  srlab compare g.runs.csv --baseline mp -o g.compare.csv\n"
     "  srlab compare g.runs.csv --baseline mp --at-best lr\n"
+    "  srlab compare g.runs.csv --baseline mp --margin 0.01\n"
     "  srlab compare stall.runs.csv --baseline bf16-sr --metric final_loss_gap\n";
 
 typedef struct args {
@@ -64,13 +70,14 @@ typedef struct args {
 
 static int parse_args(int argc, char **argv, args *a, bool *help)
 {
-    enum { O_BASE, O_AXIS, O_METRIC, O_ALPHA, O_POWER, O_BEST, O_OUT };
+    enum { O_BASE, O_AXIS, O_METRIC, O_ALPHA, O_POWER, O_BEST, O_MARGIN, O_OUT };
     static const cli_opt opts[] = {[O_BASE] = {"baseline", 0, "LEVEL"},
                                    [O_AXIS] = {"axis", 0, "NAME"},
                                    [O_METRIC] = {"metric", 0, "COL"},
                                    [O_ALPHA] = {"alpha", 0, "A"},
                                    [O_POWER] = {"power", 0, "P"},
                                    [O_BEST] = {"at-best", 0, "AXIS"},
+                                   [O_MARGIN] = {"margin", 0, "D"},
                                    [O_OUT] = {"output", 'o', "FILE"},
                                    {NULL, 0, NULL}};
     a->o = (srl_compare_opts){.axis = "strategy", .alpha = 0.05, .power = 0.8};
@@ -97,6 +104,7 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
         case O_BEST: a->o.at_best = c.val; break;
         case O_ALPHA: rc = cli_parse_real(CMD, c.opt, c.val, &a->o.alpha); break;
         case O_POWER: rc = cli_parse_real(CMD, c.opt, c.val, &a->o.power); break;
+        case O_MARGIN: rc = cli_parse_real(CMD, c.opt, c.val, &a->o.margin); break;
         default: a->out = c.val; break;
         }
         if (rc)
@@ -104,6 +112,8 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
         if ((k == O_ALPHA && !(a->o.alpha > 0 && a->o.alpha < 1)) ||
             (k == O_POWER && !(a->o.power > 0 && a->o.power < 1)))
             return cli_error(CMD, "%s %s: must lie strictly between 0 and 1", c.opt, c.val);
+        if (k == O_MARGIN && !(a->o.margin > 0 && a->o.margin < INFINITY))
+            return cli_error(CMD, "%s %s: must be a finite number > 0", c.opt, c.val);
     }
     if (!a->in)
         return cli_error(CMD, "no runs file (srlab compare RUNS.csv --baseline LEVEL)");
@@ -113,33 +123,59 @@ static int parse_args(int argc, char **argv, args *a, bool *help)
     return 0;
 }
 
-/* "8 comparisons, 1 resolved" from the CSV's verdict column (the last field of each line). */
-static void report(const char *csv, size_t len)
+/* Field k counted from the end (0: the last) of the line p..nl; its length in *fl. The
+ * fields after the keys are numbers and words, never quoted, so counting commas from the end
+ * is exact. */
+static const char *field_from_end(const char *p, const char *nl, size_t k, size_t *fl)
 {
-    size_t n = 0, res = 0, few = 0;
+    const char *e = nl;
+    for (const char *q = nl; q > p; q--)
+        if (q[-1] == ',') {
+            if (!k--) {
+                *fl = (size_t)(e - q);
+                return q;
+            }
+            e = q - 1;
+        }
+    *fl = (size_t)(e - p);
+    return k ? NULL : p;
+}
+
+static bool is(const char *f, size_t fl, const char *word)
+{
+    return f && fl == strlen(word) && !memcmp(f, word, fl);
+}
+
+/* "8 comparisons, 1 resolved ..." from the CSV's verdict column (the last field of each line,
+ * or the fifth from the end before eq_bound, p_tost, p_tost_holm and equivalence). */
+static void report(const char *csv, size_t len, double margin)
+{
+    size_t n = 0, res = 0, few = 0, eqv = 0, fl;
     const char *p = csv, *end = csv + len;
     bool header_seen = false;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl)
             break;
-        const char *comma = p;
-        for (const char *q = p; q < nl; q++)
-            if (*q == ',')
-                comma = q + 1;
-        size_t fl = (size_t)(nl - comma);
         if (*p != '#' && header_seen) {
             n++;
-            res += (fl == 5 && !memcmp(comma, "lower", 5)) ||
-                   (fl == 6 && !memcmp(comma, "higher", 6));
-            few += fl == 13 && !memcmp(comma, "too few pairs", 13);
+            const char *v = field_from_end(p, nl, margin > 0 ? 4 : 0, &fl);
+            res += is(v, fl, "lower") || is(v, fl, "higher");
+            few += is(v, fl, "too few pairs");
+            if (margin > 0) {
+                const char *e = field_from_end(p, nl, 0, &fl);
+                eqv += is(e, fl, "equivalent");
+            }
         } else if (*p != '#') {
             header_seen = true;
         }
         p = nl + 1;
     }
     fprintf(stderr, "srlab compare: %zu comparisons, %zu resolved after Holm's correction, %zu "
-            "with too few pairs\n", n, res, few);
+            "with too few pairs", n, res, few);
+    if (margin > 0)
+        fprintf(stderr, "; %zu equivalent within %g", eqv, margin);
+    fputc('\n', stderr);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -172,7 +208,7 @@ int cmd_compare(int argc, char **argv)
         rc = cli_out_commit(&o);
     }
     if (!rc)
-        report(csv, len);
+        report(csv, len, a.o.margin);
     cli_out_abort(&o);
     free(data);
     free(csv);

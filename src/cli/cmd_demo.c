@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/gnuplot.h"
+#include "cli/progress.h"
 #include "cli/host.h"
 #include "srlab/ops.h"
 #include "srlab/rounding.h"
@@ -33,8 +34,8 @@ static const char help_text[] =
     "              (knobs -f, --n)\n"
     "  gd          gradient descent freezing under rn and creeping under sr at a small\n"
     "              learning rate (bf16 weights; knobs -f, --lr, --n)\n"
-    "  replicas    two data-parallel replicas drifting apart with independent SR draws,\n"
-    "              staying identical with shared draws (knobs -f, --lr, --n)\n"
+    "  replicas    three data-parallel replicas: two with shared SR draws stay identical,\n"
+    "              the third, with its own, drifts apart (knobs -f, --lr, --n)\n"
     "  crossover   noisy SGD at 15 learning rates: rn dithers, then freezes; sr never\n"
     "              freezes; where sr wins, measured beside theory/T14 (knobs -f, --n)\n"
     "'srlab demo' alone lists them.\n"
@@ -63,6 +64,7 @@ typedef struct demo_args {
     srl_format f;
     double term, lr;
     uint64_t n, seed;
+    const char *plot; /* --plot FILE, or NULL */
 } demo_args;
 
 /* ---- small helpers ---- */
@@ -76,6 +78,52 @@ static srl_rounding mode_of(srl_mode m)
 static const char *num(char *buf, double x)
 {
     return cli_fmt_short(buf, x);
+}
+
+/* Where the demo's picture is: the file --plot drew, or how to draw it. */
+static void picture_line(FILE *o, const demo_args *a, const char *name)
+{
+    if (a->plot)
+        fprintf(o, "\nThe picture: %s\n", a->plot);
+    else
+        fprintf(o, "\nThe picture of this demo: the same command with --plot %s.png\n", name);
+}
+
+/* A small table of text cells, each column as wide as its widest cell (numbers printed
+ * exactly can be long), the first column right-aligned. Row 0 is the header. */
+#define TAB_COLS 6
+#define TAB_ROWS 12
+typedef struct text_table {
+    size_t ncol, nrow;
+    char cell[TAB_ROWS][TAB_COLS][CLI_NUM_LEN];
+} text_table;
+
+/* Add a row of t->ncol cells (a row beyond TAB_ROWS is dropped: the tables have at most 8). */
+static void tab_row(text_table *t, const char *const *cells)
+{
+    if (t->nrow >= TAB_ROWS)
+        return;
+    for (size_t c = 0; c < t->ncol; c++)
+        snprintf(t->cell[t->nrow][c], CLI_NUM_LEN, "%s", cells[c]);
+    t->nrow++;
+}
+
+static void tab_print(FILE *o, const text_table *t, const char *indent)
+{
+    int w[TAB_COLS] = {0};
+    for (size_t r = 0; r < t->nrow; r++)
+        for (size_t c = 0; c < t->ncol; c++)
+            if ((int)strlen(t->cell[r][c]) > w[c])
+                w[c] = (int)strlen(t->cell[r][c]);
+    for (size_t r = 0; r < t->nrow; r++) {
+        fprintf(o, "%s%*s", indent, w[0], t->cell[r][0]);
+        for (size_t c = 1; c < t->ncol; c++)
+            if (c + 1 < t->ncol)
+                fprintf(o, "  %-*s", w[c], t->cell[r][c]);
+            else
+                fprintf(o, "  %s", t->cell[r][c]);
+        fputc('\n', o);
+    }
 }
 
 /* s <- round(s + t) in f with mode m (one exact addition, one rounding). */
@@ -163,9 +211,10 @@ static void accumulate_one_run(FILE *o, acc_state *S, FILE *dat)
     const srl_format *f = &S->a->f;
     const uint64_t n = S->a->n;
     const double t = S->t;
-    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
-    fprintf(o, "3. One sr run (stream 0 of the seed; exact = 1 + k t):\n"
-               "  %8s  %-12s  %-12s  %s\n", "k", "rn", "sr", "exact");
+    char b0[CLI_NUM_LEN], b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN];
+    fprintf(o, "3. One sr run (stream 0 of the seed; exact = 1 + k t):\n");
+    text_table tb = {.ncol = 4};
+    tab_row(&tb, (const char *const[]){"k", "rn", "sr", "exact"});
     srl_rng rng;
     srl_rng_init(&rng, SRL_RNG_DEFAULT, S->a->seed, 0);
     double s_rn = 1.0, s_sr = 1.0;
@@ -174,12 +223,15 @@ static void accumulate_one_run(FILE *o, acc_state *S, FILE *dat)
     for (uint64_t k = 1; k <= n; k++) {
         s_rn = add(s_rn, t, f, SRL_RN, NULL);
         s_sr = add(s_sr, t, f, SRL_SR, &rng);
-        if (table_row(k, n))
-            fprintf(o, "  %8" PRIu64 "  %-12s  %-12s  %s\n", k, num(b1, s_rn), num(b2, s_sr),
-                    num(b3, 1.0 + (double)k * t));
+        if (table_row(k, n)) {
+            snprintf(b0, sizeof b0, "%" PRIu64, k);
+            tab_row(&tb, (const char *const[]){b0, num(b1, s_rn), num(b2, s_sr),
+                                               num(b3, 1.0 + (double)k * t)});
+        }
         if (dat && k % S->every == 0)
             fprintf(dat, "%" PRIu64 " %.17g %.17g %.17g\n", k, 1.0 + (double)k * t, s_rn, s_sr);
     }
+    tab_print(o, &tb, "  ");
     S->s_rn = s_rn;
     S->s_sr = s_sr;
 }
@@ -282,15 +334,15 @@ static int demo_accumulate(FILE *o, const demo_args *a, FILE *dat)
     if (dat)
         accumulate_write_band(dat, &S);
     free(S.mean_k), free(S.m2_k), free(S.finals);
-    fprintf(o, "\nThe picture of this demo: the same command with --plot accumulate.png\n"
-               "The figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
+    picture_line(o, S.a, "accumulate");
+    fprintf(o, "The figure (summation error against n, with the n u and sqrt(n) u bounds):\n"
                "  srlab sweep experiments/summation.ini --quick -o sum.csv\n"
                "  srlab plot sum_error --in sum.csv -o sum.png\n");
     return 0;
 }
 
 static const char accumulate_gp[] =
-    "set title sprintf('1 + t added k times in %s', fmt_name)\n"
+    "set title sprintf('t added k times to 1 in %s', fmt_name)\n"
     "set xlabel 'k (additions)'\n"
     "set ylabel 'sum'\n"
     "set key top left\n"
@@ -366,8 +418,8 @@ static int demo_harmonic(FILE *o, const demo_args *a, FILE *dat)
     }
     fprintf(o, "\nUnder sr no term is ever lost for good: a term t moves the sum up with\n"
                "probability t/ulp, so the expected sum is the exact one (theory/T03).\n");
-    fprintf(o, "\nThe picture of this demo: the same command with --plot harmonic.png\n"
-               "The figure (relative error of the partial sums, rn against sr):\n"
+    picture_line(o, a, "harmonic");
+    fprintf(o, "The figure (relative error of the partial sums, rn against sr):\n"
                "  srlab sweep experiments/harmonic.ini --quick -o harmonic.csv\n"
                "  srlab plot sum_error --in harmonic.csv --set where=format=bf16 -o harmonic.png\n");
     return 0;
@@ -387,7 +439,8 @@ static const char harmonic_gp[] =
 static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
 {
     const srl_format *bf = &a->f;
-    char b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN];
+    char b0[CLI_NUM_LEN], b1[CLI_NUM_LEN], b2[CLI_NUM_LEN], b3[CLI_NUM_LEN], b4[CLI_NUM_LEN],
+        b5[CLI_NUM_LEN];
     const double A = 1.0, xstar = 1.3, x0 = 0.0, lr = a->lr;
     const long n = (long)a->n;
     fprintf(o, "Gradient descent on f(x) = a/2 (x - x*)^2 with a = %s, x* = %s, from x0 = %s,\n"
@@ -401,16 +454,21 @@ static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
     const double xs = srl_round(xstar, bf, mode_of(SRL_RN), NULL);
     double x_rn = x0, x_sr = x0, x_ex = x0;
     long frozen = -1;
-    fprintf(o, "  step  %-12s %-12s %-12s  update (rn)  ulp(x)/2 (rn)\n", "rn", "sr", "exact");
+    text_table tb = {.ncol = 6};
+    tab_row(&tb, (const char *const[]){"step", "rn", "sr", "exact", "update (rn)", "ulp(x)/2 (rn)"});
     const long every = n > 400 ? n / 400 : 1;
     if (dat)
         fprintf(dat, "# step x: exact rn sr; x* rounded into the format\n");
     for (long k = 0; k <= n; k++) {
         const double upd = -lr * A * (x_rn - xs);
         const double hu = srl_format_ulp(bf, x_rn) / 2;
-        if (k == 0 || table_row((uint64_t)k, (uint64_t)n))
-            fprintf(o, "  %4ld  %-12s %-12s %-12.7g  %-11.4g  %.4g\n", k, num(b1, x_rn),
-                    num(b2, x_sr), x_ex, upd, hu);
+        if (k == 0 || table_row((uint64_t)k, (uint64_t)n)) {
+            snprintf(b0, sizeof b0, "%ld", k);
+            snprintf(b3, sizeof b3, "%.7g", x_ex);
+            snprintf(b4, sizeof b4, "%.4g", upd);
+            snprintf(b5, sizeof b5, "%.4g", hu);
+            tab_row(&tb, (const char *const[]){b0, num(b1, x_rn), num(b2, x_sr), b3, b4, b5});
+        }
         if (dat && (k % every == 0 || k == n))
             fprintf(dat, "%ld %.17g %.17g %.17g %.17g\n", k, x_ex, x_rn, x_sr, xs);
         double nx = srl_round(x_rn + upd, bf, mode_of(SRL_RN), NULL);
@@ -420,6 +478,7 @@ static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
         x_sr = srl_round(x_sr - lr * A * (x_sr - xs), bf, mode_of(SRL_SR), &rng);
         x_ex = x_ex - lr * A * (x_ex - xs);
     }
+    tab_print(o, &tb, "  ");
     const double ulp = srl_format_ulp(bf, x_rn);
     if (frozen >= 0)
         fprintf(o, "\nrn froze at step %ld: from then on |lr a (x - x*)| <= ulp(x)/2, so every\n"
@@ -435,7 +494,7 @@ static int demo_gd(FILE *o, const demo_args *a, FILE *dat)
     fprintf(o, "sr keeps moving: an update of a fraction of an ulp moves x one ulp with that\n"
                "probability, so E[x] follows the exact iterate (a random walk at small lr,\n"
                "theory/T07), and x ends within a few ulps of x*.\n");
-    fprintf(o, "\nThe picture of this demo: the same command with --plot gd.png\n");
+    picture_line(o, a, "gd");
     fprintf(o, "The figure (stall distance against the learning rate, with the theory line):\n"
                "  srlab sweep experiments/stall.ini --quick -o stall.csv\n"
                "  srlab plot stall --in stall.summary.csv -o stall.png\n");
@@ -509,7 +568,7 @@ static int demo_replicas(FILE *o, const demo_args *a, FILE *dat)
                "bit-identical for ever. With independent draws a weight whose update is a\n"
                "fraction p of an ulp goes different ways with probability 2p(1-p) per step, and\n"
                "the replicas drift apart like a random walk (theory/T12).\n");
-    fprintf(o, "\nThe picture of this demo: the same command with --plot replicas.png\n");
+    picture_line(o, a, "replicas");
     fprintf(o, "The figure (replica distance against step, shared against independent):\n"
                "  srlab sweep experiments/gpt_replicas.ini --quick -o replicas.csv\n"
                "  srlab plot gpt_replicas --in replicas.csv -o replicas.png\n");
@@ -586,6 +645,8 @@ static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
                "rn         sr\n");
     if (dat)
         fprintf(dat, "# lr measured: exact rn sr; predicted: exact rn sr\n");
+    cli_progress prog; /* about 10 s at the default size: say so on a terminal */
+    cli_progress_start(&prog, "demo crossover", "learning rates", XO_NLR, 0, false);
     for (int i = 0; i < XO_NLR; i++) {
         const double lr = q / 32 * pow(2, 0.5 * i);
         double mean[3], pred[3];
@@ -598,7 +659,9 @@ static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
         if (dat)
             fprintf(dat, "%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", lr, mean[0], mean[1],
                     mean[2], pred[0], pred[1], pred[2]);
+        cli_progress_show(&prog, (uint64_t)i + 1);
     }
+    cli_progress_clear(&prog);
     const double lrc = srl_t14_crossover(1, 1, q, x0 - xs, (double)a->n);
     fprintf(o, "\nAt large lr rn dithers: its rounding error is nearly uniform, ulp^2/12 per\n"
                "step, half of sr's ulp^2/6, so rn is slightly better. Near lr = ulp/2 rn's\n"
@@ -606,8 +669,8 @@ static int demo_crossover(FILE *o, const demo_args *a, FILE *dat)
                "freezes; below lr* = ulp/sqrt(6) = %.3g its loss stops falling and stays\n"
                "near ulp/(2 sqrt(2 pi)). Over %llu steps sr beats rn below lr_c = %.3g.\n",
             srl_t14_lr_star(q, 1), (unsigned long long)a->n, lrc);
-    fprintf(o, "\nThe picture of this demo: the same command with --plot crossover.png\n"
-               "The figure from a sweep (rn, sr, fp32 with the model drawn):\n"
+    picture_line(o, a, "crossover");
+    fprintf(o, "The figure from a sweep (rn, sr, fp32 with the model drawn):\n"
                "  srlab sweep experiments/srrn.ini --quick -o srrn.csv\n"
                "  srlab plot srrn --in srrn.summary.csv -o srrn.png\n");
     return 0;
@@ -644,7 +707,7 @@ static const struct demo_spec {
      0, 10000, 10000000, "-f, --n, --seed, --plot, --table"},
     {"gd", demo_gd, "gradient descent freezing under rn, creeping under sr", gd_gp, K_LR, 2000,
      1000000, "-f, --n, --lr, --seed, --plot, --table"},
-    {"replicas", demo_replicas, "replicas drifting apart with independent SR draws",
+    {"replicas", demo_replicas, "three replicas: shared SR draws agree, independent drift",
      replicas_gp, K_LR, 1000, 100000, "-f, --n, --lr, --seed, --plot, --table"},
     {"crossover", demo_crossover, "noisy SGD: where sr beats rn, measured against theory/T14",
      crossover_gp, 0, 10000, 100000, "-f, --n, --seed, --plot, --table"},
@@ -886,11 +949,8 @@ static int demo_run(const struct demo_spec *d, const demo_args *a, const char *p
         rc = cli_out_commit(&fig);
     if (!rc && table)
         rc = cli_out_commit(&tab);
-    if (!rc) {
-        if (plot)
-            fprintf(o.fp, "\nThe picture: %s\n", plot);
+    if (!rc)
         rc = cli_out_commit(&o);
-    }
     cli_out_abort(&o), cli_out_abort(&fig), cli_out_abort(&tab);
     free(data);
     return rc;
@@ -910,5 +970,6 @@ int cmd_demo(int argc, char **argv)
     const struct demo_spec *d = NULL;
     if ((rc = demo_lookup(D.name, &d)) || (rc = demo_check_options(&D, d)))
         return rc;
+    D.a.plot = D.plot;
     return demo_run(d, &D.a, D.plot, D.table);
 }

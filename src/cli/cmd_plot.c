@@ -69,9 +69,9 @@ static const char help_text[] =
     "  SRLAB_PLOTS=DIR    take the scripts from DIR\n"
     "\n"
     "examples:\n"
-    "  srlab sweep experiments/lr_sweep.ini --quick -o lr.csv\n"
+    "  srlab sweep noisy_sgd --quick -o lr.csv\n"
     "  srlab plot lr_sweep --in lr.summary.csv -o lr.png\n"
-    "  srlab plot loss_vs_step --in lr.csv -o loss.pdf --set 'where=lr=0.01'\n";
+    "  srlab plot loss_vs_step --in lr.csv -o loss.pdf --set 'where=strategy=bf16-sr'\n";
 
 /* ---- help: the variables, from the scripts' declarations ---- */
 

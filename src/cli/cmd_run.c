@@ -28,6 +28,8 @@ static const char help_head[] =
     "command, the seeds, notes), a header line, then one block of rows per seed. Every row\n"
     "starts with the axis columns: problem, each key of the problem (the value given, or its\n"
     "default) and seed; then the problem's metric columns. Numbers have 17 significant digits.\n"
+    "On a terminal, standard error shows the seeds done and the time left while it runs, and\n"
+    "a closing line: what ran, in how long, where the rows are.\n"
     "\n"
     "options:\n"
     "  --problem NAME      the experiment (below)\n"

@@ -43,6 +43,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "cli/host.h"
 #include "cli/set.h"
 #include "srlab/sweep.h"
@@ -529,26 +530,6 @@ static int sweep_date(char *buf, size_t len)
     return 0;
 }
 
-/* ---- progress ---- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void fmt_dur(char *buf, size_t len, double s)
-{
-    if (!(s >= 0) || s > 1e8)
-        s = 0;
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
 /* ---- running ---- */
 
 typedef struct note {
@@ -561,34 +542,12 @@ typedef struct run_ctx {
     char *mem;             /* without -o: the journal */
     size_t mem_len, mem_cap;
     size_t done, todo, total, already;
-    double t0, last_print;
-    bool progress;
+    cli_progress progress;
     note notes[8];
     size_t nnotes, more_notes;
     int io_errno;
     size_t wide_run, wide_row, wide_own; /* a run whose row or own lines broke rows.h's bounds */
 } run_ctx;
-
-static void progress(run_ctx *c, bool final)
-{
-    if (!c->progress)
-        return;
-    double t = now_s();
-    if (!final && t - c->last_print < 0.25)
-        return;
-    c->last_print = t;
-    char el[32], left[32];
-    fmt_dur(el, sizeof el, t - c->t0);
-    if (final) { /* the line is cleared: the result line follows */
-        fprintf(stderr, "\r%78s\r", "");
-        return;
-    }
-    if (c->done)
-        fmt_dur(left, sizeof left, (t - c->t0) / (double)c->done * (double)(c->todo - c->done));
-    fprintf(stderr, "\rsrlab sweep: %zu/%zu runs, %s elapsed, %s%s left   ", c->already + c->done,
-            c->total, el, c->done ? "about " : "", c->done ? left : "?");
-    fflush(stderr);
-}
 
 /* Append to the journal in memory; false when out of memory. */
 static bool mem_append(run_ctx *c, const char *p, size_t n)
@@ -663,7 +622,7 @@ static int on_done(void *ctx, const srl_sweep_record *rec)
     if (rec->note[0])
         count_note(c, rec);
     c->done++;
-    progress(c, false);
+    cli_progress_show(&c->progress, c->done);
     return SRL_OK;
 }
 
@@ -1203,10 +1162,7 @@ static int run_sweep(sweep_cmd *c)
     x->todo = c->ntodo;
     x->total = c->nr;
     x->already = c->nr - c->ntodo;
-    x->t0 = now_s();
-    x->last_print = 0;
-    x->progress = !c->a.quiet && isatty(2);
-    progress(x, false);
+    cli_progress_start(&x->progress, CMD, "runs", x->total, x->already, c->a.quiet);
     syncer ysync;
     if (x->jfd >= 0)
         sync_start(&ysync, x->jfd);
@@ -1222,8 +1178,8 @@ static int run_sweep(sweep_cmd *c)
             st = SRL_EIO;
         }
     }
-    if (x->progress)
-        fputs(st ? "\n" : "", stderr);
+    if (x->progress.on && st) /* the line stays; the message goes below it */
+        fputc('\n', stderr);
     if (st) {
         int rc;
         if (x->io_errno)
@@ -1243,7 +1199,7 @@ static int run_sweep(sweep_cmd *c)
             cli_note(CMD, "%zu finished runs are kept in %s", x->done + x->already, c->jpath);
         return rc;
     }
-    progress(x, true);
+    cli_progress_clear(&x->progress);
     if (!c->a.quiet)
         print_notes(x);
     return 0;
@@ -1325,7 +1281,7 @@ static void print_result(const sweep_cmd *c)
     if (c->a.quiet)
         return;
     char el[32];
-    fmt_dur(el, sizeof el, now_s() - c->rcx.t0);
+    cli_duration(el, sizeof el, cli_progress_elapsed(&c->rcx.progress));
     char head[160];
     snprintf(head, sizeof head, "%zu run%s%s in %s, %zu diverged", c->nr, c->nr == 1 ? "" : "s",
              c->shard_n ? " of this shard" : "", el, c->diverged);

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cli/host.h"
 #include "cli/theory_table.h"
 #include "srlab/optim.h"
 
@@ -185,10 +186,20 @@ static void print_line(FILE *o, const th_line *l, const th_view *t)
         fprintf(o, "  %-20s %-24s %s\n", "", "", meaning);
 }
 
+/* Where the statement's file is on this machine: the source tree's theory/ folder, else the
+ * installed one ($SRLAB_THEORY overrides both). `file` is "theory/TNN-slug.md". */
+static void statement_file(char *buf, size_t len, const char *file)
+{
+    const char *name = strchr(file, '/');
+    snprintf(buf, len, "%s/%s", cli_host_theory_dir(), name ? name + 1 : file);
+}
+
 static void header(FILE *o, const th_view *t)
 {
     const th_statement *s = t->s;
-    fprintf(o, "%s %s\n%s (see %s)\nparameters:", s->id, s->slug, s->title, s->file);
+    char path[1024];
+    statement_file(path, sizeof path, s->file);
+    fprintf(o, "%s %s\n%s (see %s)\nparameters:", s->id, s->slug, s->title, path);
     for (int k = 0; s->keys[k].key; k++)
         fprintf(o, " %s=%s", s->keys[k].key, t->p->text[k]);
     fputs("\n\n", o);
@@ -243,7 +254,9 @@ static void list(FILE *o)
           "formula and meaning, and the srlab round, run, train and check commands that test\n"
           "it. NAME is an id (T05) or a slug (gd-quadratic); keys not given take the defaults\n"
           "shown. A key is written key=value, or --key value and --key=value as in srlab\n"
-          "train and run (lr=0.01, --lr 0.01 and --lr=0.01 are the same).\n"
+          "train and run (lr=0.01, --lr 0.01 and --lr=0.01 are the same). Each statement's\n"
+          "output names its file: theory/TNN-slug.md of the source tree, or after meson install\n"
+          "share/srlab/theory/ (SRLAB_THEORY=DIR overrides both).\n"
           "\n"
           "statements:\n",
           o);
@@ -267,8 +280,10 @@ static void list(FILE *o)
 
 static void statement_help(FILE *o, const th_statement *s)
 {
+    char path[1024];
+    statement_file(path, sizeof path, s->file);
     fprintf(o, "usage: srlab theory %s [key=value...]   (or --key value)\n\n%s %s: %s (see %s)\n\nkeys:\n", s->id,
-            s->id, s->slug, s->title, s->file);
+            s->id, s->slug, s->title, path);
     for (int k = 0; s->keys[k].key; k++)
         fprintf(o, "  %-14s %s (default %s)\n", s->keys[k].key, s->keys[k].help, s->keys[k].def);
     fprintf(o, "\nexample:\n  srlab theory %s\n", s->id);

@@ -45,6 +45,8 @@ static const char help_head[] =
     "counting 4 rows for its notes (at most 252 MiB, so srlab can read it back): --steps,\n"
     "--log-every and --seeds that would write more are refused before the run starts, a\n"
     "wider row at the first (exit 2). The rows stream to a temporary file, not memory.\n"
+    "On a terminal, standard error shows the steps done and the time left while it runs, and\n"
+    "a closing line: what ran, in how long, where the rows are.\n"
     "\n"
     "options:\n"
     "  --problem NAME      the problem (below)\n"

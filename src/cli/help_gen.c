@@ -80,7 +80,7 @@ static bool heading(const char *s, size_t n)
 }
 
 void cli_help_man(FILE *o, const char *name, const char *summary, const char *version,
-                  const char *text)
+                  const char *text, const char *see_also)
 {
     char upper[64];
     size_t k = 0;
@@ -112,9 +112,7 @@ void cli_help_man(FILE *o, const char *name, const char *summary, const char *ve
         }
         p += n + (e ? 1 : 0);
     }
-    fputs(".fi\n", o);
-    if (strcmp(name, "srlab"))
-        fputs(".SH SEE ALSO\nsrlab(1)\n", o);
+    fprintf(o, ".fi\n.SH SEE ALSO\n%s\n", see_also ? see_also : "srlab(1)");
 }
 
 /* The names of the files NAME`suffix` in dir, one a line. */

@@ -11,9 +11,10 @@
 char *cli_help_capture(int (*run)(int, char **), int argc, char **argv, int *rc);
 
 /* The man page of `name` ("srlab", "srlab-round") in roff: NAME from the summary, SYNOPSIS the
- * help's usage lines, then the rest of the help text as it is, its "word:" lines as sections. */
+ * help's usage lines, then the rest of the help text as it is, its "word:" lines as sections,
+ * and SEE ALSO: `see_also` (roff text), or srlab(1) when it is NULL. */
 void cli_help_man(FILE *o, const char *name, const char *summary, const char *version,
-                  const char *text);
+                  const char *text, const char *see_also);
 
 /* The completion words of `what`, one a line: formats, modes, problems, experiments (srlab
  * run's problems), trainings (srlab train's), strategies, optimizers, figures, specs, or

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "srl_experiments_paths.h"
 #include "srl_plots_paths.h"
+#include "srl_theory_paths.h"
 
 /* ---- data directories ---- */
 
@@ -29,6 +30,11 @@ static const char *data_dir(const char *env, const char *source, const char *ins
     if (cli_host_is_dir(source))
         return source;
     return installed;
+}
+
+const char *cli_host_theory_dir(void)
+{
+    return data_dir("SRLAB_THEORY", SRL_THEORY_SOURCE_DIR, SRL_THEORY_INSTALL_DIR);
 }
 
 const char *cli_host_plots_dir(void)

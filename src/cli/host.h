@@ -1,7 +1,8 @@
 /* src/cli/host.h: what the srlab command needs of the machine it runs on (src/cli/host.c).
  *
- *   data directories  where plots/NAME.gp and experiments/NAME.ini are: $SRLAB_PLOTS and
- *                     $SRLAB_EXPERIMENTS when set, else the source tree this srlab was built
+ *   data directories  where plots/NAME.gp, experiments/NAME.ini and theory/TNN-slug.md are:
+ *                     $SRLAB_PLOTS, $SRLAB_EXPERIMENTS and $SRLAB_THEORY when set, else the
+ *                     source tree this srlab was built
  *                     from when it is there, else the installed data directory (meson's
  *                     datadir/srlab/...; SRL_*_INSTALL_DIR in src/cli/meson.build);
  *   files             a file in a folder, read whole or its first bytes; whether it is there;
@@ -20,6 +21,7 @@
 
 const char *cli_host_plots_dir(void);       /* srlab plot's scripts, plots/NAME.gp */
 const char *cli_host_experiments_dir(void); /* srlab reproduce's specs, experiments/NAME.ini */
+const char *cli_host_theory_dir(void);      /* the statements srlab theory and check cite */
 /* Where a spec named by its name is looked for, in order: $SRLAB_EXPERIMENTS alone when set,
  * else the source tree's experiments folder (when it is there) and the installed one. Returns
  * how many of dirs are filled (1 or 2). */

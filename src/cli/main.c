@@ -120,11 +120,21 @@ static int help_generate(int argc, char **argv)
             printf("%s\n", commands[k].name);
         printf("help\n");
     } else if (man) {
-        char title[64];
+        char title[64], see[2048] = "";
         snprintf(title, sizeof title, c ? "srlab-%s" : "srlab", c ? c->name : "");
+        if (!c) { /* srlab(1): every command's page, the library's, and the documents */
+            for (size_t k = 0; k < NCOMMANDS; k++)
+                snprintf(see + strlen(see), sizeof see - strlen(see), "%ssrlab\\-%s(1), ",
+                         k ? "" : ".nh\n", commands[k].name);
+            snprintf(see + strlen(see), sizeof see - strlen(see), "%s",
+                     "srlab(3) (the C library, a page per header of include/srlab/).\n.PP\n"
+                     "The statements that srlab theory evaluates and srlab check tests: "
+                     "share/srlab/theory/ (theory/ in the source tree). README.md and docs/ "
+                     "(design, tutorial, reference, testing): share/doc/srlab/.");
+        }
         cli_help_man(stdout, title,
                      c ? c->summary : "exact emulation of low-precision formats and rounding modes",
-                     srl_version(), text);
+                     srl_version(), text, c ? NULL : see);
     } else if (cli_help_complete(stdout, what, text)) {
         free(text);
         cli_quote(q, sizeof q, what, strlen(what), CLI_QUOTE_MAX);

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/progress.h"
 #include "cli/rows.h"
 
 /* The value of --problem, or NULL. */
@@ -245,6 +246,49 @@ void cli_runcmd_seeds_line(char *buf, size_t len, const cli_runcmd_args *a, cons
                  "S+N-1; one block of rows each; %s)", a->seed, a->seed + a->nseeds - 1, streams);
 }
 
+/* The rows on their way to the file, counted for the progress line: a training run's `step`
+ * column says how far its seed has come; an experiment without steps counts seeds. */
+typedef struct counted {
+    srl_sink to;
+    cli_progress *p;
+    uint64_t steps, seed; /* steps per seed (0: count seeds), the seed's index from 0 */
+    size_t step_col;      /* the `step` column, or SIZE_MAX */
+} counted;
+
+static int counted_begin(void *ctx, size_t ncol, const char *const *names,
+                         const srl_col_kind *kinds)
+{
+    counted *c = ctx;
+    c->step_col = SIZE_MAX;
+    for (size_t i = 0; i < ncol; i++)
+        if (!strcmp(names[i], "step") && kinds[i] != SRL_COL_STR)
+            c->step_col = i;
+    return c->to.begin(c->to.ctx, ncol, names, kinds);
+}
+
+static int counted_row(void *ctx, const srl_value *v)
+{
+    counted *c = ctx;
+    if (c->steps && c->step_col != SIZE_MAX) {
+        const srl_value *x = &v[c->step_col];
+        const double step = x->kind == SRL_COL_INT ? (double)x->i : x->num;
+        if (step >= 0 && step <= (double)c->steps)
+            cli_progress_show(c->p, c->seed * c->steps + (uint64_t)step);
+    }
+    return c->to.row(c->to.ctx, v);
+}
+
+/* The steps of one seed (the runner's `steps` key, given or its default), or 0: none. */
+static uint64_t steps_per_seed(const srl_runner *r, const srl_config *cfg)
+{
+    const srl_param *p = srl_runner_param(r, "steps");
+    uint64_t n = 0;
+    srl_err err;
+    if (!p || srl_config_u64(cfg, "steps", p->def, &n, &err) != SRL_OK)
+        return 0;
+    return n;
+}
+
 /* Every seed into `body` (the checked stream spool); notes go to `notes` (one '#' line each) and
  * standard error. */
 static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
@@ -254,7 +298,14 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
     cli_rows w;
     cli_rows_init(&w, body, ax->n, ax->names);
     cli_rows_set_axis_values(&w, ax->values);
-    srl_sink sink = cli_rows_sink(&w);
+    cli_progress prog;
+    counted cnt = {cli_rows_sink(&w), &prog, steps_per_seed(r, a->cfg), 0, SIZE_MAX};
+    const uint64_t seeds = a->nseeds;
+    if (cnt.steps && seeds > UINT64_MAX / cnt.steps)
+        cnt.steps = 0;
+    cli_progress_start(&prog, cmd, cnt.steps ? "steps" : "seeds",
+                       cnt.steps ? cnt.steps * seeds : seeds, 0, false);
+    srl_sink sink = {counted_begin, counted_row, &cnt};
     int rc = 0;
     char info[sizeof ((srl_run_report *)0)->info] = ""; /* the last '# model:' line written */
     for (uint64_t b = 0; b < a->nseeds && !rc; b++) {
@@ -267,7 +318,12 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
         srl_run_report rep;
         srl_err err;
         err.msg[0] = 0;
+        cnt.seed = b;
         const int st = srl_run(r, a->cfg, &sink, &rep, &err);
+        if (st || rep.note[0]) /* a message follows, on a line of its own */
+            cli_progress_clear(&prog);
+        else if (!cnt.steps)
+            cli_progress_show(&prog, b + 1);
         if (st && w.wide) { /* a row too wide to write (rows.h, bounded outputs) */
             char why[400];
             cli_rows_wide_message(&w, why, sizeof why);
@@ -296,6 +352,7 @@ static int run_seeds(const char *cmd, const srl_runner *r, const cli_runcmd_args
                      rep.note);
         }
     }
+    cli_progress_clear(&prog);
     cli_rows_free(&w);
     return rc;
 }
@@ -360,10 +417,30 @@ static int copy_all(FILE *from, cli_stream *fk, FILE *to)
     return e ? e : fk->err;
 }
 
+/* On a terminal, the closing line: what ran, how long it took, where the rows are. */
+static void closing_line(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
+                         double seconds, int ndiverged)
+{
+    if (!isatty(2))
+        return;
+    char el[32];
+    cli_duration(el, sizeof el, seconds);
+    const uint64_t steps = steps_per_seed(r, a->cfg);
+    fprintf(stderr, "srlab %s: %s, %" PRIu64 " seed%s", cmd, r->name, a->nseeds,
+            a->nseeds == 1 ? "" : "s");
+    if (steps)
+        fprintf(stderr, " of %" PRIu64 " steps", steps);
+    fprintf(stderr, " in %s, %d diverged; rows %s%s\n", el, ndiverged,
+            a->path && strcmp(a->path, "-") ? "in " : "on standard output",
+            a->path && strcmp(a->path, "-") ? a->path : "");
+}
+
 int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_args *a,
                        cli_runcmd_axes *ax, int argc, char **argv, const char *const *extra,
                        int *ndiverged)
 {
+    const double t0 = cli_host_now();
+    int diverged = 0;
     char *head = NULL, *notes_mem = NULL;
     size_t head_len = 0, notes_len = 0;
     FILE *body = NULL, *notes = NULL, *hfp = NULL;
@@ -397,8 +474,10 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     if (a->threads > 0) /* the kernels' threads; the results do not depend on them */
         omp_set_num_threads(srl_run_team(a->threads, 0));
 #endif
-    if ((rc = run_seeds(cmd, r, a, ax, body, &spool, notes, ndiverged)))
+    if ((rc = run_seeds(cmd, r, a, ax, body, &spool, notes, &diverged)))
         goto done;
+    if (ndiverged)
+        *ndiverged = diverged;
     if (fclose(notes)) {
         notes = NULL;
         rc = cli_sys_error(cmd, "cannot buffer the output: %s", strerror(errno));
@@ -417,6 +496,8 @@ int cli_runcmd_execute(const char *cmd, const srl_runner *r, const cli_runcmd_ar
     fclose(body);
     body = NULL;
     rc = cli_out_commit(&out);
+    if (!rc)
+        closing_line(cmd, r, a, cli_host_now() - t0, diverged);
     free(head);
     free(notes_mem);
     return rc;

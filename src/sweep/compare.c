@@ -282,6 +282,7 @@ typedef struct cmp {
     size_t first, lvl;
     size_t pairs, unpaired;
     double mean, sd, se, t, p, p_holm, mdd;
+    double p_tost, p_tost_holm; /* equivalence within the margin (NaN without one) */
 } cmp;
 
 static bool same_point(const table *t, const bool *key, size_t r, size_t s)
@@ -408,9 +409,21 @@ static int pair_up(const table *t, const bool *key, size_t base_line, cmp *c, do
     return SRL_OK;
 }
 
-static void stats(cmp *c, const double *d)
+/* TOST: H0 |difference| >= margin, rejected when both one-sided tests reject; its p is the
+ * larger of theirs. Without spread the difference is known exactly. */
+static double tost_p(const cmp *c, double margin)
+{
+    const double df = (double)c->pairs - 1;
+    if (!(c->se > 0))
+        return fabs(c->mean) < margin ? 0 : 1;
+    return fmax(gsl_cdf_tdist_Q((c->mean + margin) / c->se, df),
+                gsl_cdf_tdist_P((c->mean - margin) / c->se, df));
+}
+
+static void stats(cmp *c, const double *d, double margin)
 {
     c->mean = c->sd = c->se = c->t = c->p = c->p_holm = c->mdd = NAN;
+    c->p_tost = c->p_tost_holm = NAN;
     if (c->pairs < 2)
         return;
     double n = (double)c->pairs, m = 0, ss = 0;
@@ -430,6 +443,8 @@ static void stats(cmp *c, const double *d)
         c->t = m == 0 ? 0 : copysign(INFINITY, m);
         c->p = m == 0 ? 1 : 0;
     }
+    if (margin > 0)
+        c->p_tost = tost_p(c, margin);
 }
 
 int srl_holm_adjust(double *p, size_t m, size_t *family)
@@ -486,6 +501,11 @@ static void put_head(srl__sw_text *o, const table *t, const bool *key,
                    "paired t; p_holm: Holm over the %zu comparisons with at least 2 pairs, "
                    "family-wise alpha %g; mdd: the difference detected with power %g at the "
                    "Bonferroni level alpha/%zu\n", m, op->alpha, op->power, m);
+    if (op->margin > 0)
+        srl__sw_printf(o, "# equivalence: two one-sided paired t tests (TOST) of |difference| >= "
+                       "%g; p_tost_holm: Holm over the same %zu comparisons; equivalent when "
+                       "p_tost_holm < %g; eq_bound: the smallest margin TOST accepts at the "
+                       "Bonferroni level alpha/%zu\n", op->margin, m, op->alpha, m);
     if (op->at_best)
         srl__sw_printf(o, "# at best: each level at its own %s, the one whose mean %.*s over its "
                        "seeds is lowest (every run finite), chosen from these runs: p does not "
@@ -499,7 +519,8 @@ static void put_head(srl__sw_text *o, const table *t, const bool *key,
     srl__sw_puts(o, "level,baseline,");
     if (op->at_best)
         srl__sw_printf(o, "%s_level,%s_baseline,", op->at_best, op->at_best);
-    srl__sw_puts(o, "pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict\n");
+    srl__sw_puts(o, "pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict");
+    srl__sw_puts(o, op->margin > 0 ? ",eq_bound,p_tost,p_tost_holm,equivalence\n" : "\n");
 }
 
 static void put_row(srl__sw_text *o, const table *t, const bool *key, const cmp *c,
@@ -547,12 +568,23 @@ static void put_row(srl__sw_text *o, const table *t, const bool *key, const cmp 
                     : !(c->p_holm < op->alpha) ? "not resolved"
                     : c->mean < 0             ? "lower"
                                               : "higher";
-    srl__sw_printf(o, ",%s\n", v);
+    srl__sw_printf(o, ",%s", v);
+    if (op->margin > 0) {
+        double eq = NAN;
+        if (c->pairs >= 2 && m > 0)
+            eq = fabs(c->mean) + gsl_cdf_tdist_Qinv(op->alpha / (double)m, df) * c->se;
+        put_num(o, eq);
+        put_num(o, c->p_tost);
+        put_num(o, c->p_tost_holm);
+        srl__sw_printf(o, ",%s", c->pairs < 2 ? "too few pairs"
+                                 : c->p_tost_holm < op->alpha ? "equivalent" : "not shown");
+    }
+    srl__sw_putc(o, '\n');
 }
 
 /* The comparisons: one per (grid point, level other than the baseline), in file order. */
-static int build(const table *t, const bool *key, size_t base_line, cmp **out, size_t *nc,
-                 const srl_sweep_text *runs, srl_err *err)
+static int build(const table *t, const bool *key, size_t base_line, double margin, cmp **out,
+                 size_t *nc, const srl_sweep_text *runs, srl_err *err)
 {
     cmp *c = calloc(t->nl + 1, sizeof *c);
     double *d = malloc((t->nl + 1) * sizeof *d);
@@ -569,7 +601,7 @@ static int build(const table *t, const bool *key, size_t base_line, cmp **out, s
         c[n] = (cmp){.first = r, .lvl = r};
         st = pair_up(t, key, base_line, &c[n], d, runs, err);
         if (!st)
-            stats(&c[n++], d);
+            stats(&c[n++], d, margin);
     }
     free(d);
     if (st) {
@@ -588,6 +620,8 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
     *len = 0;
     if (!(o->alpha > 0 && o->alpha < 1) || !(o->power > 0 && o->power < 1))
         return srl_err_set(err, SRL_EINVAL, "alpha and power must lie strictly between 0 and 1");
+    if (!(o->margin >= 0 && o->margin < INFINITY))
+        return srl_err_set(err, SRL_EINVAL, "the equivalence margin must be a finite number >= 0");
     table t;
     int st = read_table(&t, runs, err);
     if (!st)
@@ -630,7 +664,7 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
     cmp *c = NULL;
     size_t nc = 0;
     if (!st)
-        st = build(&t, key, base_line, &c, &nc, runs, err);
+        st = build(&t, key, base_line, o->margin, &c, &nc, runs, err);
     if (!st && nc == 0)
         st = srl_err_set(err, SRL_EINVAL, "%s: every run has %s = %s: nothing to compare",
                          runs->name, o->axis, o->baseline);
@@ -645,6 +679,12 @@ int srl_sweep_compare(const srl_sweep_text *runs, const srl_compare_opts *o, cha
             st = srl_err_set(err, SRL_ENOMEM, "out of memory");
         for (size_t i = 0; i < nc; i++)
             c[i].p_holm = p[i];
+        for (size_t i = 0; i < nc; i++) /* the same family: NaN exactly where p is */
+            p[i] = c[i].p_tost;
+        if (o->margin > 0 && srl_holm_adjust(p, nc, NULL))
+            st = srl_err_set(err, SRL_ENOMEM, "out of memory");
+        for (size_t i = 0; o->margin > 0 && i < nc; i++)
+            c[i].p_tost_holm = p[i];
     }
     srl__sw_text txt = {0};
     if (!st) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/fuzz/run.sh: build the libFuzzer targets of tests/fuzz with clang and run them
-# (README "Fuzzing").
+# (docs/testing.md, "Fuzzing").
 #
 #   sh tests/fuzz/run.sh [--seconds N] [TARGET...]
 #

@@ -67,6 +67,44 @@ complete() { # what SRCFOLDER GLOB INSTALLEDFOLDER
 complete "public headers" "$src/include/srlab" "*.h" "$incdir"
 complete "plot scripts" "$src/plots" "*.gp" "$share/plots"
 complete "specs" "$src/experiments" "*.ini" "$share/experiments"
+complete "theory statements" "$src/theory" "*.md" "$share/theory"
+doc=$(find "$tmp/root" -type d -path '*/share/doc/srlab' | head -n 1)
+[ -n "$doc" ] && [ -f "$doc/README.md" ] && [ -f "$doc/docs/design.md" ] &&
+    ok "README.md and docs/ in share/doc/srlab" || bad "no share/doc/srlab with README.md and docs/design.md"
+SRLAB_THEORY=$share/theory "$exe" theory T05 | grep -qF "(see $share/theory/T05-gd-quadratic.md)" &&
+    ok "srlab theory names the installed statement" || bad "srlab theory T05 does not name $share/theory"
+
+# ---- the reference pages: srlab(1) with SEE ALSO, srlab(3), srlab-MODULE(3), a page per name ----
+man1=$(find "$tmp/root" -type d -path '*/man/man1' | head -n 1)
+man3=$(find "$tmp/root" -type d -path '*/man/man3' | head -n 1)
+see=$(sed -n '/^\.SH SEE ALSO/,$p' "$man1/srlab.1" 2>/dev/null)
+echo "$see" | grep -q 'srlab(3)' && ok "srlab(1) has SEE ALSO naming srlab(3)" || bad "srlab(1): no SEE ALSO srlab(3)"
+pages=$(echo "$see" | grep -o 'srlab\\-[a-z]*(1)' | sed 's/\\-/-/; s/(1)$//')
+n=0 missing=""
+for p in $pages; do n=$((n + 1)); [ -f "$man1/$p.1" ] || missing="$missing $p"; done
+[ "$n" -gt 10 ] && [ -z "$missing" ] && ok "the $n pages srlab(1) names are installed" ||
+    bad "srlab(1) SEE ALSO: $n pages, missing:$missing"
+n=0 missing=""
+for h in "$src"/include/srlab/*.h; do
+    m=${h##*/}
+    n=$((n + 1))
+    [ -s "$man3/srlab-${m%.h}.3" ] || missing="$missing srlab-${m%.h}.3"
+done
+[ -s "$man3/srlab.3" ] && [ -z "$missing" ] && ok "srlab(3) and a man3 page for each of the $n headers" ||
+    bad "man3 pages missing:$([ -s "$man3/srlab.3" ] || echo ' srlab.3')$missing"
+grep -ohE '\bsrl_[a-z0-9_]+[[:space:]]*\(' "$src"/include/srlab/*.h | sed -E 's/[[:space:]]*\($//' |
+    sort -u >"$tmp/functions"
+missing=$(while read -r f; do [ -f "$man3/$f.3" ] || printf ' %s' "$f"; done <"$tmp/functions")
+[ -z "$missing" ] && ok "a man3 page for each of the $(wc -l <"$tmp/functions") functions the headers declare" ||
+    bad "no man3 page for:$missing"
+if command -v man >/dev/null 2>&1; then
+    MANWIDTH=100 man -M "${man3%/man3}" 3 srl_round_array 2>"$tmp/man.err" >"$tmp/man.out"
+    grep -q 'SRLAB-ROUNDING(3)' "$tmp/man.out" && grep -q 'srl_round_array(' "$tmp/man.out" &&
+        [ ! -s "$tmp/man.err" ] && ok "man srl_round_array shows srlab-rounding(3), its declaration in it" ||
+        bad "man srl_round_array: $(head -c 300 "$tmp/man.err")$(head -5 "$tmp/man.out")"
+else
+    echo "SKIP: man is not installed: the pages are not rendered"
+fi
 
 # ---- a program built against the installed library ----
 cd "$tmp" || exit 1

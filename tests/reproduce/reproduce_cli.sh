@@ -154,8 +154,8 @@ grep -qF "srlab plot loss_vs_step --in tiny.csv --set where=lr=0.01 -o tiny_step
     ok "the exact plot command (OUT replaced, quoting undone)" || bad "plot command: $(grep -o 'srlab plot loss[^<]*' $h | head -2)"
 grep -qF "srlab sweep specs/tiny.ini --quick -o tiny.csv" $h && ok "the exact sweep command" ||
     bad "sweep command"
-grep -qF "<th>runs (full mode)</th>" $h && grep -q '&asymp;' $h && ok "full-mode sizes and estimate" ||
-    bad "no full-mode estimate"
+grep -qF "<th>runs (full mode)</th><th>full sweep (CPU, measured)</th>" $h && grep -qF '>not measured<' $h &&
+    ok "full-mode sizes, and no time for a spec that records none" || bad "full-mode sizes and times"
 grep -qF '# runs: 8 (4 grid points x 2 seeds)' $h && ok "the sizes of this run" || bad "sizes"
 grep -qF 'CPU</th>' $h && grep -qF 'nproc' $h && grep -qF '2023-11-14T22:13:20Z' $h &&
     ok "machine and date" || bad "machine/date"

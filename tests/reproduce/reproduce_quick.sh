@@ -53,9 +53,9 @@ for spec in "$src"/experiments/*.ini; do
         else bad "  figure $fig neither drawn nor explained"; fi
     done
 done
-grep -q '<table id="size-table">' "$r/index.html" && grep -q 'The full mode would take about' "$r/index.html" &&
-    ok "sizes and the full mode's estimate: $(grep -o 'The full mode would take about [^(]*' "$r/index.html")" ||
-    bad "no estimate"
+grep -q '<table id="size-table">' "$r/index.html" && grep -q 'The full mode of these experiments' "$r/index.html" &&
+    ok "sizes and the full mode's time: $(grep -o 'The full mode of these experiments[^(]*' "$r/index.html")" ||
+    bad "no full-mode time"
 sh "$CHECK" "$r" "$out/report-quick.png"
 got=$?
 if [ "$got" -eq 77 ]; then echo "(browser check skipped: no chromium)"

@@ -7,8 +7,8 @@
 #   A  srlab sweep noisy_sgd.ini --quick --slurm 3: the job ids are printed, the array and its
 #      merge run, and the merged files equal a single-machine sweep byte for byte;
 #      --slurm-status then counts every run as done and the sweep as merged
-#   B  the same sweep through experiments/slurm/sweep.sbatch, submitted by hand (the README's
-#      two sbatch commands): byte-identical files
+#   B  the same sweep through experiments/slurm/sweep.sbatch, submitted by hand (the two
+#      sbatch commands of its header, docs/cluster.md): byte-identical files
 #   P  preemption: a 3-task array of a heavier sweep; task 0 is requeued with scontrol requeue
 #      and task 1's srlab is killed with SIGKILL, each after at least 2 runs reached the journal;
 #      both tasks resume from their journals (their logs show a second attempt that starts

@@ -66,6 +66,18 @@ usage_error "no baseline" "--baseline" compare q.runs.csv
 usage_error "unknown level" "strategy = mp" compare q.runs.csv --baseline mp
 usage_error "unknown metric" "final_val_gap" compare q.runs.csv --baseline fp32 --metric final_val_gap
 usage_error "unknown axis" "'optimizer'" compare q.runs.csv --baseline fp32 --axis optimizer
+# --margin: the equivalence columns after verdict, the count on standard error. B@1 - A@2 is
+# -1 +- 1 (se) on 2 degrees of freedom: eq_bound = 1 + t_{0.95,2} = 3.92; within 4 it is shown.
+"$srlab" compare hand.runs.csv --baseline A --at-best lr --margin 4 -o eq.csv 2>err ||
+    bad "margin exit $?: $(cat err)"
+grep -q ',verdict,eq_bound,p_tost,p_tost_holm,equivalence$' eq.csv && ok "equivalence columns" ||
+    bad "margin header: $(grep -v '^#' eq.csv | head -1)"
+row=$(grep '^B,A,' eq.csv)
+echo "$row" | awk -F, '{ d = $(NF-3) - 3.919986; if (d < 0) d = -d } $NF == "equivalent" && d < 1e-5 { f = 1 }
+    END { exit !f }' && ok "B within 4 of A: eq_bound 3.92, equivalent" || bad "margin row: $row"
+grep -q '; 1 equivalent within 4$' err && ok "equivalence counted" || bad "margin report: $(cat err)"
+usage_error "margin zero" "--margin 0" compare q.runs.csv --baseline fp32 --margin 0
+usage_error "margin not a number" "--margin: 'x'" compare q.runs.csv --baseline fp32 --margin x
 usage_error "alpha out of range" "--alpha 1.5" compare q.runs.csv --baseline fp32 --alpha 1.5
 usage_error "repeated option" "--baseline" compare q.runs.csv --baseline fp32 --baseline mp
 usage_error "missing file" "nosuch.csv" compare nosuch.csv --baseline fp32

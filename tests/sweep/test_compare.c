@@ -10,7 +10,15 @@
  *                simulated studies with any resolved comparison stays at or below alpha: a
  *                one-sided binomial test at 1e-3 (GSL) over 400 studies of 8 comparisons. Raw
  *                p values (no correction) would give 1 - 0.95^8 = 0.34, far outside.
- *   errors       a missing axis, metric or baseline level, a duplicated seed, a cut last line */
+ *   TOST         the same differences with a margin: p_tost against the closed form, eq_bound
+ *                against GSL's t quantile, the verdict on both sides of the margin that the
+ *                data can just exclude; no margin, no equivalence columns
+ *   TOST family  400 studies of 8 comparisons whose true difference is exactly the margin (the
+ *                edge of the null): the fraction declaring anything `equivalent` stays at or
+ *                below alpha (binomial test at 1e-3); one-sided tests taken singly, or without
+ *                Holm's correction, exceed it
+ *   errors       a missing axis, metric or baseline level, a duplicated seed, a cut last line,
+ *                a negative or infinite margin */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -131,6 +139,69 @@ static void test_paired_t(void)
     GROUP("paired t against the closed form for 4 degrees of freedom", before);
 }
 
+/* Field k (0-based) of the last data line of a compare CSV, as text in buf. */
+static const char *last_field(const char *csv, int k, char *buf, size_t len)
+{
+    const char *p = csv + strlen(csv) - 1, *line = p; /* p: the final newline */
+    while (line > csv && line[-1] != '\n')
+        line--;
+    for (int i = 0; i < k && line < p; i++)
+        line = strchr(line, ',') + 1;
+    size_t n = strcspn(line, ",\n");
+    snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), line);
+    return buf;
+}
+
+static void test_tost(void)
+{
+    long before = srl_test_failures;
+    const char *text = PRE "run,strategy,seed,final_loss\n"
+                           "0,b,1,10\n1,b,2,20\n2,b,3,30\n3,b,4,40\n4,b,5,50\n"
+                           "5,x,1,11\n6,x,2,22\n7,x,3,33\n8,x,4,44\n9,x,5,55\n";
+    srl_compare_opts o = by_strategy("b");
+    o.margin = 5;
+    char *csv = NULL, buf[64];
+    srl_err err;
+    int st = run(text, &o, &csv, &err);
+    CHECK(st == SRL_OK, "status %d: %s", st, err.msg);
+    if (csv) {
+        /* level,baseline,pairs,unpaired,mean_diff,sd_diff,se,t,df,p,p_holm,mdd,verdict,
+         * eq_bound,p_tost,p_tost_holm,equivalence: mean 3, se sqrt(1/2), df 4. The upper test
+         * has t = (3 - 5)/se = -2 sqrt(2), one-sided p from the closed form (half the two-sided
+         * p at 2 sqrt(2)); the lower one, t = 8/se, is far smaller, so p_tost is the upper's. */
+        CHECK(strstr(csv, ",verdict,eq_bound,p_tost,p_tost_holm,equivalence\n"), "columns\n%s",
+              csv);
+        double t = 2 * sqrt(2.0), th = atan(t / 2), s = sin(th), c = cos(th);
+        double p = (1 - s * (1 + c * c / 2)) / 2;
+        double got = strtod(last_field(csv, 14, buf, sizeof buf), NULL);
+        CHECK(fabs(got - p) <= 1e-12 * p, "p_tost %.17g against the closed form %.17g", got, p);
+        CHECK(strtod(last_field(csv, 15, buf, sizeof buf), NULL) == got, "a family of one");
+        double eq = 3 + gsl_cdf_tdist_Qinv(0.05, 4) * sqrt(0.5);
+        got = strtod(last_field(csv, 13, buf, sizeof buf), NULL);
+        CHECK(fabs(got - eq) <= 1e-12 * eq, "eq_bound %.17g against %.17g", got, eq);
+        CHECK(!strcmp(last_field(csv, 16, buf, sizeof buf), "equivalent"), "%s", buf);
+        CHECK(strstr(csv, "# equivalence: two one-sided"), "the method line\n%s", csv);
+    }
+    free(csv);
+    /* the margin just below eq_bound (3 + 2.132 * 0.707 = 4.507): not shown; above: shown */
+    static const struct { double margin; const char *verdict; } edge[] = {
+        {4.5, "not shown"}, {4.52, "equivalent"}};
+    for (size_t i = 0; i < 2; i++) {
+        o.margin = edge[i].margin;
+        csv = NULL;
+        CHECK(run(text, &o, &csv, &err) == SRL_OK && csv &&
+                  !strcmp(last_field(csv, 16, buf, sizeof buf), edge[i].verdict),
+              "margin %g: %s", edge[i].margin, csv ? csv : err.msg);
+        free(csv);
+    }
+    o.margin = 0;
+    csv = NULL;
+    CHECK(run(text, &o, &csv, &err) == SRL_OK && csv && !strstr(csv, "p_tost") &&
+              strstr(csv, ",verdict\n"), "no margin, no equivalence columns");
+    free(csv);
+    GROUP("equivalence (TOST) against the closed form", before);
+}
+
 static void test_pairing(void)
 {
     long before = srl_test_failures;
@@ -164,39 +235,66 @@ static void test_holm(void)
     GROUP("Holm's step-down adjustment", before);
 }
 
-/* 400 null studies: 8 levels against a baseline, 6 seeds, normal metric; the number of
- * studies with any resolved comparison, binomial(400, <= alpha) under a correct correction. */
-static void test_family_wise(void)
+/* 400 simulated studies of 8 levels against a baseline L0, 6 seeds each: level l's metric is
+ * normal with mean 0 (L0), +shift (odd l) or -shift (even l) and standard deviation sd, drawn
+ * with GSL's generator from `seed`. Returns how many studies' compare CSV (options o) has a
+ * line ending in `hit` or in `hit2` (may be NULL). */
+static unsigned simulate(const srl_compare_opts *o, unsigned long seed, double shift, double sd,
+                         const char *hit, const char *hit2)
 {
-    long before = srl_test_failures;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 20261201);
+    gsl_rng_set(r, seed);
     const int studies = 400, levels = 8, seeds = 6;
     unsigned any = 0;
     size_t cap = 64 + (size_t)(levels + 1) * seeds * 64;
     char *text = malloc(cap);
-    for (int s = 0; s < studies && text; s++) {
+    for (int s = 0; s < studies && text && r; s++) {
         size_t n = (size_t)snprintf(text, cap, PRE "run,strategy,seed,final_loss\n");
         int run_no = 0;
         for (int l = 0; l <= levels; l++)
             for (int k = 1; k <= seeds; k++)
                 n += (size_t)snprintf(text + n, cap - n, "%d,L%d,%d,%.17g\n", run_no++, l, k,
-                                      gsl_ran_gaussian(r, 1.0));
-        char what[32];
-        snprintf(what, sizeof what, "study %d", s);
-        char *csv = compare_ok(text, "L0", what);
+                                      (l == 0 ? 0 : l % 2 ? shift : -shift) +
+                                          gsl_ran_gaussian(r, sd));
+        char *csv = NULL;
+        srl_err err;
+        CHECK(run(text, o, &csv, &err) == SRL_OK, "study %d: %s", s, err.msg);
         if (csv)
-            any += strstr(csv, ",lower\n") || strstr(csv, ",higher\n");
+            any += strstr(csv, hit) || (hit2 && strstr(csv, hit2));
         free(csv);
     }
-    /* P(X >= any) under binomial(400, 0.05): the correction fails if that is below 1e-3 */
-    double tail = any ? gsl_cdf_binomial_Q(any - 1, 0.05, (unsigned)studies) : 1;
-    CHECK(tail >= 1e-3, "%u of %d null studies resolved something (tail %.3g)", any, studies,
-          tail);
-    printf("family-wise: %u of %d null studies with a resolved comparison\n", any, studies);
     free(text);
     gsl_rng_free(r);
+    return any;
+}
+
+/* Under the null (every level distributed as the baseline) the number of studies with any
+ * resolved comparison is binomial(400, <= alpha) under a correct correction. */
+static void test_family_wise(void)
+{
+    long before = srl_test_failures;
+    const srl_compare_opts o = by_strategy("L0");
+    unsigned any = simulate(&o, 20261201, 0, 1, ",lower\n", ",higher\n");
+    /* P(X >= any) under binomial(400, 0.05): the correction fails if that is below 1e-3 */
+    double tail = any ? gsl_cdf_binomial_Q(any - 1, 0.05, 400) : 1;
+    CHECK(tail >= 1e-3, "%u of 400 null studies resolved something (tail %.3g)", any, tail);
+    printf("family-wise: %u of 400 null studies with a resolved comparison\n", any);
     GROUP("family-wise error at or below alpha under the null", before);
+}
+
+/* Every level differs from the baseline by exactly the margin in truth (half above, half
+ * below): a correct TOST with Holm declares anything equivalent in at most alpha of them. */
+static void test_tost_family(void)
+{
+    long before = srl_test_failures;
+    srl_compare_opts o = by_strategy("L0");
+    o.margin = 0.5;
+    unsigned any = simulate(&o, 20261206, o.margin, 0.3, ",equivalent\n", NULL);
+    double tail = any ? gsl_cdf_binomial_Q(any - 1, 0.05, 400) : 1;
+    CHECK(tail >= 1e-3, "%u of 400 studies at the margin declared equivalence (tail %.3g)", any,
+          tail);
+    printf("TOST family-wise: %u of 400 studies at the margin declared equivalence\n", any);
+    GROUP("TOST family-wise error at or below alpha at the margin", before);
 }
 
 static void test_errors(void)
@@ -227,6 +325,11 @@ static void test_errors(void)
     const char *ragged = PRE "run,strategy,seed,final_loss\n0,b,1,1\n1,x,1\n";
     CHECK(run(ragged, &o, &csv, &err) == SRL_EPARSE && strstr(err.msg, "line 2"), "%s",
           err.msg);
+    bad = o;
+    bad.margin = -1;
+    CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "margin"), "%s", err.msg);
+    bad.margin = INFINITY;
+    CHECK(run(good, &bad, &csv, &err) == SRL_EINVAL && strstr(err.msg, "margin"), "%s", err.msg);
     GROUP("bad input named", before);
 }
 
@@ -315,6 +418,8 @@ int main(void)
     test_pairing();
     test_holm();
     test_family_wise();
+    test_tost();
+    test_tost_family();
     test_errors();
     test_adds_up();
     TEST_END();

@@ -44,7 +44,7 @@ static const char help_text[] =
     "options:\n"
     "  --quick            each spec's [quick] section and srlab check --quick:\n"
     "                     " RP_QUICK_TIME "; the report gives the\n"
-    "                     full sizes and an estimate of their CPU time on this machine\n"
+    "                     full sizes and their CPU time as measured\n"
     "  -o, --output DIR   the report folder (default report); created if missing (its parent\n"
     "                     must exist); refused if it exists and is not empty, unless --force;\n"
     "                     a folder, so - and /dev/stdout are refused\n"

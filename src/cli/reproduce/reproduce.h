@@ -48,6 +48,8 @@ typedef struct rp_experiment {
     char *rows, *summary, *runs; /* "NAME.csv", "NAME.summary.csv", "NAME.runs.csv" */
     rp_step sweep;
     rp_step plan;      /* quick mode: `srlab sweep SPEC --dry-run`, the full mode's size */
+    double full_cpu;   /* the full sweep's CPU seconds as measured, from its spec's header line
+                        * "# Full mode: N CPU-s ...", or NAN when it has none */
     rp_figure *figs;
     size_t nfigs;
 } rp_experiment;
@@ -69,13 +71,15 @@ typedef struct rp_report {
     char **argv;
 } rp_report;
 
-/* The times srlab reproduce states, in its help, its report and README.md: CPU time (user +
- * system over all threads, which other work on the machine does not stretch), measured with
- * srlab 0.1.0 on the 2-core machine of README.md ("Sizes and times of the full report" says
- * which part was measured how); the wall time on C free cores is about the CPU time divided by
- * C. */
+/* The times srlab reproduce states, in its help, its report and docs/report.md: CPU time (user
+ * + system over all threads, which other work on the machine does not stretch), measured with
+ * srlab 0.1.0 on a 2-core VM; the wall time on C free cores is about the CPU time divided by C.
+ * The full mode's time is the sum of what each spec's "# Full mode:" line records and of
+ * RP_CHECK_FULL_CPU, srlab check's; tests/cli/times.sh checks that they agree. */
 #define RP_QUICK_TIME "about 1 CPU-minute (about 30 s on 2 free cores)"
-#define RP_FULL_TIME "about 80 CPU-minutes (about 40 min on 2 free cores)"
+#define RP_FULL_TIME "about 40 CPU-minutes (about 20 min on 2 free cores)"
+#define RP_QUICK_CPU 48.0       /* the quick mode's CPU seconds, measured */
+#define RP_CHECK_FULL_CPU 107.0 /* srlab check's CPU seconds in the full mode, measured */
 
 /* ---- helpers (reproduce.c) ---- */
 

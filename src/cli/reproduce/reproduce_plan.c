@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,8 +268,9 @@ static int figure_from_line(rp_figure *f, const rp_experiment *e, const char *te
     return rc < 0 ? -1 : 0;
 }
 
-/* Read the spec's header comment: its prose (e->about), its figures, and whether the file has
- * a [quick] section. The header is the run of '#' lines at the top. -1 when out of memory. */
+/* Read the spec's header comment: its prose (e->about), its figures, the full mode's measured
+ * CPU time (e->full_cpu), and whether the file has a [quick] section. The header is the run of
+ * '#' lines at the top. -1 when out of memory. */
 static int read_spec(rp_experiment *e, const char *text, size_t len, const char *plots)
 {
     char *about = malloc(len + 1);
@@ -301,7 +303,12 @@ static int read_spec(rp_experiment *e, const char *text, size_t len, const char 
             while (t < te && (*t == ' ' || *t == '\t'))
                 t++;
             size_t tl = (size_t)(te - t);
-            if (tl >= 11 && !memcmp(t, "srlab plot ", 11)) {
+            if (tl > 10 && !memcmp(t, "Full mode:", 10)) { /* "Full mode: N CPU-s (...)" */
+                char *ve;
+                const double v = strtod(t + 10, &ve);
+                if (ve > t + 10 && v >= 0 && isfinite(v))
+                    e->full_cpu = v;
+            } else if (tl >= 11 && !memcmp(t, "srlab plot ", 11)) {
                 rp_figure *g = realloc(e->figs, (e->nfigs + 1) * sizeof *g);
                 if (!g) {
                     free(about);
@@ -417,6 +424,7 @@ static int plan_experiment(rp_experiment *e, const char *name, const rp_report *
 {
     char *text = NULL;
     size_t len = 0;
+    e->full_cpu = NAN;
     if (!(e->name = strdup(name)) ||
         !(e->source = cli_alloc_printf("%s/%s.ini", r->experiments, name)) ||
         !(e->spec = cli_alloc_printf("specs/%s.ini", name)) ||

@@ -4,17 +4,18 @@
  * it, every link relative to the report folder. Sections: a summary (what was reproduced, the
  * problems, with links), the check table (check.csv), one section per experiment (its header's
  * prose, figures, data files, the '#' lines of its rows file: srlab version, command, spec,
- * seeds, runs), the sizes and wall times (and, for --quick, the full mode's sizes with an
- * estimate of its time), every command with its exit status, wall time and log, and the machine.
+ * seeds, runs), the sizes and wall times (and, for --quick, the full mode's sizes and its
+ * measured CPU time), every command with its exit status, wall time and log, and the machine.
  * A small inline script marks every image's load state on the page (data-state="loaded" or
  * "broken", and the counts on <body>), for the reader and for tests/reproduce's browser check.
  *
- * The report records the measured wall and CPU time of every step. The full mode's time is
- * extrapolated from the quick run's CPU time (not its wall time, which other work on the machine
- * stretches): the sweep's CPU time times the ratio of runs, and of the sizes that set the cost
- * of a run (steps, terms n, batch, samples, replicas, layers: cost_ratio) between the full and
- * the quick command lines. It is an estimate, labelled as such, beside the measured figure
- * srlab states everywhere (RP_FULL_TIME). */
+ * The report records the measured wall and CPU time of every step. The full mode's time is not
+ * extrapolated from the quick run (the costs of the small and the large models do not scale
+ * alike): each spec's header records the full sweep's CPU time as measured ("# Full mode: N
+ * CPU-s"), and the report shows those, their sum with srlab check's (RP_CHECK_FULL_CPU), and
+ * how this quick run's CPU time compares with the quick mode's as measured (RP_QUICK_CPU): the
+ * reader scales by that. So the figure it states is the one srlab states everywhere
+ * (RP_FULL_TIME). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -271,68 +272,6 @@ static void step_failure(char *buf, size_t len, const rp_step *s)
         snprintf(buf, len, "exit 127 (could not start)");
     else
         snprintf(buf, len, "exit %d", s->status);
-}
-
-/* ---- the size of a run, for the full mode's estimate ---- */
-
-/* The largest number in the value of `--key` of a canonical command line ("--lr 1e-3:0.3:log:7"
- * -> 0.3, "--n 100,1000" -> 1000), or NAN when the key is absent or not numeric. */
-static double cmd_number(const char *cmd, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = cmd; (p = strstr(p, " --")); p += 3) {
-        if (strncmp(p + 3, key, kl) || p[3 + kl] != ' ')
-            continue;
-        const char *v = p + 4 + kl;
-        size_t vl = strcspn(v, " ");
-        double best = NAN;
-        char buf[64];
-        for (size_t i = 0; i < vl;) {
-            size_t l = strcspn(v + i, ",: ");
-            if (l > vl - i)
-                l = vl - i;
-            if (l && l < sizeof buf) {
-                memcpy(buf, v + i, l);
-                buf[l] = 0;
-                char *end;
-                double x = strtod(buf, &end);
-                if (!*end && isfinite(x) && (isnan(best) || x > best))
-                    best = x;
-            }
-            i += l + 1;
-        }
-        return best;
-    }
-    return NAN;
-}
-
-/* How much more a full run costs than a quick one, from their command lines: the ratios of
- * the sizes a run's cost is proportional to: steps of training, batch, samples, emulated
- * replicas, layers of a model (n-layer, depth), terms of a sum (n; n^2 for a matrix-vector
- * product). The width of a model (n-embd, width) is left out on purpose: measured with
- * experiments/gpt_lr.ini, a GPT of twice the width and depth costs 1.9x per sample, not the 8x of
- * its flop count (costs that grow with the activations and fixed costs dominate at these sizes),
- * about what the depth alone predicts. A key on one line only (a default on the other) does not
- * enter. */
-static double cost_ratio(const char *full, const char *quick)
-{
-    static const struct {
-        const char *key;
-        double power;
-    } keys[] = {{"steps", 1},   {"n", 1},       {"batch-size", 1}, {"samples", 1},
-                {"replicas", 1}, {"n-layer", 1}, {"depth", 1}};
-    double r = 1;
-    bool matvec = strstr(full, " --problem matvec") != NULL;
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        double a = cmd_number(full, keys[k].key), b = cmd_number(quick, keys[k].key);
-        if (isnan(a) || isnan(b) || a <= 0 || b <= 0)
-            continue;
-        double pw = keys[k].power;
-        if (matvec && !strcmp(keys[k].key, "n"))
-            pw = 2;
-        r *= pow(a / b, pw);
-    }
-    return r;
 }
 
 /* ---- machine ---- */
@@ -819,21 +758,20 @@ static void write_experiment(FILE *fp, const rp_report *r, const rp_experiment *
     rows_comments(fp, r, e);
 }
 
-/* The estimate of the full mode's time, summed over the experiments. */
+/* The full mode's measured CPU time, summed over the experiments. */
 typedef struct rp_estimate {
     double total; /* seconds */
-    bool all;     /* every experiment has one */
+    bool all;     /* every experiment's spec records it */
 } rp_estimate;
 
 /* The full mode's cells of e's row (quick mode): its runs, from the dry run's log, and its
- * sweep's estimated time, from this run's (`runs` and `cmd`: the '#' lines of the quick rows). */
+ * sweep's CPU time as measured, from its spec's "# Full mode:" line. */
 static void size_full_cells(FILE *fp, const rp_report *r, const rp_experiment *e,
-                            const char *runs, const char *cmd, rp_estimate *est)
+                            rp_estimate *est)
 {
     char t[32];
     char *plan = cli_host_read(r->dir, e->plan.log ? e->plan.log : "", NULL);
     char *fruns = plan && rp_step_ok(&e->plan) ? log_value(plan, "runs") : NULL;
-    char *fcmd = plan && rp_step_ok(&e->plan) ? log_value(plan, "command") : NULL;
     fputs("<td>", fp);
     if (fruns) {
         esc(fp, fruns);
@@ -844,20 +782,17 @@ static void size_full_cells(FILE *fp, const rp_report *r, const rp_experiment *e
         fputs("-", fp);
     }
     fputs("</td><td class=\"num\">", fp);
-    double nq = runs ? strtod(runs, NULL) : 0, nf = fruns ? strtod(fruns, NULL) : 0;
-    if (rp_step_ok(&e->sweep) && fcmd && cmd && nq > 0 && nf > 0) {
-        double seconds = e->sweep.cpu * (nf / nq) * cost_ratio(fcmd, cmd);
-        est->total += seconds;
-        rp_duration(t, sizeof t, seconds);
-        fprintf(fp, "&asymp; %s", t);
+    if (isfinite(e->full_cpu)) {
+        est->total += e->full_cpu;
+        rp_duration(t, sizeof t, e->full_cpu);
+        fputs(t, fp);
     } else {
         est->all = false;
-        fputs("-", fp);
+        fputs("not measured", fp);
     }
     fputs("</td>", fp);
     free(plan);
     free(fruns);
-    free(fcmd);
 }
 
 /* e's row of the size table: runs and seeds (from its rows file), the wall times of its sweep
@@ -868,7 +803,6 @@ static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_es
     char *head = rp_step_ok(&e->sweep) ? cli_host_read_head(r->dir, e->rows, 8192) : NULL;
     char *runs = head ? meta_value(head, "runs") : NULL;
     char *seeds = head ? meta_value(head, "seeds") : NULL;
-    char *cmd = head ? meta_value(head, "command") : NULL;
     if (seeds) { /* "1-4 (every grid point ...)": the list only */
         char *paren = strstr(seeds, " (");
         if (paren)
@@ -897,12 +831,11 @@ static void size_row(FILE *fp, const rp_report *r, const rp_experiment *e, rp_es
     rp_duration(t, sizeof t, ft);
     fprintf(fp, "</td><td class=\"num\">%s</td>", t);
     if (r->quick)
-        size_full_cells(fp, r, e, runs, cmd, est);
+        size_full_cells(fp, r, e, est);
     fputs("</tr>\n", fp);
     free(head);
     free(runs);
     free(seeds);
-    free(cmd);
 }
 
 /* The heading, what the mode ran, and the table's header. */
@@ -915,19 +848,18 @@ static void sizes_intro(FILE *fp, const rp_report *r)
                      : "every spec at the sizes it defines.");
     if (r->quick)
         fputs(" The full mode (<code>srlab reproduce</code> without <code>--quick</code>) runs "
-              "the sizes below; its CPU time is extrapolated from this run's CPU time (user + "
-              "system over all threads, which other work on the machine does not stretch) "
-              "times the ratio of runs and of the run sizes (steps, terms, batch, samples, "
-              "replicas, layers) between the full and the quick command lines: an estimate, "
-              "good to a factor of about two, not counting srlab check. Measured: quick "
-              RP_QUICK_TIME ", full " RP_FULL_TIME ".",
+              "the sizes below. Its CPU time (user + system over all threads, which other work "
+              "on the machine does not stretch) is as measured with srlab 0.1.0 on a 2-core VM, "
+              "each sweep's recorded in its spec (<code># Full mode:</code>); on another machine "
+              "scale it by this run's CPU time against the quick mode's as measured there. "
+              "Measured: quick " RP_QUICK_TIME ", full " RP_FULL_TIME ".",
               fp);
     fputs(" Times in this table are measured: wall time (CPU time).", fp);
     fputs("</p>\n<table id=\"size-table\">\n<tr><th>experiment</th><th>runs (this report)</th>"
           "<th>seeds</th><th>sweep</th><th>figures</th>",
           fp);
     if (r->quick)
-        fputs("<th>runs (full mode)</th><th>estimated full sweep (CPU)</th>", fp);
+        fputs("<th>runs (full mode)</th><th>full sweep (CPU, measured)</th>", fp);
     fputs("</tr>\n", fp);
 }
 
@@ -942,8 +874,10 @@ static void sizes_totals(FILE *fp, const rp_report *r, const rp_estimate *est)
         rp_duration(t, sizeof t, r->check.seconds);
         fputs(r->check.ran ? t : "-", fp);
         fputs("</td><td></td>", fp);
-        if (r->quick)
-            fputs("<td></td><td>not estimated</td>", fp);
+        if (r->quick) {
+            rp_duration(t, sizeof t, RP_CHECK_FULL_CPU);
+            fprintf(fp, "<td></td><td class=\"num\">%s</td>", t);
+        }
         fputs("</tr>\n", fp);
     }
     char c[32];
@@ -952,9 +886,9 @@ static void sizes_totals(FILE *fp, const rp_report *r, const rp_estimate *est)
     fprintf(fp, "<tr><th>total</th><th></th><th></th><th class=\"num\" colspan=\"2\">%s (%s)</th>",
             t, c);
     if (r->quick) {
-        rp_duration(t, sizeof t, est->total);
-        fprintf(fp, "<th></th><th class=\"num\">&asymp; %s%s</th>", t,
-                est->all ? "" : " + the experiments without an estimate");
+        rp_duration(t, sizeof t, est->total + (r->check_skipped ? 0 : RP_CHECK_FULL_CPU));
+        fprintf(fp, "<th></th><th class=\"num\">%s%s</th>", t,
+                est->all ? "" : " + the experiments not measured");
     }
     fputs("</tr>\n</table>\n", fp);
 }
@@ -1164,12 +1098,15 @@ static void write_summary(FILE *fp, const rp_report *r, const problem_list *pl,
         fputs("</ul>", fp);
     }
     if (r->quick && est->total > 0) {
-        char t[32];
-        rp_duration(t, sizeof t, est->total);
-        fprintf(fp, "<p>The full mode would take about %s of CPU time%s, estimated from this "
-                    "run's (measured with srlab 0.1.0: " RP_FULL_TIME "; <a "
-                    "href=\"#sizes\">sizes and time</a>).</p>",
-                t, est->all ? "" : " plus the experiments without an estimate");
+        char t[32], q[32], m[32];
+        rp_duration(t, sizeof t, est->total + (r->check_skipped ? 0 : RP_CHECK_FULL_CPU));
+        rp_duration(q, sizeof q, r->cpu);
+        rp_duration(m, sizeof m, RP_QUICK_CPU);
+        fprintf(fp, "<p>The full mode of these experiments%s took %s of CPU time as measured "
+                    "with srlab 0.1.0%s, when the whole quick mode took %s; this quick run took "
+                    "%s (<a href=\"#sizes\">sizes and time</a>).</p>",
+                r->check_skipped ? "" : " and srlab check", t,
+                est->all ? "" : " (plus the experiments not measured)", m, q);
     }
     fputs("</div>\n", fp);
 }
