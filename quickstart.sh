@@ -27,7 +27,7 @@ esac
 # states; tests/house/quickstart.sh checks that both say the same): CPU time, which other work
 # on the machine does not stretch; on C free cores the wall time is about CPU time / C.
 run_time="about 3 CPU-minutes (build 2.3, report 0.8)"
-test_time="about 45 CPU-minutes"
+test_time="about 50 CPU-minutes"
 if [ "$what" = run ]; then
     echo "quickstart: build srlab and make the quick report: $run_time"
 else

@@ -35,13 +35,13 @@ EOF
 cat >"$tmp/bin/ninja" <<EOF
 #!/bin/sh
 echo "ninja \$*" >>"$log"
-mkdir -p build/src/cli
-cat >build/src/cli/srlab <<'SRLAB'
+mkdir -p "\$2/src/cli" # ninja -C DIR ...: the srlab of that build
+cat >"\$2/src/cli/srlab" <<'SRLAB'
 #!/bin/sh
 echo "srlab \$*" >>"$log"
 if [ "\$1" = reproduce ]; then mkdir -p report && : >report/index.html; fi
 SRLAB
-chmod +x build/src/cli/srlab
+chmod +x "\$2/src/cli/srlab"
 EOF
 echo "echo \"fuzz \$*\" >>\"$log\"" >"$tmp/tree/tests/fuzz/run.sh"
 cat >"$tmp/bin/python3" <<EOF
@@ -78,6 +78,10 @@ grep -qF "srlab is $tmp/tree/build/src/cli/srlab" "$tmp/run.out" &&
     bad "sh quickstart.sh test: exit $?: $(tail -3 "$tmp/test.out")"
 grep -qx 'ninja -C build' "$log" && grep -qx 'ninja -C build-asan' "$log" &&
     ok "the test job builds everything, twice" || bad "the test job builds: $(grep '^ninja' "$log")"
+grep -qx 'meson setup build-mutants --buildtype=release -Dmutants=true -Dslow_tests=false' "$log" &&
+    grep -qx 'srlab check --mutate bug --quick' "$log" &&
+    ok "the test job runs the built-in defects against the checks (a -Dmutants=true build)" ||
+    bad "the test job's defects: $(grep -e mutants -e mutate "$log")"
 venv=$(grep '^python3 -m venv' "$log")
 pip=$(grep '^pip install' "$log")
 [ "$venv" = "python3 -m venv --system-site-packages build-venv" ] &&

@@ -171,24 +171,26 @@ srrn)
     ;;
 heat)
     # fp16 (u = 2^-11), r = 1/4, t = 1/16. The lines drawn: RN's worst case t u / dt, SR's
-    # small-h law u / sqrt(12 r h) (h = sqrt(dt / r)), the stagnated level (1 - e^(-pi^2 t))/sqrt 2.
+    # small-h law u sqrt(S(t) / (8 pi^2 r h)) (h = sqrt(dt / r), S(t) = pi^2/6 - sum_k e^(-2 pi^2 k^2 t) / k^2; theory/T15), the stagnated level (1 - e^(-pi^2 t))/sqrt 2.
     # RN stays below t u / dt and from m = 128 on is the stagnated level (within 1%); SR stays
     # below its law, grows like dt^-1/4 (least-squares slope of log error on log dt within
     # [-0.4, -0.1]), and its interval lies below RN at every m >= 32.
     sweep heat
     draw heat heat
     s=heat.summary.csv
-    awk '$1 == "line" { dt = $2; u = 2^-11; h = sqrt(dt / 0.25); n++; fr = (1 - exp(-atan2(0, -1)^2 / 16)) / sqrt(2)
-            if (($3 - u / 16 / dt)^2 > (1e-12 * $3)^2 || ($4 - u / sqrt(12 * 0.25 * h))^2 > (1e-12 * $4)^2 || ($5 - fr)^2 > 1e-24) { print "at " dt ": " $0; b = 1 } }
-         END { exit b || n < 5 }' heat.debug >why.txt && ok "the lines drawn: t u / dt, u / sqrt(12 r h), the whole decay" ||
+    awk 'function S_t(t,  k, s) { s = atan2(0, -1)^2 / 6; for (k = 1; k <= 1000; k++) s -= exp(-2 * atan2(0, -1)^2 * k^2 * t) / k^2; return s }
+         $1 == "line" { S = S_t(1 / 16); dt = $2; u = 2^-11; h = sqrt(dt / 0.25); n++; fr = (1 - exp(-atan2(0, -1)^2 / 16)) / sqrt(2)
+            if (($3 - u / 16 / dt)^2 > (1e-12 * $3)^2 || ($4 - u * sqrt(S / (8 * atan2(0, -1)^2 * 0.25 * h)))^2 > (1e-12 * $4)^2 || ($5 - fr)^2 > 1e-24) { print "at " dt ": " $0; b = 1 } }
+         END { exit b || n < 5 }' heat.debug >why.txt && ok "the lines drawn: t u / dt, u sqrt(S(t) / (8 pi^2 r h)), the whole decay" ||
         bad "lines: $(cat why.txt)"
     awk -F, -v cr="$(col $s rounding)" -v cm_="$(col $s m)" -v cd="$(col $s final_dt_mean)" -v ce="$(col $s final_rms_err_mean)" \
         -v clo="$(col $s final_rms_err_ci95_lo)" -v chi="$(col $s final_rms_err_ci95_hi)" '
-        !/^#/ && $cr != "rounding" { u = 2^-11; dt = $cd; h = sqrt(dt / 0.25); fr = (1 - exp(-atan2(0, -1)^2 / 16)) / sqrt(2)
+        function S_t(t,  k, s) { s = atan2(0, -1)^2 / 6; for (k = 1; k <= 1000; k++) s -= exp(-2 * atan2(0, -1)^2 * k^2 * t) / k^2; return s }
+        !/^#/ && $cr != "rounding" { S = S_t(1 / 16); u = 2^-11; dt = $cd; h = sqrt(dt / 0.25); fr = (1 - exp(-atan2(0, -1)^2 / 16)) / sqrt(2)
             if ($cr == "rn") { nr++; rn[$cm_] = $ce; if ($ce > u / 16 / dt) { print "RN above t u/dt at m " $cm_; b = 1 }
                 if ($cm_ >= 128) { ns++; if (($ce - fr)^2 > (0.01 * fr)^2) { print "RN at m " $cm_ ": " $ce " not stagnated at " fr; b = 1 } } }
             if ($cr == "sr") { k++; m_[k] = $cm_; hi[k] = $chi; x = log(dt); y = log($ce); sx += x; sy += y; sxx += x * x; sxy += x * y
-                if ($ce > u / sqrt(12 * 0.25 * h)) { print "SR above its law at m " $cm_; b = 1 } } }
+                if ($ce > u * sqrt(S / (8 * atan2(0, -1)^2 * 0.25 * h))) { print "SR above its law at m " $cm_; b = 1 } } }
         END { slope = (k * sxy - sx * sy) / (k * sxx - sx * sx); printf "SR slope %.3f\n", slope
               for (i = 1; i <= k; i++) if (m_[i] >= 32) { nw++; if (!(hi[i] < rn[m_[i]])) { print "SR not below RN at m " m_[i]; b = 1 } }
               exit b || nr < 5 || ns < 1 || k < 5 || nw < 3 || slope < -0.4 || slope > -0.1 }' $s >why.txt &&
