@@ -130,9 +130,11 @@ th_value "theory T04: theta = (1+u)^4 - 1" theta 0.0157167913857847... theory T0
 th_value "theory T04: gamma_4 = 1/63" gamma_n 0.015873015873015872 theory T04 n=4 m=1
 th_value "theory T04: lambda_1 = lambda" lambda_m 3 theory T04 n=4 m=1
 # T10, bf16, x* = 1.5 (ulp 2^-7), a = sigma = 1, lr = 2^-7: lr' = 2^-7, sigma_g^2 / sigma^2 =
-# 1 + 2^-7 / (2 - 2^-7) = 256/255; penalty = 2^-14 (256/255) / (6 2^-14) = 256/1530
-# = 0.16732026143790849...; RN freeze at x0 = 1.5: 2^-7 / (2 (1 + 3e-4)) = 0.0039050784764...
-th_value "theory T10: penalty 256/1530" relative_penalty 0.167320261437... theory T10 lr=0.0078125
+# 1 + 2^-7 / (2 - 2^-7) = 256/255; penalty = v(r) / r^2 (256/255) at the step's noise r = lr sigma /
+# ulp = 1, v(r) = 1/6 - sum_k e^(-2 pi^2 k^2 r^2) / (pi^2 k^2) (theory/T06): 6 v(1) 256/1530 =
+# 0.16732026116578214..., 1.6e-9 below the large-r form 256/1530 = 0.16732026143790849;
+# RN freeze at x0 = 1.5: 2^-7 / (2 (1 + 3e-4)) = 0.0039050784764...
+th_value "theory T10: penalty 6 v(1) 256/1530" relative_penalty 0.1673202611657... theory T10 lr=0.0078125
 th_value "theory T10: freeze lr 2^-8/1.0003" rn_freeze_lr 0.00390507847645... theory T10
 th_value "theory T10: RN frozen at lr 0.003" rn_at_x0 frozen theory T10 lr=0.003
 # T11, bf16, y = 1 + 2^-9 (a = 2^-9, b = 3 2^-9, q = 2^-7): s^2 = 3 2^-18; the shift
