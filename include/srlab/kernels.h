@@ -63,6 +63,9 @@
  * kernels do not check. NaN results are NaN (sign and payload unspecified).
  * Matrices are row-major; outputs may not alias inputs (srl_axpy's y is both). Sizes of 0 are
  * valid; an array argument may be NULL only when its size is 0.
+ * Memory: the binary32 matrix products keep a workspace per calling thread (packed panels of
+ * the operands, about 1 MiB, and for srl_gemm_nt_f on some configurations a transposed copy of
+ * B), allocated on first need, reused by the thread's later calls and freed when it exits.
  * Errors: SRL_EINVAL for a NULL config or output, a NULL array of nonzero size, an invalid
  * config (unknown order or mode, block 0, kahan with a non-recursive order), a NULL rng with a
  * stochastic mode in use, or (the _f kernels) an acc_fmt that is not a subset of binary32;

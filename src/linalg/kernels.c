@@ -7,9 +7,9 @@
  *
  * Engines (srl__kernels_engine in src/linalg/kernels_priv.h names them):
  *   native binary32 / binary64   prod and acc both binary32 (binary64) with rn, with or without
- *                fma: hardware loops (src/linalg/kernels_isa.h), sixteen (eight) output columns a
- *                vector; the binary32 matrix products by blocks of four rows (nat32_rows), each
- *                row of B read once for four rows of C;
+ *                fma: hardware arithmetic; binary32 by packed panels and register tiles
+ *                (src/linalg/gemm32.c), binary64 eight output columns a vector
+ *                (src/linalg/kernels_isa.h);
  *   binary32 lanes   binary32 inputs whose products the scan (f32_products_exact) has shown to
  *                be binary32 numbers -- the significant bits of A and of B sum to at most 24 and
  *                exponents keep products normal (bf16 inputs, say): the binary32 product is then
@@ -203,16 +203,6 @@ enum { MF_PK_P = 0, MF_PK_ROUND };
     X(r_sr, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_SR)                                              \
     X(r_rn, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_RN)
 
-/* The native binary32 engine on blocks of NAT32_MR rows (kernels_isa.h, nat32_rows): C (m, n)
- * row-major, A[i, l] = A[i a_row + l a_step], B[l, j] = B[l ldb + j], blocks of K terms. */
-#define NAT32_MR 4
-typedef struct nat32_job {
-    const float *A, *B;
-    float *C;
-    size_t m, n, k, K, a_row, a_step, ldb;
-} nat32_job;
-typedef void (*nat32_fn)(const nat32_job *, size_t i0, size_t j0);
-
 /* The engines, once per instruction set (src/core/isa.h); the baseline copy keeps only the
  * generic instances (compile time: a CPU without x86-64-v3 is rare). */
 #define SRL_ISA_TEMPLATE "linalg/kernels_isa.h"
@@ -258,13 +248,14 @@ int srl__kernels_isa(int force)
 
 static mk_fn mk_lookup(int spec, int lvl)
 {
-    static const mk_fn base[MK_NS] = {MK_SPECS(MK_ADDR_base) MF_SPECS(MF_ADDR_base) nat_f32_base,
-                                      nat_f32_fma_base, nat_f64_base, nat_f64_fma_base};
+    /* the native binary32 instances are src/linalg/gemm32.c's engine (gemm_run): no entry */
+    static const mk_fn base[MK_NS] = {MK_SPECS(MK_ADDR_base) MF_SPECS(MF_ADDR_base) NULL, NULL,
+                                      nat_f64_base, nat_f64_fma_base};
 #if SRL_MULTI_ISA
-    static const mk_fn v3[MK_NS] = {MK_SPECS(MK_ADDR_v3) MF_SPECS(MF_ADDR_v3) nat_f32_v3,
-                                    nat_f32_fma_v3, nat_f64_v3, nat_f64_fma_v3};
-    static const mk_fn v4[MK_NS] = {MK_SPECS(MK_ADDR_v4) MF_SPECS(MF_ADDR_v4) nat_f32_v4,
-                                    nat_f32_fma_v4, nat_f64_v4, nat_f64_fma_v4};
+    static const mk_fn v3[MK_NS] = {MK_SPECS(MK_ADDR_v3) MF_SPECS(MF_ADDR_v3) NULL, NULL,
+                                    nat_f64_v3, nat_f64_fma_v3};
+    static const mk_fn v4[MK_NS] = {MK_SPECS(MK_ADDR_v4) MF_SPECS(MF_ADDR_v4) NULL, NULL,
+                                    nat_f64_v4, nat_f64_fma_v4};
     if (lvl == 2)
         return v4[spec];
     if (lvl == 1)
@@ -447,12 +438,14 @@ static void mk_states(uint64_t *st, int w, const srl_rng *rng, uint64_t first, u
  * ============================================================================================== */
 
 /* A matrix product C = A B in one of the layouts: A_i[l] = A[i*a_row + l*a_step],
- * B[l, j] = B[l*n + j], C[i, j] = C[i*n + j]; binary32 or binary64 arrays. */
+ * B[l, j] = B[l*b_row + j*b_step], C[i, j] = C[i*n + j]; binary32 or binary64 arrays. The
+ * lane and scalar engines read B by rows (b_step 1, b_row n): gemm_run gives them a transposed
+ * copy of any other layout. */
 typedef struct gemm_args {
     void *C;
     const void *A, *B;
     size_t m, n, k;
-    size_t a_row, a_step;
+    size_t a_row, a_step, b_row, b_step;
     bool isf;
 } gemm_args;
 
@@ -464,20 +457,39 @@ static void store(void *C, size_t o, double v, bool isf)
         ((double *)C)[o] = v;
 }
 
+/* The call as the native binary32 engine takes it (src/linalg/gemm32.c). */
+static srl__g32 g32_args(const gemm_args *g, const srl_accum *c, bool fused)
+{
+    const srl__g32 a = {(float *)g->C, g->A, g->B, g->m, g->n, g->k, g->a_row, g->a_step,
+                        g->b_row, g->b_step, c->order == SRL_ORDER_BLOCKED ? c->block : g->k,
+                        fused};
+    return a;
+}
+
 /* The engine for a valid call with m, n, k > 0: -1 for the scalar engine, else the instance
- * (jt filled). */
+ * (jt filled). A native binary32 instance runs on src/linalg/gemm32.c's engine; *gen is then
+ * the lane instance that computes the same (for what that engine does not take, and when it
+ * cannot allocate its workspace). */
 static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, const srl_rng *rng,
-                     mk_job *jt)
+                     mk_job *jt, int *gen)
 {
     const bool sto = kc->psto || kc->asto;
     if (c->order == SRL_ORDER_PAIRWISE || c->kahan || (sto && rng->kind != SRL_RNG_PCG32))
         return -1;
     memset(jt, 0, sizeof *jt);
     int spec = mk_plan(jt, kc, g->isf, false), pbits = 0;
+    *gen = MK_S_f_gen;
     if (g->isf && spec != MK_S_NAT_F32 &&
         f32_products_exact(g->A, g->m * g->k, g->B, g->k * g->n, &pbits)) {
         const int s32 = mf_plan(jt, kc, pbits);
         spec = s32 >= 0 ? s32 : mk_plan(jt, kc, true, true);
+        if (s32 >= 0)
+            *gen = MF_S_gen;
+    }
+    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
+        const srl__g32 a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
+        if (!srl__gemm32_takes(&a, isa_level()))
+            spec = *gen;
     }
     return spec;
 }
@@ -485,13 +497,14 @@ static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, con
 int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t m, size_t n,
                         size_t k, int isf, const srl_rng *rng)
 {
-    const gemm_args g = {NULL, A, B, m, n, k, k, 1, isf != 0};
+    const gemm_args g = {NULL, A, B, m, n, k, k, 1, n, 1, isf != 0};
     if (!c || srl__accum_check(c, true, rng, g.isf) != SRL_OK || !m || !n || !k)
         return -2;
     kcfg kc;
     kcfg_init(&kc, c, true, g.isf);
     mk_job jt;
-    const int spec = gemm_plan(&g, c, &kc, rng, &jt);
+    int gen;
+    const int spec = gemm_plan(&g, c, &kc, rng, &jt, &gen);
     if (spec < 0)
         return SRL__ENGINE_SCALAR;
     switch (spec) {
@@ -580,124 +593,6 @@ static void gemm_out(void *vctx, size_t o)
     store(g->C, o, srl__kseq_eval(c->kc, &tm, g->k, c->rng, c->c0 + (uint64_t)o * c->D), g->isf);
 }
 
-/* The native binary32 engine by blocks of rows: tiles of NAT32_MR rows and 16 or 32 columns
- * (the instruction set's tile width), in tile_at's order. */
-typedef struct nat32_ctx {
-    nat32_job jb;
-    nat32_fn fn;
-    size_t nrb, nstrip, width;
-    bool rows_first;
-} nat32_ctx;
-
-static void nat32_tile(void *vctx, size_t t)
-{
-    const nat32_ctx *c = vctx;
-    size_t rb, strip;
-    tile_at(t, c->nrb, c->nstrip, c->rows_first, &rb, &strip);
-    c->fn(&c->jb, rb * NAT32_MR, strip * c->width);
-}
-
-static void nat32_rows_run(const gemm_args *g, bool fused, size_t K, bool par)
-{
-    const int lvl = isa_level();
-    nat32_ctx c;
-    c.jb = (nat32_job){g->A, g->B, g->C, g->m, g->n, g->k, K, g->a_row, g->a_step, g->n};
-    c.width = 16;
-#if SRL_MULTI_ISA
-    if (lvl >= 2) {
-        c.fn = fused ? nat32_rows_fma_v4 : nat32_rows_v4;
-        c.width = 32;
-    } else if (lvl == 1)
-        c.fn = fused ? nat32_rows_fma_v3 : nat32_rows_v3;
-    else
-#endif
-        c.fn = fused ? nat32_rows_fma_base : nat32_rows_base;
-    (void)lvl;
-    c.nrb = (g->m + NAT32_MR - 1) / NAT32_MR;
-    c.nstrip = (g->n + c.width - 1) / c.width;
-    c.rows_first = par;
-    srl__kern_for(c.nrb * c.nstrip, par, nat32_tile, &c);
-}
-
-static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
-{
-    if (!g->C || (!g->A && g->m && g->k) || (!g->B && g->n && g->k))
-        return SRL_EINVAL;
-    int st = srl__accum_check(c, true, rng, g->isf);
-    if (st != SRL_OK)
-        return st;
-    const uint64_t D = srl_dot_draws(g->k, c);
-    const uint64_t total = srl_gemm_draws(g->m, g->n, g->k, c);
-    if (total == UINT64_MAX && D != 0)
-        return SRL_ERANGE;
-    const size_t m = g->m, n = g->n, k = g->k;
-    if (m == 0 || n == 0)
-        return SRL_OK;
-    if (k == 0) { /* empty sums: +0 */
-        for (size_t o = 0; o < m * n; o++)
-            store(g->C, o, 0.0, g->isf);
-        return SRL_OK;
-    }
-    kcfg kc;
-    kcfg_init(&kc, c, true, g->isf);
-    const uint64_t c0 = rng ? rng->counter : 0;
-    const size_t es = g->isf ? sizeof(float) : sizeof(double);
-    const bool sto = kc.psto || kc.asto;
-    /* whether the loop forks (decided once: the tile order depends on it) */
-    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
-    mk_job jt;
-    const int spec = gemm_plan(g, c, &kc, rng, &jt);
-    if (g->isf && (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA)) {
-        nat32_rows_run(g, spec == MK_S_NAT_F32_FMA, c->order == SRL_ORDER_BLOCKED ? c->block : k,
-                       par);
-    } else if (spec >= 0) {
-        const mk_fn fn = mk_lookup(spec, isa_level());
-        jt.a_step = g->a_step;
-        jt.ldb = n;
-        jt.k = k;
-        jt.K = c->order == SRL_ORDER_BLOCKED ? c->block : k;
-        jt.kc = &kc;
-        jt.rng = rng;
-        jt.D = D;
-        jt.P = kc.psto ? k : 0;
-        uint64_t mD = 1, cD = 0;
-        if (sto) {
-            jt.inc = rng->g.p32.inc;
-            srl__lcg64_jump(&jt.m2, &jt.c2, SRL_PCG32_MULT, jt.inc, 2);
-            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt.inc, 2 * D);
-        }
-        const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
-        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, D, es, mD, cD, par};
-        srl__kern_for(tiles, par, gemm_tile, &tc);
-    } else {
-        gemm_out_ctx oc = {g, &kc, rng, c0, D, es};
-        srl__kern_for(m * n, par, gemm_out, &oc);
-    }
-    kern_advance(rng, total);
-    return SRL_OK;
-}
-
-int srl_gemm(double *C, const double *A, const double *B, size_t m, size_t n, size_t k,
-             const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, k, 1, false};
-    return gemm_run(&g, c, rng);
-}
-
-int srl_gemm_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
-               const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, k, 1, true};
-    return gemm_run(&g, c, rng);
-}
-
-int srl_gemm_tn_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
-                  const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, 1, m, true}; /* A^T[i, l] = A[l*m + i] */
-    return gemm_run(&g, c, rng);
-}
-
 /* Row l of B^T (n values) from B (n-by-k). */
 typedef struct transpose_ctx {
     float *Bt;
@@ -712,26 +607,115 @@ static void transpose_row(void *vctx, size_t l)
         c->Bt[l * c->n + j] = c->B[j * c->k + l];
 }
 
+static void gemm_engines(const gemm_args *g, const srl_accum *c, const kcfg *kc, srl_rng *rng,
+                         mk_job *jt, int spec, bool par);
+
+/* Checks, draws, then the engine. */
+static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
+{
+    if (!g->C || (!g->A && g->m && g->k) || (!g->B && g->n && g->k))
+        return SRL_EINVAL;
+    int st = srl__accum_check(c, true, rng, g->isf);
+    if (st != SRL_OK)
+        return st;
+    const uint64_t total = srl_gemm_draws(g->m, g->n, g->k, c);
+    if (total == UINT64_MAX && srl_dot_draws(g->k, c) != 0)
+        return SRL_ERANGE;
+    const size_t m = g->m, n = g->n, k = g->k;
+    if (m == 0 || n == 0)
+        return SRL_OK;
+    if (k == 0) { /* empty sums: +0 */
+        for (size_t o = 0; o < m * n; o++)
+            store(g->C, o, 0.0, g->isf);
+        return SRL_OK;
+    }
+    kcfg kc;
+    kcfg_init(&kc, c, true, g->isf);
+    /* whether the loop forks (decided once: the tile order depends on it) */
+    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
+    mk_job jt;
+    int gen, spec = gemm_plan(g, c, &kc, rng, &jt, &gen);
+    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
+        const srl__g32 a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
+        if (srl__gemm32(&a, isa_level(), par) == SRL_OK)
+            return SRL_OK; /* deterministic: no draws */
+        spec = gen; /* no workspace: the lanes compute the same */
+    }
+    if (g->b_step != 1) { /* the other engines read B by rows: B^T in the thread's workspace */
+        float *Bt = srl__kern_ws(1, n * k * sizeof *Bt);
+        if (!Bt)
+            return SRL_ENOMEM;
+        transpose_ctx tc = {Bt, g->B, n, k};
+        srl__kern_for(k, n * k >= KERN_OMP_MIN, transpose_row, &tc);
+        gemm_args gt = *g;
+        gt.B = Bt;
+        gt.b_row = n;
+        gt.b_step = 1;
+        gemm_engines(&gt, c, &kc, rng, &jt, spec, par);
+    } else {
+        gemm_engines(g, c, &kc, rng, &jt, spec, par);
+    }
+    kern_advance(rng, total);
+    return SRL_OK;
+}
+
+/* The lane engine `spec` (or the scalar one, spec < 0) on B read by rows. */
+static void gemm_engines(const gemm_args *g, const srl_accum *c, const kcfg *kc, srl_rng *rng,
+                         mk_job *jt, int spec, bool par)
+{
+    const size_t m = g->m, n = g->n, k = g->k;
+    const uint64_t D = srl_dot_draws(k, c), c0 = rng ? rng->counter : 0;
+    const size_t es = g->isf ? sizeof(float) : sizeof(double);
+    if (spec >= 0) {
+        const mk_fn fn = mk_lookup(spec, isa_level());
+        const bool sto = kc->psto || kc->asto;
+        jt->a_step = g->a_step;
+        jt->ldb = n;
+        jt->k = k;
+        jt->K = c->order == SRL_ORDER_BLOCKED ? c->block : k;
+        jt->kc = kc;
+        jt->rng = rng;
+        jt->D = D;
+        jt->P = kc->psto ? k : 0;
+        uint64_t mD = 1, cD = 0;
+        if (sto) {
+            jt->inc = rng->g.p32.inc;
+            srl__lcg64_jump(&jt->m2, &jt->c2, SRL_PCG32_MULT, jt->inc, 2);
+            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt->inc, 2 * D);
+        }
+        const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
+        gemm_tile_ctx tc = {g, jt, fn, rng, c0, D, es, mD, cD, par};
+        srl__kern_for(tiles, par, gemm_tile, &tc);
+    } else {
+        gemm_out_ctx oc = {g, kc, rng, c0, D, es};
+        srl__kern_for(m * n, par, gemm_out, &oc);
+    }
+}
+
+int srl_gemm(double *C, const double *A, const double *B, size_t m, size_t n, size_t k,
+             const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, false};
+    return gemm_run(&g, c, rng);
+}
+
+int srl_gemm_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
+               const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, true};
+    return gemm_run(&g, c, rng);
+}
+
+int srl_gemm_tn_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
+                  const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, 1, m, n, 1, true}; /* A^T[i, l] = A[l*m + i] */
+    return gemm_run(&g, c, rng);
+}
+
 int srl_gemm_nt_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
                   const srl_accum *c, srl_rng *rng)
 {
-    /* B^T (k x n) once, so that the engines read rows of it: O(nk) copying for O(mnk) work. */
-    if (!C || (!A && m && k) || (!B && n && k))
-        return SRL_EINVAL;
-    int st = srl__accum_check(c, true, rng, true);
-    if (st != SRL_OK)
-        return st;
-    if (m == 0 || n == 0 || k == 0) {
-        const gemm_args g = {C, A, B, m, n, k, k, 1, true};
-        return gemm_run(&g, c, rng);
-    }
-    float *Bt = malloc(n * k * sizeof *Bt);
-    if (!Bt)
-        return SRL_ENOMEM;
-    transpose_ctx tc = {Bt, B, n, k};
-    srl__kern_for(k, n * k >= KERN_OMP_MIN, transpose_row, &tc);
-    const gemm_args g = {C, A, Bt, m, n, k, k, 1, true};
-    st = gemm_run(&g, c, rng);
-    free(Bt);
-    return st;
+    const gemm_args g = {C, A, B, m, n, k, k, 1, 1, k, true}; /* B^T[l, j] = B[j*k + l] */
+    return gemm_run(&g, c, rng);
 }

@@ -3,7 +3,8 @@
  *   src/linalg/accum.c        accumulation configs: default, parsing, names, validity, draws;
  *   src/linalg/kernels_ref.c  the reference loop: one output's explicit sequence of exact
  *                             operations (the scalar engine), and sum, dot, gemv, axpy on it;
- *   src/linalg/kernels.c      the matrix product: its vector engines and the choice among them.
+ *   src/linalg/kernels.c      the matrix product: its vector engines and the choice among them;
+ *   src/linalg/gemm32.c       the native binary32 matrix product by packed panels.
  *
  * include/srlab/kernels.h DEFINES every kernel as a sequence of exact operations
  * (srl_op_apply_draw) with fixed draw indices; tests/linalg/ compares every configuration,
@@ -53,6 +54,11 @@ int srl__accum_check(const srl_accum *c, bool products, const srl_rng *rng, bool
 
 /* body(ctx, i) for i in [0, n), over the threads when `par` (src/linalg/kernels_ref.c). */
 void srl__kern_for(size_t n, bool par, void (*body)(void *ctx, size_t i), void *ctx);
+
+/* The calling thread's workspace number `slot` (0: the packed product's panels, 1: a transposed
+ * operand), of at least `bytes` bytes, 64-byte aligned; NULL if it cannot be allocated. It stays
+ * the thread's until its next call with the same slot (src/linalg/kernels_ref.c). */
+void *srl__kern_ws(int slot, size_t bytes);
 
 /* Move rng past the draws of a call. */
 static inline void kern_advance(srl_rng *rng, uint64_t draws)
@@ -179,6 +185,30 @@ static inline uint64_t cursor_next(srl_rng *g, bool on, uint64_t *idx)
     *idx = g->counter;
     return srl_rng_next(g);
 }
+
+/* ---- the native binary32 matrix product (src/linalg/gemm32.c) ---- */
+
+/* C = A B, binary32 products and sums with rn (or fma): C (m, n) row-major,
+ * A[i, l] = A[i a_row + l a_step], B[l, j] = B[l b_row + j b_step], blocks of K terms (K >= k:
+ * the recursive order). */
+typedef struct srl__g32 {
+    float *C;
+    const float *A, *B;
+    size_t m, n, k;
+    size_t a_row, a_step, b_row, b_step;
+    size_t K;
+    bool fused;
+} srl__g32;
+
+/* The largest block size of a blocked order (K < k) the engine takes: a chunk holds whole blocks. */
+#define SRL__G32_KMAX ((size_t)4096)
+
+/* Does the engine take this product at instruction-set level lvl (the fused one needs FMA)? */
+bool srl__gemm32_takes(const srl__g32 *g, int lvl);
+
+/* The product for m, n, k > 0, over the threads when `par`: SRL_OK, or SRL_ENOMEM (nothing
+ * written) when its workspace cannot be allocated. */
+int srl__gemm32(const srl__g32 *g, int lvl, bool par);
 
 /* ---- the reference loop (src/linalg/kernels_ref.c) ---- */
 

@@ -926,6 +926,86 @@ static void test_errors(void)
 
 /* ---- srl_accum_parse / srl_accum_name ---- */
 
+/* ---- the native binary32 engine at its cuts (src/linalg/gemm32.c) ----
+ * The packed engine cuts k into chunks of at most 256 terms (a sum waits in C between two), the
+ * rows into blocks of 96 and panels of 6, the columns into blocks of 1024 and panels of up to
+ * 64 (16 or 8 below AVX-512), and, with blocked:K, a chunk into whole blocks (chunks of K terms
+ * for K > 256, with fewer rows and columns per block; K > 4096 goes to the lanes). Shapes here
+ * cross each cut in every layout: several chunks, rows and columns past a block and partial
+ * panels on both edges. */
+/* lvl: the instruction-set level in force (srl__kernels_isa). */
+static void test_gemm32_cuts(int lvl)
+{
+    static const char *const specs[] = {
+        "prod=fp32:rn,acc=fp32:rn",
+        "prod=fp32:rn,acc=fp32:rn,fma=on",
+        "prod=fp32:rn,acc=fp32:rn,order=blocked:100",
+        "prod=fp32:rn,acc=fp32:rn,fma=on,order=blocked:300",
+        "prod=fp32:rn,acc=fp32:rn,order=blocked:1000",
+        "prod=fp32:rn,acc=fp32:rn,order=blocked:4500",
+    };
+    static const shape cut_shapes[] = {
+        {13, 70, 600}, {100, 5, 300}, {2, 1100, 3}, {7, 33, 2500}, {1, 3, 5000},
+    };
+    const long before = srl_test_failures;
+    char extra[160];
+    for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+        srl_accum c = srl_accum_binary64();
+        srl_err err;
+        CHECK(srl_accum_parse(&c, specs[si], &err) == SRL_OK, "%s: %s", specs[si], err.msg);
+        for (size_t hi = 0; hi < sizeof cut_shapes / sizeof *cut_shapes; hi++) {
+            const size_t m = cut_shapes[hi].m, n = cut_shapes[hi].n, k = cut_shapes[hi].k;
+            if (k > 2000 && (c.order != SRL_ORDER_BLOCKED || c.block < 1000))
+                continue; /* the long sums only where they cross a block's cut */
+            const bool lanes = c.order == SRL_ORDER_BLOCKED && c.block > 4096 && c.block < k;
+            for (int lay = L_NN_F; lay < NLAYOUTS; lay++) {
+                const int cls = (int)((si + hi + (size_t)lay) % 2) ? IN_BF16W : IN_F32;
+                const uint64_t s = SEED + 77000 + 100 * si + 10 * hi + (uint64_t)lay;
+                double *A = malloc(m * k * sizeof *A), *B = malloc(k * n * sizeof *B);
+                float *Af = malloc(m * k * sizeof *Af), *Bf = malloc(k * n * sizeof *Bf);
+                float *Cf = malloc(m * n * sizeof *Cf);
+                gen(A, m * k, cls, true, s);
+                gen(B, k * n, cls, true, s + 3);
+                for (size_t i = 0; i < m * k; i++)
+                    Af[i] = (float)A[i];
+                for (size_t i = 0; i < k * n; i++)
+                    Bf[i] = (float)B[i];
+                snprintf(extra, sizeof extra, "%s m=%zu n=%zu k=%zu %s level %d",
+                         layout_names[lay], m, n, k, class_names[cls], lvl);
+                /* the native engine, fused or not (exact products make fma the unfused
+                 * one); without FMA hardware a fused product may take the lanes */
+                const int eng = srl__kernels_engine(&c, Af, Bf, m, n, k, 1, NULL);
+                const bool native = eng == SRL__ENGINE_NATIVE32 || eng == SRL__ENGINE_NATIVE32_FMA;
+                CHECK(lanes ? eng == SRL__ENGINE_LANES64 : native || (c.fma && lvl == 0),
+                      "%s %s: engine %d", specs[si], extra, eng);
+                int st;
+                switch (lay) {
+                case L_NN_F: st = srl_gemm_f(Cf, Af, Bf, m, n, k, &c, NULL); break;
+                case L_NT_F: st = srl_gemm_nt_f(Cf, Af, Bf, m, n, k, &c, NULL); break;
+                default: st = srl_gemm_tn_f(Cf, Af, Bf, m, n, k, &c, NULL); break;
+                }
+                CHECK(st == SRL_OK, "%s %s: status %d", specs[si], extra, st);
+                for (size_t i = 0; i < m && st == SRL_OK; i++)
+                    for (size_t j = 0; j < n; j++) {
+                        const double *xa = lay == L_TN_F ? A + i : A + i * k;
+                        const double *yb = lay == L_NT_F ? B + j * k : B + j;
+                        const double want = ref_eval(&c, NULL, xa, lay == L_TN_F ? m : 1, yb,
+                                                     lay == L_NT_F ? 1 : n, k, 0);
+                        same((double)Cf[i * n + j], (double)(float)want, "gemm32 cuts",
+                             specs[si], extra, i, j);
+                    }
+                free(A);
+                free(B);
+                free(Af);
+                free(Bf);
+                free(Cf);
+            }
+        }
+    }
+    snprintf(extra, sizeof extra, "the native binary32 engine across its cuts (level %d)", lvl);
+    GROUP(extra, before);
+}
+
 static void test_parse(void)
 {
     const long before = srl_test_failures;
@@ -1023,6 +1103,9 @@ int main(void)
     for (int lvl = 0; lvl <= top; lvl++) {
         srl__kernels_isa(lvl);
         test_scan_boundaries();
+    }
+    for (int lvl = 0; lvl <= top; lvl++) {
+        test_gemm32_cuts(srl__kernels_isa(lvl));
     }
     srl__kernels_isa(-1);
     for (size_t ci = 0; ci < NCONFIGS; ci++) {
