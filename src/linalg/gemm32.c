@@ -1,6 +1,7 @@
-/* src/linalg/gemm32.c: the native binary32 matrix product by packed panels -- the engine of
+/* src/linalg/gemm32.c: the binary32 matrix product by packed panels -- the engine of
  * srl_gemm_f, srl_gemm_nt_f and srl_gemm_tn_f when products and accumulation are binary32 with
- * rn (src/linalg/kernels.c decides; include/srlab/kernels.h defines what is computed).
+ * rn, and (x86-64-v4) for the emulated configurations whose products are exact in binary32
+ * (src/linalg/kernels.c decides; include/srlab/kernels.h defines what is computed).
  *
  * Every output C[i, j] is its own sum in the order l = 0, 1, ..., k-1: s = start(0), then
  * s = s + RN(A[i, l] B[l, j]) (or one fma), each a binary32 hardware operation, which IS the
@@ -18,10 +19,18 @@
  *     MC, then panels). Between two chunks a sum waits in C, a binary32 value read back
  *     unchanged (G32_LOAD), so the chunks are one sum; with blocked:K a chunk is a whole number
  *     of blocks, each started fresh and joined into C (G32_JOIN).
+ * Emulated (srl__gemm32_emulate; gemm32_isa.h says why each step is exact): each product
+ * rounded to nearest into bf16 or another format of binary32's exponent range, and each sum
+ * rounded toward zero, to nearest or stochastically into the accumulator's format, through
+ * AVX-512's rounding per instruction; the same loop nest, on tiles of 6 x 32 (SR: two rows at
+ * a time, each output with its pcg32 state, positioned at its draw for the chunk's first term:
+ * sr_states). A lane the vector code cannot decide (outside the accumulator's normal range, or
+ * an SR tie of an inexact sum) is recomputed by the definition with its draw (g32_fix).
  * Threads: the outputs are cut into as many rectangles as there are threads (bands of rows, or
  * of columns when C is wider than tall), each packed and computed by its own thread in its own
- * workspace; an output's sum is the same whoever computes it. Workspace: one allocation per
- * call; without it the caller falls back to another engine (kernels.c). */
+ * workspace (srl__kern_ws: the thread's own, kept between calls); an output's sum is the same
+ * whoever computes it. Without a workspace the caller falls back to another engine
+ * (kernels.c). */
 #include "srlab/kernels.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi" /* the vectors never cross a call by value */
@@ -35,9 +44,11 @@
 #endif
 
 #include "core/isa.h"
+#include "core/pcg_impl.h"
 #include "core/threads.h"
 #include "linalg/kernels_impl.h"
 #include "round/lanes.h" /* SRL_INLINE */
+#include "round/round_core.h" /* srl__mode_stochastic */
 
 #define G32_MR 6 /* rows of a tile */
 enum { G32_FRESH = 0, G32_LOAD, G32_JOIN };
@@ -52,18 +63,79 @@ enum { G32_FRESH = 0, G32_LOAD, G32_JOIN };
 
 typedef void (*g32_fn)(size_t kc, const float *Ap, const float *Bp, float *C, size_t ldc,
                        int how);
+
+/* ---- emulation (src/linalg/gemm32_isa.h, "emulated products and sums") ---- */
+enum { G32_P_EXACT = SRL__G32_P_EXACT, G32_P_RN = SRL__G32_P_RN, G32_P_BF16 };
+enum { G32_A_NAT = SRL__G32_A_NAT, G32_A_RZ = SRL__G32_A_RZ, G32_A_RN = SRL__G32_A_RN,
+       G32_A_SR = SRL__G32_A_SR };
+/* The emulated micro-kernels: name, product kind, accumulation kind. */
+#define G32_EMU_KINDS(X)                                                                          \
+    X(rn_nat, G32_P_RN, G32_A_NAT)                                                                \
+    X(ex_rz, G32_P_EXACT, G32_A_RZ)                                                               \
+    X(rn_rz, G32_P_RN, G32_A_RZ)                                                                  \
+    X(ex_rn, G32_P_EXACT, G32_A_RN)                                                               \
+    X(rn_rn, G32_P_RN, G32_A_RN)                                                                  \
+    X(ex_sr, G32_P_EXACT, G32_A_SR)                                                               \
+    X(rn_sr, G32_P_RN, G32_A_SR)
+/* and with AVX-512 BF16, products rounded to bfloat16 by the hardware's conversion */
+#define G32_EMU_KINDS_BF16(X)                                                                     \
+    X(bf_nat, G32_P_BF16, G32_A_NAT)                                                              \
+    X(bf_rz, G32_P_BF16, G32_A_RZ)                                                                \
+    X(bf_rn, G32_P_BF16, G32_A_RN)                                                                \
+    X(bf_sr, G32_P_BF16, G32_A_SR)
+
+/* What an emulated micro-kernel reads: the call's roundings, the tile's place and valid lanes,
+ * and for SR the pcg32 states of its outputs, [row][vector][half][8 lanes]. */
+typedef struct g32_ectx {
+    const srl__g32 *g;
+    int ps, as, jk;         /* srl__g32's */
+    uint32_t alo1, ahi;     /* the accumulator's normal magnitudes: [alo1 + 1, ahi] */
+    uint64_t m2, c2;        /* pcg32: the states' step per draw */
+    size_t i0, j0, l0;      /* output (i0, j0) is the tile's first; its first term is l0 */
+    uint16_t valid[2];      /* the vectors' lanes that are outputs (columns before n) */
+    uint16_t rows[G32_MR];  /* all ones for a row before m, else 0 */
+    uint64_t st[G32_MR * 2 * 2 * 8];
+} g32_ectx;
+typedef void (*g32e_fn)(size_t kc, const float *Ap, const float *Bp, size_t bstride, float *C,
+                        size_t ldc, int how, const g32_ectx *e);
+
+/* Recompute the lanes `bad` of vector v (sixteen outputs from column j0 + 16 v) of row r, at
+ * term l of the segment (join: the segment's join), by the definition: round_acc(s + t), with
+ * the lane's draw for SR (st: the states before it). */
+static void g32_fix(const g32_ectx *e, int r, int v, size_t l, int join, const float *s,
+                    const float *t, float *out, unsigned bad, const uint64_t *st)
+{
+    const srl__g32 *g = e->g;
+    const size_t i = e->i0 + (size_t)r;
+    for (int q = 0; q < 16; q++) {
+        if (!((bad >> q) & 1u))
+            continue;
+        const size_t j = e->j0 + 16 * (size_t)v + (size_t)q;
+        uint64_t u = 0, idx = 0;
+        if (!join && g->ak == G32_A_SR) {
+            idx = g->c0 + (uint64_t)(i * g->n + j) * g->D + e->l0 + l;
+            u = kern_draw(st[q], g->rng->g.p32.inc);
+        }
+        out[q] = (float)k_add(g->kc, (double)s[q], (double)t[q], u, g->rng, idx);
+    }
+}
+
 typedef struct g32_level {
     int lanes, nv;      /* a tile is G32_MR rows by up to nv vectors of `lanes` columns */
     g32_fn kern[2][4];  /* [fused][vectors - 1] */
+    g32e_fn emu[3][4];  /* [product kind][accumulation kind], x86-64-v4 */
 } g32_level;
 
 #define SRL_ISA_TEMPLATE "linalg/gemm32_isa.h"
+#define SRL_ISA_BF16
 #include "core/isa_instantiate.h"
 
 static void level_get(g32_level *lv, int lvl)
 {
 #if SRL_MULTI_ISA
-    if (lvl >= 2)
+    if (lvl >= 3)
+        return g32_level_v4b(lv);
+    if (lvl == 2)
         return g32_level_v4(lv);
     if (lvl == 1)
         return g32_level_v3(lv);
@@ -79,7 +151,52 @@ static size_t round_up(size_t x, size_t q)
 
 bool srl__gemm32_takes(const srl__g32 *g, int lvl)
 {
-    return (g->K >= g->k || g->K <= SRL__G32_KMAX) && (!g->fused || lvl >= 1);
+    const bool emu = g->pk != G32_P_EXACT || g->ak != G32_A_NAT;
+    return (g->K >= g->k || g->K <= SRL__G32_KMAX) && (!g->fused || lvl >= 1) &&
+           (!emu || lvl >= 2) && (g->ak != G32_A_SR || g->K >= g->k);
+}
+
+static bool f32_range(const srl_format *f)
+{
+    return f->emin == -126 && f->emax == 127 && f->subnormals && f->inf && !f->saturate;
+}
+
+static uint32_t f32_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+bool srl__gemm32_emulate(srl__g32 *a, const kcfg *k, int pbits)
+{
+    const srl_format *pf = k->pf, *af = k->af;
+    const srl_mode pm = k->pm.mode, am = k->am.mode;
+    /* the term: the product itself (fma; a product format that holds every product of the
+     * call: binary32, or p >= pbits and binary32's range at least), or its RN */
+    if (k->fma || (!srl__mode_stochastic(pm) && pf->p >= pbits && pf->emin <= -126 &&
+                   pf->emax >= 127 && pf->subnormals && pf->inf && !pf->saturate)) {
+        a->pk = G32_P_EXACT;
+    } else if (pm == SRL_RN && f32_range(pf)) {
+        a->pk = G32_P_RN;
+        a->ps = 24 - pf->p;
+    } else {
+        return false;
+    }
+    if (af->p == 24 && f32_range(af) && am == SRL_RN) {
+        a->ak = G32_A_NAT;
+    } else if (af->p <= 22 && srl_format_fits_float(af) &&
+               (am == SRL_RZ || am == SRL_RN || am == SRL_SR)) {
+        a->ak = am == SRL_RZ ? G32_A_RZ : am == SRL_RN ? G32_A_RN : G32_A_SR;
+        a->as = 24 - af->p;
+        a->alo = f32_bits((float)af->xmin); /* exact: af is inside binary32 */
+        a->ahi = f32_bits((float)af->xmax);
+    } else {
+        return false;
+    }
+    a->jk = a->ak;
+    a->kc = k;
+    return true;
 }
 
 /* The cuts of one call. */
@@ -92,6 +209,10 @@ typedef struct g32_plan {
     size_t parts;        /* rectangles of C */
     bool by_rows;        /* the rectangles are bands of rows (else of columns) */
     size_t ap_len, bp_len; /* floats of one part's packed A and B */
+    bool emu;              /* emulated products or sums (tile_emu) */
+    int pk;                /* srl__g32's, or G32_P_BF16 for bfloat16 products with AVX-512 BF16 */
+    size_t group;          /* a panel's width is a multiple of `group` columns */
+    g32_ectx ectx;         /* the emulated tiles' common part */
     _Atomic int nomem;     /* a part found no workspace */
 } g32_plan;
 
@@ -120,15 +241,34 @@ static void pack_a(float *Ap, const srl__g32 *g, size_t i0, size_t mc, size_t p0
     }
 }
 
+/* Where column c of a group of 32 goes for G32_P_BF16 (gemm32_isa.h, g32_terms): the first
+ * vector holds columns 0, 16, 1, 17, ..., 7, 23 and the second 8, 24, ..., 15, 31, so that the
+ * conversion's even halves are columns 0-15 and its odd halves 16-31. */
+static size_t perm32(size_t c)
+{
+    const size_t q = c % 16, hi = c / 16;    /* column q of half hi */
+    return (q / 8) * 16 + (q % 8) * 2 + hi; /* vector q / 8, pair q % 8, odd for hi */
+}
+
 /* B[p0, p0+kc) x [j0 .. j0+nc) into panels of nr columns (the last one of w columns rounded up
- * to whole vectors, wp): panel at jp*kc, entry l*wp + c; columns past nc are zeros. */
+ * to a whole group, wp): panel at jp*kc, entry l*wp + c (c permuted within groups of 32 by
+ * perm32 when `perm`); columns past nc are zeros. */
 static void pack_b(float *Bp, const srl__g32 *g, size_t j0, size_t nc, size_t p0, size_t kc,
-                   size_t nr, size_t lanes)
+                   size_t nr, size_t group, bool perm)
 {
     for (size_t jp = 0; jp < nc; jp += nr) {
-        const size_t w = nc - jp < nr ? nc - jp : nr, wp = round_up(w, lanes);
+        const size_t w = nc - jp < nr ? nc - jp : nr, wp = round_up(w, group);
         float *pan = Bp + jp * kc;
-        if (g->b_step == 1) { /* rows of B contiguous in j */
+        if (perm) { /* a row at a time into `row`, then interleaved */
+            float row[64];
+            for (size_t l = 0; l < kc; l++) {
+                for (size_t c = 0; c < wp; c++)
+                    row[c] = c < w ? g->B[(p0 + l) * g->b_row + (j0 + jp + c) * g->b_step] : 0.0f;
+                for (size_t c = 0; c < wp; c += 32)
+                    for (size_t q = 0; q < 32; q++)
+                        pan[l * wp + c + perm32(q)] = row[c + q];
+            }
+        } else if (g->b_step == 1) { /* rows of B contiguous in j */
             for (size_t l = 0; l < kc; l++) {
                 memcpy(pan + l * wp, g->B + (p0 + l) * g->b_row + j0 + jp, w * sizeof(float));
                 for (size_t c = w; c < wp; c++)
@@ -147,6 +287,64 @@ static void pack_b(float *Bp, const srl__g32 *g, size_t j0, size_t nc, size_t p0
     }
 }
 
+/* The pcg32 states of the SR outputs of rows [i, i + 6) and columns [j, j + 32) at their term
+ * l (draw c0 + (i n + j) D + l of output (i, j)), in g32_ectx's layout. */
+static void sr_states(g32_ectx *e, const srl__g32 *g, size_t i, size_t j, size_t l)
+{
+    srl_rng r = *g->rng;
+    srl_rng_seek(&r, g->c0 + (uint64_t)(i * g->n + j) * g->D + l);
+    const uint64_t inc = r.g.p32.inc;
+    uint64_t mD, cD, mN, cN;
+    srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, inc, 2 * g->D);            /* next column */
+    srl__lcg64_jump(&mN, &cN, SRL_PCG32_MULT, inc, 2 * g->D * (uint64_t)g->n); /* next row */
+    uint64_t row = r.g.p32.state;
+    for (int q = 0; q < G32_MR; q++, row = row * mN + cN) {
+        uint64_t st = row;
+        for (int c = 0; c < 32; c++, st = st * mD + cD)
+            e->st[(q * 2 + c / 16) * 16 + c % 16] = st;
+    }
+}
+
+/* An emulated tile: rows [i, i + rows), columns [j, j + w) (w <= 64, B's panel wp wide, in halves
+ * of 32 columns), one segment of kc terms from term p0 (one whole chunk: the recursive order). */
+static void tile_emu(const g32_plan *pl, const float *Ap, const float *Bp, size_t kc, size_t p0,
+                     size_t i, size_t rows, size_t j, size_t w, size_t wp)
+{
+    const srl__g32 *g = pl->g;
+    g32_ectx e = pl->ectx;
+    e.i0 = i;
+    for (int r = 0; r < G32_MR; r++)
+        e.rows[r] = (size_t)r < rows ? 0xffffu : 0;
+    const bool blocked = g->K < g->k;
+    const size_t seg = blocked ? g->K : kc;
+    const g32e_fn fn = pl->lv.emu[pl->pk][g->ak];
+    for (size_t h = 0; h * 32 < w; h++) {
+        const size_t jh = j + 32 * h, wh = w - 32 * h < 32 ? w - 32 * h : 32;
+        e.j0 = jh;
+        e.valid[0] = (uint16_t)(wh >= 16 ? 0xffffu : (1u << wh) - 1);
+        e.valid[1] = (uint16_t)(wh <= 16 ? 0 : wh >= 32 ? 0xffffu : (1u << (wh - 16)) - 1);
+        const bool full = rows == G32_MR && wh == 32;
+        float tmp[G32_MR * 32];
+        float *c = full ? g->C + i * g->n + jh : tmp;
+        const size_t ldc = full ? g->n : 32;
+        for (size_t s0 = 0; s0 < kc; s0 += seg) {
+            const size_t len = kc - s0 < seg ? kc - s0 : seg;
+            const int how = blocked ? (p0 + s0 == 0 ? G32_FRESH : G32_JOIN)
+                                    : (p0 == 0 ? G32_FRESH : G32_LOAD);
+            e.l0 = p0 + s0;
+            if (g->ak == G32_A_SR)
+                sr_states(&e, g, i, jh, e.l0);
+            if (!full && how != G32_FRESH)
+                for (size_t r = 0; r < rows; r++)
+                    memcpy(tmp + r * 32, g->C + (i + r) * g->n + jh, wh * sizeof(float));
+            fn(len, Ap + s0 * G32_MR, Bp + s0 * wp + 32 * h, wp, c, ldc, how, &e);
+            if (!full)
+                for (size_t r = 0; r < rows; r++)
+                    memcpy(g->C + (i + r) * g->n + jh, tmp + r * 32, wh * sizeof(float));
+        }
+    }
+}
+
 /* One tile, rows [i, i + rows) and columns [j, j + w) of C, from the packed panels; a tile
  * that is not full runs on a copy. Segments: the whole chunk for the recursive order, else
  * each block of K terms inside it. */
@@ -155,6 +353,8 @@ static void tile(const g32_plan *pl, const float *Ap, const float *Bp, size_t kc
 {
     const srl__g32 *g = pl->g;
     const size_t lanes = (size_t)pl->lv.lanes, nv = (w + lanes - 1) / lanes, wp = nv * lanes;
+    if (pl->emu)
+        return tile_emu(pl, Ap, Bp, kc, p0, i, rows, j, w, round_up(w, pl->group));
     const g32_fn fn = pl->lv.kern[g->fused][nv - 1];
     const bool full = rows == G32_MR && w == wp;
     float tmp[G32_MR * 64];
@@ -190,7 +390,7 @@ static void rect(g32_plan *pl, size_t i0, size_t i1, size_t j0, size_t j1)
         const size_t nc = j1 - jc < pl->nc ? j1 - jc : pl->nc;
         for (size_t p0 = 0; p0 < g->k; p0 += pl->chunk) {
             const size_t kc = g->k - p0 < pl->chunk ? g->k - p0 : pl->chunk;
-            pack_b(Bp, g, jc, nc, p0, kc, pl->nr, (size_t)pl->lv.lanes);
+            pack_b(Bp, g, jc, nc, p0, kc, pl->nr, pl->group, pl->pk == G32_P_BF16);
             for (size_t ic = i0; ic < i1; ic += pl->mc) {
                 const size_t mc = i1 - ic < pl->mc ? i1 - ic : pl->mc;
                 pack_a(Ap, g, ic, mc, p0, kc);
@@ -229,6 +429,20 @@ int srl__gemm32(const srl__g32 *g, int lvl, bool par)
     pl.g = g;
     level_get(&pl.lv, lvl);
     pl.nr = (size_t)(pl.lv.lanes * pl.lv.nv);
+    pl.emu = g->pk != G32_P_EXACT || g->ak != G32_A_NAT;
+    pl.group = pl.emu ? 32 : (size_t)pl.lv.lanes; /* the emulated tiles take 32 columns */
+    pl.pk = g->pk == G32_P_RN && g->ps == 16 && lvl >= 3 ? G32_P_BF16 : g->pk;
+    if (pl.emu) {
+        g32_ectx *e = &pl.ectx;
+        e->g = g;
+        e->ps = g->ps;
+        e->as = g->as;
+        e->jk = g->jk;
+        e->alo1 = g->alo - 1;
+        e->ahi = g->ahi;
+        if (g->ak == G32_A_SR)
+            srl__lcg64_jump(&e->m2, &e->c2, SRL_PCG32_MULT, g->rng->g.p32.inc, 2);
+    }
     /* chunks: of about equal length up to KC (recursive), or whole blocks */
     if (g->K >= g->k) {
         const size_t nch = (g->k + KC - 1) / KC;

@@ -134,12 +134,6 @@ typedef struct mk_job {
     uint64_t stp[MK_W], sta[MK_W], stj[MK_W];
 } mk_job;
 
-/* The full draw of the lane whose state (before the draw's first output) is st. */
-static uint64_t scalar_draw(uint64_t st, uint64_t inc)
-{
-    return ((uint64_t)srl__pcg32_out(st) << 32) | srl__pcg32_out(st * SRL_PCG32_MULT + inc);
-}
-
 /* Recompute the flagged lanes of step l by the scalar definition: product (with its draw),
  * then start or add (with its draw). b: the lanes' B values, s: their sums before the step. */
 static void mk_fix_term(const mk_job *jb, size_t l, int v, int first, double av, const double *b,
@@ -152,12 +146,12 @@ static void mk_fix_term(const mk_job *jb, size_t l, int v, int first, double av,
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t base = jb->idx0 + lane * jb->D, ia = base + jb->P + l;
-        const uint64_t ua = jb->asto ? scalar_draw(ga[q], jb->inc) : 0;
+        const uint64_t ua = jb->asto ? kern_draw(ga[q], jb->inc) : 0;
         if (k->fma) {
             r[q] = first ? k_mul(k, av, b[q], k->af, k->am, ua, jb->rng, ia)
                          : k_fma(k, av, b[q], s[q], ua, jb->rng, ia);
         } else {
-            const uint64_t up = jb->psto ? scalar_draw(gp[q], jb->inc) : 0;
+            const uint64_t up = jb->psto ? kern_draw(gp[q], jb->inc) : 0;
             const double t = k_mul(k, av, b[q], k->pf, k->pm, up, jb->rng, base + l);
             r[q] = first ? srl__round_one(t, k->af, k->am, ua, jb->rng, ia)
                          : k_add(k, s[q], t, ua, jb->rng, ia);
@@ -175,7 +169,7 @@ static void mk_fix_join(const mk_job *jb, size_t blk, int v, const double *t, co
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t idx = jb->idx0 + lane * jb->D + jb->P + jb->k + blk - 1;
-        const uint64_t u = jb->asto ? scalar_draw(gj[q], jb->inc) : 0;
+        const uint64_t u = jb->asto ? kern_draw(gj[q], jb->inc) : 0;
         r[q] = k_add(k, t[q], s[q], u, jb->rng, idx);
     }
 }
@@ -232,11 +226,12 @@ enum {
 
 static int forced_level = -1; /* srl__kernels_isa */
 
-/* 0: baseline x86-64 (or another architecture), 1: x86-64-v3 (AVX2, FMA), 2: x86-64-v4; at
- * most the forced level. */
+/* 0: baseline x86-64 (or another architecture), 1: x86-64-v3 (AVX2, FMA), 2: x86-64-v4, 3:
+ * x86-64-v4 with AVX-512 BF16 (the packed engine's bfloat16 products, src/linalg/gemm32.c; the
+ * other engines take their x86-64-v4 copies); at most the forced level. */
 static int isa_level(void)
 {
-    const int cpu = srl__isa_level();
+    const int cpu = srl__isa_level_bf16();
     return forced_level >= 0 && forced_level < cpu ? forced_level : cpu;
 }
 
@@ -256,7 +251,7 @@ static mk_fn mk_lookup(int spec, int lvl)
                                     nat_f64_v3, nat_f64_fma_v3};
     static const mk_fn v4[MK_NS] = {MK_SPECS(MK_ADDR_v4) MF_SPECS(MF_ADDR_v4) NULL, NULL,
                                     nat_f64_v4, nat_f64_fma_v4};
-    if (lvl == 2)
+    if (lvl >= 2)
         return v4[spec];
     if (lvl == 1)
         return v3[spec];
@@ -284,15 +279,16 @@ typedef struct f32_stats {
     uint32_t sub;    /* a subnormal was seen */
 } f32_stats;
 
+SRL__PLAIN_CLONES
 static void f32_scan(f32_stats *st, const float *x, size_t n)
 {
     uint32_t orm = 0, mn = 255, mx = 0, sub = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* branch-free: the compiler vectorises it */
         uint32_t b;
         memcpy(&b, &x[i], sizeof b);
-        const uint32_t a = b & 0x7fffffffu, e = a >> 23;
+        const uint32_t a = b & 0x7fffffffu, e = a >> 23, en = a ? e : 255u;
         orm |= a & 0x7fffffu;
-        mn = (a != 0 && e < mn) ? e : mn;
+        mn = en < mn ? en : mn;
         mx = e > mx ? e : mx;
         sub |= (e == 0) & (a != 0);
     }
@@ -460,18 +456,32 @@ static void store(void *C, size_t o, double v, bool isf)
 /* The call as the native binary32 engine takes it (src/linalg/gemm32.c). */
 static srl__g32 g32_args(const gemm_args *g, const srl_accum *c, bool fused)
 {
-    const srl__g32 a = {(float *)g->C, g->A, g->B, g->m, g->n, g->k, g->a_row, g->a_step,
-                        g->b_row, g->b_step, c->order == SRL_ORDER_BLOCKED ? c->block : g->k,
-                        fused};
+    srl__g32 a;
+    memset(&a, 0, sizeof a); /* native: the exact product, binary32 sums (kinds 0) */
+    a.C = (float *)g->C;
+    a.A = g->A;
+    a.B = g->B;
+    a.m = g->m;
+    a.n = g->n;
+    a.k = g->k;
+    a.a_row = g->a_row;
+    a.a_step = g->a_step;
+    a.b_row = g->b_row;
+    a.b_step = g->b_step;
+    a.K = c->order == SRL_ORDER_BLOCKED ? c->block : g->k;
+    a.fused = fused;
     return a;
 }
 
+/* The packed engine's emulated instance (src/linalg/gemm32.c): a spec of its own. */
+enum { MK_S_G32E = MK_NS + 1 };
+
 /* The engine for a valid call with m, n, k > 0: -1 for the scalar engine, else the instance
- * (jt filled). A native binary32 instance runs on src/linalg/gemm32.c's engine; *gen is then
- * the lane instance that computes the same (for what that engine does not take, and when it
- * cannot allocate its workspace). */
+ * (jt filled). A native binary32 instance (and MK_S_G32E, *a set) runs on src/linalg/gemm32.c's
+ * engine; *gen is then the lane instance that computes the same (for what that engine does not
+ * take, and when it cannot allocate its workspace). */
 static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, const srl_rng *rng,
-                     mk_job *jt, int *gen)
+                     mk_job *jt, int *gen, srl__g32 *a)
 {
     const bool sto = kc->psto || kc->asto;
     if (c->order == SRL_ORDER_PAIRWISE || c->kahan || (sto && rng->kind != SRL_RNG_PCG32))
@@ -483,12 +493,26 @@ static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, con
         f32_products_exact(g->A, g->m * g->k, g->B, g->k * g->n, &pbits)) {
         const int s32 = mf_plan(jt, kc, pbits);
         spec = s32 >= 0 ? s32 : mk_plan(jt, kc, true, true);
-        if (s32 >= 0)
-            *gen = MF_S_gen;
+        *gen = s32 >= 0 ? MF_S_gen : spec;
+        *a = g32_args(g, c, false);
+        if (spec != MK_S_NAT_F32 && srl__gemm32_emulate(a, kc, pbits)) {
+            if (a->pk == SRL__G32_P_EXACT && a->ak == SRL__G32_A_NAT) {
+                if (s32 >= 0) /* each term its product: binary32 arithmetic throughout */
+                    spec = MK_S_NAT_F32;
+            } else {
+                a->rng = rng;
+                a->c0 = rng ? rng->counter : 0;
+                a->D = srl_dot_draws(g->k, c);
+                if (srl__gemm32_takes(a, isa_level())) {
+                    *gen = spec;
+                    return MK_S_G32E;
+                }
+            }
+        }
     }
     if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
-        const srl__g32 a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
-        if (!srl__gemm32_takes(&a, isa_level()))
+        *a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
+        if (!srl__gemm32_takes(a, isa_level()))
             spec = *gen;
     }
     return spec;
@@ -504,10 +528,12 @@ int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t
     kcfg_init(&kc, c, true, g.isf);
     mk_job jt;
     int gen;
-    const int spec = gemm_plan(&g, c, &kc, rng, &jt, &gen);
+    srl__g32 a;
+    const int spec = gemm_plan(&g, c, &kc, rng, &jt, &gen, &a);
     if (spec < 0)
         return SRL__ENGINE_SCALAR;
     switch (spec) {
+    case MK_S_G32E: return SRL__ENGINE_PACKED_EMU32;
     case MK_S_NAT_F32: return SRL__ENGINE_NATIVE32;
     case MK_S_NAT_F32_FMA: return SRL__ENGINE_NATIVE32_FMA;
     case MK_S_NAT_F64: return SRL__ENGINE_NATIVE64;
@@ -634,11 +660,13 @@ static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
     /* whether the loop forks (decided once: the tile order depends on it) */
     const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
     mk_job jt;
-    int gen, spec = gemm_plan(g, c, &kc, rng, &jt, &gen);
-    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
-        const srl__g32 a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
-        if (srl__gemm32(&a, isa_level(), par) == SRL_OK)
-            return SRL_OK; /* deterministic: no draws */
+    srl__g32 a;
+    int gen, spec = gemm_plan(g, c, &kc, rng, &jt, &gen, &a);
+    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA || spec == MK_S_G32E) {
+        if (srl__gemm32(&a, isa_level(), par) == SRL_OK) {
+            kern_advance(rng, total);
+            return SRL_OK;
+        }
         spec = gen; /* no workspace: the lanes compute the same */
     }
     if (g->b_step != 1) { /* the other engines read B by rows: B^T in the thread's workspace */

@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/pcg_impl.h"
 #include "round/round_bulk.h"
 #include "srlab/kernels.h"
 #include "srlab/ops.h"
@@ -175,6 +176,12 @@ static inline double k_fma(const kcfg *k, double x, double y, double s, uint64_t
     return srl_op_apply_draw(SRL_FMA, x, y, s, k->af, k->am, u, rng, idx);
 }
 
+/* The full draw of a pcg32 lane whose state (before the draw's first output) is st. */
+static inline uint64_t kern_draw(uint64_t st, uint64_t inc)
+{
+    return ((uint64_t)srl__pcg32_out(st) << 32) | srl__pcg32_out(st * SRL_PCG32_MULT + inc);
+}
+
 /* The next draw of a cursor that is `on` (its index in *idx), or 0 (and index 0) when off. */
 static inline uint64_t cursor_next(srl_rng *g, bool on, uint64_t *idx)
 {
@@ -188,9 +195,18 @@ static inline uint64_t cursor_next(srl_rng *g, bool on, uint64_t *idx)
 
 /* ---- the native binary32 matrix product (src/linalg/gemm32.c) ---- */
 
-/* C = A B, binary32 products and sums with rn (or fma): C (m, n) row-major,
- * A[i, l] = A[i a_row + l a_step], B[l, j] = B[l b_row + j b_step], blocks of K terms (K >= k:
- * the recursive order). */
+/* Product kinds: the exact product; RN of it into p = 24 - ps bits of binary32's exponent range.
+ * Accumulation kinds: binary32 rn (the hardware's sum); RZ, RN, SR into the accumulator's format
+ * of p = 24 - as bits (src/linalg/gemm32_isa.h says how each is exact). */
+enum { SRL__G32_P_EXACT = 0, SRL__G32_P_RN };
+enum { SRL__G32_A_NAT = 0, SRL__G32_A_RZ, SRL__G32_A_RN, SRL__G32_A_SR };
+
+/* C = A B, binary32: C (m, n) row-major, A[i, l] = A[i a_row + l a_step],
+ * B[l, j] = B[l b_row + j b_step], blocks of K terms (K >= k: the recursive order). Natively
+ * (pk exact, ak nat: binary32 products and sums with rn, or fma when fused), or emulated, for
+ * products the scan has shown exact in binary32 (pk, ak; jk the joins' kind, nat or ak; alo,
+ * ahi the accumulator's normal magnitudes as binary32 bits; kc the config, for the lanes the
+ * kernels recompute; rng, c0, D: SR's draws, term l of output o at c0 + o D + l). */
 typedef struct srl__g32 {
     float *C;
     const float *A, *B;
@@ -198,13 +214,26 @@ typedef struct srl__g32 {
     size_t a_row, a_step, b_row, b_step;
     size_t K;
     bool fused;
+    int pk, ak, jk, ps, as;
+    uint32_t alo, ahi;
+    const kcfg *kc;
+    const srl_rng *rng;
+    uint64_t c0, D;
 } srl__g32;
 
 /* The largest block size of a blocked order (K < k) the engine takes: a chunk holds whole blocks. */
 #define SRL__G32_KMAX ((size_t)4096)
 
-/* Does the engine take this product at instruction-set level lvl (the fused one needs FMA)? */
+/* Does the engine take this product at instruction-set level lvl (the fused one needs FMA, the
+ * emulated ones x86-64-v4, SR the recursive order)? */
 bool srl__gemm32_takes(const srl__g32 *g, int lvl);
+
+/* Set a's emulation (pk, ak, jk, ps, as, alo, ahi, kc) for config k on binary32 inputs whose
+ * products are exact binary32 numbers of at most pbits significant bits, normal or zero (the
+ * scan of src/linalg/kernels.c), and return true; false when the engine does not emulate it.
+ * pk exact and ak nat is the native product (prod=bf16 of fp8 values, say). The caller sets
+ * rng, c0 and D. */
+bool srl__gemm32_emulate(srl__g32 *a, const kcfg *k, int pbits);
 
 /* The product for m, n, k > 0, over the threads when `par`: SRL_OK, or SRL_ENOMEM (nothing
  * written) when its workspace cannot be allocated. */
