@@ -116,7 +116,8 @@ static void g32_fix(const g32_ectx *e, int r, int v, size_t l, int join, const f
             idx = g->c0 + (uint64_t)(i * g->n + j) * g->D + e->l0 + l;
             u = kern_draw(st[q], g->rng->g.p32.inc);
         }
-        out[q] = (float)k_add(g->kc, (double)s[q], (double)t[q], u, g->rng, idx);
+        out[q] = (float)(join ? k_join(g->kc, (double)s[q], (double)t[q], 0, g->rng, 0)
+                              : k_add(g->kc, (double)s[q], (double)t[q], u, g->rng, idx));
     }
 }
 
@@ -153,7 +154,7 @@ bool srl__gemm32_takes(const srl__g32 *g, int lvl)
 {
     const bool emu = g->pk != G32_P_EXACT || g->ak != G32_A_NAT;
     return (g->K >= g->k || g->K <= SRL__G32_KMAX) && (!g->fused || lvl >= 1) &&
-           (!emu || lvl >= 2) && (g->ak != G32_A_SR || g->K >= g->k);
+           (!emu || lvl >= 2) && (g->ak != G32_A_SR || g->K >= g->k || g->jk == G32_A_NAT);
 }
 
 static bool f32_range(const srl_format *f)
@@ -194,7 +195,14 @@ bool srl__gemm32_emulate(srl__g32 *a, const kcfg *k, int pbits)
     } else {
         return false;
     }
-    a->jk = a->ak;
+    if (!k->join || (srl_format_equal(k->jf, af) && k->jm.mode == am && k->jm.r == k->am.r))
+        a->jk = a->ak;
+    else if (k->jf->p == 24 && f32_range(k->jf) && k->jm.mode == SRL_RN)
+        a->jk = G32_A_NAT; /* promoted: the joins are binary32 sums */
+    else
+        return false;
+    if (a->pk == G32_P_EXACT && a->ak == G32_A_NAT && a->jk != G32_A_NAT)
+        return false;
     a->kc = k;
     return true;
 }

@@ -20,7 +20,10 @@
  *                deterministic modes): products and sums in binary64 with the checks of
  *                kernels_impl.h;
  *   scalar       one output at a time, one operation at a time: the reference loop (pairwise,
- *                Kahan, sr with pcg64 streams).
+ *                Kahan, sr with pcg64 streams, joins rounded otherwise than the sums (join=)
+ *                but for the packed engine's promoted joins).
+ * join= with binary32 rn joins (a limited accumulator promoted every K terms) runs on the packed
+ * engine's emulation (src/linalg/gemm32.c), which adds a finished block into C in binary32.
  * The vector engines flag a lane whose operation is not provably exact or whose magnitude is
  * outside the format's normal range, and recompute it with the scalar code before the next step.
  *
@@ -483,9 +486,13 @@ enum { MK_S_G32E = MK_NS + 1 };
 static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, const srl_rng *rng,
                      mk_job *jt, int *gen, srl__g32 *a)
 {
-    const bool sto = kc->psto || kc->asto;
+    const bool sto = kc->psto || kc->asto || kc->jsto;
     if (c->order == SRL_ORDER_PAIRWISE || c->kahan || (sto && rng->kind != SRL_RNG_PCG32))
         return -1;
+    /* the lanes round their joins as their sums: join= must be the accumulator's rounding */
+    const bool lanes = !c->join || (srl_format_equal(&c->join_fmt, &c->acc_fmt) &&
+                                    c->join_mode.mode == c->acc_mode.mode &&
+                                    c->join_mode.r == c->acc_mode.r);
     memset(jt, 0, sizeof *jt);
     int spec = mk_plan(jt, kc, g->isf, false), pbits = 0;
     *gen = MK_S_f_gen;
@@ -504,12 +511,14 @@ static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, con
                 a->c0 = rng ? rng->counter : 0;
                 a->D = srl_dot_draws(g->k, c);
                 if (srl__gemm32_takes(a, isa_level())) {
-                    *gen = spec;
+                    *gen = lanes ? spec : -1;
                     return MK_S_G32E;
                 }
             }
         }
     }
+    if (!lanes) /* joins rounded otherwise than the sums: only the definition takes them */
+        return -1;
     if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
         *a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
         if (!srl__gemm32_takes(a, isa_level()))

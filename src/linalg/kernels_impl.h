@@ -71,10 +71,12 @@ static inline void kern_advance(srl_rng *rng, uint64_t draws)
 /* ---- one call's config, as the engines read it ---- */
 
 typedef struct kcfg {
-    const srl_format *pf, *af;
-    srl_rounding pm, am;
+    const srl_format *pf, *af, *jf;
+    srl_rounding pm, am, jm; /* jf, jm: the joins' (acc's unless join=) */
+    bool join;        /* join= set: the joins round differently (some engines do not take it) */
     bool fma;         /* products enter the accumulation exactly */
-    bool psto, asto;  /* product draws exist; accumulation draws exist */
+    bool psto, asto;  /* product draws exist; term-accumulation draws are used */
+    bool jsto;        /* join draws are used (asto || jsto: the accumulation's indices exist) */
     bool isf;         /* binary32 inputs: every product is exact in binary64 */
     srl_order order;
     size_t K;         /* block size (blocked) */
@@ -87,9 +89,13 @@ static inline void kcfg_init(kcfg *k, const srl_accum *c, bool products, bool is
     k->af = &c->acc_fmt;
     k->pm = c->prod_mode;
     k->am = c->acc_mode;
+    k->join = c->join;
+    k->jf = c->join ? &c->join_fmt : &c->acc_fmt;
+    k->jm = c->join ? c->join_mode : c->acc_mode;
     k->fma = products && c->fma;
     k->psto = products && !c->fma && srl_rounding_is_stochastic(c->prod_mode);
     k->asto = srl_rounding_is_stochastic(c->acc_mode);
+    k->jsto = srl_rounding_is_stochastic(k->jm);
     k->isf = isf;
     k->order = c->order;
     k->K = c->block;
@@ -143,14 +149,28 @@ static inline double k_mul(const kcfg *k, double x, double y, const srl_format *
     return srl_op_apply_draw(SRL_MUL, x, y, 0.0, f, m, u, rng, idx);
 }
 
-/* round_acc(a + b): srl_op_apply_draw(SRL_ADD, a, b, ...). */
+/* RND(a + b) into f with m: srl_op_apply_draw(SRL_ADD, a, b, ...), directly when exact. */
+static inline double k_sum_into(double a, double b, const srl_format *f, srl_rounding m,
+                                uint64_t u, const srl_rng *rng, uint64_t idx)
+{
+    const double d = a + b;
+    if (sum_exact(a, b, d) && (d != 0 || m.mode != SRL_RD))
+        return srl__round_one(d, f, m, u, rng, idx);
+    return srl_op_apply_draw(SRL_ADD, a, b, 0.0, f, m, u, rng, idx);
+}
+
+/* round_acc(a + b). */
 static inline double k_add(const kcfg *k, double a, double b, uint64_t u, const srl_rng *rng,
                            uint64_t idx)
 {
-    const double d = a + b;
-    if (sum_exact(a, b, d) && (d != 0 || k->am.mode != SRL_RD))
-        return srl__round_one(d, k->af, k->am, u, rng, idx);
-    return srl_op_apply_draw(SRL_ADD, a, b, 0.0, k->af, k->am, u, rng, idx);
+    return k_sum_into(a, b, k->af, k->am, u, rng, idx);
+}
+
+/* round_join(a + b): the join of two partial sums, into jf with jm (k_add's when no join=). */
+static inline double k_join(const kcfg *k, double a, double b, uint64_t u, const srl_rng *rng,
+                            uint64_t idx)
+{
+    return k_sum_into(a, b, k->jf, k->jm, u, rng, idx);
 }
 
 /* round_acc(a - b): srl_op_apply_draw(SRL_SUB, a, b, ...). */
@@ -225,7 +245,7 @@ typedef struct srl__g32 {
 #define SRL__G32_KMAX ((size_t)4096)
 
 /* Does the engine take this product at instruction-set level lvl (the fused one needs FMA, the
- * emulated ones x86-64-v4, SR the recursive order)? */
+ * emulated ones x86-64-v4, SR the recursive order or binary32 joins)? */
 bool srl__gemm32_takes(const srl__g32 *g, int lvl);
 
 /* Set a's emulation (pk, ak, jk, ps, as, alo, ahi, kc) for config k on binary32 inputs whose

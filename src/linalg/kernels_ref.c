@@ -140,8 +140,8 @@ static double seq_add(kseq *q, double s, size_t i)
 /* join(a, b) at absolute index idx (random access: pairwise joins are not in index order). */
 static double seq_join_at(kseq *q, double a, double b, uint64_t idx)
 {
-    const uint64_t u = q->k->asto ? srl_rng_draw_at(q->rng, idx) : 0;
-    return k_add(q->k, a, b, u, q->rng, idx);
+    const uint64_t u = q->k->jsto ? srl_rng_draw_at(q->rng, idx) : 0;
+    return k_join(q->k, a, b, u, q->rng, idx);
 }
 
 static double seq_pairwise(kseq *q, size_t a, size_t b)
@@ -238,7 +238,7 @@ double srl__kseq_eval(const kcfg *k, const kterms *tm, size_t n, const srl_rng *
     const size_t K = k->order == SRL_ORDER_BLOCKED ? k->K : n;
     srl_rng gj;
     memset(&gj, 0, sizeof gj);
-    if (k->asto && K < n) {
+    if (k->jsto && K < n) {
         gj = *rng;
         srl_rng_seek(&gj, q.join0);
     }
@@ -250,8 +250,8 @@ double srl__kseq_eval(const kcfg *k, const kterms *tm, size_t n, const srl_rng *
                 tot = blk;
             } else {
                 uint64_t idx;
-                const uint64_t u = cursor_next(&gj, k->asto, &idx);
-                tot = k_add(k, tot, blk, u, rng, idx);
+                const uint64_t u = cursor_next(&gj, k->jsto, &idx);
+                tot = k_join(k, tot, blk, u, rng, idx);
             }
         }
     }

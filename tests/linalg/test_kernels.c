@@ -85,6 +85,12 @@ static const char *const configs[] = {
     "prod=bf16:sr,acc=bf16:sr,order=blocked:3",
     "prod=fp32:rn,acc=fp16:sr,order=blocked:4",
     "prod=bf16:rn,acc=fp16:sr,order=blocked:4",
+    "prod=fp32:rn,acc=bf16:rz,order=blocked:8,join=fp32:rn",
+    "prod=bf16:rn,acc=fp16:sr,order=blocked:4,join=fp32:rn",
+    "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:3,join=fp32:rn",
+    "prod=fp32:rn,acc=bf16:rn,order=pairwise,join=fp32:sr",
+    "prod=bf16:rn,acc=fp32:rn,order=blocked:5,join=bf16:sr",
+    "prod=fp32:rn,acc=bf16:sr,order=blocked:6,join=bf16:sr",
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -107,7 +113,7 @@ static double OP(srl_op op, double a, double b, double c3, const srl_format *f, 
 /* Accumulation roundings of an n-term sum, from the header's "Draws" table. */
 static uint64_t ref_acc_count(size_t n, const srl_accum *c)
 {
-    if (n == 0 || !sto(c->acc_mode))
+    if (n == 0 || !(sto(c->acc_mode) || (c->join && sto(c->join_mode))))
         return 0;
     if (c->kahan)
         return 4 * (uint64_t)n - 3;
@@ -162,7 +168,9 @@ static double ref_add(const ref_sum *r, double s, size_t i, uint64_t idx)
 
 static double ref_join(const ref_sum *r, double a, double b, uint64_t idx)
 {
-    return OP(SRL_ADD, a, b, 0, &r->c->acc_fmt, r->c->acc_mode, r->rng, idx);
+    const srl_accum *c = r->c;
+    return OP(SRL_ADD, a, b, 0, c->join ? &c->join_fmt : &c->acc_fmt,
+              c->join ? c->join_mode : c->acc_mode, r->rng, idx);
 }
 
 static double ref_pairwise(const ref_sum *r, size_t a, size_t b)
@@ -311,7 +319,8 @@ static void init_rng(srl_rng *r, int kind, uint64_t salt)
 
 static bool stochastic_use(const srl_accum *c, bool products)
 {
-    return sto(c->acc_mode) || (products && !c->fma && sto(c->prod_mode));
+    return sto(c->acc_mode) || (c->join && sto(c->join_mode)) ||
+           (products && !c->fma && sto(c->prod_mode));
 }
 
 /* ---- sum, dot, axpy ---- */
@@ -359,7 +368,8 @@ static void test_vectors(size_t ci, int kind)
             r0 = r;
             CHECK(srl_axpy(yy, alpha, x, n, c, &r) == SRL_OK, "srl_axpy %s %s", configs[ci],
                   extra);
-            const bool any = stochastic_use(c, true);
+            /* (axpy has no joins: join= is ignored) */
+            const bool any = sto(c->acc_mode) || (!c->fma && sto(c->prod_mode));
             for (size_t i = 0; i < n; i++) {
                 const uint64_t ip = r0.counter + 2 * i, ia = ip + 1;
                 double want;
@@ -960,6 +970,8 @@ static void test_gemm32_cuts(int top)
         {"prod=bf16:rn,acc=bf16:sr", 1},
         {"prod=bf16:rn,acc=bf16:rn,order=blocked:100", 1},
         {"prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128", 1},
+        {"prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn", 1},
+        {"prod=bf16:rn,acc=bf16:sr,order=blocked:100,join=fp32:rn", 1},
         {"prod=fp32:rn,acc=fp16:sr", 2},
         {"prod=tf32:rn,acc=fp16:rz", 2},
         {"prod=fp32:rn,acc=fp16:rn", 2},
@@ -1132,7 +1144,10 @@ static void test_parse(void)
                   a.prod_mode.mode == b.prod_mode.mode && a.prod_mode.r == b.prod_mode.r &&
                   a.acc_mode.mode == b.acc_mode.mode && a.acc_mode.r == b.acc_mode.r &&
                   a.fma == b.fma && a.order == b.order && a.kahan == b.kahan &&
-                  (a.order != SRL_ORDER_BLOCKED || a.block == b.block),
+                  (a.order != SRL_ORDER_BLOCKED || a.block == b.block) && a.join == b.join &&
+                  (!a.join || (srl_format_equal(&a.join_fmt, &b.join_fmt) &&
+                               a.join_mode.mode == b.join_mode.mode &&
+                               a.join_mode.r == b.join_mode.r)),
               "round trip %s -> %s -> %s", configs[i], buf, buf2);
     }
     srl_accum a = srl_accum_binary64();
@@ -1164,6 +1179,8 @@ static void test_parse(void)
         {"prod=(p=8,emax=127:rn", SRL_EPARSE}, {"prod=p=8,emax=127:rn", SRL_EPARSE},
         {"acc=fp32:rn,", SRL_EPARSE},         {"order=blocked:0", SRL_EINVAL},
         {"order=pairwise,kahan=on", SRL_EINVAL}, {"acc=bf16:sr:r=65", SRL_EINVAL},
+        {"order=recursive,join=fp32:rn", SRL_EINVAL}, {"order=blocked:4,join=fp33", SRL_EPARSE},
+        {"order=blocked:4,join=fp32:rx", SRL_EPARSE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
@@ -1178,6 +1195,17 @@ static void test_parse(void)
     CHECK(srl_accum_parse(&a, "order=blocked:8", &err) == SRL_EINVAL,
           "kahan already on: blocked is a contradiction");
     CHECK(srl_accum_parse(&a, "", &err) == SRL_OK && a.kahan, "empty spec keeps everything");
+    a = srl_accum_binary64();
+    CHECK(srl_accum_parse(&a, "acc=bf16:sr,order=blocked:128,join=fp32", &err) == SRL_OK &&
+              a.join && a.join_fmt.p == 24 && a.join_mode.mode == SRL_SR,
+          "join=FMT keeps the accumulator's mode");
+    CHECK(!strcmp(srl_accum_name(buf, sizeof buf, &a),
+                  "prod=fp64:rn,acc=bf16:sr,fma=off,order=blocked:128,kahan=off,join=fp32:sr"),
+          "name with join: %s", buf);
+    CHECK(srl_accum_parse(&a, "join=acc", &err) == SRL_OK && !a.join, "join=acc clears it");
+    CHECK(!strcmp(srl_accum_name(buf, sizeof buf, &a),
+                  "prod=fp64:rn,acc=bf16:sr,fma=off,order=blocked:128,kahan=off"),
+          "name without join: %s", buf);
     GROUP("srl_accum_parse and srl_accum_name", before);
 }
 

@@ -7,7 +7,8 @@
  * shapes large enough that the OpenMP build splits them into many tiles (sizes not multiples of
  * the tile width or of the thread counts), srl_gemv and srl_axpy above their thresholds, srl_sum
  * and srl_dot, in configurations that take every engine (native binary32/binary64 with and
- * without fma, the binary32 and binary64 lanes with sr, rn, blocked orders, the scalar engine
+ * without fma, the binary32 and binary64 lanes with sr, rn, blocked orders, the packed
+ * engine's emulation with promoted joins (join=fp32:rn), the scalar engine
  * for Kahan, pairwise and pcg64 streams) on bf16-valued, binary32 and binary64 inputs with
  * zeros, cancellations and extreme exponents. The native binary32 configs also run shapes that
  * the packed engine (src/linalg/gemm32.c) cuts into several chunks of k, blocks of rows, and
@@ -48,6 +49,8 @@ static const char *const specs[] = {
     "prod=fp64:rn,acc=fp64:rn",
     "prod=fp64:rn,acc=fp64:rn,fma=on",
     "prod=fp64:rn,acc=bf16:sr-eq",
+    "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn",
+    "prod=bf16:rn,acc=bf16:sr,order=blocked:16,join=fp32:rn",
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 
