@@ -37,6 +37,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -235,7 +236,26 @@ static void pack_a(float *Ap, const srl__g32 *g, size_t i0, size_t mc, size_t p0
         for (size_t r = 0; r < G32_MR; r++)
             src[r] = g->A + (i0 + ip + (r < rows ? r : 0)) * g->a_row + p0 * g->a_step;
         if (g->a_step == 1) { /* rows of A contiguous in l: six streams, stored l-major */
-            for (size_t l = 0; l < kc; l++)
+            size_t l = 0;
+#if defined(__SSE2__) && G32_MR == 6 /* four terms at a time: a 4 x 4 transpose and a 2 x 4 */
+            for (; l + 4 <= kc; l += 4) {
+                __m128 c0 = _mm_loadu_ps(src[0] + l), c1 = _mm_loadu_ps(src[1] + l);
+                __m128 c2 = _mm_loadu_ps(src[2] + l), c3 = _mm_loadu_ps(src[3] + l);
+                const __m128 r4 = _mm_loadu_ps(src[4] + l), r5 = _mm_loadu_ps(src[5] + l);
+                _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
+                const __m128 lo = _mm_unpacklo_ps(r4, r5), hi = _mm_unpackhi_ps(r4, r5);
+                float *d = pan + l * G32_MR;
+                _mm_storeu_ps(d, c0);
+                _mm_storel_pi((__m64 *)(void *)(d + 4), lo);
+                _mm_storeu_ps(d + 6, c1);
+                _mm_storeh_pi((__m64 *)(void *)(d + 10), lo);
+                _mm_storeu_ps(d + 12, c2);
+                _mm_storel_pi((__m64 *)(void *)(d + 16), hi);
+                _mm_storeu_ps(d + 18, c3);
+                _mm_storeh_pi((__m64 *)(void *)(d + 22), hi);
+            }
+#endif
+            for (; l < kc; l++)
                 for (size_t r = 0; r < G32_MR; r++)
                     pan[l * G32_MR + r] = src[r][l];
         } else {
@@ -249,32 +269,40 @@ static void pack_a(float *Ap, const srl__g32 *g, size_t i0, size_t mc, size_t p0
     }
 }
 
-/* Where column c of a group of 32 goes for G32_P_BF16 (gemm32_isa.h, g32_terms): the first
- * vector holds columns 0, 16, 1, 17, ..., 7, 23 and the second 8, 24, ..., 15, 31, so that the
- * conversion's even halves are columns 0-15 and its odd halves 16-31. */
-static size_t perm32(size_t c)
+/* A group of 32 columns of B's row for G32_P_BF16 (gemm32_isa.h, g32_terms): the first vector
+ * holds columns 0, 16, 1, 17, ..., 7, 23 and the second 8, 24, ..., 15, 31, so that the
+ * conversion's even halves are columns 0-15 and its odd halves 16-31 (column c goes to
+ * (q / 8) 16 + (q % 8) 2 + hi for c = 16 hi + q: vector q / 8, pair q % 8, odd for hi). */
+static void perm_group(float *restrict dst, const float *restrict src)
 {
-    const size_t q = c % 16, hi = c / 16;    /* column q of half hi */
-    return (q / 8) * 16 + (q % 8) * 2 + hi; /* vector q / 8, pair q % 8, odd for hi */
+    for (size_t q = 0; q < 8; q++) {
+        dst[2 * q] = src[q];
+        dst[2 * q + 1] = src[16 + q];
+        dst[16 + 2 * q] = src[8 + q];
+        dst[16 + 2 * q + 1] = src[24 + q];
+    }
 }
 
 /* B[p0, p0+kc) x [j0 .. j0+nc) into panels of nr columns (the last one of w columns rounded up
  * to a whole group, wp): panel at jp*kc, entry l*wp + c (c permuted within groups of 32 by
- * perm32 when `perm`); columns past nc are zeros. */
+ * perm_group when `perm`); columns past nc are zeros. */
 static void pack_b(float *Bp, const srl__g32 *g, size_t j0, size_t nc, size_t p0, size_t kc,
                    size_t nr, size_t group, bool perm)
 {
     for (size_t jp = 0; jp < nc; jp += nr) {
         const size_t w = nc - jp < nr ? nc - jp : nr, wp = round_up(w, group);
         float *pan = Bp + jp * kc;
-        if (perm) { /* a row at a time into `row`, then interleaved */
+        if (perm) { /* a row at a time (into `row` unless whole and contiguous), interleaved */
             float row[64];
             for (size_t l = 0; l < kc; l++) {
-                for (size_t c = 0; c < wp; c++)
-                    row[c] = c < w ? g->B[(p0 + l) * g->b_row + (j0 + jp + c) * g->b_step] : 0.0f;
+                const float *src = g->B + (p0 + l) * g->b_row + (j0 + jp) * g->b_step;
+                if (w < wp || g->b_step != 1) {
+                    for (size_t c = 0; c < wp; c++)
+                        row[c] = c < w ? src[c * g->b_step] : 0.0f;
+                    src = row;
+                }
                 for (size_t c = 0; c < wp; c += 32)
-                    for (size_t q = 0; q < 32; q++)
-                        pan[l * wp + c + perm32(q)] = row[c + q];
+                    perm_group(pan + l * wp + c, src + c);
             }
         } else if (g->b_step == 1) { /* rows of B contiguous in j */
             for (size_t l = 0; l < kc; l++) {
@@ -319,7 +347,8 @@ static void tile_emu(const g32_plan *pl, const float *Ap, const float *Bp, size_
                      size_t i, size_t rows, size_t j, size_t w, size_t wp)
 {
     const srl__g32 *g = pl->g;
-    g32_ectx e = pl->ectx;
+    g32_ectx e; /* the common part (sr_states writes st: 1.5 KiB not copied per tile) */
+    memcpy(&e, &pl->ectx, offsetof(g32_ectx, st));
     e.i0 = i;
     for (int r = 0; r < G32_MR; r++)
         e.rows[r] = (size_t)r < rows ? 0xffffu : 0;

@@ -203,7 +203,7 @@ SRL_INLINE ISA(g32v) ISA(g32_term)(ISA(g32v) p, const int pk, const ISA(g32k) *k
  * rounded to bfloat16 by one conversion, which rounds to nearest even (exact here: the products
  * are normal), and packs b[0]'s products into the even 16-bit halves of its 32-bit lanes and
  * b[1]'s into the odd ones: lane q of the result holds products q and ... of the two vectors
- * in an order that gemm32.c's packing of B (perm32) undoes, so that t[0] is columns 0-15 and
+ * in an order that gemm32.c's packing of B (perm_group) undoes, so that t[0] is columns 0-15 and
  * t[1] columns 16-31 again. */
 SRL_INLINE void ISA(g32_terms)(ISA(g32v) *t, float a, const ISA(g32v) *b, const int pk,
                                const ISA(g32k) *k)
