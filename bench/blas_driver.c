@@ -63,38 +63,11 @@ static int load_openblas(const char *path)
     return 0;
 }
 
-#define MAXW 16  /* words in a list */
-#define MAXR 101 /* repeats */
-
-static int words(const char *s, int *out)
-{
-    int n = 0;
-    char *end;
-    for (;;) {
-        while (*s == ' ')
-            s++;
-        if (!*s)
-            return n;
-        const long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 100000 || n == MAXW || (*end && *end != ' '))
-            return -1;
-        out[n++] = (int)v;
-        s = end;
-    }
-}
 
 static void pause_threads(void)
 {
     const struct timespec ts = {0, 200000000};
     nanosleep(&ts, NULL);
-}
-
-/* Seconds: the calling thread's CPU time (cpu), or the monotonic clock. */
-static double clock_now(int cpu)
-{
-    struct timespec ts;
-    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void set_threads(int t)
@@ -103,13 +76,6 @@ static void set_threads(int t)
     omp_set_num_threads(t);
 #endif
     openblas_set_num_threads(t);
-}
-
-/* "median (smallest-largest)" of n values (sorts them) */
-static void spread(char *buf, size_t len, double *v, int n)
-{
-    const double med = median(v, n);
-    snprintf(buf, len, "%.2f (%.2f-%.2f)", med, v[0], v[n - 1]);
 }
 
 int main(int argc, char **argv)
