@@ -2,6 +2,8 @@
  * bench/levels_driver.c), included by each; never part of srlab's build.
  *   now(cpu)          seconds of the process's CPU time (cpu != 0) or of the monotonic clock;
  *   median(t, n)      the median of n times (sorts t);
+ *   words, clock_now, spread   a list of sizes or thread counts, the thread's CPU time or the
+ *                     wall clock, "median (smallest-largest)";
  *   copy_bytes        memcpy of the same bytes, each OpenMP thread copying its share: the
  *                     reference the drivers report ratios against;
  *   stream_copy_bytes the same copy with non-temporal (streaming) stores, which skip the read
@@ -12,6 +14,7 @@
 #define SRL_BENCH_TIMING_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +42,44 @@ static inline double median(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* The drivers' lists and spreads (bench/blas_driver.c, bench/accum_driver.c). */
+#define MAXW 16  /* words in a list */
+#define MAXR 101 /* repeats */
+
+/* The positive integers (at most 100000) of a space-separated list into out (at most MAXW);
+ * their number, or -1 for a malformed list. */
+static inline int words(const char *s, int *out)
+{
+    int n = 0;
+    char *end;
+    for (;;) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            return n;
+        const long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 100000 || n == MAXW || (*end && *end != ' '))
+            return -1;
+        out[n++] = (int)v;
+        s = end;
+    }
+}
+
+/* Seconds: the calling thread's CPU time (cpu), or the monotonic clock. */
+static inline double clock_now(int cpu)
+{
+    struct timespec ts;
+    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "median (smallest-largest)" of n values (sorts them) */
+static inline void spread(char *buf, size_t len, double *v, int n)
+{
+    const double med = median(v, n);
+    snprintf(buf, len, "%.2f (%.2f-%.2f)", med, v[0], v[n - 1]);
 }
 
 /* One thread's share of stream_copy_bytes: 16-byte streaming stores (SSE2, every x86-64) on the

@@ -12,7 +12,13 @@
  *   acc_fmt, acc_mode     the rounding of every accumulation operation below, round_acc;
  *   fma                   the exact product x_i * y_i enters the accumulation unrounded: where a
  *                         term is added, s = round_acc(x_i * y_i + s) (op fma, one rounding);
- *   order, kahan          which operations, in which order (below).
+ *   order, kahan          which operations, in which order (below);
+ *   join, join_fmt, join_mode   (join true) the joins of the blocked and pairwise orders round
+ *                         into join_fmt with join_mode instead of acc_fmt and acc_mode: a
+ *                         limited-precision accumulator promoted to a wider one every K terms
+ *                         (the FP8 tensor-core case: a 14-bit accumulator added into binary32
+ *                         every 128 products, "acc=(p=14,emax=127,emin=-126):rz,
+ *                         order=blocked:128,join=fp32:rn"; docs/design.md §6).
  *
  * The accumulation operations on terms t_0 .. t_{n-1}:
  *   start(i)   round_acc(t_i): a (sub)sum starts from its first term, rounded into acc_fmt.
@@ -21,7 +27,8 @@
  *              every mode). With fma it is round_acc(x_i * y_i), the exact product rounded once.
  *              A sum never starts from an added zero, so -0 terms survive.
  *   add(s, i)  round_acc(s + t_i); with fma round_acc(x_i * y_i + s).
- *   join(a, b) round_acc(a + b), for two partial sums.
+ *   join(a, b) round_acc(a + b), for two partial sums (round_join with join=: into join_fmt
+ *              with join_mode).
  * Orders, for n >= 1 terms (the empty sum is +0, with no rounding):
  *   recursive  s = start(0); s = add(s, i) for i = 1 .. n-1.
  *   blocked:K  (K >= 1) the terms in blocks [bK, min(n, (b+1)K)); each block summed recursively
@@ -51,7 +58,8 @@
  *                       join).                 Total 2n - 1.
  *   kahan               start(0) uses 0; the four operations of term i >= 1 use
  *                       4i - 3, 4i - 2, 4i - 1, 4i (y, t, z, c).   Total 4n - 3.
- * (0 for n = 0, and 0 when acc_mode is deterministic.) Products (when prod_mode is stochastic
+ * (0 for n = 0, and 0 when acc_mode is deterministic, and join_mode too if join is set: the
+ * same indices are kept when only one of them is stochastic.) Products (when prod_mode is stochastic
  * and fma is off) use their own n indices, before the accumulation's (srl_dot). Indices are
  * laid out so that outputs computed in parallel never share one: results are identical for
  * any thread count and without OpenMP. rng may be NULL when every mode the call uses is
@@ -63,9 +71,13 @@
  * kernels do not check. NaN results are NaN (sign and payload unspecified).
  * Matrices are row-major; outputs may not alias inputs (srl_axpy's y is both). Sizes of 0 are
  * valid; an array argument may be NULL only when its size is 0.
+ * Memory: the binary32 matrix products keep a workspace per calling thread (packed panels of
+ * the operands, about 1 MiB, and for srl_gemm_nt_f on some configurations a transposed copy of
+ * B), allocated on first need, reused by the thread's later calls and freed when it exits.
  * Errors: SRL_EINVAL for a NULL config or output, a NULL array of nonzero size, an invalid
- * config (unknown order or mode, block 0, kahan with a non-recursive order), a NULL rng with a
- * stochastic mode in use, or (the _f kernels) an acc_fmt that is not a subset of binary32;
+ * config (unknown order or mode, block 0, kahan with a non-recursive order, join with the
+ * recursive order), a NULL rng with a stochastic mode in use, or (the _f kernels) an acc_fmt (or
+ * join_fmt) that is not a subset of binary32;
  * SRL_ERANGE when the number of draws does not fit in 64 bits; SRL_ENOMEM if srl_gemm_nt_f
  * cannot allocate its workspace. On error nothing is written and rng is unchanged. */
 #ifndef SRLAB_KERNELS_H
@@ -95,6 +107,9 @@ typedef struct srl_accum {
     srl_order order;
     size_t block; /* block size K for SRL_ORDER_BLOCKED (>= 1); ignored by the other orders */
     bool kahan;   /* only with SRL_ORDER_RECURSIVE */
+    bool join;    /* the joins round into join_fmt with join_mode (blocked or pairwise only) */
+    srl_format join_fmt;
+    srl_rounding join_mode;
 } srl_accum;
 
 /* binary64 products and accumulation, rn, recursive, no fma, no Kahan: a plain binary64 loop
@@ -102,7 +117,8 @@ typedef struct srl_accum {
 srl_accum srl_accum_binary64(void);
 
 /* Parse "prod=FMT:MODE,acc=FMT:MODE[,fma=on|off][,order=recursive|pairwise|blocked:K]
- * [,kahan=on|off]", keys in any order, each optional; missing keys keep the values already in
+ * [,kahan=on|off][,join=FMT:MODE|acc]", keys in any order (join=acc: the joins round as the
+ * accumulator does, join false), each optional; missing keys keep the values already in
  * *c (start from srl_accum_binary64()). FMT is a preset name or a custom spec in parentheses,
  * prod=(p=8,emax=127):rn; MODE is any srl_rounding_parse name (acc=bf16:sr:r=16); "prod=FMT"
  * alone keeps the mode. Malformed text is SRL_EPARSE; contradictions in the result (kahan with
@@ -111,7 +127,8 @@ srl_accum srl_accum_binary64(void);
 int srl_accum_parse(srl_accum *c, const char *spec, srl_err *err) SRL_WUR;
 
 /* Canonical spelling of a config, accepted by srl_accum_parse (every key, custom formats in
- * parentheses): "prod=bf16:rn,acc=fp32:rn,fma=off,order=blocked:32,kahan=off". Returns buf. */
+ * parentheses; join only when set): "prod=bf16:rn,acc=fp32:rn,fma=off,order=blocked:32,
+ * kahan=off". Returns buf. */
 const char *srl_accum_name(char *buf, size_t len, const srl_accum *c);
 
 /* Draws consumed (see above; 0 if the modes in use are deterministic or c is invalid):
@@ -137,8 +154,8 @@ int srl_dot(double *s, const double *x, const double *y, size_t n, const srl_acc
 
 /* y[i] = round_acc(y[i] + round_prod(alpha * x[i])) (with fma: round_acc(alpha*x[i] + y[i])).
  * Draws: when any mode in use is stochastic, element i uses counter + 2i (product) and
- * counter + 2i + 1 (sum), 2n in all (the product's index is skipped with fma). The order and
- * kahan fields are ignored (one addition per element). */
+ * counter + 2i + 1 (sum), 2n in all (the product's index is skipped with fma). The order,
+ * kahan and join fields are ignored (one addition per element). */
 int srl_axpy(double *y, double alpha, const double *x, size_t n, const srl_accum *c,
              srl_rng *rng) SRL_WUR;
 

@@ -29,6 +29,11 @@
  *                  rounding of the binary64 value, no truncated random bits).
  *   bf16-kahan     as bf16-rn plus a bf16 rn compensation buffer (comp) for the weight update
  *                  (the operations are in include/srlab/optim.h).
+ *   mp-tc          as mp with the accumulation of FP8 tensor cores in every matrix product
+ *                  (forward and backward): products exact, a 14-bit partial sum truncated at
+ *                  every addition and added into binary32 every 128 products, accum
+ *                  "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn"
+ *                  (bf16 operands: the products are exact in binary32).
  *   custom         fp32 to start with; meant to be set piece by piece.
  * Bytes per parameter (srl_strategy_bytes) count what is allocated: storage sizes from
  * include/srlab/tensor.h (bf16 2, other binary32-subset formats 4, wider 8). */
@@ -73,8 +78,8 @@ typedef struct srl_strategy {
     srl_accum accum_cfg;                 /* the same, parsed (srl_accum_parse from binary64) */
 } srl_strategy;
 
-/* The preset names in order: fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, custom;
- * NULL-terminated. */
+/* The preset names in order: fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, mp-tc,
+ * custom; NULL-terminated. */
 extern const char *const srl_strategy_names[];
 
 /* The preset called name (SRL_EPARSE with the list of names otherwise). */

@@ -179,7 +179,8 @@ int srlpy_strategy_config(PyObject *o, srl_config *cfg, const char *arg)
     } else {
         PyErr_Format(PyExc_TypeError,
                      "%s: expected a strategy name (str: fp32, mp, bf16-rn, bf16-sr, "
-                     "bf16-sr-exact, bf16-kahan, custom) or a dict of srlab train keys, got %.80s",
+                     "bf16-sr-exact, bf16-kahan, mp-tc, custom) or a dict of srlab train keys, got "
+                     "%.80s",
                      arg, Py_TYPE(o)->tp_name);
         goto done;
     }
@@ -730,7 +731,8 @@ static PyMethodDef module_methods[] = {
      "e5m2, fp64), as a list of srlab.Format: what `srlab formats` lists."},
     {"strategies", py_strategies, METH_NOARGS,
      "strategies()\n--\n\nThe precision strategy presets (fp32, mp, bf16-rn, bf16-sr,\n"
-     "bf16-sr-exact, bf16-kahan, custom): what `srlab train --strategy` accepts."},
+     "bf16-sr-exact, bf16-kahan, mp-tc, custom): what `srlab train --strategy`\n"
+     "accepts."},
     {"threads", py_threads, METH_NOARGS,
      "threads()\n--\n\nThe number of threads the library's parallel loops use for calls from this\n"
      "thread (OpenMP's limit; 1 in a build without OpenMP). Results never depend on it."},

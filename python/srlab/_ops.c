@@ -455,9 +455,9 @@ static PyObject *kernel_error(int st, const char *what)
 #define KERNEL_STREAM_DOC                                                                          \
     "accum     the accumulation config of `srlab run`/`srlab train` (--accum) and\n"              \
     "          include/srlab/kernels.h: 'prod=FMT:MODE,acc=FMT:MODE[,fma=on|off]\n"                \
-    "          [,order=recursive|pairwise|blocked:K][,kahan=on|off]', keys in any order, each\n"   \
-    "          optional, missing keys from binary64 (None: a plain binary64 loop); FMT a preset\n" \
-    "          or a custom spec in parentheses, prod=(p=8,emax=127):rn\n"                         \
+    "          [,order=recursive|pairwise|blocked:K][,kahan=on|off][,join=FMT:MODE]', keys\n"     \
+    "          in any order, each optional, missing keys from binary64 (None: a plain binary64\n" \
+    "          loop); FMT a preset or a custom spec in parentheses, prod=(p=8,emax=127):rn\n"   \
     "stream    an srlab.Stream (None: srlab.default_stream()); the kernel's k-th rounding (the\n"  \
     "          layout of include/srlab/kernels.h) uses draw stream.counter + k, and the counter\n" \
     "          advances by the kernel's draws (0 when every mode in use is deterministic)\n"

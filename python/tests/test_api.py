@@ -152,7 +152,7 @@ def test_draws_and_streams():
 
 def test_strategies():
     assert srlab.strategies() == ["fp32", "mp", "bf16-rn", "bf16-sr", "bf16-sr-exact",
-                                  "bf16-kahan", "custom"]
+                                  "bf16-kahan", "mp-tc", "custom"]
     info = srlab.strategy_info("bf16-sr")
     assert info["param"] == (srlab.Format("bf16"), "sr:r=16")
     assert info["master"] is None and info["bytes_per_param"] == 8

@@ -74,6 +74,8 @@ static const char help_head[] =
     "                 paper's optimizer: a random 16-bit integer added to the fp32 bits)\n"
     "  bf16-sr-exact  as bf16-sr, update in binary64 rounded once with exact sr\n"
     "  bf16-kahan     as bf16-rn plus a bf16 Kahan compensation buffer for the update\n"
+    "  mp-tc          as mp, every matrix product accumulated as FP8 tensor cores do: a\n"
+    "                 14-bit partial sum (rz) added into fp32 every 128 products\n"
     "  custom         fp32 to start with, set piece by piece\n"
     "--format F --rounding M is shorthand for --param-format F --param-rounding M.\n"
     "Formats: bf16 fp16 fp32 tf32 e4m3 e5m2 fp64 (or bfloat16, half, float8_e4m3fn, ...), or\n"

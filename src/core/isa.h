@@ -55,6 +55,19 @@ static inline int srl__isa_level_ifma(void)
     return lvl;
 }
 
+/* 3 where the CPU has x86-64-v4 and AVX-512 BF16 as well (conversions to bfloat16 rounded to
+ * nearest even), else srl__isa_level(): the levels of a template instantiated with SRL_ISA_BF16
+ * (src/core/isa_instantiate.h). */
+static inline int srl__isa_level_bf16(void)
+{
+    const int lvl = srl__isa_level();
+#if SRL_MULTI_ISA
+    if (lvl == 2 && __builtin_cpu_supports("avx512bf16"))
+        return 3;
+#endif
+    return lvl;
+}
+
 /* The copy of `name` for level lvl, called with args (SRL_ISA_CALL4: a template with the IFMA
  * copy too). */
 #if SRL_MULTI_ISA

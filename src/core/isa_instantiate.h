@@ -10,7 +10,8 @@
  * per translation unit). No include guard: a file may instantiate several templates.
  * A file that defines SRL_ISA_IFMA before including this one also gets a fourth copy, name_v4i,
  * level 3: x86-64-v4 plus AVX-512 IFMA (52-bit integer multiply-add, not part of x86-64-v4;
- * src/round/round_bulk.c's pcg64 lanes use it). */
+ * src/round/round_bulk.c's pcg64 lanes use it). One that defines SRL_ISA_BF16 gets name_v4b, level 3:
+ * x86-64-v4 plus AVX-512 BF16 (src/linalg/gemm32.c's products rounded to bfloat16). */
 #include "core/isa.h"
 
 #define ISA(name) SRL_CAT(name, _base)
@@ -40,6 +41,16 @@
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4,avx512ifma")
 #define ISA(name) SRL_CAT(name, _v4i)
+#define SRL_ISA_LEVEL 3
+#include SRL_ISA_TEMPLATE
+#undef SRL_ISA_LEVEL
+#undef ISA
+#pragma GCC pop_options
+#endif
+#if defined(SRL_ISA_BF16)
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4,avx512bf16")
+#define ISA(name) SRL_CAT(name, _v4b)
 #define SRL_ISA_LEVEL 3
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL

@@ -1,6 +1,6 @@
 /* src/linalg/accum.c: accumulation configs (include/srlab/kernels.h, docs/design.md §6): the
- * default, parsing "prod=FMT:MODE,acc=...,fma=,order=,kahan=", canonical names, validity, and the
- * number of draws each kernel uses. */
+ * default, parsing "prod=FMT:MODE,acc=...,fma=,order=,kahan=,join=", canonical names, validity,
+ * and the number of draws each kernel uses. */
 #include "srlab/kernels.h"
 
 #include <stdio.h>
@@ -134,7 +134,19 @@ static int config_error(const srl_accum *c, const char **why)
         return *why = "invalid rounding mode", SRL_EINVAL;
     if (c->acc_fmt.p < 2 || c->acc_fmt.p > 53 || c->prod_fmt.p < 2 || c->prod_fmt.p > 53)
         return *why = "invalid format", SRL_EINVAL;
+    if (c->join && c->order == SRL_ORDER_RECURSIVE)
+        return *why = "join= needs order=blocked:K or pairwise (the recursive order has no joins)",
+               SRL_EINVAL;
+    if (c->join && (c->join_fmt.p < 2 || c->join_fmt.p > 53 || !srl_rounding_valid(c->join_mode)))
+        return *why = "invalid join format or mode", SRL_EINVAL;
     return SRL_OK;
+}
+
+/* Is any accumulation rounding (terms, or joins) stochastic? */
+static bool acc_stochastic(const srl_accum *c)
+{
+    return srl_rounding_is_stochastic(c->acc_mode) ||
+           (c->join && srl_rounding_is_stochastic(c->join_mode));
 }
 
 /* The checks every kernel makes on its config and stream (kernels.h, "Errors"). */
@@ -143,11 +155,12 @@ int srl__accum_check(const srl_accum *c, bool products, const srl_rng *rng, bool
     const char *why;
     if (!c || config_error(c, &why) != SRL_OK)
         return SRL_EINVAL;
-    const bool sto = srl_rounding_is_stochastic(c->acc_mode) ||
-                     (products && !c->fma && srl_rounding_is_stochastic(c->prod_mode));
+    const bool sto =
+        acc_stochastic(c) || (products && !c->fma && srl_rounding_is_stochastic(c->prod_mode));
     if (sto && !rng)
         return SRL_EINVAL;
-    if (isf && !srl_format_fits_float(&c->acc_fmt))
+    if (isf && (!srl_format_fits_float(&c->acc_fmt) ||
+                (c->join && !srl_format_fits_float(&c->join_fmt))))
         return SRL_EINVAL;
     return SRL_OK;
 }
@@ -176,7 +189,7 @@ int srl_accum_parse(srl_accum *c, const char *spec, srl_err *err)
         if (!eq || eq == item)
             return srl_err_set(err, SRL_EPARSE,
                                "accumulation config '%s': '%s' is not KEY=VALUE (keys: prod, "
-                               "acc, fma, order, kahan)", spec, item);
+                               "acc, fma, order, kahan, join)", spec, item);
         *eq = '\0';
         char *val = eq + 1;
         int st;
@@ -190,10 +203,20 @@ int srl_accum_parse(srl_accum *c, const char *spec, srl_err *err)
             st = parse_onoff(&t.kahan, "kahan", val, spec, err);
         else if (!strcmp(item, "order"))
             st = parse_order(&t, val, spec, err);
+        else if (!strcmp(item, "join") && !strcmp(val, "acc"))
+            t.join = false;
+        else if (!strcmp(item, "join")) {
+            if (!t.join) { /* a mode not given is the accumulator's */
+                t.join_fmt = t.acc_fmt;
+                t.join_mode = t.acc_mode;
+            }
+            st = parse_fmt_mode(&t.join_fmt, &t.join_mode, "join", val, spec, err);
+            t.join = st == SRL_OK;
+        }
         else
             st = srl_err_set(err, SRL_EPARSE,
                              "accumulation config '%s': unknown key '%s' (known: prod, acc, fma, "
-                             "order, kahan)", spec, item);
+                             "order, kahan, join)", spec, item);
         if (st != SRL_OK)
             return st;
         if (more && !end[1])
@@ -243,8 +266,15 @@ const char *srl_accum_name(char *buf, size_t len, const srl_accum *c)
         snprintf(ord, sizeof ord, "blocked:%zu", c->block);
     else
         snprintf(ord, sizeof ord, "%s", c->order == SRL_ORDER_PAIRWISE ? "pairwise" : "recursive");
-    snprintf(buf, len, "prod=%s:%s,acc=%s:%s,fma=%s,order=%s,kahan=%s", pf, pm, af, am,
-             c->fma ? "on" : "off", ord, c->kahan ? "on" : "off");
+    char jn[SRL_FORMAT_NAME_LEN + 32] = "";
+    if (c->join) {
+        char jf[SRL_FORMAT_NAME_LEN + 2], jm[16];
+        format_text(jf, sizeof jf, &c->join_fmt);
+        srl_rounding_name(jm, sizeof jm, c->join_mode);
+        snprintf(jn, sizeof jn, ",join=%s:%s", jf, jm);
+    }
+    snprintf(buf, len, "prod=%s:%s,acc=%s:%s,fma=%s,order=%s,kahan=%s%s", pf, pm, af, am,
+             c->fma ? "on" : "off", ord, c->kahan ? "on" : "off", jn);
     return buf;
 }
 
@@ -266,7 +296,7 @@ static uint64_t acc_rounds(size_t n, const srl_accum *c)
 uint64_t srl_sum_draws(size_t n, const srl_accum *c)
 {
     const char *why;
-    if (!c || config_error(c, &why) != SRL_OK || !srl_rounding_is_stochastic(c->acc_mode))
+    if (!c || config_error(c, &why) != SRL_OK || !acc_stochastic(c))
         return 0;
     return acc_rounds(n, c);
 }

@@ -7,9 +7,9 @@
  *
  * Engines (srl__kernels_engine in src/linalg/kernels_priv.h names them):
  *   native binary32 / binary64   prod and acc both binary32 (binary64) with rn, with or without
- *                fma: hardware loops (src/linalg/kernels_isa.h), sixteen (eight) output columns a
- *                vector; the binary32 matrix products by blocks of four rows (nat32_rows), each
- *                row of B read once for four rows of C;
+ *                fma: hardware arithmetic; binary32 by packed panels and register tiles
+ *                (src/linalg/gemm32.c), binary64 eight output columns a vector
+ *                (src/linalg/kernels_isa.h);
  *   binary32 lanes   binary32 inputs whose products the scan (f32_products_exact) has shown to
  *                be binary32 numbers -- the significant bits of A and of B sum to at most 24 and
  *                exponents keep products normal (bf16 inputs, say): the binary32 product is then
@@ -20,7 +20,10 @@
  *                deterministic modes): products and sums in binary64 with the checks of
  *                kernels_impl.h;
  *   scalar       one output at a time, one operation at a time: the reference loop (pairwise,
- *                Kahan, sr with pcg64 streams).
+ *                Kahan, sr with pcg64 streams, joins rounded otherwise than the sums (join=)
+ *                but for the packed engine's promoted joins).
+ * join= with binary32 rn joins (a limited accumulator promoted every K terms) runs on the packed
+ * engine's emulation (src/linalg/gemm32.c), which adds a finished block into C in binary32.
  * The vector engines flag a lane whose operation is not provably exact or whose magnitude is
  * outside the format's normal range, and recompute it with the scalar code before the next step.
  *
@@ -135,12 +138,6 @@ typedef struct mk_job {
     uint64_t stp[MK_W], sta[MK_W], stj[MK_W];
 } mk_job;
 
-/* The full draw of the lane whose state (before the draw's first output) is st. */
-static uint64_t scalar_draw(uint64_t st, uint64_t inc)
-{
-    return ((uint64_t)srl__pcg32_out(st) << 32) | srl__pcg32_out(st * SRL_PCG32_MULT + inc);
-}
-
 /* Recompute the flagged lanes of step l by the scalar definition: product (with its draw),
  * then start or add (with its draw). b: the lanes' B values, s: their sums before the step. */
 static void mk_fix_term(const mk_job *jb, size_t l, int v, int first, double av, const double *b,
@@ -153,12 +150,12 @@ static void mk_fix_term(const mk_job *jb, size_t l, int v, int first, double av,
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t base = jb->idx0 + lane * jb->D, ia = base + jb->P + l;
-        const uint64_t ua = jb->asto ? scalar_draw(ga[q], jb->inc) : 0;
+        const uint64_t ua = jb->asto ? kern_draw(ga[q], jb->inc) : 0;
         if (k->fma) {
             r[q] = first ? k_mul(k, av, b[q], k->af, k->am, ua, jb->rng, ia)
                          : k_fma(k, av, b[q], s[q], ua, jb->rng, ia);
         } else {
-            const uint64_t up = jb->psto ? scalar_draw(gp[q], jb->inc) : 0;
+            const uint64_t up = jb->psto ? kern_draw(gp[q], jb->inc) : 0;
             const double t = k_mul(k, av, b[q], k->pf, k->pm, up, jb->rng, base + l);
             r[q] = first ? srl__round_one(t, k->af, k->am, ua, jb->rng, ia)
                          : k_add(k, s[q], t, ua, jb->rng, ia);
@@ -176,7 +173,7 @@ static void mk_fix_join(const mk_job *jb, size_t blk, int v, const double *t, co
             continue;
         const uint64_t lane = 8 * (uint64_t)v + (uint64_t)q;
         const uint64_t idx = jb->idx0 + lane * jb->D + jb->P + jb->k + blk - 1;
-        const uint64_t u = jb->asto ? scalar_draw(gj[q], jb->inc) : 0;
+        const uint64_t u = jb->asto ? kern_draw(gj[q], jb->inc) : 0;
         r[q] = k_add(k, t[q], s[q], u, jb->rng, idx);
     }
 }
@@ -203,16 +200,6 @@ enum { MF_PK_P = 0, MF_PK_ROUND };
     X(r_a32, MF_PK_ROUND, MK_AK_F32ADD, SRL_RN, SRL_RN)                                           \
     X(r_sr, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_SR)                                              \
     X(r_rn, MF_PK_ROUND, MK_AK_BITS, SRL_RN, SRL_RN)
-
-/* The native binary32 engine on blocks of NAT32_MR rows (kernels_isa.h, nat32_rows): C (m, n)
- * row-major, A[i, l] = A[i a_row + l a_step], B[l, j] = B[l ldb + j], blocks of K terms. */
-#define NAT32_MR 4
-typedef struct nat32_job {
-    const float *A, *B;
-    float *C;
-    size_t m, n, k, K, a_row, a_step, ldb;
-} nat32_job;
-typedef void (*nat32_fn)(const nat32_job *, size_t i0, size_t j0);
 
 /* The engines, once per instruction set (src/core/isa.h); the baseline copy keeps only the
  * generic instances (compile time: a CPU without x86-64-v3 is rare). */
@@ -243,11 +230,12 @@ enum {
 
 static int forced_level = -1; /* srl__kernels_isa */
 
-/* 0: baseline x86-64 (or another architecture), 1: x86-64-v3 (AVX2, FMA), 2: x86-64-v4; at
- * most the forced level. */
+/* 0: baseline x86-64 (or another architecture), 1: x86-64-v3 (AVX2, FMA), 2: x86-64-v4, 3:
+ * x86-64-v4 with AVX-512 BF16 (the packed engine's bfloat16 products, src/linalg/gemm32.c; the
+ * other engines take their x86-64-v4 copies); at most the forced level. */
 static int isa_level(void)
 {
-    const int cpu = srl__isa_level();
+    const int cpu = srl__isa_level_bf16();
     return forced_level >= 0 && forced_level < cpu ? forced_level : cpu;
 }
 
@@ -259,14 +247,15 @@ int srl__kernels_isa(int force)
 
 static mk_fn mk_lookup(int spec, int lvl)
 {
-    static const mk_fn base[MK_NS] = {MK_SPECS(MK_ADDR_base) MF_SPECS(MF_ADDR_base) nat_f32_base,
-                                      nat_f32_fma_base, nat_f64_base, nat_f64_fma_base};
+    /* the native binary32 instances are src/linalg/gemm32.c's engine (gemm_run): no entry */
+    static const mk_fn base[MK_NS] = {MK_SPECS(MK_ADDR_base) MF_SPECS(MF_ADDR_base) NULL, NULL,
+                                      nat_f64_base, nat_f64_fma_base};
 #if SRL_MULTI_ISA
-    static const mk_fn v3[MK_NS] = {MK_SPECS(MK_ADDR_v3) MF_SPECS(MF_ADDR_v3) nat_f32_v3,
-                                    nat_f32_fma_v3, nat_f64_v3, nat_f64_fma_v3};
-    static const mk_fn v4[MK_NS] = {MK_SPECS(MK_ADDR_v4) MF_SPECS(MF_ADDR_v4) nat_f32_v4,
-                                    nat_f32_fma_v4, nat_f64_v4, nat_f64_fma_v4};
-    if (lvl == 2)
+    static const mk_fn v3[MK_NS] = {MK_SPECS(MK_ADDR_v3) MF_SPECS(MF_ADDR_v3) NULL, NULL,
+                                    nat_f64_v3, nat_f64_fma_v3};
+    static const mk_fn v4[MK_NS] = {MK_SPECS(MK_ADDR_v4) MF_SPECS(MF_ADDR_v4) NULL, NULL,
+                                    nat_f64_v4, nat_f64_fma_v4};
+    if (lvl >= 2)
         return v4[spec];
     if (lvl == 1)
         return v3[spec];
@@ -294,15 +283,16 @@ typedef struct f32_stats {
     uint32_t sub;    /* a subnormal was seen */
 } f32_stats;
 
+SRL__PLAIN_CLONES
 static void f32_scan(f32_stats *st, const float *x, size_t n)
 {
     uint32_t orm = 0, mn = 255, mx = 0, sub = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* branch-free: the compiler vectorises it */
         uint32_t b;
         memcpy(&b, &x[i], sizeof b);
-        const uint32_t a = b & 0x7fffffffu, e = a >> 23;
+        const uint32_t a = b & 0x7fffffffu, e = a >> 23, en = a ? e : 255u;
         orm |= a & 0x7fffffu;
-        mn = (a != 0 && e < mn) ? e : mn;
+        mn = en < mn ? en : mn;
         mx = e > mx ? e : mx;
         sub |= (e == 0) & (a != 0);
     }
@@ -448,12 +438,14 @@ static void mk_states(uint64_t *st, int w, const srl_rng *rng, uint64_t first, u
  * ============================================================================================== */
 
 /* A matrix product C = A B in one of the layouts: A_i[l] = A[i*a_row + l*a_step],
- * B[l, j] = B[l*n + j], C[i, j] = C[i*n + j]; binary32 or binary64 arrays. */
+ * B[l, j] = B[l*b_row + j*b_step], C[i, j] = C[i*n + j]; binary32 or binary64 arrays. The
+ * lane and scalar engines read B by rows (b_step 1, b_row n): gemm_run gives them a transposed
+ * copy of any other layout. */
 typedef struct gemm_args {
     void *C;
     const void *A, *B;
     size_t m, n, k;
-    size_t a_row, a_step;
+    size_t a_row, a_step, b_row, b_step;
     bool isf;
 } gemm_args;
 
@@ -465,20 +457,73 @@ static void store(void *C, size_t o, double v, bool isf)
         ((double *)C)[o] = v;
 }
 
-/* The engine for a valid call with m, n, k > 0: -1 for the scalar engine, else the instance
- * (jt filled). */
-static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, const srl_rng *rng,
-                     mk_job *jt)
+/* The call as the native binary32 engine takes it (src/linalg/gemm32.c). */
+static srl__g32 g32_args(const gemm_args *g, const srl_accum *c, bool fused)
 {
-    const bool sto = kc->psto || kc->asto;
+    srl__g32 a;
+    memset(&a, 0, sizeof a); /* native: the exact product, binary32 sums (kinds 0) */
+    a.C = (float *)g->C;
+    a.A = g->A;
+    a.B = g->B;
+    a.m = g->m;
+    a.n = g->n;
+    a.k = g->k;
+    a.a_row = g->a_row;
+    a.a_step = g->a_step;
+    a.b_row = g->b_row;
+    a.b_step = g->b_step;
+    a.K = c->order == SRL_ORDER_BLOCKED ? c->block : g->k;
+    a.fused = fused;
+    return a;
+}
+
+/* The packed engine's emulated instance (src/linalg/gemm32.c): a spec of its own. */
+enum { MK_S_G32E = MK_NS + 1 };
+
+/* The engine for a valid call with m, n, k > 0: -1 for the scalar engine, else the instance
+ * (jt filled). A native binary32 instance (and MK_S_G32E, *a set) runs on src/linalg/gemm32.c's
+ * engine; *gen is then the lane instance that computes the same (for what that engine does not
+ * take, and when it cannot allocate its workspace). */
+static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, const srl_rng *rng,
+                     mk_job *jt, int *gen, srl__g32 *a)
+{
+    const bool sto = kc->psto || kc->asto || kc->jsto;
     if (c->order == SRL_ORDER_PAIRWISE || c->kahan || (sto && rng->kind != SRL_RNG_PCG32))
         return -1;
+    /* the lanes round their joins as their sums: join= must be the accumulator's rounding */
+    const bool lanes = !c->join || (srl_format_equal(&c->join_fmt, &c->acc_fmt) &&
+                                    c->join_mode.mode == c->acc_mode.mode &&
+                                    c->join_mode.r == c->acc_mode.r);
     memset(jt, 0, sizeof *jt);
     int spec = mk_plan(jt, kc, g->isf, false), pbits = 0;
+    *gen = MK_S_f_gen;
     if (g->isf && spec != MK_S_NAT_F32 &&
         f32_products_exact(g->A, g->m * g->k, g->B, g->k * g->n, &pbits)) {
         const int s32 = mf_plan(jt, kc, pbits);
         spec = s32 >= 0 ? s32 : mk_plan(jt, kc, true, true);
+        *gen = s32 >= 0 ? MF_S_gen : spec;
+        *a = g32_args(g, c, false);
+        if (spec != MK_S_NAT_F32 && srl__gemm32_emulate(a, kc, pbits)) {
+            if (a->pk == SRL__G32_P_EXACT && a->ak == SRL__G32_A_NAT) {
+                if (s32 >= 0) /* each term its product: binary32 arithmetic throughout */
+                    spec = MK_S_NAT_F32;
+            } else {
+                a->rng = rng;
+                a->c0 = rng ? rng->counter : 0;
+                a->D = srl_dot_draws(g->k, c);
+                if (srl__gemm32_takes(a, isa_level())) {
+                    *gen = lanes ? spec : -1;
+                    return MK_S_G32E;
+                }
+            }
+        }
+    }
+    if (!lanes) /* joins rounded otherwise than the sums: only the definition takes them */
+        return -1;
+    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA) {
+        *a = g32_args(g, c, spec == MK_S_NAT_F32_FMA);
+        if (!srl__gemm32_takes(a, isa_level()))
+            spec = *gen;
     }
     return spec;
 }
@@ -486,16 +531,19 @@ static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, con
 int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t m, size_t n,
                         size_t k, int isf, const srl_rng *rng)
 {
-    const gemm_args g = {NULL, A, B, m, n, k, k, 1, isf != 0};
+    const gemm_args g = {NULL, A, B, m, n, k, k, 1, n, 1, isf != 0};
     if (!c || srl__accum_check(c, true, rng, g.isf) != SRL_OK || !m || !n || !k)
         return -2;
     kcfg kc;
     kcfg_init(&kc, c, true, g.isf);
     mk_job jt;
-    const int spec = gemm_plan(&g, c, &kc, rng, &jt);
+    int gen;
+    srl__g32 a;
+    const int spec = gemm_plan(&g, c, &kc, rng, &jt, &gen, &a);
     if (spec < 0)
         return SRL__ENGINE_SCALAR;
     switch (spec) {
+    case MK_S_G32E: return SRL__ENGINE_PACKED_EMU32;
     case MK_S_NAT_F32: return SRL__ENGINE_NATIVE32;
     case MK_S_NAT_F32_FMA: return SRL__ENGINE_NATIVE32_FMA;
     case MK_S_NAT_F64: return SRL__ENGINE_NATIVE64;
@@ -581,126 +629,6 @@ static void gemm_out(void *vctx, size_t o)
     store(g->C, o, srl__kseq_eval(c->kc, &tm, g->k, c->rng, c->c0 + (uint64_t)o * c->D), g->isf);
 }
 
-/* The native binary32 engine by blocks of rows: tiles of NAT32_MR rows and 16 or 32 columns
- * (the instruction set's tile width), in tile_at's order. */
-typedef struct nat32_ctx {
-    nat32_job jb;
-    nat32_fn fn;
-    size_t nrb, nstrip, width;
-    bool rows_first;
-} nat32_ctx;
-
-static void nat32_tile(void *vctx, size_t t)
-{
-    const nat32_ctx *c = vctx;
-    size_t rb, strip;
-    tile_at(t, c->nrb, c->nstrip, c->rows_first, &rb, &strip);
-    c->fn(&c->jb, rb * NAT32_MR, strip * c->width);
-}
-
-static void nat32_rows_run(const gemm_args *g, bool fused, size_t K, bool par)
-{
-    const int lvl = isa_level();
-    nat32_ctx c;
-    c.jb = (nat32_job){g->A, g->B, g->C, g->m, g->n, g->k, K, g->a_row, g->a_step, g->n};
-    c.width = 16;
-#if SRL_MULTI_ISA
-    if (lvl >= 2) {
-        c.fn = fused ? nat32_rows_fma_v4 : nat32_rows_v4;
-        c.width = 32;
-    } else if (lvl == 1)
-        c.fn = fused ? nat32_rows_fma_v3 : nat32_rows_v3;
-    else
-#endif
-        c.fn = fused ? nat32_rows_fma_base : nat32_rows_base;
-    (void)lvl;
-    c.nrb = (g->m + NAT32_MR - 1) / NAT32_MR;
-    c.nstrip = (g->n + c.width - 1) / c.width;
-    c.rows_first = par;
-    srl__kern_for(c.nrb * c.nstrip, par, nat32_tile, &c);
-}
-
-static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
-{
-    if (!g->C || (!g->A && g->m && g->k) || (!g->B && g->n && g->k))
-        return SRL_EINVAL;
-    int st = srl__accum_check(c, true, rng, g->isf);
-    if (st != SRL_OK)
-        return st;
-    const uint64_t D = srl_dot_draws(g->k, c);
-    const uint64_t total = srl_gemm_draws(g->m, g->n, g->k, c);
-    if (total == UINT64_MAX && D != 0)
-        return SRL_ERANGE;
-    const size_t m = g->m, n = g->n, k = g->k;
-    if (m == 0 || n == 0)
-        return SRL_OK;
-    if (k == 0) { /* empty sums: +0 */
-        for (size_t o = 0; o < m * n; o++)
-            store(g->C, o, 0.0, g->isf);
-        return SRL_OK;
-    }
-    kcfg kc;
-    kcfg_init(&kc, c, true, g->isf);
-    const uint64_t c0 = rng ? rng->counter : 0;
-    const size_t es = g->isf ? sizeof(float) : sizeof(double);
-    const bool sto = kc.psto || kc.asto;
-    /* whether the loop forks (decided once: the tile order depends on it) */
-    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
-    mk_job jt;
-    const int spec = gemm_plan(g, c, &kc, rng, &jt);
-    if (g->isf && (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA)) {
-        nat32_rows_run(g, spec == MK_S_NAT_F32_FMA, c->order == SRL_ORDER_BLOCKED ? c->block : k,
-                       par);
-    } else if (spec >= 0) {
-        const mk_fn fn = mk_lookup(spec, isa_level());
-        /* the draws per output lane; defect gemm-draws (src/core/mutant.h): D - 1 */
-        const uint64_t Dv = D - (uint64_t)(SRL__MUT(GEMM_DRAWS) && D > 1);
-        jt.a_step = g->a_step;
-        jt.ldb = n;
-        jt.k = k;
-        jt.K = c->order == SRL_ORDER_BLOCKED ? c->block : k;
-        jt.kc = &kc;
-        jt.rng = rng;
-        jt.D = Dv;
-        jt.P = kc.psto ? k : 0;
-        uint64_t mD = 1, cD = 0;
-        if (sto) {
-            jt.inc = rng->g.p32.inc;
-            srl__lcg64_jump(&jt.m2, &jt.c2, SRL_PCG32_MULT, jt.inc, 2);
-            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt.inc, 2 * Dv);
-        }
-        const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
-        gemm_tile_ctx tc = {g, &jt, fn, rng, c0, Dv, es, mD, cD, par};
-        srl__kern_for(tiles, par, gemm_tile, &tc);
-    } else {
-        gemm_out_ctx oc = {g, &kc, rng, c0, D, es};
-        srl__kern_for(m * n, par, gemm_out, &oc);
-    }
-    kern_advance(rng, total);
-    return SRL_OK;
-}
-
-int srl_gemm(double *C, const double *A, const double *B, size_t m, size_t n, size_t k,
-             const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, k, 1, false};
-    return gemm_run(&g, c, rng);
-}
-
-int srl_gemm_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
-               const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, k, 1, true};
-    return gemm_run(&g, c, rng);
-}
-
-int srl_gemm_tn_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
-                  const srl_accum *c, srl_rng *rng)
-{
-    const gemm_args g = {C, A, B, m, n, k, 1, m, true}; /* A^T[i, l] = A[l*m + i] */
-    return gemm_run(&g, c, rng);
-}
-
 /* Row l of B^T (n values) from B (n-by-k). */
 typedef struct transpose_ctx {
     float *Bt;
@@ -715,26 +643,119 @@ static void transpose_row(void *vctx, size_t l)
         c->Bt[l * c->n + j] = c->B[j * c->k + l];
 }
 
+static void gemm_engines(const gemm_args *g, const srl_accum *c, const kcfg *kc, srl_rng *rng,
+                         mk_job *jt, int spec, bool par);
+
+/* Checks, draws, then the engine. */
+static int gemm_run(const gemm_args *g, const srl_accum *c, srl_rng *rng)
+{
+    if (!g->C || (!g->A && g->m && g->k) || (!g->B && g->n && g->k))
+        return SRL_EINVAL;
+    int st = srl__accum_check(c, true, rng, g->isf);
+    if (st != SRL_OK)
+        return st;
+    const uint64_t total = srl_gemm_draws(g->m, g->n, g->k, c);
+    if (total == UINT64_MAX && srl_dot_draws(g->k, c) != 0)
+        return SRL_ERANGE;
+    const size_t m = g->m, n = g->n, k = g->k;
+    if (m == 0 || n == 0)
+        return SRL_OK;
+    if (k == 0) { /* empty sums: +0 */
+        for (size_t o = 0; o < m * n; o++)
+            store(g->C, o, 0.0, g->isf);
+        return SRL_OK;
+    }
+    kcfg kc;
+    kcfg_init(&kc, c, true, g->isf);
+    /* whether the loop forks (decided once: the tile order depends on it) */
+    const bool par = (double)m * (double)n * (double)k >= (double)KERN_OMP_MIN && srl__may_fork();
+    mk_job jt;
+    srl__g32 a;
+    int gen, spec = gemm_plan(g, c, &kc, rng, &jt, &gen, &a);
+    if (spec == MK_S_NAT_F32 || spec == MK_S_NAT_F32_FMA || spec == MK_S_G32E) {
+        if (srl__gemm32(&a, isa_level(), par) == SRL_OK) {
+            kern_advance(rng, total);
+            return SRL_OK;
+        }
+        spec = gen; /* no workspace: the lanes compute the same */
+    }
+    if (g->b_step != 1) { /* the other engines read B by rows: B^T in the thread's workspace */
+        float *Bt = srl__kern_ws(1, n * k * sizeof *Bt);
+        if (!Bt)
+            return SRL_ENOMEM;
+        transpose_ctx tc = {Bt, g->B, n, k};
+        srl__kern_for(k, n * k >= KERN_OMP_MIN, transpose_row, &tc);
+        gemm_args gt = *g;
+        gt.B = Bt;
+        gt.b_row = n;
+        gt.b_step = 1;
+        gemm_engines(&gt, c, &kc, rng, &jt, spec, par);
+    } else {
+        gemm_engines(g, c, &kc, rng, &jt, spec, par);
+    }
+    kern_advance(rng, total);
+    return SRL_OK;
+}
+
+/* The lane engine `spec` (or the scalar one, spec < 0) on B read by rows. */
+static void gemm_engines(const gemm_args *g, const srl_accum *c, const kcfg *kc, srl_rng *rng,
+                         mk_job *jt, int spec, bool par)
+{
+    const size_t m = g->m, n = g->n, k = g->k;
+    const uint64_t D = srl_dot_draws(k, c), c0 = rng ? rng->counter : 0;
+    const size_t es = g->isf ? sizeof(float) : sizeof(double);
+    if (spec >= 0) {
+        const mk_fn fn = mk_lookup(spec, isa_level());
+        const bool sto = kc->psto || kc->asto;
+        jt->a_step = g->a_step;
+        jt->ldb = n;
+        jt->k = k;
+        jt->K = c->order == SRL_ORDER_BLOCKED ? c->block : k;
+        jt->kc = kc;
+        jt->rng = rng;
+        /* the draws per output lane; defect gemm-draws (src/core/mutant.h): D - 1 */
+        const uint64_t Dv = D - (uint64_t)(SRL__MUT(GEMM_DRAWS) && D > 1);
+        jt->D = Dv;
+        jt->P = kc->psto ? k : 0;
+        uint64_t mD = 1, cD = 0;
+        if (sto) {
+            jt->inc = rng->g.p32.inc;
+            srl__lcg64_jump(&jt->m2, &jt->c2, SRL_PCG32_MULT, jt->inc, 2);
+            srl__lcg64_jump(&mD, &cD, SRL_PCG32_MULT, jt->inc, 2 * Dv);
+        }
+        const size_t nch = (n + MK_W - 1) / MK_W, tiles = m * nch;
+        gemm_tile_ctx tc = {g, jt, fn, rng, c0, Dv, es, mD, cD, par};
+        srl__kern_for(tiles, par, gemm_tile, &tc);
+    } else {
+        gemm_out_ctx oc = {g, kc, rng, c0, D, es};
+        srl__kern_for(m * n, par, gemm_out, &oc);
+    }
+}
+
+int srl_gemm(double *C, const double *A, const double *B, size_t m, size_t n, size_t k,
+             const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, false};
+    return gemm_run(&g, c, rng);
+}
+
+int srl_gemm_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
+               const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, true};
+    return gemm_run(&g, c, rng);
+}
+
+int srl_gemm_tn_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
+                  const srl_accum *c, srl_rng *rng)
+{
+    const gemm_args g = {C, A, B, m, n, k, 1, m, n, 1, true}; /* A^T[i, l] = A[l*m + i] */
+    return gemm_run(&g, c, rng);
+}
+
 int srl_gemm_nt_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
                   const srl_accum *c, srl_rng *rng)
 {
-    /* B^T (k x n) once, so that the engines read rows of it: O(nk) copying for O(mnk) work. */
-    if (!C || (!A && m && k) || (!B && n && k))
-        return SRL_EINVAL;
-    int st = srl__accum_check(c, true, rng, true);
-    if (st != SRL_OK)
-        return st;
-    if (m == 0 || n == 0 || k == 0) {
-        const gemm_args g = {C, A, B, m, n, k, k, 1, true};
-        return gemm_run(&g, c, rng);
-    }
-    float *Bt = malloc(n * k * sizeof *Bt);
-    if (!Bt)
-        return SRL_ENOMEM;
-    transpose_ctx tc = {Bt, B, n, k};
-    srl__kern_for(k, n * k >= KERN_OMP_MIN, transpose_row, &tc);
-    const gemm_args g = {C, A, Bt, m, n, k, k, 1, true};
-    st = gemm_run(&g, c, rng);
-    free(Bt);
-    return st;
+    const gemm_args g = {C, A, B, m, n, k, k, 1, 1, k, true}; /* B^T[l, j] = B[j*k + l] */
+    return gemm_run(&g, c, rng);
 }

@@ -3,7 +3,8 @@
  *   src/linalg/accum.c        accumulation configs: default, parsing, names, validity, draws;
  *   src/linalg/kernels_ref.c  the reference loop: one output's explicit sequence of exact
  *                             operations (the scalar engine), and sum, dot, gemv, axpy on it;
- *   src/linalg/kernels.c      the matrix product: its vector engines and the choice among them.
+ *   src/linalg/kernels.c      the matrix product: its vector engines and the choice among them;
+ *   src/linalg/gemm32.c       the native binary32 matrix product by packed panels.
  *
  * include/srlab/kernels.h DEFINES every kernel as a sequence of exact operations
  * (srl_op_apply_draw) with fixed draw indices; tests/linalg/ compares every configuration,
@@ -40,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/pcg_impl.h"
 #include "round/round_bulk.h"
 #include "srlab/kernels.h"
 #include "srlab/ops.h"
@@ -54,6 +56,11 @@ int srl__accum_check(const srl_accum *c, bool products, const srl_rng *rng, bool
 /* body(ctx, i) for i in [0, n), over the threads when `par` (src/linalg/kernels_ref.c). */
 void srl__kern_for(size_t n, bool par, void (*body)(void *ctx, size_t i), void *ctx);
 
+/* The calling thread's workspace number `slot` (0: the packed product's panels, 1: a transposed
+ * operand), of at least `bytes` bytes, 64-byte aligned; NULL if it cannot be allocated. It stays
+ * the thread's until its next call with the same slot (src/linalg/kernels_ref.c). */
+void *srl__kern_ws(int slot, size_t bytes);
+
 /* Move rng past the draws of a call. */
 static inline void kern_advance(srl_rng *rng, uint64_t draws)
 {
@@ -64,10 +71,12 @@ static inline void kern_advance(srl_rng *rng, uint64_t draws)
 /* ---- one call's config, as the engines read it ---- */
 
 typedef struct kcfg {
-    const srl_format *pf, *af;
-    srl_rounding pm, am;
+    const srl_format *pf, *af, *jf;
+    srl_rounding pm, am, jm; /* jf, jm: the joins' (acc's unless join=) */
+    bool join;        /* join= set: the joins round differently (some engines do not take it) */
     bool fma;         /* products enter the accumulation exactly */
-    bool psto, asto;  /* product draws exist; accumulation draws exist */
+    bool psto, asto;  /* product draws exist; term-accumulation draws are used */
+    bool jsto;        /* join draws are used (asto || jsto: the accumulation's indices exist) */
     bool isf;         /* binary32 inputs: every product is exact in binary64 */
     srl_order order;
     size_t K;         /* block size (blocked) */
@@ -80,9 +89,13 @@ static inline void kcfg_init(kcfg *k, const srl_accum *c, bool products, bool is
     k->af = &c->acc_fmt;
     k->pm = c->prod_mode;
     k->am = c->acc_mode;
+    k->join = c->join;
+    k->jf = c->join ? &c->join_fmt : &c->acc_fmt;
+    k->jm = c->join ? c->join_mode : c->acc_mode;
     k->fma = products && c->fma;
     k->psto = products && !c->fma && srl_rounding_is_stochastic(c->prod_mode);
     k->asto = srl_rounding_is_stochastic(c->acc_mode);
+    k->jsto = srl_rounding_is_stochastic(k->jm);
     k->isf = isf;
     k->order = c->order;
     k->K = c->block;
@@ -136,14 +149,28 @@ static inline double k_mul(const kcfg *k, double x, double y, const srl_format *
     return srl_op_apply_draw(SRL_MUL, x, y, 0.0, f, m, u, rng, idx);
 }
 
-/* round_acc(a + b): srl_op_apply_draw(SRL_ADD, a, b, ...). */
+/* RND(a + b) into f with m: srl_op_apply_draw(SRL_ADD, a, b, ...), directly when exact. */
+static inline double k_sum_into(double a, double b, const srl_format *f, srl_rounding m,
+                                uint64_t u, const srl_rng *rng, uint64_t idx)
+{
+    const double d = a + b;
+    if (sum_exact(a, b, d) && (d != 0 || m.mode != SRL_RD))
+        return srl__round_one(d, f, m, u, rng, idx);
+    return srl_op_apply_draw(SRL_ADD, a, b, 0.0, f, m, u, rng, idx);
+}
+
+/* round_acc(a + b). */
 static inline double k_add(const kcfg *k, double a, double b, uint64_t u, const srl_rng *rng,
                            uint64_t idx)
 {
-    const double d = a + b;
-    if (sum_exact(a, b, d) && (d != 0 || k->am.mode != SRL_RD))
-        return srl__round_one(d, k->af, k->am, u, rng, idx);
-    return srl_op_apply_draw(SRL_ADD, a, b, 0.0, k->af, k->am, u, rng, idx);
+    return k_sum_into(a, b, k->af, k->am, u, rng, idx);
+}
+
+/* round_join(a + b): the join of two partial sums, into jf with jm (k_add's when no join=). */
+static inline double k_join(const kcfg *k, double a, double b, uint64_t u, const srl_rng *rng,
+                            uint64_t idx)
+{
+    return k_sum_into(a, b, k->jf, k->jm, u, rng, idx);
 }
 
 /* round_acc(a - b): srl_op_apply_draw(SRL_SUB, a, b, ...). */
@@ -169,6 +196,12 @@ static inline double k_fma(const kcfg *k, double x, double y, double s, uint64_t
     return srl_op_apply_draw(SRL_FMA, x, y, s, k->af, k->am, u, rng, idx);
 }
 
+/* The full draw of a pcg32 lane whose state (before the draw's first output) is st. */
+static inline uint64_t kern_draw(uint64_t st, uint64_t inc)
+{
+    return ((uint64_t)srl__pcg32_out(st) << 32) | srl__pcg32_out(st * SRL_PCG32_MULT + inc);
+}
+
 /* The next draw of a cursor that is `on` (its index in *idx), or 0 (and index 0) when off. */
 static inline uint64_t cursor_next(srl_rng *g, bool on, uint64_t *idx)
 {
@@ -179,6 +212,52 @@ static inline uint64_t cursor_next(srl_rng *g, bool on, uint64_t *idx)
     *idx = g->counter;
     return srl_rng_next(g);
 }
+
+/* ---- the native binary32 matrix product (src/linalg/gemm32.c) ---- */
+
+/* Product kinds: the exact product; RN of it into p = 24 - ps bits of binary32's exponent range.
+ * Accumulation kinds: binary32 rn (the hardware's sum); RZ, RN, SR into the accumulator's format
+ * of p = 24 - as bits (src/linalg/gemm32_isa.h says how each is exact). */
+enum { SRL__G32_P_EXACT = 0, SRL__G32_P_RN };
+enum { SRL__G32_A_NAT = 0, SRL__G32_A_RZ, SRL__G32_A_RN, SRL__G32_A_SR };
+
+/* C = A B, binary32: C (m, n) row-major, A[i, l] = A[i a_row + l a_step],
+ * B[l, j] = B[l b_row + j b_step], blocks of K terms (K >= k: the recursive order). Natively
+ * (pk exact, ak nat: binary32 products and sums with rn, or fma when fused), or emulated, for
+ * products the scan has shown exact in binary32 (pk, ak; jk the joins' kind, nat or ak; alo,
+ * ahi the accumulator's normal magnitudes as binary32 bits; kc the config, for the lanes the
+ * kernels recompute; rng, c0, D: SR's draws, term l of output o at c0 + o D + l). */
+typedef struct srl__g32 {
+    float *C;
+    const float *A, *B;
+    size_t m, n, k;
+    size_t a_row, a_step, b_row, b_step;
+    size_t K;
+    bool fused;
+    int pk, ak, jk, ps, as;
+    uint32_t alo, ahi;
+    const kcfg *kc;
+    const srl_rng *rng;
+    uint64_t c0, D;
+} srl__g32;
+
+/* The largest block size of a blocked order (K < k) the engine takes: a chunk holds whole blocks. */
+#define SRL__G32_KMAX ((size_t)4096)
+
+/* Does the engine take this product at instruction-set level lvl (the fused one needs FMA, the
+ * emulated ones x86-64-v4, SR the recursive order or binary32 joins)? */
+bool srl__gemm32_takes(const srl__g32 *g, int lvl);
+
+/* Set a's emulation (pk, ak, jk, ps, as, alo, ahi, kc) for config k on binary32 inputs whose
+ * products are exact binary32 numbers of at most pbits significant bits, normal or zero (the
+ * scan of src/linalg/kernels.c), and return true; false when the engine does not emulate it.
+ * pk exact and ak nat is the native product (prod=bf16 of fp8 values, say). The caller sets
+ * rng, c0 and D. */
+bool srl__gemm32_emulate(srl__g32 *a, const kcfg *k, int pbits);
+
+/* The product for m, n, k > 0, over the threads when `par`: SRL_OK, or SRL_ENOMEM (nothing
+ * written) when its workspace cannot be allocated. */
+int srl__gemm32(const srl__g32 *g, int lvl, bool par);
 
 /* ---- the reference loop (src/linalg/kernels_ref.c) ---- */
 

@@ -24,7 +24,7 @@
  *   mk_*   binary64 lanes, eight a vector: product t = round_prod(a*b) formed in binary64,
  *          then start / add / join, each either native or exact-then-bit-logic;
  *   mf_*   binary32 lanes, sixteen a vector, when every product is a binary32 number;
- *   nat_*  hardware binary32 / binary64 arithmetic (prod and acc rn in that format).
+ *   nat_*  hardware binary64 arithmetic (prod and acc rn binary64; binary32: gemm32.c).
  * Lanes where an exactness or range condition fails are flagged and recomputed, before the next
  * step, by the scalar definition (mk_fix_* in src/linalg/kernels.c) with the same draws. */
 
@@ -324,31 +324,10 @@ MK_GENERIC(MK_INSTANCE)
 #endif
 #undef MK_INSTANCE
 
-/* ---- native engines: binary32 (binary64) products and accumulation, rn ----
+/* ---- the native binary64 engine: binary64 products and accumulation, rn ----
+ * (The native binary32 product has an engine of its own, src/linalg/gemm32.c.)
  * The hardware's a*b, s + t and fma(a, b, s) are RN of the exact result, which is the whole
  * definition here; lanes are independent outputs as above. */
-
-SRL_INLINE srl__f32x16 ISA(fma_f16)(srl__f32x16 a, srl__f32x16 b, srl__f32x16 c)
-{
-#if defined(__AVX512F__)
-    return (srl__f32x16)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif defined(__FMA__)
-    __m256 a2[2], b2[2], c2[2];
-    memcpy(a2, &a, sizeof a2);
-    memcpy(b2, &b, sizeof b2);
-    memcpy(c2, &c, sizeof c2);
-    c2[0] = _mm256_fmadd_ps(a2[0], b2[0], c2[0]);
-    c2[1] = _mm256_fmadd_ps(a2[1], b2[1], c2[1]);
-    srl__f32x16 r;
-    memcpy(&r, c2, sizeof r);
-    return r;
-#else
-    srl__f32x16 r; /* not selected without FMA hardware; fmaf is exact anyway */
-    for (int q = 0; q < 16; q++)
-        r[q] = fmaf(a[q], b[q], c[q]);
-    return r;
-#endif
-}
 
 SRL_INLINE srl__f64x8 ISA(fma_d8)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 c)
 {
@@ -420,107 +399,8 @@ SRL_INLINE srl__f64x8 ISA(fma_d8)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 c)
     static void ISA(NAME)(mk_job * jb) { ISA(NAME##_core)(jb, 0); }                               \
     static void ISA(NAME##_fma)(mk_job * jb) { ISA(NAME##_core)(jb, 1); }
 
-MK_NATIVE(nat_f32, float, srl__f32x16, 16, SRL_SPLAT16, ISA(fma_f16))
 MK_NATIVE(nat_f64, double, srl__f64x8, 8, SRL_SPLAT8, ISA(fma_d8))
 #undef MK_NATIVE
-
-/* ---- the native binary32 engine on a block of rows (nat32_rows) ----
- * The engine nat_f32 above reads a row of B for each output row; this one holds NAT32_MR rows
- * of C at once (sb[r][v]: row r, vector v of the tile's columns), so each row of B read from
- * memory feeds NAT32_MR rows' products. Each output still runs its own sequence l = 0, 1, ...
- * (product rounded, then the sum rounded, or one fused operation; blocks of K terms joined
- * into st as above): the same operations on the same values as nat_f32, hence the same bits.
- * Tile width NAT32_NV(level) vectors of 16: two with AVX-512 (32 registers hold 4 x 2 sb, 4 x 2
- * st), one below. Rows past m (a short last block) compute a copy of row i0 and are not stored;
- * columns past n read a zero-padded copy of B's row and are not stored. */
-#if SRL_ISA_LEVEL >= 2
-#define NAT32_NV_HERE 2
-#else
-#define NAT32_NV_HERE 1
-#endif
-/* The vectors of the tile: 512-bit, but 256-bit under AVX2 (level 1), where GCC 12 moves 512-bit
- * generic vectors through the stack in pieces whose reloads stall (three times slower than
- * the baseline copy); the same 16 columns are then two vectors of 8. Lanes are independent
- * outputs, so the width changes nothing but speed. */
-#if SRL_ISA_LEVEL == 1
-typedef srl__f32x8 ISA(nat32_v);
-#define NAT32_L 8
-#define NAT32_SPLAT(x) {x, x, x, x, x, x, x, x}
-#else
-typedef srl__f32x16 ISA(nat32_v);
-#define NAT32_L 16
-#define NAT32_SPLAT(x) SRL_SPLAT16(x)
-#endif
-SRL_INLINE ISA(nat32_v) ISA(nat32_fma)(ISA(nat32_v) a, ISA(nat32_v) b, ISA(nat32_v) c)
-{
-#if SRL_ISA_LEVEL == 1
-    return (ISA(nat32_v))_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
-#else
-    return ISA(fma_f16)(a, b, c);
-#endif
-}
-/* The tile's W columns of B's row at row (w valid columns; a short row through the zeroed pad). */
-SRL_INLINE void ISA(nat32_brow)(ISA(nat32_v) *b, const float *row, int w, float *pad)
-{
-    enum { W = 16 * NAT32_NV_HERE };
-    if (w < W) {
-        memcpy(pad, row, (size_t)w * sizeof *pad);
-        row = pad;
-    }
-    for (int v = 0; v < W / NAT32_L; v++) /* one load per vector (one copy of all W is stored */
-        memcpy(&b[v], row + NAT32_L * v, sizeof b[v]); /* in pieces and reloaded, stalling) */
-}
-SRL_INLINE void ISA(nat32_core)(const nat32_job *g, size_t i0, size_t j0, const int fused)
-{
-    enum { R = NAT32_MR, W = 16 * NAT32_NV_HERE, NV = W / NAT32_L };
-    typedef ISA(nat32_v) V;
-    const size_t k = g->k, K = g->K;
-    const size_t mr = g->m - i0 < R ? g->m - i0 : R;
-    const int w = (int)(g->n - j0 < (size_t)W ? g->n - j0 : (size_t)W);
-    const float *a[R];
-    for (size_t r = 0; r < R; r++)
-        a[r] = g->A + (i0 + (r < mr ? r : 0)) * g->a_row;
-    float pad[W];
-    memset(pad, 0, sizeof pad);
-    V st[R][NV], sb[R][NV];
-    memset(st, 0, sizeof st);
-    size_t blk = 0;
-    for (size_t l0 = 0; l0 < k; l0 += K, blk++) {
-        const size_t l1 = K < k - l0 ? l0 + K : k;
-        V b[NV];
-        ISA(nat32_brow)(b, g->B + l0 * g->ldb + j0, w, pad);
-        for (size_t r = 0; r < R; r++) {
-            const V av = NAT32_SPLAT(a[r][l0 * g->a_step]);
-            for (int v = 0; v < NV; v++)
-                sb[r][v] = av * b[v]; /* start: RN of the exact product */
-        }
-        for (size_t l = l0 + 1; l < l1; l++) {
-            ISA(nat32_brow)(b, g->B + l * g->ldb + j0, w, pad);
-            for (size_t r = 0; r < R; r++) {
-                const V av = NAT32_SPLAT(a[r][l * g->a_step]);
-                for (int v = 0; v < NV; v++)
-                    sb[r][v] = fused ? ISA(nat32_fma)(av, b[v], sb[r][v])
-                                     : sb[r][v] + av * b[v]; /* two roundings: no contraction */
-            }
-        }
-        for (size_t r = 0; r < R; r++)
-            for (int v = 0; v < NV; v++)
-                st[r][v] = blk == 0 ? sb[r][v] : st[r][v] + sb[r][v];
-    }
-    for (size_t r = 0; r < mr; r++)
-        memcpy(g->C + (i0 + r) * g->n + j0, st[r], (size_t)w * sizeof(float));
-}
-static void ISA(nat32_rows)(const nat32_job *g, size_t i0, size_t j0)
-{
-    ISA(nat32_core)(g, i0, j0, 0);
-}
-static void ISA(nat32_rows_fma)(const nat32_job *g, size_t i0, size_t j0)
-{
-    ISA(nat32_core)(g, i0, j0, 1);
-}
-#undef NAT32_NV_HERE
-#undef NAT32_L
-#undef NAT32_SPLAT
 
 /* ---- the binary32-lane engine (binary32 inputs whose products are exact in binary32) ----
  * Used when the scan of src/linalg/kernels.c has shown that every product a*b of the call is a binary32

@@ -10,8 +10,9 @@
 #include "srlab/kernels.h"
 
 /* With force >= 0, use instruction-set level min(force, what the CPU supports) from now on
- * (0 baseline, 1 x86-64-v3, 2 x86-64-v4); with force < 0, go back to the CPU's choice. Returns
- * the level now in use. Not thread-safe: call it between kernel calls. */
+ * (0 baseline, 1 x86-64-v3, 2 x86-64-v4, 3 x86-64-v4 with AVX-512 BF16); with force < 0, go back
+ * to the CPU's choice. Returns the level now in use. Not thread-safe: call it between kernel
+ * calls. */
 int srl__kernels_isa(int force);
 
 /* Which engine srl_gemm (isf = 0) or srl_gemm_f/_nt_f/_tn_f (isf = 1, the same decision) would
@@ -26,6 +27,7 @@ enum {
     SRL__ENGINE_NATIVE64_FMA, /* the same with fma */
     SRL__ENGINE_LANES64,      /* emulated, eight binary64 lanes */
     SRL__ENGINE_LANES32,      /* emulated, sixteen binary32 lanes (products exact in binary32) */
+    SRL__ENGINE_PACKED_EMU32, /* emulated on the packed binary32 engine (x86-64-v4) */
     SRL__ENGINE_COUNT
 };
 int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t m, size_t n,

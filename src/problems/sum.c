@@ -445,7 +445,8 @@ static const srl_param sum_params[] = {
     {"order", "recursive", "summation order: recursive, pairwise or blocked:K"},
     {"kahan", "off", "Kahan-compensated recursive summation: on or off"},
     {"accum", "", "a full accumulation spec applied over the keys above: prod=FMT:MODE,"
-                  "acc=FMT:MODE[,fma=on|off][,order=...][,kahan=on|off]; the terms are "
+                  "acc=FMT:MODE[,fma=on|off][,order=...][,kahan=on|off][,join=FMT:MODE]; "
+                  "the terms are "
                   "rounded into its accumulator format"},
     {"lambda", "3", "lambda of the probabilistic SR bound (> 0); it holds with probability "
                     "1 - 2 exp(-lambda^2/2)"},

@@ -36,7 +36,11 @@ SRL_INLINE void ISA(lane_pcg32_operands)(srl__u64x8 st, srl__u32x16 *x, srl__u32
 
 SRL_INLINE srl__u32x16 ISA(lane_rotr32)(srl__u32x16 x, srl__u32x16 rot)
 {
+#if defined(__AVX512F__) /* one instruction (GCC 12 does not find it in the shifts) */
+    return (srl__u32x16)_mm512_rorv_epi32((__m512i)x, (__m512i)rot);
+#else
     return (x >> rot) | (x << ((-rot) & 31u));
+#endif
 }
 
 #if defined(__AVX2__) && !defined(__AVX512F__)

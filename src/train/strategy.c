@@ -9,9 +9,13 @@
 #include "srlab/tensor.h"
 
 const char *const srl_strategy_names[] = {"fp32",          "mp",         "bf16-rn", "bf16-sr",
-                                          "bf16-sr-exact", "bf16-kahan", "custom",  NULL};
+                                          "bf16-sr-exact", "bf16-kahan", "mp-tc",   "custom",
+                                          NULL};
 
 #define ACCUM_FP32 "prod=fp32:rn,acc=fp32:rn"
+/* FP8 tensor cores' accumulation (docs/design.md §6): a 14-bit partial sum, truncated, promoted
+ * into binary32 every 128 products */
+#define ACCUM_TC "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn"
 
 static srl_slot slot(const char *fmt, srl_rounding m)
 {
@@ -30,7 +34,7 @@ int srl_strategy_preset(srl_strategy *s, const char *name, srl_err *err)
     if (k < 0)
         return srl_err_set(err, SRL_EPARSE,
                            "unknown strategy '%s' (known: fp32, mp, bf16-rn, bf16-sr, "
-                           "bf16-sr-exact, bf16-kahan, custom)", name);
+                           "bf16-sr-exact, bf16-kahan, mp-tc, custom)", name);
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", name);
     const srl_rounding rn = SRL_ROUND_RN;
@@ -38,13 +42,14 @@ int srl_strategy_preset(srl_strategy *s, const char *name, srl_err *err)
     s->param = s->grad = s->m = s->v = s->act = slot("fp32", rn);
     s->master = s->comp = slot("fp32", rn);
     s->arith = SRL_ARITH_FP32;
-    snprintf(s->accum, sizeof s->accum, "%s", ACCUM_FP32);
+    const char *accum = !strcmp(name, "mp-tc") ? ACCUM_TC : ACCUM_FP32;
+    snprintf(s->accum, sizeof s->accum, "%s", accum);
     s->accum_cfg = srl_accum_binary64();
-    if (srl_accum_parse(&s->accum_cfg, ACCUM_FP32, NULL) != SRL_OK)
+    if (srl_accum_parse(&s->accum_cfg, accum, NULL) != SRL_OK)
         return srl_err_set(err, SRL_EINVAL, "internal: the preset accum spec does not parse");
     if (!strcmp(name, "fp32") || !strcmp(name, "custom"))
         return SRL_OK;
-    if (!strcmp(name, "mp")) {
+    if (!strcmp(name, "mp") || !strcmp(name, "mp-tc")) {
         s->has_master = true;
         s->param = s->grad = s->act = slot("bf16", rn);
         return SRL_OK;

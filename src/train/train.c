@@ -27,7 +27,8 @@ const srl_param srl__train_common_params[] = {
     {"eps", "1e-8", "Adam epsilon (> 0), added to sqrt(v_hat)"},
     {"wd", "0", "weight decay (>= 0): decoupled for adamw, L2 in the gradient otherwise"},
     {"strategy", "fp32",
-     "precision strategy: fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, custom"},
+     "precision strategy: fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, mp-tc, "
+     "custom"},
     {"format", "strategy", "shorthand for param-format: weight storage format"},
     {"rounding", "strategy", "shorthand for param-rounding: rounding of the weight write"},
     {"param-format", "strategy", "weight storage format (bf16, fp16, fp32, ..., p=P,emax=E)"},

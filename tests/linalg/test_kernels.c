@@ -85,6 +85,12 @@ static const char *const configs[] = {
     "prod=bf16:sr,acc=bf16:sr,order=blocked:3",
     "prod=fp32:rn,acc=fp16:sr,order=blocked:4",
     "prod=bf16:rn,acc=fp16:sr,order=blocked:4",
+    "prod=fp32:rn,acc=bf16:rz,order=blocked:8,join=fp32:rn",
+    "prod=bf16:rn,acc=fp16:sr,order=blocked:4,join=fp32:rn",
+    "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:3,join=fp32:rn",
+    "prod=fp32:rn,acc=bf16:rn,order=pairwise,join=fp32:sr",
+    "prod=bf16:rn,acc=fp32:rn,order=blocked:5,join=bf16:sr",
+    "prod=fp32:rn,acc=bf16:sr,order=blocked:6,join=bf16:sr",
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -107,7 +113,7 @@ static double OP(srl_op op, double a, double b, double c3, const srl_format *f, 
 /* Accumulation roundings of an n-term sum, from the header's "Draws" table. */
 static uint64_t ref_acc_count(size_t n, const srl_accum *c)
 {
-    if (n == 0 || !sto(c->acc_mode))
+    if (n == 0 || !(sto(c->acc_mode) || (c->join && sto(c->join_mode))))
         return 0;
     if (c->kahan)
         return 4 * (uint64_t)n - 3;
@@ -162,7 +168,9 @@ static double ref_add(const ref_sum *r, double s, size_t i, uint64_t idx)
 
 static double ref_join(const ref_sum *r, double a, double b, uint64_t idx)
 {
-    return OP(SRL_ADD, a, b, 0, &r->c->acc_fmt, r->c->acc_mode, r->rng, idx);
+    const srl_accum *c = r->c;
+    return OP(SRL_ADD, a, b, 0, c->join ? &c->join_fmt : &c->acc_fmt,
+              c->join ? c->join_mode : c->acc_mode, r->rng, idx);
 }
 
 static double ref_pairwise(const ref_sum *r, size_t a, size_t b)
@@ -311,7 +319,8 @@ static void init_rng(srl_rng *r, int kind, uint64_t salt)
 
 static bool stochastic_use(const srl_accum *c, bool products)
 {
-    return sto(c->acc_mode) || (products && !c->fma && sto(c->prod_mode));
+    return sto(c->acc_mode) || (c->join && sto(c->join_mode)) ||
+           (products && !c->fma && sto(c->prod_mode));
 }
 
 /* ---- sum, dot, axpy ---- */
@@ -359,7 +368,8 @@ static void test_vectors(size_t ci, int kind)
             r0 = r;
             CHECK(srl_axpy(yy, alpha, x, n, c, &r) == SRL_OK, "srl_axpy %s %s", configs[ci],
                   extra);
-            const bool any = stochastic_use(c, true);
+            /* (axpy has no joins: join= is ignored) */
+            const bool any = sto(c->acc_mode) || (!c->fma && sto(c->prod_mode));
             for (size_t i = 0; i < n; i++) {
                 const uint64_t ip = r0.counter + 2 * i, ia = ip + 1;
                 double want;
@@ -640,8 +650,8 @@ static void test_sr_ties(void)
     GROUP("sr decided by the draw's low half when the high halves tie", before);
 }
 
-/* The binary32 lanes decide sr from the draw's high half alone: there the fraction's low word
- * is 0, so equal high halves mean U >= f (stay). Find draws whose high half is r 2^24 (r < 2^8)
+/* The binary32 lanes (and the packed engine's emulation, x86-64-v4) decide sr from the draw's
+ * high half alone: there the fraction's low word is 0, so equal high halves mean U >= f (stay). Find draws whose high half is r 2^24 (r < 2^8)
  * and make the exact sum's fraction exactly that: 1 + r 2^-15 into bf16 (spacing 2^-7 at 1) has
  * f = r 2^-8, so f 2^64 = r 2^56, whose high word is the draw's. The result must be 1. */
 static void test_sr_ties32(void)
@@ -667,8 +677,9 @@ static void test_sr_ties32(void)
         srl_rng_init(&r, SRL_RNG_PCG32, SEED, 77);
         srl_rng_seek(&r, c0);
         const srl_rng r0 = r;
-        CHECK(srl__kernels_engine(&c, A, B, 1, 1, 2, 1, &r) == SRL__ENGINE_LANES32,
-              "the tie case does not reach the binary32 lanes");
+        const int eng = srl__kernels_engine(&c, A, B, 1, 1, 2, 1, &r);
+        CHECK(eng == SRL__ENGINE_LANES32 || eng == SRL__ENGINE_PACKED_EMU32,
+              "the tie case does not reach the binary32 lanes (or the packed engine's)");
         CHECK(srl_gemm_f(&C, A, B, 1, 1, 2, &c, &r) == SRL_OK, "srl_gemm_f tie case");
         CHECK(C == 1.0f && srl_test_same(C, ref_eval(&c, &r0, Ad, 1, Bd, 1, 2, c0)),
               "draw %#llx at index %llu, t = %a: got %a, want 1", (unsigned long long)u,
@@ -926,6 +937,197 @@ static void test_errors(void)
 
 /* ---- srl_accum_parse / srl_accum_name ---- */
 
+/* ---- the packed binary32 engine at its cuts (src/linalg/gemm32.c) ----
+ * The packed engine cuts k into chunks of at most 256 terms (a sum waits in C between two), the
+ * rows into blocks of 96 and panels of 6, the columns into blocks of 1024 and panels of up to
+ * 64 (16 or 8 below AVX-512; 32 for the emulated tiles), and, with blocked:K, a chunk into whole
+ * blocks (chunks of K terms for K > 256, with fewer rows and columns per block; K > 4096 goes to
+ * the lanes). Shapes here cross each cut in every layout: several chunks, rows and columns past
+ * a block and partial panels on both edges. The native configs run on binary32 values and
+ * bf16 values 2^-60 .. 2^60; the emulated ones (x86-64-v4: bf16 products, rz, rn and sr
+ * accumulators, the 14-bit accumulator in blocks of 128) on bf16 values, near 1 or near 2^-10
+ * (fp16's subnormal sums, which the engine hands to the definition lane by lane); bf16 products
+ * of e4m3 values, which bf16 holds exactly, on the native engine. */
+typedef struct cut_spec {
+    const char *spec;
+    int emu; /* 0: native (binary32 / bf16-wide inputs); 1: emulated on bf16 inputs; 2: on tiny
+              * ones; 3: native on e4m3 inputs (bf16 products hold them exactly) */
+} cut_spec;
+
+/* At every instruction-set level 0 .. top (srl__kernels_isa), against one reference. */
+static void test_gemm32_cuts(int top)
+{
+    static const cut_spec specs[] = {
+        {"prod=fp32:rn,acc=fp32:rn", 0},
+        {"prod=fp32:rn,acc=fp32:rn,fma=on", 0},
+        {"prod=fp32:rn,acc=fp32:rn,order=blocked:100", 0},
+        {"prod=fp32:rn,acc=fp32:rn,fma=on,order=blocked:300", 0},
+        {"prod=fp32:rn,acc=fp32:rn,order=blocked:1000", 0},
+        {"prod=fp32:rn,acc=fp32:rn,order=blocked:4500", 0},
+        {"prod=bf16:rn,acc=fp32:rn", 1},
+        {"prod=bf16:rn,acc=fp32:rn,order=blocked:100", 1},
+        {"prod=fp32:rn,acc=bf16:sr", 1},
+        {"prod=bf16:rn,acc=bf16:sr", 1},
+        {"prod=bf16:rn,acc=bf16:rn,order=blocked:100", 1},
+        {"prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128", 1},
+        {"prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn", 1},
+        {"prod=bf16:rn,acc=bf16:sr,order=blocked:100,join=fp32:rn", 1},
+        {"prod=fp32:rn,acc=fp16:sr", 2},
+        {"prod=tf32:rn,acc=fp16:rz", 2},
+        {"prod=fp32:rn,acc=fp16:rn", 2},
+        {"prod=bf16:rn,acc=fp32:rn", 3},
+        {"prod=bf16:rn,acc=fp32:rn,order=blocked:100", 3},
+    };
+    static const shape cut_shapes[] = {
+        {13, 70, 300}, {100, 5, 300}, {2, 1100, 3}, {7, 33, 2500}, {1, 3, 5000},
+    };
+    const long before = srl_test_failures;
+    char extra[160];
+    long emulated = 0;
+    for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+        srl_accum c = srl_accum_binary64();
+        srl_err err;
+        CHECK(srl_accum_parse(&c, specs[si].spec, &err) == SRL_OK, "%s: %s", specs[si].spec,
+              err.msg);
+        const int emu = specs[si].emu;
+        for (size_t hi = 0; hi < sizeof cut_shapes / sizeof *cut_shapes; hi++) {
+            const size_t m = cut_shapes[hi].m, n = cut_shapes[hi].n, k = cut_shapes[hi].k;
+            if (k > 2000 && (c.order != SRL_ORDER_BLOCKED || c.block < (emu ? 100 : 1000)))
+                continue; /* the long sums only where they cross a block's cut */
+            const bool lanes = c.order == SRL_ORDER_BLOCKED && c.block > 4096 && c.block < k;
+            for (int lay = L_NN_F; lay < NLAYOUTS; lay++) {
+                const int cls = emu == 2 ? IN_TINY
+                                : emu    ? IN_BF16
+                                : (int)((si + hi + (size_t)lay) % 2) ? IN_BF16W
+                                                                      : IN_F32;
+                const uint64_t s = SEED + 77000 + 100 * si + 10 * hi + (uint64_t)lay;
+                double *A = malloc(m * k * sizeof *A), *B = malloc(k * n * sizeof *B);
+                float *Af = malloc(m * k * sizeof *Af), *Bf = malloc(k * n * sizeof *Bf);
+                float *Cf = malloc(m * n * sizeof *Cf);
+                gen(A, m * k, cls, true, s);
+                gen(B, k * n, cls, true, s + 3);
+                if (emu == 3) {
+                    const srl_format *e4m3 = srl_format_find("e4m3");
+                    for (size_t i = 0; i < m * k; i++)
+                        A[i] = srl_round(A[i], e4m3, SRL_ROUND_RN, NULL);
+                    for (size_t i = 0; i < k * n; i++)
+                        B[i] = srl_round(B[i], e4m3, SRL_ROUND_RN, NULL);
+                }
+                for (size_t i = 0; i < m * k; i++)
+                    Af[i] = (float)A[i];
+                for (size_t i = 0; i < k * n; i++)
+                    Bf[i] = (float)B[i];
+                srl_rng r0;
+                init_rng(&r0, 1, s);
+                const uint64_t D = ref_dot_count(k, &c);
+                double *want = malloc(m * n * sizeof *want);
+                for (size_t i = 0; i < m; i++)
+                    for (size_t j = 0; j < n; j++) {
+                        const double *xa = lay == L_TN_F ? A + i : A + i * k;
+                        const double *yb = lay == L_NT_F ? B + j * k : B + j;
+                        want[i * n + j] =
+                            ref_eval(&c, &r0, xa, lay == L_TN_F ? m : 1, yb,
+                                     lay == L_NT_F ? 1 : n, k, r0.counter + (i * n + j) * D);
+                    }
+                for (int lvl = 0; lvl <= top; lvl++) {
+                    srl__kernels_isa(lvl);
+                    snprintf(extra, sizeof extra, "%s m=%zu n=%zu k=%zu %s level %d",
+                             layout_names[lay], m, n, k, class_names[cls], lvl);
+                    srl_rng r = r0;
+                    const int eng = srl__kernels_engine(&c, Af, Bf, m, n, k, 1, &r);
+                    if (emu == 3) {
+                        CHECK(eng == SRL__ENGINE_NATIVE32, "%s %s: engine %d", specs[si].spec,
+                              extra, eng);
+                    } else if (emu) { /* the packed engine's emulation at x86-64-v4 */
+                        emulated += eng == SRL__ENGINE_PACKED_EMU32;
+                        CHECK(lvl < 2 ? eng != SRL__ENGINE_PACKED_EMU32
+                                      : eng == SRL__ENGINE_PACKED_EMU32,
+                              "%s %s: engine %d", specs[si].spec, extra, eng);
+                    } else {
+                        /* the native engine, fused or not (exact products make fma the
+                         * unfused one); without FMA hardware a fused product may take the
+                         * lanes */
+                        const bool native =
+                            eng == SRL__ENGINE_NATIVE32 || eng == SRL__ENGINE_NATIVE32_FMA;
+                        CHECK(lanes ? eng == SRL__ENGINE_LANES64
+                                    : native || (c.fma && lvl == 0),
+                              "%s %s: engine %d", specs[si].spec, extra, eng);
+                    }
+                    int st;
+                    switch (lay) {
+                    case L_NN_F: st = srl_gemm_f(Cf, Af, Bf, m, n, k, &c, &r); break;
+                    case L_NT_F: st = srl_gemm_nt_f(Cf, Af, Bf, m, n, k, &c, &r); break;
+                    default: st = srl_gemm_tn_f(Cf, Af, Bf, m, n, k, &c, &r); break;
+                    }
+                    CHECK(st == SRL_OK, "%s %s: status %d", specs[si].spec, extra, st);
+                    for (size_t o = 0; o < m * n && st == SRL_OK; o++)
+                        same((double)Cf[o], (double)(float)want[o], "gemm32 cuts",
+                             specs[si].spec, extra, o / n, o % n);
+                }
+                srl__kernels_isa(-1);
+                free(want);
+                free(A);
+                free(B);
+                free(Af);
+                free(Bf);
+                free(Cf);
+            }
+        }
+    }
+    CHECK(top < 2 || emulated > 0, "no emulated product");
+    GROUP("the packed binary32 engine across its cuts, every level", before);
+}
+
+/* The packed engine's sr (x86-64-v4) finds U < f from the draw's high half (Z against the sum's
+ * fraction R) except when they are equal and the binary32 sum was inexact: then the exact sum is
+ * a little above |d|, and whether U < f depends on bits of the draw beyond the high half, which
+ * the definition, redone for that lane, reads. Sum 1 + 2^-30 into bf16: the binary32 sum (toward
+ * zero) is 1, R = 0 and f = 2^-23; draws whose top 16 bits are 0 are such ties, and the result
+ * is 1 + 2^-7 (away) for those below 2^-23, 1 for the others. Both must appear, each equal to
+ * the definition. (On the lanes engines, below x86-64-v4, the same cases hold.) */
+static void test_sr_inexact_ties(void)
+{
+    const long before = srl_test_failures;
+    srl_accum c = srl_accum_binary64();
+    srl_err err;
+    CHECK(srl_accum_parse(&c, "prod=fp32:rn,acc=bf16:sr", &err) == SRL_OK, "%s", err.msg);
+    static uint64_t found[4], draws[4]; /* the first two away and two stay cases, searched once */
+    static int nfound;
+    if (!nfound) {
+        srl_rng scan;
+        srl_rng_init(&scan, SRL_RNG_PCG32, SEED, 78);
+        int na = 0, ns = 0;
+        for (uint64_t j = 1; j < (UINT64_C(1) << 28) && (na < 2 || ns < 2); j++) {
+            const uint64_t u = srl_rng_next(&scan); /* draw j - 1 */
+            if ((u >> 48) || j < 2 || ((u >> 41) == 0 ? na : ns) >= 2)
+                continue;
+            *((u >> 41) == 0 ? &na : &ns) += 1;
+            found[nfound] = j - 2; /* the add of term 1 uses index c0 + 1 = j - 1 */
+            draws[nfound++] = u;
+        }
+    }
+    int away = 0, stay = 0;
+    for (int f = 0; f < nfound; f++) {
+        const uint64_t u = draws[f], c0 = found[f];
+        const bool is_away = (u >> 41) == 0; /* U < 2^-23 */
+        const float A[2] = {1.0f, 0x1p-30f}, B[2] = {1.0f, 1.0f};
+        const double Ad[2] = {1.0, 0x1p-30}, Bd[2] = {1.0, 1.0};
+        float C = -1;
+        srl_rng r;
+        srl_rng_init(&r, SRL_RNG_PCG32, SEED, 78);
+        srl_rng_seek(&r, c0);
+        const srl_rng r0 = r;
+        CHECK(srl_gemm_f(&C, A, B, 1, 1, 2, &c, &r) == SRL_OK, "srl_gemm_f inexact tie");
+        const double want = is_away ? 1.0 + 0x1p-7 : 1.0;
+        CHECK(C == (float)want && srl_test_same(C, ref_eval(&c, &r0, Ad, 1, Bd, 1, 2, c0)),
+              "draw %#llx at index %llu: got %a, want %a", (unsigned long long)u,
+              (unsigned long long)(c0 + 1), (double)C, want);
+        *(is_away ? &away : &stay) += 1;
+    }
+    CHECK(away == 2 && stay == 2, "found %d away and %d stay draws", away, stay);
+    GROUP("sr of an inexact binary32 sum whose draw ties the fraction's high part", before);
+}
+
 static void test_parse(void)
 {
     const long before = srl_test_failures;
@@ -942,7 +1144,10 @@ static void test_parse(void)
                   a.prod_mode.mode == b.prod_mode.mode && a.prod_mode.r == b.prod_mode.r &&
                   a.acc_mode.mode == b.acc_mode.mode && a.acc_mode.r == b.acc_mode.r &&
                   a.fma == b.fma && a.order == b.order && a.kahan == b.kahan &&
-                  (a.order != SRL_ORDER_BLOCKED || a.block == b.block),
+                  (a.order != SRL_ORDER_BLOCKED || a.block == b.block) && a.join == b.join &&
+                  (!a.join || (srl_format_equal(&a.join_fmt, &b.join_fmt) &&
+                               a.join_mode.mode == b.join_mode.mode &&
+                               a.join_mode.r == b.join_mode.r)),
               "round trip %s -> %s -> %s", configs[i], buf, buf2);
     }
     srl_accum a = srl_accum_binary64();
@@ -974,6 +1179,8 @@ static void test_parse(void)
         {"prod=(p=8,emax=127:rn", SRL_EPARSE}, {"prod=p=8,emax=127:rn", SRL_EPARSE},
         {"acc=fp32:rn,", SRL_EPARSE},         {"order=blocked:0", SRL_EINVAL},
         {"order=pairwise,kahan=on", SRL_EINVAL}, {"acc=bf16:sr:r=65", SRL_EINVAL},
+        {"order=recursive,join=fp32:rn", SRL_EINVAL}, {"order=blocked:4,join=fp33", SRL_EPARSE},
+        {"order=blocked:4,join=fp32:rx", SRL_EPARSE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
@@ -988,6 +1195,17 @@ static void test_parse(void)
     CHECK(srl_accum_parse(&a, "order=blocked:8", &err) == SRL_EINVAL,
           "kahan already on: blocked is a contradiction");
     CHECK(srl_accum_parse(&a, "", &err) == SRL_OK && a.kahan, "empty spec keeps everything");
+    a = srl_accum_binary64();
+    CHECK(srl_accum_parse(&a, "acc=bf16:sr,order=blocked:128,join=fp32", &err) == SRL_OK &&
+              a.join && a.join_fmt.p == 24 && a.join_mode.mode == SRL_SR,
+          "join=FMT keeps the accumulator's mode");
+    CHECK(!strcmp(srl_accum_name(buf, sizeof buf, &a),
+                  "prod=fp64:rn,acc=bf16:sr,fma=off,order=blocked:128,kahan=off,join=fp32:sr"),
+          "name with join: %s", buf);
+    CHECK(srl_accum_parse(&a, "join=acc", &err) == SRL_OK && !a.join, "join=acc clears it");
+    CHECK(!strcmp(srl_accum_name(buf, sizeof buf, &a),
+                  "prod=fp64:rn,acc=bf16:sr,fma=off,order=blocked:128,kahan=off"),
+          "name without join: %s", buf);
     GROUP("srl_accum_parse and srl_accum_name", before);
 }
 
@@ -1003,7 +1221,7 @@ int main(void)
     }
     const int top = srl__kernels_isa(-1);
     printf("vector engines tested at instruction-set levels 0 .. %d (0 baseline, 1 x86-64-v3, "
-           "2 x86-64-v4)\n", top);
+           "2 x86-64-v4, 3 x86-64-v4 with AVX-512 BF16)\n", top);
     test_parse();
     test_errors();
     test_plain();
@@ -1023,6 +1241,11 @@ int main(void)
     for (int lvl = 0; lvl <= top; lvl++) {
         srl__kernels_isa(lvl);
         test_scan_boundaries();
+    }
+    test_gemm32_cuts(top);
+    for (int lvl = 0; lvl <= top; lvl++) {
+        srl__kernels_isa(lvl);
+        test_sr_inexact_ties();
     }
     srl__kernels_isa(-1);
     for (size_t ci = 0; ci < NCONFIGS; ci++) {
@@ -1047,12 +1270,14 @@ int main(void)
     {
         static const char *const engine_names[SRL__ENGINE_COUNT] = {
             "scalar", "native binary32", "native binary32 fma", "native binary64",
-            "native binary64 fma", "binary64 lanes", "binary32 lanes"};
+            "native binary64 fma", "binary64 lanes", "binary32 lanes", "packed emulated"};
         const long before = srl_test_failures;
         for (int e = 0; e < SRL__ENGINE_COUNT; e++) {
             printf("  engine %-20s %ld calls\n", engine_names[e], engine_hits[e]);
-            CHECK(engine_hits[e] > 0 || (top == 0 && (e == SRL__ENGINE_NATIVE32_FMA ||
-                                                      e == SRL__ENGINE_NATIVE64_FMA)),
+            CHECK(engine_hits[e] > 0 ||
+                      (top == 0 && (e == SRL__ENGINE_NATIVE32_FMA ||
+                                    e == SRL__ENGINE_NATIVE64_FMA)) ||
+                      (top < 2 && e == SRL__ENGINE_PACKED_EMU32),
                   "no matrix product took the %s engine", engine_names[e]);
         }
         GROUP("the cases reach every engine of srl_gemm*", before);

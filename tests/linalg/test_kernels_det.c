@@ -7,9 +7,12 @@
  * shapes large enough that the OpenMP build splits them into many tiles (sizes not multiples of
  * the tile width or of the thread counts), srl_gemv and srl_axpy above their thresholds, srl_sum
  * and srl_dot, in configurations that take every engine (native binary32/binary64 with and
- * without fma, the binary32 and binary64 lanes with sr, rn, blocked orders, the scalar engine
+ * without fma, the binary32 and binary64 lanes with sr, rn, blocked orders, the packed
+ * engine's emulation with promoted joins (join=fp32:rn), the scalar engine
  * for Kahan, pairwise and pcg64 streams) on bf16-valued, binary32 and binary64 inputs with
- * zeros, cancellations and extreme exponents. The digest is a 64-bit FNV-1a hash of every
+ * zeros, cancellations and extreme exponents. The native binary32 configs also run shapes that
+ * the packed engine (src/linalg/gemm32.c) cuts into several chunks of k, blocks of rows, and
+ * threads' bands of rows (a tall product) or of columns (a wide one). The digest is a 64-bit FNV-1a hash of every
  * output bit and every final stream counter, in a fixed order.
  *
  *   test_kernels_det            OpenMP build: the workload at 1, 2, 3 and 8 threads in-process;
@@ -35,6 +38,7 @@
 static const char *const specs[] = {
     "prod=fp32:rn,acc=fp32:rn",
     "prod=fp32:rn,acc=fp32:rn,fma=on",
+    "prod=fp32:rn,acc=fp32:rn,order=blocked:100",
     "prod=bf16:rn,acc=fp32:rn",
     "prod=bf16:rn,acc=bf16:sr",
     "prod=fp32:rn,acc=bf16:sr",
@@ -45,6 +49,8 @@ static const char *const specs[] = {
     "prod=fp64:rn,acc=fp64:rn",
     "prod=fp64:rn,acc=fp64:rn,fma=on",
     "prod=fp64:rn,acc=bf16:sr-eq",
+    "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn",
+    "prod=bf16:rn,acc=bf16:sr,order=blocked:16,join=fp32:rn",
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 
@@ -93,8 +99,8 @@ static int check_status(int st, const char *what, const char *spec)
 static int run_digest(uint64_t *out)
 {
     enum { M = 37, N = 131, K = 67, M2 = 4, N2 = 70, K2 = 200, NV = 40000 };
-    const size_t na = (size_t)M2 * K2 > (size_t)M * K ? (size_t)M2 * K2 : (size_t)M * K;
-    const size_t nb = (size_t)K2 * N2 > (size_t)K * N ? (size_t)K2 * N2 : (size_t)K * N;
+    enum { M3 = 150, N3 = 40, K3 = 600 }; /* the packed engine's cuts */
+    const size_t na = (size_t)M3 * K3, nb = na; /* also B of N3 x M3 ... M3 x K3 */
     double *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(NV * sizeof *C);
     double *x = malloc(NV * sizeof *x), *y = malloc(NV * sizeof *y);
     float *Af = malloc(na * sizeof *Af), *Bf = malloc(nb * sizeof *Bf), *Cf = malloc(NV * sizeof *Cf);
@@ -131,6 +137,14 @@ static int run_digest(uint64_t *out)
                     status |= check_status(srl_gemm_tn_f(Cf, Af, Bf, M, N, K, &c, &r),
                                            "gemm_tn_f", specs[si]);
                     absorb(&d, Cf, (size_t)M * N * sizeof *Cf);
+                }
+                if (fits && c.acc_fmt.p == 24 && c.acc_mode.mode == SRL_RN && !c.kahan) {
+                    status |= check_status(srl_gemm_f(Cf, Af, Bf, M3, N3, K3, &c, &r), "gemm_f",
+                                           specs[si]);
+                    absorb(&d, Cf, (size_t)M3 * N3 * sizeof *Cf);
+                    status |= check_status(srl_gemm_nt_f(Cf, Af, Bf, N3, M3, K3, &c, &r),
+                                           "gemm_nt_f", specs[si]);
+                    absorb(&d, Cf, (size_t)M3 * N3 * sizeof *Cf);
                 }
                 status |= check_status(srl_gemm(C, A, B, M2, N2, K2, &c, &r), "gemm", specs[si]);
                 absorb(&d, C, (size_t)M2 * N2 * sizeof *C);

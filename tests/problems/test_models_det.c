@@ -4,8 +4,9 @@
  * The workload, with every parallel loop of the passes forced to fork (srl__models_omp_min = 1)
  * and stochastic roundings everywhere the strategy allows them: a GPT under bf16-sr with act
  * and grad writes sr, a stochastic bf16 accumulation, 2 replicas with independent streams (the
- * all-reduce's stochastic path); the same GPT under fp32 (the native kernels); an MLP mixture
- * task with sr activations and 2 replicas. The digest is a 64-bit FNV-1a hash of every row value
+ * all-reduce's stochastic path); the same GPT under fp32 (the native kernels); a GPT and an
+ * MLP under mp-tc (the promoted 14-bit accumulation); an MLP mixture task with sr activations
+ * and 2 replicas. The digest is a 64-bit FNV-1a hash of every row value
  * (bit patterns) in order.
  *   test_models_det            OpenMP build: the workload at 1, 2, 3 and 8 threads in-process;
  *                              fails unless the digests agree.
@@ -66,6 +67,14 @@ static uint64_t workload(void)
         {"problem", "gpt", "strategy", "fp32", "opt", "adamw", "lr", "0.01", "n-layer", "1",
          "n-embd", "32", "n-head", "4", "block-size", "16", "batch-size", "6", "data-tokens",
          "3000", "steps", "3", "log-every", "1", "eval-windows", "5", NULL},
+        /* the FP8 tensor-core accumulation: blocks of 128 joined into binary32 (fcproj's
+         * k = 4 x 48, the MLP's hidden k = 160), on the packed engine's emulation */
+        {"problem", "gpt", "strategy", "mp-tc", "opt", "adamw", "lr", "0.01", "n-layer", "1",
+         "n-embd", "48", "n-head", "4", "block-size", "16", "batch-size", "6", "data-tokens",
+         "3000", "steps", "3", "log-every", "1", "eval-windows", "5", NULL},
+        {"problem", "mlp", "task", "mixture", "strategy", "mp-tc", "opt", "adam", "lr", "0.01",
+         "activation", "gelu", "width", "160", "batch-size", "33", "samples", "500",
+         "val-samples", "300", "steps", "3", "log-every", "1", NULL},
         {"problem", "mlp", "task", "mixture", "strategy", "bf16-sr", "act-rounding", "sr",
          "grad-rounding", "sr", "accum", "prod=bf16:rn,acc=bf16:sr", "replicas", "2", "sr-seed",
          "independent", "opt", "adam", "lr", "0.01", "activation", "gelu", "width", "40",

@@ -63,7 +63,7 @@ def matmul(a, b, accum="prod=fp32:rn,acc=fp32:rn", stream=None):
     and restored.
 
     accum   'prod=FMT:MODE,acc=FMT:MODE[,fma=on|off][,order=recursive|pairwise|blocked:K]
-            [,kahan=on|off]' (srlab.gemm's; missing keys binary64)
+            [,kahan=on|off][,join=FMT:MODE]' (srlab.gemm's; missing keys binary64)
     stream  an srlab.Stream (None: srlab.default_stream()). Each call reserves, at the
             stream's counter c, D_f = gemm_draws(m, n, k) draws for the forward product, then
             D_a = gemm_draws(m, k, n) for dA and D_b = gemm_draws(k, n, m) for dB, and moves the

@@ -12,7 +12,8 @@
  *                beyond float's own. With the fp32 strategy srlab computes the same bits
  *                (tests/problems/test_gpt.c), so the ratio fp32 / plain-float is the cost of
  *                srlab's bookkeeping alone.
- *   fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan   `srlab train` under that strategy.
+ *   fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, mp-tc   `srlab train` under that
+ *                strategy.
  * One thread (the same for every case; runs are the parallel unit of a sweep), timed in CPU
  * seconds of the process (CLOCK_PROCESS_CPUTIME_ID), so that other load on the machine does not
  * enter the figures (memory-bandwidth contention still can). Each case runs
@@ -37,10 +38,10 @@
 
 #define STEPS 4
 #define ROUNDS 5
-#define NCASES 7
+#define NCASES 8
 
-static const char *const cases[NCASES] = {"plain-float", "fp32",          "mp",        "bf16-rn",
-                                          "bf16-sr",     "bf16-sr-exact", "bf16-kahan"};
+static const char *const cases[NCASES] = {"plain-float", "fp32",          "mp",         "bf16-rn",
+                                          "bf16-sr",     "bf16-sr-exact", "bf16-kahan", "mp-tc"};
 
 /* Seconds of CPU time of the process: with one thread this is the time the work took, and it
  * does not count the time other processes of a loaded machine take from it. */
