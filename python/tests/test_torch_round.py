@@ -249,7 +249,7 @@ def test_quant_values_and_errors():
     with pytest.raises(TypeError, match="^backward: expected None, an srlab.torch.Quant"):
         st.quantizer(backward="bf16")
     with pytest.raises(ValueError, match="^rounding: "):
-        st.Quant("bf16", "nearest")
+        st.Quant("bf16", "nearst")  # "nearest" is an alias of rn
     with pytest.raises(ValueError, match="^forward: a torch.bfloat16 tensor cannot hold every "
                                          "value of fp16"):
         st.quantize(torch.ones(3, dtype=torch.bfloat16), forward=("fp16", "rn"))
