@@ -1,17 +1,28 @@
 #!/bin/sh
-# bench/peers.sh: srlab beside its peers on this machine, in one run (issue 16): bulk rounding
-# beside CPFloat, and GPT training beside llm.c's CPU trainer.
+# bench/peers.sh: srlab beside its peers on this machine, in one run (issues 16, 33): bulk
+# rounding beside CPFloat, GPT training beside llm.c's CPU trainer, and the binary32 matrix
+# product beside OpenBLAS.
 #
-# Usage: bench/peers.sh [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR]
+# Usage: bench/peers.sh [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--openblas LIB] [--build DIR]
 #                       [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
 #                       [--gpt-sizes "a b c"] [--gpt-steps S] [--gpt-rounds R]
 #                       [--gpt-strategies "fp32 mp bf16-rn bf16-sr bf16-kahan"] [--isa v3|v4]
+#                       [--blas-sizes "512 1024 2048"] [--blas-reps R]
+#                       [--blas-cores "SkylakeX Cooperlake Haswell"]
 #   --cpfloat DIR  a CPFloat checkout you provide (its header-only interface, DIR/src, is used)
 #   --pcg DIR      a pcg-c checkout: CPFloat then draws with pcg64 / pcg32 as it does when
 #                  built with pcg-c (without it, CPFloat falls back to the C library's rand)
 #   --llmc DIR     an llm.c checkout you provide: its CPU trainer train_gpt2.c, built with the
 #                  flags DIR/Makefile gives train_gpt2 here, runs beside `srlab train --problem
 #                  gpt` on the same model sizes (bench/llmc_driver.c, bench/srlab_gpt_driver.c)
+#   --openblas LIB the OpenBLAS library to time srlab's binary32 matrix product against
+#                  (bench/blas_driver.c, which loads it with dlopen): a file (Debian's
+#                  libopenblas-dev: /usr/lib/x86_64-linux-gnu/libopenblas.so), or `system` for
+#                  the dynamic loader's libopenblas.so.0. n x n x n products, --threads' counts, one process per OpenBLAS
+#                  kernel of --blas-cores (OPENBLAS_CORETYPE: on an AMD Zen 5, OpenBLAS 0.3.21
+#                  picks an AVX2 kernel by default or when told Haswell, AVX-512 ones when told
+#                  SkylakeX or Cooperlake), each timing both libraries in turn (--blas-reps
+#                  repeats, default 9)
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
 #   --n N, --reps R, --dist LIST   bulk rounding: values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS) of both parts (default "1 2")
@@ -27,7 +38,7 @@
 #   --gpt-alternate N  also, in every round, one process per contender that takes N blocks of 3
 #                  steps on each thread count in turn (bench/gpt_steps.h, GPT_ALTERNATE), and a
 #                  column of its speedup: both counts then see the same machine (default 0: off)
-# At least one of --cpfloat and --llmc. Nothing is vendored, downloaded or linked into srlab:
+# At least one of --cpfloat, --llmc and --openblas. Nothing is vendored, downloaded or linked into srlab:
 # the peers and our drivers are compiled in a temporary directory outside the repository,
 # which is removed at the end. CPFloat and its driver are compiled as the issue measured
 # CPFloat: -O3 -march=native -fopenmp. Prints one markdown table per (thread count, input
@@ -54,8 +65,9 @@ root=$(dirname "$here")
 cpfloat='' pcg='' llmc='' build="$root/build" n=10000000 reps=15 threads="1 2" dists="normal uniform"
 isa=''
 sizes="a b c" gsteps=5 grounds=2 strategies="fp32 mp bf16-rn bf16-sr bf16-kahan" galt=0
+openblas='' bsizes="512 1024 2048" breps=9 bcores="SkylakeX Cooperlake Haswell"
 usage() {
-    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--gpt-alternate N] [--isa v3|v4]" >&2
+    echo "usage: $0 [--cpfloat DIR] [--pcg DIR] [--llmc DIR] [--openblas LIB] [--build DIR] [--n N] [--reps R] [--threads LIST] [--dist LIST] [--gpt-sizes LIST] [--gpt-steps S] [--gpt-rounds R] [--gpt-strategies LIST] [--gpt-alternate N] [--isa v3|v4] [--blas-sizes LIST] [--blas-reps R] [--blas-cores LIST]" >&2
     exit 2
 }
 me=peers.sh
@@ -78,6 +90,10 @@ while [ $# -gt 0 ]; do
     --gpt-strategies) strategies=$2 ;;
     --gpt-alternate) galt=$2 ;;
     --isa) isa=$2 ;;
+    --openblas) openblas=$2 ;;
+    --blas-sizes) bsizes=$2 ;;
+    --blas-reps) breps=$2 ;;
+    --blas-cores) bcores=$2 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; usage ;;
     esac
     shift 2
@@ -96,7 +112,16 @@ oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-
 [ -z "$isa" ] || oneof --isa "$isa" v3 v4
 [ -z "$isa" ] || [ -n "$cpfloat" ] || bad "--isa '$isa': only with --cpfloat"
 [ "$galt" = 0 ] || [ -n "$llmc" ] || bad "--gpt-alternate '$galt': only with --llmc"
-[ -n "$cpfloat$llmc" ] || { echo "peers.sh: give --cpfloat DIR, --llmc DIR or both" >&2; usage; }
+[ -n "$cpfloat$llmc$openblas" ] || { echo "peers.sh: give --cpfloat DIR, --llmc DIR or --openblas LIB" >&2; usage; }
+posint --blas-reps "$breps" 1
+[ "$breps" -le 101 ] || bad "--blas-reps '$breps': at most 101"
+# shellcheck disable=SC2086
+[ "$(nwords $bsizes)" -gt 0 ] || bad "--blas-sizes: empty list"
+for b in $bsizes; do posint --blas-sizes "$b" 1; [ "$b" -le 100000 ] || bad "--blas-sizes '$b': at most 100000"; done
+# shellcheck disable=SC2086
+[ "$(nwords $bcores)" -gt 0 ] || bad "--blas-cores: empty list"
+for b in $bcores; do case "$b" in *[!A-Za-z0-9]*) bad "--blas-cores '$b': not a core name" ;; esac; done
+[ -z "$openblas" ] || [ "$openblas" = system ] || [ -f "$openblas" ] || bad "--openblas '$openblas': no such file (give the library, or 'system')"
 [ -z "$cpfloat" ] || [ -f "$cpfloat/src/cpfloat_binary64.h" ] || bad "--cpfloat '$cpfloat': no src/cpfloat_binary64.h there"
 [ -z "$pcg" ] || [ -n "$cpfloat" ] || bad "--pcg '$pcg': only with --cpfloat"
 [ -z "$pcg" ] || [ -f "$pcg/include/pcg_variants.h" ] || bad "--pcg '$pcg': no include/pcg_variants.h there"
@@ -132,6 +157,22 @@ if [ -n "$cpfloat" ]; then
                 ${isa:+--isa $isa}
         done
     done
+fi
+
+if [ -n "$openblas" ]; then
+    lib=$openblas
+    [ "$openblas" != system ] || lib=libopenblas.so.0
+    # shellcheck disable=SC2086 # libs: words on purpose
+    "$cc" -O2 -std=c11 -fopenmp -I"$root/include" -o "$tmp/blas_driver" "$here/blas_driver.c" \
+        "$build/src/libsrlab.a" $libs -ldl ||
+        { echo "peers.sh: --openblas '$openblas': the driver did not build" >&2; exit 1; }
+    echo "# OpenBLAS: $openblas; srlab: srl_gemm_f prod=fp32:rn,acc=fp32:rn; n x n x n, standard normal binary32 values; wall time, $breps repeats; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+    for core in $bcores; do
+        echo "# load before: $(load)"
+        OPENBLAS_CORETYPE=$core "$tmp/blas_driver" --openblas "$lib" --sizes "$bsizes" --threads "$threads" --reps "$breps" ||
+            { echo "peers.sh: the OpenBLAS driver failed (OPENBLAS_CORETYPE=$core)" >&2; exit 1; }
+    done
+    echo "# load after: $(load)"
 fi
 
 [ -n "$llmc" ] || exit 0
