@@ -157,6 +157,13 @@ if [ -n "$llmc" ]; then
     # shellcheck disable=SC2086
     part md "GPT training beside llm.c (\`bench/peers.sh --llmc\`)" \
         sh "$here/peers.sh" --build "$build" --llmc "$llmc" $gp --threads "1 2"
+    if [ $quick = 1 ]; then
+        skipped "GPT-2's shapes beside llm.c, on one token file" "--quick (3 GB and minutes a run)"
+    else
+        part md "GPT-2's shapes beside llm.c, on one token file (\`bench/peers.sh --llmc --gpt-sizes g\`)" \
+            sh "$here/peers.sh" --build "$build" --llmc "$llmc" --gpt-sizes g --gpt-steps 3 --gpt-rounds 1 \
+            --gpt-strategies "fp32 bf16-sr" --threads "1 2"
+    fi
 else
     skipped "GPT training beside llm.c" "no --llmc checkout given"
 fi
@@ -226,8 +233,11 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   so that the previous call's threads have stopped spinning.
 - **GPT training** (`bench/peers.sh --llmc`): the same model sizes in llm.c's `train_gpt2.c` and
   in `srlab train --problem gpt`, AdamW (lr 1e-3, weight decay 0.1); sizes a = 2 layers, width
-  64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8 (vocabulary 16).
-  Within a round the contenders run one after another, each contender's thread counts back to
+  64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8 (vocabulary 16,
+  random tokens for llm.c, the Markov source for srlab); g = GPT-2's shapes at two layers (2,
+  768, 12 heads, context 256, batch 4, vocabulary 50257), both reading one token file in llm.c's
+  format that the script writes (2^20 tokens; llm.c pads the vocabulary to 50304, as GPT-2's
+  checkpoints do, which its tiled matrix product needs). Within a round the contenders run one after another, each contender's thread counts back to
   back; the speedup over one thread is paired by round.
 - **In-process references** (`srlab bench kernels|train|sweep`): a plain float triple loop, a
   plain float AdamW loop, the same GPT written with plain loops, the sweep on one thread.
@@ -261,5 +271,5 @@ EOF
 } >"$tmp/out.md"
 # The file, atomically: a temporary file in the target's folder, renamed over it.
 new=$(mktemp "$outdir/.benchmarks.XXXXXX")
-cp "$tmp/out.md" "$new" && chmod 644 "$new" && mv -f "$new" "$out" || { rm -f "$new"; echo "benchmarks.sh: cannot write '$out'" >&2; exit 1; }
+cat -s "$tmp/out.md" >"$new" && chmod 644 "$new" && mv -f "$new" "$out" || { rm -f "$new"; echo "benchmarks.sh: cannot write '$out'" >&2; exit 1; }
 echo "benchmarks.sh: wrote $out ($(wc -l <"$out") lines) in $((took / 60)) min $((took % 60)) s" >&2
