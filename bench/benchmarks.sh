@@ -68,15 +68,17 @@ py=/usr/bin/python3
 
 # Sizes: the full run, or --quick's.
 if [ $quick = 1 ]; then
-    lv="--n 20000 --reps 1" pe="--n 20000 --reps 1" ob="--blas-sizes 64 --blas-reps 1 --blas-cores Haswell"
-    gp="--gpt-sizes a --gpt-steps 2 --gpt-rounds 1 --gpt-strategies fp32"
+# (words split on spaces: lists are passed on their own, quoted)
+if [ $quick = 1 ]; then
+    lv="--n 20000 --reps 1" pe="--n 20000 --reps 1" ob="--blas-reps 1" ob_sizes=64 ob_cores=Haswell
+    gp="--gpt-steps 2 --gpt-rounds 1" gp_sizes=a gp_strategies=fp32
     to="--n 4096 --params 1000 --batch 8 --features 16 --reps 2"
 else
-    lv="--n 10000000 --reps 7" pe="--n 10000000 --reps 7" ob="--blas-sizes 512 1024 --blas-reps 7"
-    gp="--gpt-sizes b c --gpt-steps 5 --gpt-rounds 2"
+    lv="--n 10000000 --reps 7" pe="--n 10000000 --reps 7" ob="--blas-reps 7" ob_sizes="512 1024"
+    ob_cores="SkylakeX Haswell"
+    gp="--gpt-steps 5 --gpt-rounds 2" gp_sizes="b c" gp_strategies="fp32 mp bf16-rn bf16-sr bf16-kahan"
     to="--reps 11"
 fi
-ob_cores="SkylakeX Haswell"
 
 # ---- the machine ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
@@ -149,14 +151,14 @@ fi
 if [ -n "$openblas" ]; then
     # shellcheck disable=SC2086
     part md "binary32 matrix products beside OpenBLAS (\`bench/peers.sh --openblas\`)" \
-        sh "$here/peers.sh" --build "$build" --openblas "$openblas" $ob --blas-cores "$ob_cores" --threads "1 2"
+        sh "$here/peers.sh" --build "$build" --openblas "$openblas" $ob --blas-sizes "$ob_sizes" --blas-cores "$ob_cores" --threads "1 2"
 else
     skipped "binary32 matrix products beside OpenBLAS" "no --openblas library given"
 fi
 if [ -n "$llmc" ]; then
     # shellcheck disable=SC2086
     part md "GPT training beside llm.c (\`bench/peers.sh --llmc\`)" \
-        sh "$here/peers.sh" --build "$build" --llmc "$llmc" $gp --threads "1 2"
+        sh "$here/peers.sh" --build "$build" --llmc "$llmc" $gp --gpt-sizes "$gp_sizes" --gpt-strategies "$gp_strategies" --threads "1 2"
     if [ $quick = 1 ]; then
         skipped "GPT-2's shapes beside llm.c, on one token file" "--quick (3 GB and minutes a run)"
     else
