@@ -66,9 +66,8 @@ srlab="$build/src/cli/srlab"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 
-# Sizes: the full run, or --quick's.
-if [ $quick = 1 ]; then
-# (words split on spaces: lists are passed on their own, quoted)
+# Sizes: the full run, or --quick's (words split on spaces: lists are passed on their own,
+# quoted).
 if [ $quick = 1 ]; then
     lv="--n 20000 --reps 1" pe="--n 20000 --reps 1" ob="--blas-reps 1" ob_sizes=64 ob_cores=Haswell
     gp="--gpt-steps 2 --gpt-rounds 1" gp_sizes=a gp_strategies=fp32
