@@ -115,6 +115,7 @@ md() {
 part() {
     kind=$1 title=$2
     shift 2
+    [ $# -gt 0 ] || { echo "benchmarks.sh: $title: no command (a broken line?)" >&2; exit 1; }
     if ! "$@" >"$tmp/part" 2>"$tmp/err"; then
         echo "benchmarks.sh: $title: '$*' failed:" >&2
         tail -n 20 "$tmp/err" >&2
@@ -136,8 +137,8 @@ part md "Bulk rounding beside memcpy, every instruction-set level (\`bench/level
 if [ $quick = 1 ]; then
     skipped "\`srlab bench kernels\`, \`train\`, \`sweep\`" "--quick"
 else
+    # shellcheck disable=SC2016 # $1: the inner shell's
     part code "Products, training steps and sweeps against in-process references (\`srlab bench kernels\`, \`train\`, \`sweep\`)" \
-        # shellcheck disable=SC2016 # $1: the inner shell's
         sh -c '"$1" bench kernels && echo && "$1" bench train && echo && "$1" bench sweep' sh "$srlab"
 fi
 if [ -n "$cpfloat" ]; then
