@@ -31,6 +31,7 @@
 typedef struct gpt_size {
     long layers, width, heads, context, batch, vocab, steps;
     const char *extra; /* the value of the driver's own option (--ckpt or --strategy) */
+    const char *data;  /* --data FILE: a token file as llm.c writes them (NULL: none) */
 } gpt_size;
 
 enum { GPT_BLOCK = 3, GPT_MAX_COUNTS = 8 };
@@ -105,21 +106,21 @@ static void step_clock_lap(step_clock *k, long t)
     k->wall = clock_seconds(CLOCK_MONOTONIC);
 }
 
-/* Parse --layers --width --heads --context --batch --vocab --steps and the driver's own option
- * `extra_opt`; a missing or bad value exits 2 naming the option. */
+/* Parse --layers --width --heads --context --batch --vocab --steps, the driver's own option
+ * `extra_opt` and the optional --data FILE; a missing or bad value exits 2 naming the option. */
 static gpt_size gpt_size_parse(int argc, char **argv, const char *extra_opt)
 {
     static const char *const names[] = {"--layers", "--width", "--heads", "--context",
                                         "--batch",  "--vocab", "--steps"};
-    gpt_size s = {0, 0, 0, 0, 0, 0, 0, NULL};
+    gpt_size s = {0, 0, 0, 0, 0, 0, 0, NULL, NULL};
     long *vals[] = {&s.layers, &s.width, &s.heads, &s.context, &s.batch, &s.vocab, &s.steps};
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc) {
             fprintf(stderr, "%s: '%s' needs a value\n", argv[0], argv[i]);
             exit(2);
         }
-        if (!strcmp(argv[i], extra_opt)) {
-            s.extra = argv[i + 1];
+        if (!strcmp(argv[i], extra_opt) || !strcmp(argv[i], "--data")) {
+            *(!strcmp(argv[i], "--data") ? &s.data : &s.extra) = argv[i + 1];
             continue;
         }
         size_t k = 0;

@@ -13,8 +13,12 @@
  * vocabulary is padded to itself (no padding), as srlab has none. Each step trains on a fresh
  * micro-batch of B rows of T+1 tokens drawn uniformly from the vocabulary, with lr 1e-3,
  * betas 0.9 / 0.999, eps 1e-8 and weight decay 0.1 (srlab bench train's AdamW).
+ * With --data FILE (a token file, as llm.c's data scripts write them) the micro-batches are
+ * llm.c's own DataLoader's, read from that file in order, and the vocabulary is padded to a
+ * multiple of 128 as in GPT-2's checkpoints (50257 -> 50304: llm.c's tiled matrix product
+ * needs the output width a multiple of its unrolling).
  * Usage: llmc_driver --layers L --width C --heads H --context T --batch B --vocab V --steps S
- *                    --ckpt FILE */
+ *                    --ckpt FILE [--data FILE] */
 #include "train_gpt2.c"
 #undef main
 
@@ -43,7 +47,8 @@ static double mix_normal(uint64_t *s)
 /* Write the checkpoint; 0 on success. */
 static int write_checkpoint(const char *path, const gpt_size *g)
 {
-    GPT2Config cfg = {(int)g->context, (int)g->vocab, (int)g->vocab, (int)g->layers,
+    const int padded = g->data ? (int)((g->vocab + 127) / 128 * 128) : (int)g->vocab;
+    GPT2Config cfg = {(int)g->context, (int)g->vocab, padded, (int)g->layers,
                       (int)g->heads,   (int)g->width};
     size_t sizes[NUM_PARAMETER_TENSORS];
     fill_in_parameter_sizes(sizes, cfg);
@@ -83,18 +88,28 @@ int main(int argc, char **argv)
     if (!tok)
         return 3;
     uint64_t s = 2;
+    DataLoader dl;
+    if (g.data)
+        dataloader_init(&dl, g.data, B, T, 0, 1, 0);
     step_clock k;
     step_clock_start(&k);
     for (long t = 1; t <= g.steps; t++) {
-        for (size_t i = 0; i < B * T + 1; i++)
-            tok[i] = (int)(mix_next(&s) % (uint64_t)g.vocab);
-        gpt2_forward(&model, tok, tok + 1, B, T);
+        if (g.data) {
+            dataloader_next_batch(&dl);
+            gpt2_forward(&model, dl.inputs, dl.targets, B, T);
+        } else {
+            for (size_t i = 0; i < B * T + 1; i++)
+                tok[i] = (int)(mix_next(&s) % (uint64_t)g.vocab);
+            gpt2_forward(&model, tok, tok + 1, B, T);
+        }
         gpt2_zero_grad(&model);
         gpt2_backward(&model);
         gpt2_update(&model, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.1f, (int)t);
         step_clock_lap(&k, t);
     }
     printf("loss %.6f params %zu\n", model.mean_loss, model.num_parameters);
+    if (g.data)
+        dataloader_free(&dl);
     gpt2_free(&model);
     free(tok);
     return 0;

@@ -30,7 +30,11 @@
 #                  built with -march=x86-64-v3 (or -v4) instead of -march=native, and srlab's
 #                  kernels forced to that level's copy (default: native, and srlab's own choice)
 #   --gpt-sizes LIST  GPT sizes, of a (2 layers, width 64, 2 heads, context 32, batch 16),
-#                  b (3, 96, 4 heads, 64, 8), c (4, 256, 4 heads, 128, 8); vocabulary 16
+#                  b (3, 96, 4 heads, 64, 8), c (4, 256, 4 heads, 128, 8), all three of
+#                  vocabulary 16; g, GPT-2's shapes at two layers (2, 768, 12 heads, 256, 4,
+#                  vocabulary 50257), both programs training on the same token file in llm.c's
+#                  format, which this script writes first (bench/token_file.c: 2^20 tokens,
+#                  nothing downloaded); llm.c pads that vocabulary to 50304 as GPT-2 does
 #   --gpt-steps S  optimizer steps per run, the first a warm-up (>= 2; default 5)
 #   --gpt-rounds R runs of each contender per size and thread count (default 2)
 #   --gpt-strategies LIST  srlab strategies timed (fp32 mp bf16-rn bf16-sr bf16-sr-exact
@@ -107,7 +111,7 @@ posint --gpt-alternate "$galt" 0
 [ "$(nwords $threads)" -gt 0 ] || bad "--threads: empty list"
 for t in $threads; do posint --threads "$t" 1; done
 oneof --dist "$dists" normal uniform
-oneof --gpt-sizes "$sizes" a b c
+oneof --gpt-sizes "$sizes" a b c g
 oneof --gpt-strategies "$strategies" fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-kahan
 [ -z "$isa" ] || oneof --isa "$isa" v3 v4
 [ -z "$isa" ] || [ -n "$cpfloat" ] || bad "--isa '$isa': only with --cpfloat"
@@ -194,17 +198,29 @@ llibs=$(sed -n 's/^srlab-peers-libs //p' "$tmp/llmc/flags")
 "$cc" -O2 -std=c11 -ffp-contract=off -I"$root/src" -I"$root/include" -I"$here" \
     -fopenmp -o "$tmp/srlab_gpt_driver" "$here/srlab_gpt_driver.c" \
     "$build/src/libsrlab.a" $libs
+case " $sizes " in *" g "*)
+    "$cc" -O2 -std=c11 -o "$tmp/token_file" "$here/token_file.c" -lm
+    "$tmp/token_file" "$tmp/tokens.bin" 1048576 50257 ||
+        { echo "peers.sh: cannot write the token file" >&2; exit 1; } ;;
+esac
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
-echo "# GPT training, AdamW (lr 1e-3, wd 0.1), vocabulary 16; $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
-echo "# sizes: a = 2 layers, width 64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8"
+echo "# GPT training, AdamW (lr 1e-3, wd 0.1); $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+echo "# sizes (layers, width, heads, context, batch, vocabulary): a = 2, 64, 2, 32, 16, 16; b = 3, 96, 4, 64, 8, 16; c = 4, 256, 4, 128, 8, 16; g = 2, 768, 12, 256, 4, 50257 (llm.c: padded to 50304), both reading one token file of 2^20 tokens"
+
+# shape SIZE: its layers, width, heads, context, batch, vocabulary
+shape() {
+    case $1 in a) echo 2 64 2 32 16 16 ;; b) echo 3 96 4 64 8 16 ;; c) echo 4 256 4 128 8 16 ;; g) echo 2 768 12 256 4 50257 ;; esac
+}
+# data SIZE: the drivers' --data option for SIZE
+data() { [ "$1" != g ] || echo "--data $tmp/tokens.bin"; }
 
 # med FILE COLUMN: the median of a column
 med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 # run SIZE THREADS WHO: one run, its step lines appended to $tmp/r.SIZE.THREADS.WHO
 run() {
     # shellcheck disable=SC2046
-    set -- "$1" "$2" "$3" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 4 128 8 ;; esac)
-    dims="--layers $4 --width $5 --heads $6 --context $7 --batch $8 --vocab 16 --steps $gsteps"
+    set -- "$1" "$2" "$3" $(shape "$1")
+    dims="--layers $4 --width $5 --heads $6 --context $7 --batch $8 --vocab $9 --steps $gsteps $(data "$1")"
     if [ "$3" = llm.c ]; then
         # shellcheck disable=SC2086
         OMP_NUM_THREADS=$2 "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
@@ -225,10 +241,10 @@ run() {
 # alt SIZE WHO: one process alternating the thread counts ($galt blocks each); for each count T
 # the ratio of its median wall time at 1 thread over that at T, appended to $tmp/a.SIZE.T.WHO
 alt() {
+    # shellcheck disable=SC2046
+    set -- "$1" "$2" $(shape "$1")
     # shellcheck disable=SC2086
-    set -- "$1" "$2" $(case $1 in a) echo 2 64 2 32 16 ;; b) echo 3 96 4 64 8 ;; c) echo 4 256 4 128 8 ;; esac)
-    # shellcheck disable=SC2086
-    dims="--layers $3 --width $4 --heads $5 --context $6 --batch $7 --vocab 16 --steps $((3 * galt * $(nwords $threads)))"
+    dims="--layers $3 --width $4 --heads $5 --context $6 --batch $7 --vocab $8 --steps $((3 * galt * $(nwords $threads))) $(data "$1")"
     if [ "$2" = llm.c ]; then
         # shellcheck disable=SC2086
         GPT_ALTERNATE="$threads" "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||

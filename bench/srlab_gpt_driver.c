@@ -4,13 +4,14 @@
  *
  * The run is the one `srlab train --problem gpt --opt adamw --lr 1e-3 --wd 0.1 --strategy S
  * --n-layer L --n-embd C --n-head H --block-size T --batch-size B --vocab V --steps N` does
- * (built-in Markov data, 20000 symbols; one evaluation window, and rows only at step 0 and the
- * last step, so that no evaluation falls between two timed steps). The clock is read in the
+ * (built-in Markov data, 20000 symbols, or with --data FILE that token file; one evaluation
+ * window, and rows only at step 0 and the last step, so that no evaluation falls between two
+ * timed steps). The clock is read in the
  * per-step hook of the GPT runner (src/problems/gpt_impl.h, the hook `srlab bench train`
  * uses), after the step's micro-batch, forward, backward, gradient write and optimizer step.
  * Threads: OMP_NUM_THREADS, as for `srlab train` (the results do not depend on it).
  * Usage: srlab_gpt_driver --layers L --width C --heads H --context T --batch B --vocab V
- *                         --steps S --strategy NAME */
+ *                         --steps S --strategy NAME [--data FILE] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "problems/gpt_impl.h"
 #include "srlab/config.h"
@@ -48,6 +49,10 @@ int main(int argc, char **argv)
         snprintf(num[i], sizeof num[i], "%ld", nums[i]);
     const char *val[] = {g.extra, "adamw",  "1e-3", "0.1",    num[0],  num[1],   num[2],
                          num[3],  num[4],   num[5], num[6],   "20000", "1",      "1000000000"};
+    if (g.data) { /* the token file in place of the Markov source's length */
+        key[11] = "data";
+        val[11] = g.data;
+    }
     srl_config *c = srl_config_new();
     if (!c)
         return 3;

@@ -26,6 +26,14 @@
  *                tab, newline, vertical tab, form feed, carriage return and escape), has one
  *                distinct byte, or whose training or validation part is shorter than
  *                block-size + 1.
+ *                Or a token file as llm.c's data scripts write them (a file whose first int32
+ *                is 20240520): a header of 256 little-endian int32 (magic 20240520, version 1,
+ *                the number of tokens n > 0, the rest unread), then n uint16 tokens, little
+ *                endian, the file exactly 1024 + 2n bytes. The tokens are the symbols: vocab
+ *                (2 .. 65536) bounds them, auto meaning the largest token + 1; split as a text
+ *                file. Refused, naming the file and the field: a short header, another version,
+ *                n <= 0, a size other than 1024 + 2n (truncated or trailing bytes), a token >=
+ *                vocab (its position given), a file of one distinct token, a part too short.
  * Batches: replica r's micro-batch of step t is B windows of block-size + 1 symbols of the
  * training part, window b starting at srl_rng_below(ntrain - T) with draw ((t-1) K + r) B + b of
  * the run's "batches" stream (K replicas): a pure function of (seed, t, r, b).
@@ -213,7 +221,8 @@ struct srl__gpt_problem {
     srl_train_config tc;
     srl__replicas rp;
     srl__model model;
-    uint8_t *text;         /* ntrain + nval symbols */
+    uint8_t *text;         /* ntrain + nval symbols (Markov source, text file) */
+    uint16_t *tok16;       /* or (token file) */
     size_t ntrain, nval;
     size_t nwin, Be;       /* evaluation windows, and windows per evaluation pass */
     double init_std;
@@ -230,6 +239,7 @@ static void problem_free(srl__gpt_problem *g)
     if (!g)
         return;
     free(g->text);
+    free(g->tok16);
     free(g->acts_f);
     free(g->acts_d);
     free(g->row_loss);
@@ -263,6 +273,12 @@ double srl__gpt_problem_fstar(const srl__gpt_problem *p)
     return p->model.fstar;
 }
 
+/* Symbol i of the data (training part first, then validation). */
+static inline int32_t sym(const srl__gpt_problem *g, size_t i)
+{
+    return g->tok16 ? (int32_t)g->tok16[i] : (int32_t)g->text[i];
+}
+
 void srl__gpt_problem_batch(const srl__gpt_problem *g, size_t r, uint64_t t, int32_t *tok)
 {
     const size_t B = g->d.B, T = g->d.T;
@@ -272,7 +288,7 @@ void srl__gpt_problem_batch(const srl__gpt_problem *g, size_t r, uint64_t t, int
     for (size_t b = 0; b < B; b++) {
         const size_t start = (size_t)srl_rng_below(&s, g->ntrain - T);
         for (size_t i = 0; i <= T; i++)
-            tok[b * (T + 1) + i] = g->text[start + i];
+            tok[b * (T + 1) + i] = sym(g, start + i);
     }
 }
 
@@ -323,9 +339,8 @@ static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, s
     return SRL_OK;
 }
 
-/* Mean binary64 loss over nwin evenly spaced windows of text[0 .. n). */
-static int eval_split(srl__gpt_problem *g, const double *x, const uint8_t *text, size_t n,
-                      double *out)
+/* Mean binary64 loss over nwin evenly spaced windows of the symbols [at, at + n). */
+static int eval_split(srl__gpt_problem *g, const double *x, size_t at, size_t n, double *out)
 {
     const size_t T = g->d.T;
     double sum = 0;
@@ -337,7 +352,7 @@ static int eval_split(srl__gpt_problem *g, const double *x, const uint8_t *text,
                                                         (double)(g->nwin - 1))
                                              : 0;
             for (size_t i = 0; i <= T; i++)
-                g->tok[b * (T + 1) + i] = text[start + i];
+                g->tok[b * (T + 1) + i] = sym(g, at + start + i);
         }
         srl__gpt_pass ps;
         memset(&ps, 0, sizeof ps);
@@ -361,9 +376,9 @@ static int cb_eval(void *ctx, const double *x, double *loss, double *val, double
 {
     (void)extra;
     srl__gpt_problem *g = ctx;
-    int st = eval_split(g, x, g->text, g->ntrain, loss);
+    int st = eval_split(g, x, 0, g->ntrain, loss);
     if (!st)
-        st = eval_split(g, x, g->text + g->ntrain, g->nval, val);
+        st = eval_split(g, x, g->ntrain, g->nval, val);
     if (st)
         return srl_err_set(err, st, "evaluating the loss failed: %s", srl_strerror(st));
     return SRL_OK;
@@ -378,11 +393,13 @@ static const srl_param gpt_params[] = {
     {"block-size", "32", "context length T: positions per training window (>= 1)"},
     {"batch-size", "8", "sequences per micro-batch B (per replica, >= 1)"},
     {"data", "markov",
-     "training text: markov (the built-in source with known entropy rate) or a text file, "
-     "character (byte) level"},
+     "training text: markov (the built-in source with known entropy rate), a text file "
+     "(character, byte, level), or a token file as llm.c writes them (a header of 256 int32: "
+     "magic 20240520, version 1, the token count; then uint16 tokens)"},
     {"vocab", "auto",
      "alphabet size V: markov 2 .. 256 (auto: 16); a text file's is its number of distinct "
-     "characters (auto)"},
+     "characters (auto); a token file's 2 .. 65536 (auto: its largest token + 1; GPT-2's is "
+     "50257)"},
     {"markov-order", "2", "markov: order k of the source (1 .. 8)"},
     {"markov-sharpness", "2",
      "markov: transition rows softmax(sharpness * N(0,1)); 0 uniform, larger is peakier"},
@@ -438,6 +455,17 @@ static int read_file_bytes(const char *path, const srl_config *cfg, uint8_t **bu
     return st;
 }
 
+/* A token file (llm.c's data format): its header of 256 int32, the magic number first. */
+enum { TOK_HEADER = 1024, TOK_MAGIC = 20240520, TOK_VERSION = 1 };
+
+/* The little-endian int32 at p. */
+static int64_t le32(const uint8_t *p)
+{
+    const uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                       (uint32_t)p[3] << 24;
+    return u <= INT32_MAX ? (int64_t)u : (int64_t)u - ((int64_t)1 << 32);
+}
+
 /* Refuse text that looks binary (a NUL byte, or more than 1% control bytes other than tab,
  * newline, vertical tab, form feed, carriage return and escape); count[c] = occurrences of c. */
 static int check_text(const char *path, const uint8_t *buf, size_t n, size_t count[256],
@@ -446,6 +474,11 @@ static int check_text(const char *path, const uint8_t *buf, size_t n, size_t cou
     size_t ctrl = 0;
     for (size_t i = 0; i < n; i++) {
         const uint8_t c = buf[i];
+        if (c == 0 && n >= 4)
+            return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (a NUL byte at offset "
+                               "%zu); give a text file, or a token file as llm.c writes them "
+                               "(its first int32 %d; this file's is %lld)", path, i, TOK_MAGIC,
+                               (long long)le32(buf));
         if (c == 0)
             return srl_err_set(err, SRL_EINVAL, "data: '%s' looks binary (a NUL byte at offset "
                                "%zu); give a text file", path, i);
@@ -459,17 +492,106 @@ static int check_text(const char *path, const uint8_t *buf, size_t n, size_t cou
     return SRL_OK;
 }
 
-/* Read a text file (character level) into g->text, as symbols 0 .. V-1 (the distinct bytes in
- * byte order), and split it. */
-static int read_text(srl__gpt_problem *g, const char *path, double val_frac, const srl_config *cfg,
-                     srl_err *err)
+/* The split of n symbols (ntrain, then nval) into g; refused when a part is shorter than
+ * block-size + 1. `what`: "characters" or "tokens". */
+static int split(srl__gpt_problem *g, const char *path, size_t n, double val_frac,
+                 const char *what, srl_err *err)
 {
-    uint8_t *buf = NULL;
-    size_t got = 0, count[256] = {0};
-    int st = read_file_bytes(path, cfg, &buf, &got, err);
-    if (st)
+    const size_t nval = (size_t)floor(val_frac * (double)n);
+    const size_t ntrain = n - nval, need = g->d.T + 1;
+    if (ntrain < need || nval < need)
+        return srl_err_set(err, SRL_EINVAL,
+                           "data: '%s' is too short: its %zu %s split into %zu for training and "
+                           "%zu for validation (val-frac %g), and each part must hold block-size "
+                           "+ 1 = %zu %s", path, n, what, ntrain, nval, val_frac, need, what);
+    g->ntrain = ntrain;
+    g->nval = nval;
+    return SRL_OK;
+}
+
+/* The data keys: data=markov with the source's vocab, order, sharpness and length, or a file
+ * (file non-NULL); val-frac for both. */
+typedef struct data_keys {
+    const char *file;
+    bool vauto; /* vocab=auto (else V holds it) */
+    size_t V, order, ntok;
+    double sharp, val_frac;
+} data_keys;
+
+/* A token file's bytes buf[0 .. got) (its first int32 is TOK_MAGIC; buf is taken) into
+ * g->tok16, checked field by field, and split. */
+static int read_tokens(srl__gpt_problem *g, const char *path, uint8_t *buf, size_t got,
+                       const data_keys *dk, srl_err *err)
+{
+    const int64_t version = got >= 8 ? le32(buf + 4) : 0, n = got >= 12 ? le32(buf + 8) : 0;
+    const uint64_t body = got >= TOK_HEADER ? got - TOK_HEADER : 0;
+    int st = SRL_OK;
+    if (got < TOK_HEADER)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s' is a token file (its first int32 is %d) "
+                         "cut short: %zu bytes, less than its %d-byte header", path, TOK_MAGIC,
+                         got, TOK_HEADER);
+    else if (version != TOK_VERSION)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s': token file version %lld (header int32 "
+                         "1); srlab reads version %d (uint16 tokens), as llm.c does", path,
+                         (long long)version, TOK_VERSION);
+    else if (n <= 0)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s': the token count (header int32 2) is "
+                         "%lld; it must be positive", path, (long long)n);
+    else if (body != 2 * (uint64_t)n)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s': its header counts %lld tokens (%llu "
+                         "bytes after the %d-byte header) but %llu bytes follow it (%s)", path,
+                         (long long)n, 2 * (unsigned long long)n, TOK_HEADER,
+                         (unsigned long long)body, body < 2 * (uint64_t)n ? "truncated"
+                                                                          : "trailing bytes");
+    if (st) {
+        free(buf);
         return st;
-    if ((st = check_text(path, buf, got, count, err))) {
+    }
+    /* the tokens decoded in place, to the front (token i's bytes lie beyond slot i) */
+    uint16_t *t = (uint16_t *)(void *)buf;
+    const size_t ntok = (size_t)n;
+    unsigned lo = 65535, hi = 0;
+    size_t over = SIZE_MAX;
+    for (size_t i = 0; i < ntok; i++) {
+        const uint8_t *p = buf + TOK_HEADER + 2 * i;
+        const unsigned v = (unsigned)p[0] | (unsigned)p[1] << 8;
+        t[i] = (uint16_t)v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        if (!dk->vauto && v >= dk->V && over == SIZE_MAX)
+            over = i;
+    }
+    if (over != SIZE_MAX)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s': token %u at position %zu is not below "
+                         "vocab = %zu", path, (unsigned)t[over], over, dk->V);
+    else if (lo == hi)
+        st = srl_err_set(err, SRL_EINVAL, "data: '%s' holds a single distinct token (%u): there "
+                         "is nothing to predict", path, lo);
+    if (!st)
+        st = split(g, path, ntok, dk->val_frac, "tokens", err);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    uint16_t *small = realloc(buf, ntok * sizeof *t); /* give back the header's bytes */
+    g->tok16 = small ? small : t;
+    g->d.V = dk->vauto ? (size_t)hi + 1 : dk->V;
+    return SRL_OK;
+}
+
+/* A text file's bytes buf[0 .. got) (buf is taken) into g->text, as symbols 0 .. V-1 (the
+ * distinct bytes in byte order), and split. */
+static int read_text(srl__gpt_problem *g, const char *path, uint8_t *buf, size_t got,
+                     const data_keys *dk, srl_err *err)
+{
+    size_t count[256] = {0};
+    int st;
+    if (!dk->vauto)
+        st = srl_err_set(err, SRL_EINVAL, "vocab: applies only to data=markov and token files "
+                         "(a text file's vocabulary is its distinct characters: leave it auto)");
+    else
+        st = check_text(path, buf, got, count, err);
+    if (st) {
         free(buf);
         return st;
     }
@@ -485,30 +607,28 @@ static int read_text(srl__gpt_problem *g, const char *path, double val_frac, con
     }
     for (size_t i = 0; i < got; i++)
         buf[i] = map[buf[i]];
-    const size_t nval = (size_t)floor(val_frac * (double)got);
-    const size_t ntrain = got - nval, need = g->d.T + 1;
-    if (ntrain < need || nval < need) {
+    if ((st = split(g, path, got, dk->val_frac, "characters", err))) {
         free(buf);
-        return srl_err_set(err, SRL_EINVAL,
-                           "data: '%s' is too short: its %zu characters split into %zu for "
-                           "training and %zu for validation (val-frac %g), and each part must "
-                           "hold block-size + 1 = %zu characters", path, got, ntrain, nval,
-                           val_frac, need);
+        return st;
     }
     g->text = buf;
-    g->ntrain = ntrain;
-    g->nval = nval;
     g->d.V = V;
     return SRL_OK;
 }
 
-/* The data keys: data=markov with the source's vocab, order, sharpness and length, or a text
- * file (file non-NULL); val-frac for both. */
-typedef struct data_keys {
-    const char *file;
-    size_t V, order, ntok;
-    double sharp, val_frac;
-} data_keys;
+/* The file dk->file: a token file when its first int32 is llm.c's magic number, else text. */
+static int read_data_file(srl__gpt_problem *g, const data_keys *dk, const srl_config *cfg,
+                          srl_err *err)
+{
+    uint8_t *buf = NULL;
+    size_t got = 0;
+    const int st = read_file_bytes(dk->file, cfg, &buf, &got, err);
+    if (st)
+        return st;
+    if (got >= 4 && le32(buf) == TOK_MAGIC)
+        return read_tokens(g, dk->file, buf, got, dk, err);
+    return read_text(g, dk->file, buf, got, dk, err);
+}
 
 /* The model's keys into g (training config, replicas, sizes, init-std), val-frac into dk. */
 static int read_model_keys(srl__gpt_problem *g, const srl_config *cfg, data_keys *dk,
@@ -549,6 +669,7 @@ static int read_data_keys(const srl_config *cfg, data_keys *dk, srl_err *err)
     dk->sharp = 0;
     const char *vtext = srl_config_get(cfg, "vocab");
     const bool vauto = !vtext || !strcmp(vtext, "auto");
+    dk->vauto = vauto;
     int st;
     if (!dk->file) {
         if (!(st = vauto ? SRL_OK : rd_size(cfg, "vocab", 2, 256, &dk->V, err)) &&
@@ -559,9 +680,8 @@ static int read_data_keys(const srl_config *cfg, data_keys *dk, srl_err *err)
         return st;
     }
     static const char *const only[] = {"markov-order", "markov-sharpness", "data-tokens", NULL};
-    if (!vauto)
-        return srl_err_set(err, SRL_EINVAL, "vocab: applies only to data=markov (a text "
-                           "file's vocabulary is its distinct characters: leave it auto)");
+    if (!vauto && (st = rd_size(cfg, "vocab", 2, 65536, &dk->V, err)))
+        return st; /* a token file's bound (a text file refuses it once read) */
     for (int i = 0; only[i]; i++)
         if (srl_config_get(cfg, only[i]))
             return srl_err_set(err, SRL_EINVAL, "%s: applies only to data=markov", only[i]);
@@ -654,8 +774,8 @@ int srl__gpt_problem_new(srl__gpt_problem **out, const srl_config *cfg, srl_err 
     int st = read_model_keys(g, cfg, &dk, err);
     if (!st)
         st = read_data_keys(cfg, &dk, err);
-    if (!st && dk.file) /* a text file is read first: its size decides V */
-        st = read_text(g, dk.file, dk.val_frac, cfg, err);
+    if (!st && dk.file) /* a file is read first: it decides V */
+        st = read_data_file(g, &dk, cfg, err);
     else if (!st)
         g->d.V = dk.V;
     if (!st)
@@ -691,6 +811,7 @@ static int run_gpt(const srl_config *cfg, const srl_sink *out, srl_run_report *r
 
 const srl_runner srl__runner_gpt = {
     "gpt", SRL_RUN_TRAIN,
-    "a small GPT on character text (built-in Markov source with known f*, or --data FILE); "
+    "a small GPT on character text (built-in Markov source with known f*, or --data FILE: a "
+    "text file or llm.c's token files); "
     "K data-parallel replicas",
     gpt_params, run_gpt};

@@ -75,26 +75,34 @@ static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
     return srl_rounding_is_stochastic(slot->mode) ? n : 0;
 }
 #else
-/* Row i of C: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 .. k-1 (the i-l-j loop keeps
- * every output's order l = 0, 1, ...; the compiler vectorises over j). Cloned for x86-64-v3 and
- * v4 and picked at run time, as the kernels' engines are: -ffp-contract=off and the fixed order
- * make every clone compute the same bits, only faster. */
+/* Row i of C, columns [0, n) of a panel: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 ..
+ * k-1, B's rows ldb apart (the i-l-j loop keeps every output's order l = 0, 1, ...; the
+ * compiler vectorises over j). Cloned for x86-64-v3 and v4 and picked at run time, as the
+ * kernels' engines are: -ffp-contract=off and the fixed order make every clone compute the same
+ * bits, only faster. */
 SRL__PLAIN_CLONES
 static void TPL(row_nn)(REAL *restrict c, const REAL *a, size_t astep, const REAL *restrict B,
-                        size_t n, size_t k)
+                        size_t ldb, size_t n, size_t k)
 {
     const REAL a0 = a[0];
     for (size_t j = 0; j < n; j++)
         c[j] = a0 * B[j];
     for (size_t l = 1; l < k; l++) {
         const REAL al = a[l * astep];
-        const REAL *restrict b = B + l * n;
+        const REAL *restrict b = B + l * ldb;
         for (size_t j = 0; j < n; j++)
             c[j] = c[j] + al * b[j];
     }
 }
 /* C (m,n), row i = sum_l a_il B[l,:] with a_il = A[i rowstep + l astep]: rowstep k and astep 1
- * for A (m,k) row-major, rowstep 1 and astep m for A^T with A (k,m). */
+ * for A (m,k) row-major, rowstep 1 and astep m for A^T with A (k,m). A wide C (the head's
+ * logits, n = the vocabulary) is taken in panels of MM_PANEL columns, each over every row: the
+ * panel of B (k x MM_PANEL) then stays in the cache across the rows, where whole rows of B
+ * would stream from memory once per row of C. Every output keeps its order l = 0, 1, ...: the
+ * same bits either way. */
+#ifndef MM_PANEL
+#define MM_PANEL 64
+#endif
 static int TPL(mm_rows)(REAL *C, const REAL *A, size_t astep, size_t rowstep, const REAL *B,
                         size_t m, size_t n, size_t k)
 {
@@ -102,10 +110,21 @@ static int TPL(mm_rows)(REAL *C, const REAL *A, size_t astep, size_t rowstep, co
         memset(C, 0, m * n * sizeof *C);
         return SRL_OK;
     }
+    if (n <= 16 * MM_PANEL) {
 #pragma omp parallel for schedule(static) \
     if (m * n * k >= 4 * srl__models_omp_min && m > 1 && srl__workers_ok())
-    for (size_t i = 0; i < m; i++)
-        TPL(row_nn)(C + i * n, A + i * rowstep, astep, B, n, k);
+        for (size_t i = 0; i < m; i++)
+            TPL(row_nn)(C + i * n, A + i * rowstep, astep, B, n, n, k);
+        return SRL_OK;
+    }
+    const size_t np = (n + MM_PANEL - 1) / MM_PANEL;
+#pragma omp parallel for schedule(static) \
+    if (m * n * k >= 4 * srl__models_omp_min && srl__workers_ok())
+    for (size_t p = 0; p < np; p++) {
+        const size_t j0 = p * MM_PANEL, w = n - j0 < MM_PANEL ? n - j0 : MM_PANEL;
+        for (size_t i = 0; i < m; i++)
+            TPL(row_nn)(C + i * n + j0, A + i * rowstep, astep, B + j0, n, w, k);
+    }
     return SRL_OK;
 }
 static int TPL(mm_nn)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n, size_t k,
