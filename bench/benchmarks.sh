@@ -20,7 +20,7 @@
 # Each part runs one of the project's own drivers: bench/levels.sh (bulk rounding beside memcpy),
 # srlab bench kernels, train and sweep (against in-process references), bench/peers.sh (CPFloat
 # with its streaming-copy ceiling, OpenBLAS, llm.c), python/bench_torch.py (when torch and the
-# build's python module import). The full run takes about 10-15 minutes on 2 idle cores.
+# build's python module import). The full run took 7 minutes on 2 idle cores (Zen 5 VM, every peer given).
 # Exit status: 2 for a bad argument (the message names it), 1 if a part fails (its message is
 # printed, and the old file is kept).
 set -eu
@@ -247,8 +247,8 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
 - **Load.** Every section gives the load average when it started; the drivers print it before
   each part. OpenMP runs with `OMP_WAIT_POLICY=passive` unless set otherwise (libgomp's idle
   threads otherwise spin, which on a shared machine is most of the CPU time at two threads).
-- **Regenerating.** Run the script on the final code; it rewrites this file whole (about 15
-  minutes with every peer). `--quick` runs every part on tiny sizes for the test
+- **Regenerating.** Run the script on the final code; it rewrites this file whole (7 minutes
+  with every peer on the idle 2-core Zen 5 VM; each table says how long its run took). `--quick` runs every part on tiny sizes for the test
   (tests/cli/benchmarks_quick.sh), whose numbers mean nothing. A machine's tables that should
   stay once it is gone are copied into `bench/recorded/` and included below as recorded.
 EOF
