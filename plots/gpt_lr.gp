@@ -28,7 +28,8 @@
 # swept values. With a baseline curve (mp), a lower panel shows what the comparisons rest on: per
 # value of x, each curve's paired difference from the baseline over the seeds they share (the
 # same seed: same data and initial weights; srlab compare), its mean and 95% Student t interval,
-# not adjusted for the number of comparisons (srlab compare applies Holm's).
+# not adjusted for the number of comparisons (srlab compare applies Holm's); with one seed (the
+# quick sweeps), the difference alone, no interval, and the panel says that it is a smoke test.
 #
 # needs: lr *_mean   (columns of --in; srlab plot checks them before gnuplot runs)
 if (!exists("in")) { print "gpt_lr.gp: give in='FILE.summary.csv' (and out='FILE.png')"; exit status 2 }
@@ -97,13 +98,14 @@ tqb(df, a, b, i) = (i >= 80) ? (a + b) / 2 : (ibeta(df / 2.0, 0.5, df / (df + ((
 set print $DIFF
 print "g,x,mean,lo,hi,n,pct,pctlo,pcthi"
 set print
+DNMAX = 0   # the most seeds a comparison shares: with one, the panel shows the difference alone
 if (paired) { NV = N * SMAX; array V[NV]; do for [i=1:NV] { V[i] = NaN }; \
     putv(k, sd, v) = (V[(k - 1) * SMAX + sd] = (ok(v) ? v : NaN), 0); \
     stats data using (keep(0) && column("seed") >= 1 ? putv((gidx(gkey(0)) - 1) * X + xidx(strcol(xcol)), int(column("seed")), yv(0)) : 0) nooutput; \
     set print $DIFF append; \
     do for [g=1:G] { if (g != B) { do for [i=1:X] { k = (g - 1) * X + i; kb = (B - 1) * X + i; dn = 0; ds = 0; dq = 0; \
         do for [sd=1:SMAX] { va = V[(k - 1) * SMAX + sd]; vb = V[(kb - 1) * SMAX + sd]; if (va == va && vb == vb) { dn = dn + 1; ds = ds + va - vb; dq = dq + (va - vb) ** 2 } }; \
-        if (dn >= 2) { dm = ds / dn; dsd = sqrt((dq - ds * ds / dn) > 0 ? (dq - ds * ds / dn) / (dn - 1) : 0); hw = tq(dn - 1) * dsd / sqrt(dn); \
+        if (dn >= 1) { dm = ds / dn; dsd = dn >= 2 ? sqrt((dq - ds * ds / dn) > 0 ? (dq - ds * ds / dn) / (dn - 1) : 0) : 0; hw = dn >= 2 ? tq(dn - 1) * dsd / sqrt(dn) : 0; DNMAX = (dn > DNMAX ? dn : DNMAX); \
             bm = S[kb] / C[kb]; print sprintf("%d,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.17g,%.17g", g, XV[k], dm, dm - hw, dm + hw, dn, 100 * dm / bm, 100 * (dm - hw) / bm, 100 * (dm + hw) / bm) } } } }; \
     set print }
 dlo = 0; dhi = 0
@@ -154,7 +156,8 @@ if (paired) { \
     set size 1, 0.36; set origin 0, 0.03; set tmargin 0.5; set bmargin 3.5; unset title; \
     unset logscale y; set yrange [dlo - 0.08 * (dhi - dlo + 1e-12) : dhi + 0.08 * (dhi - dlo + 1e-12)]; set ytics auto; set mytics 2; \
     set ylabel sprintf("difference from %s (%%)", esc(baseline)); set format y "%+g"; \
-    unset key; set label 3 sprintf("each curve - %s,\npaired by seed, in %%\nof %s's mean gap:\nmean and 95%% t\ninterval (not adjusted\nfor the %d comparisons)", esc(baseline), esc(baseline), (G - 1) * X) \
+    unset key; set label 3 (DNMAX >= 2 ? sprintf("each curve - %s,\npaired by seed, in %%\nof %s's mean gap:\nmean and 95%% t\ninterval (not adjusted\nfor the %d comparisons)", esc(baseline), esc(baseline), (G - 1) * X) : \
+        sprintf("each curve - %s,\nsame seed, in %%\nof %s's gap:\none seed, so no\ninterval: a smoke\ntest, not a comparison", esc(baseline), esc(baseline))) \
         at screen 0.76, graph 0.85 left font ",9" tc rgb "#555555"; \
     set arrow 20 from graph 0, first 0 to graph 1, first 0 nohead lw 1.5 lc rgb "#000000"; \
     plot for [g=1:G] $DIFF using ($1 == g ? $2 * dodge(g) : NaN):7:8:9 with yerrorbars pt 7 ps 1 lw 2 lc rgb col(g) notitle; \

@@ -289,6 +289,43 @@ gpt_lr16)
     [ "$ticks" = "4 0" ] && ok "x tics at the four learning rates as swept" || bad "x tics: $ticks ($(grep -E '^[0-9.e-]+$' t.txt | tr '\n' ' '))"
     grep -q "nats" t.txt && ok "the GPT's gap in nats" || bad "no nats on the GPT figure"
     ;;
+gpt_lr)
+    # --quick is a smoke test (the spec's header says so): one seed, so the lower panel shows each
+    # strategy's difference from mp on the same seed, no interval, and says why; the header's
+    # numbers (bf16-rn's gap A%, B% and C% above mp's at the three rates, the others within D%)
+    # are recomputed from what gnuplot drew.
+    sweep gpt_lr
+    draw gpt_lr gpt_lr
+    svgtext gpt_lr gpt_lr >t.txt
+    grep -q "^one seed, so no$" t.txt && grep -q "test, not a comparison" t.txt && ! grep -q "95% t" t.txt &&
+        ok "one seed: the panel says there is no interval (a smoke test)" || bad "gpt_lr panel label: $(tail -8 t.txt | tr '\n' '|')"
+    hdr=$(sed -n 's/.*its gap \([0-9]*\)%, \([0-9]*\)% and \([0-9]*\)%.*/\1 \2 \3/p' "$src/experiments/gpt_lr.ini")
+    within=$(sed -n 's/.*bf16-kahan within \([0-9]*\)% of mp.*/\1/p' "$src/experiments/gpt_lr.ini")
+    grep -q "^# --quick is a smoke test, not the comparison" "$src/experiments/gpt_lr.ini" && [ -n "$hdr" ] && [ -n "$within" ] ||
+        bad "experiments/gpt_lr.ini: no smoke-test statement with its numbers"
+    names=$(sed -n 's/^# command: .* --strategy \([^ ]*\) .*/\1/p' gpt_lr.summary.csv | tr , ' ')
+    got=$(awk -v names="$names" 'BEGIN { split(names, nm, " ") } f && NF >= 9 { s = nm[$1]; p = $7 + 0
+            if (s == "bf16-rn") rn[++k] = sprintf("%.0f", p)
+            else { a = p < 0 ? -p : p; if (a > w) w = a } }
+        $0 == "diff" { f = 1; FS = "," }
+        END { printf "%s %s %s|%d", rn[1], rn[2], rn[3], (w == int(w) ? w : int(w) + 1) }' gpt_lr.debug)
+    [ "$got" = "$hdr|$within" ] && ok "the header's numbers as drawn: bf16-rn $hdr % above mp, the others within $within%" ||
+        bad "gpt_lr header says '$hdr|$within', the figure drew '$got'"
+    ;;
+gpt_curves)
+    # Each curve is its strategy at its own best rate (the lowest mean final validation gap over
+    # the seeds, recomputed from the runs file), as the title says.
+    sweep gpt_lr
+    draw gpt_lr gpt_curves
+    r=gpt_lr.runs.csv
+    awk -F, -v cs="$(col $r strategy)" -v cl="$(col $r lr)" -v cv="$(col $r final_val_loss)" -v cx="$(col $r diverged)" \
+        '!/^#/ && $1 != "run" && $cx == 0 { k = $cs SUBSEP $cl; s[k] += $cv; c[k]++; st[$cs] = 1 }
+         END { for (k in s) { split(k, a, SUBSEP); m = s[k] / c[k]; if (!(a[1] in b) || m < b[a[1]]) { b[a[1]] = m; l[a[1]] = a[2] } }
+               for (x in st) printf "%s, lr = %g\n", x, l[x] }' $r | sort >want.txt
+    svgtext gpt_lr gpt_curves | grep ', lr = ' | sort >got.txt
+    [ -s want.txt ] && cmp -s want.txt got.txt && ok "each curve at its strategy's best rate: $(tr '\n' ';' <got.txt)" ||
+        bad "best rates: want $(tr '\n' ';' <want.txt) got $(tr '\n' ';' <got.txt)"
+    ;;
 matvec)
     # RN and SR part once RN's partial sums outgrow the terms: over n >= 256 the least-squares
     # slope of log(mean backward error) on log n is above 0.9 for RN (like n u) and below 0.75 for
