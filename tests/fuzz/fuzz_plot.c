@@ -2,11 +2,11 @@
  * (src/cli/cmd_plot.c, src/cli/figure.c, src/cli/gnuplot.c; docs/security.md).
  *
  * The input: a byte that picks the figure (one of the scripts in plots/), then lines (at most 6)
- * each of which is an argument -- "i=NAME" the --in file's name (one path component; the data are
- * written there), "o=PATH" the -o figure, "d=NAME" a folder made before the run (so that -o can
- * go into a folder named "|cmd"), anything else a --set value (debug=NAME: NAME is an output of
- * the input's too) -- then a NUL byte, then the bytes
- * of the CSV. Two modes:
+ * each of which is an argument -- "i=NAME" the --in file's name (one path component of at most
+ * NAME_MAX bytes, which the harness can create; the data are written there), "o=PATH" the -o
+ * figure, "d=NAME" a folder made before the run (so that -o can go into a folder named "|cmd"),
+ * anything else a --set value (debug=NAME: NAME is an output of the input's too) -- then a NUL
+ * byte, then the bytes of the CSV. Two modes:
  *
  *   default  PATH is emptied at start, so gnuplot is never found: the command stops at its last
  *            check, and no fuzzed text can reach gnuplot or a shell. Every command line must end
@@ -21,6 +21,7 @@
  *            Anything else -- a file created by a command gnuplot ran, or
  *            opened for writing under a name srlab did not choose -- aborts: a finding. */
 #include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
@@ -143,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!*s && !nl)
             break;
         if (!strncmp(s, "i=", 2) && s[2] && !strchr(s + 2, '/') && strcmp(s + 2, ".") &&
-            strcmp(s + 2, ".."))
+            strcmp(s + 2, "..") && strlen(s + 2) <= NAME_MAX) /* a name the harness can create */
             in = s + 2;
         else if (!strncmp(s, "o=", 2) && s[2] != '/' && !strstr(s + 2, "..")) /* stays here */
             out = s + 2;
