@@ -159,6 +159,8 @@ set print
 set table $MEANS append separator comma
 plot for [g=1:G] in using (g):(column(xcol) * dodge(g)):(clip(column(ycol."_mean"))) with table if (ing(g))
 unset table
+# The k/n labels only when some point diverged: gnuplot 5.4 dies (SIGSEGV) drawing `with labels`
+# from a file whose one row gives no label (a sweep of one strategy at one lr).
 plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder title (quad ? "RN after its last move" : ""), \
      rngap(x) with lines dt 2 lw 2 lc rgb "#000000" title (quad ? "RN: a/2 d^2, d = s / (2 {/Symbol h} a) (T05)" : ""), \
      srline(x) with lines dt 3 lw 2 lc rgb "#444444" title (quad ? "SR: a/2 (x^* - g_0)(g_1 - x^*) (T05)" : ""), \
@@ -169,7 +171,7 @@ plot $BAND using 1:2:3 with filledcurves fc rgb "#dde8f3" fs solid 1 noborder ti
          with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb gcol(g) notitle, \
      for [g=1:G] in using (hasdiv && ing(g) && column("diverged") > 0 ? column(xcol) * dodge(g) : NaN):(ydiv) \
          with points pt 2 ps 1.6 lw 2 lc rgb gcol(g) title (hasdiv && ndivpts > 0 && g == 1 ? "diverged (k/n seeds)" : ""), \
-     for [g=1:G] in using (hasdiv && ing(g) && column("diverged") > 0 ? column(xcol) * dodge(g) : NaN):(ydiv):(sprintf("%d/%d", column("diverged"), column("seeds"))) \
+     for [g=1:(hasdiv && ndivpts > 0 ? G : 0)] in using (ing(g) && column("diverged") > 0 ? column(xcol) * dodge(g) : NaN):(ydiv):(sprintf("%d/%d", column("diverged"), column("seeds"))) \
          with labels offset 0, -0.9 * g font ",9" tc rgb gcol(g) notitle, \
      for [g=1:G] $MEANS using ($1 == g ? $2 : NaN):3 smooth unique with lines lw 2.5 dt gdt(g) lc rgb gcol(g) \
          title GL[g]

@@ -21,6 +21,20 @@ bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $1"; }
 "$SRLAB" sweep --command run --problem sum --rounding rn,sr --n 2000 --points 3 --seeds 3 \
     --quiet -o s.csv 2>err.txt || bad "sum sweep: $(cat err.txt)"
 
+# one grid point (one strategy, one lr): a file of one row is a figure too (gnuplot 5.4 died
+# drawing lr_sweep's labels of diverged points from it, none diverged: srlab plot exited 3)
+"$SRLAB" sweep --problem quad1d --strategy bf16-rn --lr 0.01 --steps 40 --log-every 20 --seeds 2 \
+    --quiet -o one.csv 2>err.txt || bad "one-point sweep: $(cat err.txt)"
+for spec in "loss_vs_step one.csv" "lr_sweep one.summary.csv" "stall one.summary.csv"; do
+    set -- $spec
+    rm -f "one-$1.png"
+    if "$SRLAB" plot "$1" --in "$2" -o "one-$1.png" 2>err.txt && [ -s "one-$1.png" ]; then
+        ok "srlab plot $1 of one grid point"
+    else
+        bad "srlab plot $1 of one grid point: $(cat err.txt)"
+    fi
+done
+
 # plot data: each script with the file it reads
 for spec in "loss_vs_step q.csv" "lr_sweep q.summary.csv" "stall q.summary.csv" "sum_error s.csv"; do
     set -- $spec
