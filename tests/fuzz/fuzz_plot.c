@@ -130,8 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t slen, clen;
     fuzz_split(data + 1, size - 1, 0, &sets, &slen, &csv, &clen);
     const char *dir = fuzz_tmpdir();
-    if (with_gnuplot)
-        empty(dir);
+    empty(dir); /* in both modes: a folder an earlier input made (d=NAME) is no --in file */
     char *text = fuzz_cstr(sets, slen), *args[6 * 2 + 8], *dirs[6];
     const char *in = "in.csv", *out = "fig.png", *debug = "";
     size_t nd = 0;
