@@ -182,12 +182,18 @@ new=$(echo "$new" | grep -v "^$T/work/|touch PWN;y/R\(/\|$\)")
     bad "reproduce -o '|...': new files: $new"
 
 # SIGTERM or SIGHUP to the command and its gnuplot (as a terminal's Ctrl-C reaches the whole group)
-# while gnuplot draws: the private folder goes too (files first, then the folder)
+# while gnuplot draws: the private folder goes too (files first, then the folder). The gnuplot
+# found first on PATH here takes a minute to draw (it sleeps; --version goes to the real one), so
+# the signal always comes while it draws: a real gnuplot drew the figure before a loaded machine
+# let the shell see the folder, and the test then saw a figure and no folder.
 if command -v setsid >/dev/null 2>&1; then
+    mkdir slowgp
+    printf '#!/bin/sh\ncase "$1" in -V | --version) exec "%s" "$@" ;; esac\nexec sleep 60\n' "$(command -v gnuplot)" >slowgp/gnuplot
+    chmod +x slowgp/gnuplot
     for sig in TERM HUP; do # (INT: a background job ignores it)
-        setsid sh -c '"$0" plot stall --in q.summary.csv -o sig.png & i=0
-            while [ -z "$(ls -A "$TMPDIR")" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-            kill -'$sig' -$$; wait' "$SRLAB" >/dev/null 2>&1
+        PATH="$PWD/slowgp:$PATH" setsid sh -c '"$0" plot stall --in q.summary.csv -o sig.png & i=0
+            while [ -z "$(ls -A "$TMPDIR")" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+            sleep 0.2; kill -'$sig' -$$; wait' "$SRLAB" >/dev/null 2>&1
         sleep 1
         [ -z "$(ls -A "$TMPDIR")" ] && [ ! -e sig.png ] && ok "SIG$sig while drawing: no private folder, no figure" ||
             bad "SIG$sig while drawing: left $(ls -A "$TMPDIR") $(ls sig.png 2>/dev/null)"
