@@ -367,7 +367,7 @@ if [ "$full" = full ]; then
     set --
     for k in n-layer n-embd n-head block-size batch-size vocab markov-order opt wd warmup schedule \
              strategy lr replicas steps log-every; do set -- "$@" --$k "$(iv $k)"; done
-    if "$srlab" train --problem "$(iv problem)" "$@" --sr-seed independent --seed 1 -o t12gpt.csv \
+    if OMP_NUM_THREADS=1 "$srlab" train --problem "$(iv problem)" "$@" --sr-seed independent --seed 1 -o t12gpt.csv \
         >t12gpt.out 2>&1; then
         t12r=$(grep -v '^#' t12gpt.csv | awk -F, -v lr0="$(iv lr)" -v wd="$(iv wd)" -v wu="$(iv warmup)" -v T="$(iv steps)" "$AWKLIB"'
             function lr(t) { return t <= wu ? lr0 * t / wu : lr0 / 2 * (1 + cos(pi() * (t - wu) / (T - wu))) }
