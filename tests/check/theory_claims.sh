@@ -237,6 +237,14 @@ claim T15-heat-equation.md "fp16, m = 512 (dt mu1 / u = 0.019)" 0.019 "$(f %.3f 
 claim T16-kahan-updates.md "x0 = 1, 0.977 away from the stall bound" 0.977 "$(f %.3f "$(th T16 "" rn_stall)")"
 claim T16-kahan-updates.md "(1.8e-9, from uc)" 1.8e-9 "$(f %.1e "$(th T16 "" kahan_sr_tol)")"
 
+# ---- T02b: the smallest fraction of the four values sr:r=12 never rounds away ----
+# src/check/round.c draws their 16 fraction bits below bf16 as F = 8 + (3 random bits)
+if grep -qF 'F = i < 8 ? ((w >> 16) & 0xFF) << 8 | (0xF0 + ((w >> 24) & 0xF))' "$src/src/check/round.c" &&
+    grep -qF ': 8 + ((w >> 16) & 7);' "$src/src/check/round.c"; then
+    claim T02-sr-bits-bias.md "1.2e-4\`, twice the MDE or more)." 1.2e-4 "$(f %.1e "8 / 2^16")"
+else
+    bad "src/check/round.c: T02b's values are no longer F = 8 + (w >> 16 & 7): recompute T02's 1.2e-4"
+fi
 # ---- T02, theory/README: the 16-bit write's off-by-one against T02b's power ----
 claim T02-sr-bits-bias.md "write moves the mean by 2^-16 = 1.5e-5 of a spacing" 1.5e-5 "$(f %.1e "2^-16")"
 claim README.md "has 23 defects built into the library's own paths" 23 \
@@ -256,6 +264,35 @@ for st in fp32 mp bf16-rn bf16-sr; do
 done
 claim paper.md "bf16-sr-exact 8, bf16-kahan 10. theory/T13." "$(mem bf16-sr-exact)" "$(mem bf16-sr-exact)"
 claim paper.md "bf16-sr-exact 8, bf16-kahan 10. theory/T13." "$(mem bf16-kahan)" "$(mem bf16-kahan)"
+
+# ---- T03: the harmonic stagnation table, and paper.md's bf16 row ----
+# stag FORMAT MODE ROW: ROW of T03's table quotes the term k, the sum and t_k that `srlab theory
+# T03` gives (the sum and t_k as %.17g; k's first word; a row without t_k quotes none)
+stag() {
+    k=$(th T03 "format=$1 rounding=$2" stagnation_k)
+    sum=$(th T03 "format=$1 rounding=$2" stagnation_sum)
+    tk=$(thm T03 "format=$1 rounding=$2" "t_k =")
+    claim T03-summation.md "$3" "$(printf '%s' "$3" | awk -F' *[|] *' '{ split($4, w, " "); print w[1] }')" "$k"
+    claim T03-summation.md "$3" "$(printf '%s' "$3" | awk -F' *[|] *' '{ print $5 }')" "$(f %.17g "$sum")"
+    case $3 in
+    *"< 2^"*) claim T03-summation.md "$3" "$(printf '%s' "$3" | awk -F' *[|] *' '{ split($6, w, " "); print w[1] }')" \
+        "$(f %.17g "$tk")" ;;
+    esac
+}
+stag bf16 rn "| bf16 | rn | 65 | 5.0625 | 0.015380859375 < 2^-6 |"
+stag fp16 rn "| fp16, tf32 | rn | 513 | 7.0859375 | 0.001949310302734375 < 2^-9 |"
+stag tf32 rn "| fp16, tf32 | rn | 513 | 7.0859375 | 0.001949310302734375 < 2^-9 |"
+stag fp32 rn "| fp32 | rn | 2097152 = 2^21 | 15.403682708740234 | 2^-21 = 2^-21: a tie, s even |"
+stag fp32 rna "| fp32 | rna | 2097153 | 15.403683662414551 | the tie went up |"
+stag e4m3 rn "| e4m3 | rn | 9 | 3 | |"
+stag e5m2 rn "| e5m2 | rn | 5 | 2 | |"
+stag bf16 rz "| bf16 | rz, rd | 41 | 4 | |"
+stag bf16 rd "| bf16 | rz, rd | 41 | 4 | |"
+stag fp16 rz "| fp16 | rz | 257 | 5.74609375 | |"
+claim T03-summation.md "| fp32 | rn | 2097152 = 2^21 | 15.403682708740234 | 2^-21 = 2^-21: a tie, s even |" "2^-21 = 2^-21" \
+    "$(aw "printf \"2^%d = 2^%d\", log($(thm T03 "format=fp32 rounding=rn" "t_k =")) / log(2), log($(thm T03 "format=fp32 rounding=rn" "ulp(s) =")) / log(2) - 1")"
+claim paper.md "(bf16: term 65, sum 5.0625)" "term 65, sum 5.0625" \
+    "term $(th T03 "format=bf16 rounding=rn" stagnation_k), sum $(th T03 "format=bf16 rounding=rn" stagnation_sum)"
 
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
@@ -278,6 +315,10 @@ if [ "$full" = full ]; then
     }
     mde T01-sr-basics.md T01e "MDE 2.6e-3 in \`P(both away) - f^2\`" 2.6e-3 %.1e
     mde T01-sr-basics.md T01b "MDE 8e-4 of \`Var/q^2\` at the worst probe" 8e-4 %.0e
+    # T01e's worst probe (its x and format in the row's text): f(1 - f), f = p_up of srlab theory T01
+    t01e=$(awk '$1 == "T01e" { for (i = 1; i < NF; i++) if ($i == "x" && $(i + 1) == "=") { sub(/,$/, "", $(i + 4)); print "x=" $(i + 2) " format=" $(i + 4) }; exit }' full.txt)
+    fe=$(th T01 "$t01e" p_up)
+    claim T01-sr-basics.md "by a pair moves it by \`f(1 - f)\`, 0.16 at the worst probe" 0.16 "$(f %.2f "$fe * (1 - $fe)")"
     claim T01-sr-basics.md "the largest error seen is 0.4% below \`2u|x|\`" 0.4 "$(f %.1f "100 * (1 - $(ck full.txt T01d measured))")"
     mde T02-sr-bits-bias.md T02a "MDE 1.6e-3 spacings of bias. The defect" 1.6e-3 %.1e
     mde T02-sr-bits-bias.md T02b "MDE 1.6e-3 spacings at \`f ~ 1/2\`" 1.6e-3 %.1e
