@@ -319,6 +319,15 @@ if [ "$full" = full ]; then
     t01e=$(awk '$1 == "T01e" { for (i = 1; i < NF; i++) if ($i == "x" && $(i + 1) == "=") { sub(/,$/, "", $(i + 4)); print "x=" $(i + 2) " format=" $(i + 4) }; exit }' full.txt)
     fe=$(th T01 "$t01e" p_up)
     claim T01-sr-basics.md "by a pair moves it by \`f(1 - f)\`, 0.16 at the worst probe" 0.16 "$(f %.2f "$fe * (1 - $fe)")"
+    # T16b's measured and predicted mean square in ulp(x_exact)^2 = 2^-16 (x_exact in [1/2, 1))
+    claim T16-kahan-updates.md "0.2484 ulp^2, predicted 0.2486); the checks" 0.2484 "$(f %.4f "$(ck full.txt T16b measured) / 2^-16")"
+    claim T16-kahan-updates.md "0.2484 ulp^2, predicted 0.2486); the checks" 0.2486 "$(f %.4f "$(th T16 "" kahan_sr_ms) / 2^-16")"
+    claim T16-kahan-updates.md "0.2484 ulp^2, predicted 0.2486); the checks" 0.2486 "$(f %.4f "$(ck full.txt T16b predicted) / 2^-16")"
+    # T17c's MDE: the share p whose Clopper-Pearson lower limit (normal form, 1e-6) exceeds 1/4
+    # with probability 0.99 at the row's seed count: p = 1/4 + (z_1e-6 + z_0.99) sqrt(p (1 - p)/n)
+    n17=$(awk '$1 == "T17c" { for (i = 1; i <= NF; i++) if ($i == "seeds" && $(i + 1) ~ /^1-[0-9]/) { split($(i + 1), a, "-"); sub(/[,;]$/, "", a[2]); print a[2] } ; exit }' full.txt)
+    claim T17-sr-sum-variance.md "(its MDE: a true share above 0.29" 0.29 \
+        "$(aw "p = 0.25; for (i = 0; i < 100; i++) p = 0.25 + (zq(1e-6) + zq(0.01)) * sqrt(p * (1 - p) / $n17); printf \"%.2f\", p")"
     claim T01-sr-basics.md "the largest error seen is 0.4% below \`2u|x|\`" 0.4 "$(f %.1f "100 * (1 - $(ck full.txt T01d measured))")"
     mde T02-sr-bits-bias.md T02a "MDE 1.6e-3 spacings of bias. The defect" 1.6e-3 %.1e
     mde T02-sr-bits-bias.md T02b "MDE 1.6e-3 spacings at \`f ~ 1/2\`" 1.6e-3 %.1e
