@@ -14,7 +14,8 @@
  *         equal to it where the draw's low bits are zero (a window is placed around such a
  *         draw), sr:r=R's carry edge F + Z = 2^R - 1 and 2^R, ties and their neighbours, exact
  *         values, the last spacing below a power of two, the subnormal range, the edge of
- *         overflow, zeros, infinities and NaNs; half of them negative.
+ *         overflow, zeros, infinities and NaNs; half of them negative. NaNs' stored bit
+ *         patterns too (probe_nans: quiet, which sign, which payload).
  *   T02c  the seed paper's optimizer write (bf16 Adam, sr:r=16 of the binary32 update, and rn) in
  *         the fused kernel and the generic tiles: each element's exact new value placed at the
  *         carry's edge for its own draw (F = 2^16 - Z - 1 and 2^16 - Z; under rn ties and their
@@ -395,6 +396,158 @@ static int probe_group(miss *ms, const pgroup *g, int w, const srl_rng *root,
     return SRL_OK;
 }
 
+/* ---- T01f's NaN patterns ---- */
+
+static int probe_weights(srl_weights *W, const char *strat, srl_optim_kind kind, size_t n,
+                         const double *x, const double *g, const double *m, const double *v,
+                         uint64_t t, srl_err *err);
+
+/* NaNs of both signs, quiet and signalling, with payload bits above and below bit 16 of binary32
+ * (bf16 keeps those above) and binary64 NaNs with payload bits binary32 keeps and loses. */
+static const uint32_t nan32[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                                 0x7fa00000u, 0xff810000u, 0x7fe12345u, 0xffc0ffffu};
+static const uint64_t nan64[] = {UINT64_C(0x7ff8000000000000), UINT64_C(0xfff8000000000000),
+                                 UINT64_C(0x7ff0000000000001), UINT64_C(0xfff0000000000001),
+                                 UINT64_C(0x7ff4000000000000), UINT64_C(0xfff0200000000000),
+                                 UINT64_C(0x7ffc2468ace00000), UINT64_C(0xfff8000000000001)};
+#define NNAN (sizeof nan32 / sizeof nan32[0])
+
+static uint32_t bits32(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static uint64_t bits64(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* What a bf16 bit write stores for the binary32 NaN b (src/linalg/tensor_impl.h): the sign and
+ * the top seven payload bits of b, the quiet bit (0x0040) set. */
+static uint16_t def_bf16_nan(uint32_t b)
+{
+    return (uint16_t)((b >> 16) | 0x0040u);
+}
+
+/* Every path that stores a NaN into bf16, fp16, e4m3 or e5m2, bit for bit. The rounding rule
+ * (include/srlab/rounding.h, "NaN -> NaN") gives the canonical quiet NaN, sign clear: binary64's
+ * in the binary64 outputs, binary32's in the binary32 outputs and containers, 0x7fc0 in bf16's,
+ * in every mode and format. The bf16 bit writes (srl_bf16_rn, srl_bf16_sr16, and a bf16 tensor's
+ * writes from binary32 under rn and sr:r=16, which take them) keep the sign and the top seven
+ * payload bits and set bf16's quiet bit 0x0040. The optimizer's bf16 writes (fused and generic)
+ * store quiet NaNs; the binary32 arithmetic made them from the NaN gradient, so their sign is the
+ * processor's, and from a gradient without payload below the quiet bit their payload is 0. */
+static int probe_nans(miss *ms, const srl_rng *root, srl_err *err)
+{
+    static const char *const fm[] = {"bf16", "fp16", "e4m3", "e5m2"};
+    static const srl_rounding md[] = {{SRL_RN, 0}, {SRL_RZ, 0}, {SRL_SR, 0}, {SRL_SR_BITS, 16}};
+    enum { NN = 2 * NNAN };
+    double x[NN], y[NN];
+    float xf[NN], yf[NN];
+    for (size_t i = 0; i < NNAN; i++) {
+        memcpy(&xf[i], &nan32[i], sizeof xf[i]);
+        memcpy(&xf[NNAN + i], &nan32[i], sizeof xf[i]);
+        x[i] = xf[i]; /* binary64 inputs: the binary32 NaNs (quieted) and nan64 */
+        memcpy(&x[NNAN + i], &nan64[i], sizeof x[i]);
+    }
+    const uint64_t qd = UINT64_C(0x7ff8000000000000);
+    const uint32_t qf = 0x7fc00000u;
+    for (size_t k = 0; k < sizeof fm / sizeof fm[0]; k++) {
+        const srl_format *f = srl_format_find(fm[k]);
+        srl_tensor_desc d = {"nan", 1, {NN, 0, 0, 0}, *f};
+        srl_tensor_set ts;
+        int st = srl_tensor_set_alloc(&ts, &d, 1, root, err);
+        if (st)
+            return st;
+        srl_tensor *t = &ts.t[0];
+        const bool b16 = t->storage == SRL_STORAGE_BF16;
+        for (size_t j = 0; j < sizeof md / sizeof md[0] && !st; j++) {
+            char mname[32];
+            srl_rounding_name(mname, sizeof mname, md[j]);
+            srl_rng r = *root;
+            if (!(st = srl_round_array(y, x, NN, f, md[j], &r)))
+                for (size_t i = 0; i < NN; i++)
+                    miss_note(ms, bits64(y[i]) == qd, "NaN, srl_round_array, %s, %s: %016llx of "
+                              "%016llx", fm[k], mname, (unsigned long long)bits64(y[i]),
+                              (unsigned long long)bits64(x[i]));
+            if (!st && srl_format_fits_float(f) && !(st = srl_round_array_float(yf, xf, NN, f,
+                                                                               md[j], &r)))
+                for (size_t i = 0; i < NN; i++)
+                    miss_note(ms, bits32(yf[i]) == qf, "NaN, srl_round_array_float, %s, %s: "
+                              "%08x of %08x", fm[k], mname, (unsigned)bits32(yf[i]),
+                              (unsigned)bits32(xf[i]));
+            /* binary32 into bf16 under rn and sr:r=16 takes the bit writes */
+            const bool bitw = md[j].mode == SRL_RN || md[j].mode == SRL_SR_BITS;
+            for (int put = 0; put < 2 && !st; put++) {
+                st = put ? srl_tensor_put_d(t, 0, x, NN, md[j], 1)
+                         : srl_tensor_put_f(t, 0, xf, NN, md[j], 1);
+                for (size_t i = 0; !st && i < NN; i++) {
+                    uint32_t got, want;
+                    if (b16) {
+                        got = ((const uint16_t *)t->data)[i];
+                        want = put || !bitw ? 0x7fc0u : def_bf16_nan(bits32(xf[i]));
+                    } else {
+                        got = ((const uint32_t *)t->data)[i];
+                        want = qf;
+                    }
+                    miss_note(ms, got == want, "NaN, %s, %s, %s: %04x, not %04x",
+                              put ? "srl_tensor_put_d" : "srl_tensor_put_f", fm[k], mname,
+                              (unsigned)got, (unsigned)want);
+                }
+            }
+        }
+        srl_tensor_set_free(&ts);
+        if (st)
+            return st;
+    }
+    for (size_t i = 0; i < NNAN; i++) {
+        const uint16_t want = def_bf16_nan(nan32[i]);
+        const uint16_t a = srl_bf16_rn(xf[i]), b = srl_bf16_sr16(xf[i], srl_rng_draw_at(root, i));
+        miss_note(ms, a == want && b == want, "NaN, srl_bf16_rn/sr16 of %08x: %04x, %04x, not "
+                  "%04x", (unsigned)nan32[i], (unsigned)a, (unsigned)b, (unsigned)want);
+    }
+    /* the optimizer's writes: a NaN gradient makes weight and moments NaN */
+    const srl_optim_config c = {.kind = SRL_OPTIM_ADAM, .lr = 0x1p-6, .beta1 = 0.9, .beta2 = 0.99,
+                                .eps = 0x1p-14, .schedule = SRL_SCHED_CONSTANT, .steps = 10};
+    double one[NN];
+    for (size_t i = 0; i < NN; i++)
+        one[i] = 1;
+    for (int sr = 0; sr < 2; sr++)
+        for (int path = 0; path < 2; path++) {
+            srl_weights W;
+            const char *strat = sr ? "bf16-sr" : "bf16-rn";
+            int st = probe_weights(&W, strat, SRL_OPTIM_ADAM, NN, one, x, one, one, 1, err);
+            if (st)
+                return st;
+            st = srl__optim_step_path(NULL, &W, &c, 1, c.lr,
+                                      path ? SRL__PATH_GENERIC : SRL__PATH_AUTO);
+            if (!st && !path && !srl__optim_fast_applies(&W))
+                st = srl_err_set(err, SRL_EINVAL, "T01f: the fused kernel does not apply");
+            for (size_t i = 0; !st && i < NN; i++) {
+                const uint16_t w = ((const uint16_t *)W.p[0].w->data)[i],
+                               m = ((const uint16_t *)W.p[0].m->data)[i],
+                               v = ((const uint16_t *)W.p[0].v->data)[i];
+                const bool q = (w & 0x7fc0u) == 0x7fc0u && (m & 0x7fc0u) == 0x7fc0u &&
+                               (v & 0x7fc0u) == 0x7fc0u;
+                /* a NaN the arithmetic made from a quiet binary32 NaN with no payload below the
+                 * quiet bit stores exactly 0x7fc0 with its sign */
+                const bool p0 = (bits32((float)x[i]) & 0x003fffffu) != 0 ||
+                                ((w | m | v) & 0x003fu) == 0;
+                miss_note(ms, q && p0, "NaN, the optimizer's write (%s, %s) of gradient %016llx: "
+                          "weight %04x, m %04x, v %04x", strat, path ? "generic" : "fused",
+                          (unsigned long long)bits64(x[i]), (unsigned)w, (unsigned)m, (unsigned)v);
+            }
+            srl_weights_free(&W);
+            if (st)
+                return st;
+        }
+    return SRL_OK;
+}
+
 int srl__chk_probe_paths(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
                          srl_err *err)
 {
@@ -422,14 +575,16 @@ int srl__chk_probe_paths(srl_check_result *out, const srl__chk_row *row, const s
         }
         srl_tensor_set_free(&ts);
     }
+    if (!st)
+        st = probe_nans(&ms, &root, err);
     if (st)
         return st == SRL_ENOMEM ? srl_err_set(err, st, "out of memory")
                                 : srl_err_set(err, st, "%s: a rounding path failed: %s",
                                               row->check.id, srl_strerror(st));
     srl__chk_result_begin(out, row->check.id,
                           "%llu of %llu results of %d rounding paths differ from the definition "
-                          "(9 formats, 12 modes, inputs from each element's draw; seed 1, "
-                          "streams T01f*)%s%s",
+                          "(9 formats, 12 modes, inputs from each element's draw; NaNs' bit "
+                          "patterns; seed 1, streams T01f*)%s%s",
                           (unsigned long long)ms.count, (unsigned long long)ms.total, NPATH,
                           ms.count ? "; first: " : "", ms.first);
     srl__chk_result_set(out, SRL_CHECK_EXACT, (double)ms.count, (double)ms.count,

@@ -10,7 +10,10 @@
  *         accurate there): the iterate variance Var(x_T) against the recursion's Sigma_T.
  * The `what` text also reports the recursion's largest relative error in Sigma_t over the steps
  * (from step 4), and what the old form of item 3 (one step's rounding variance along the mean
- * path in place of S_t) would predict.
+ * path in place of S_t) would predict. T11c's also reports where the Gaussian law is not
+ * accurate: the recursion's largest error on e5m2 (4 values per binade), x0 1.5, lr 0.05, 40
+ * steps, seeds 1-10 x T11_D coordinates (stream "T11c/e5m2", always sr; the same 10 seeds at
+ * every size, so full and --quick report the same number).
  *
  * Each seed s = 1 .. N runs T11_D independent coordinates (its own stream "T11c"/"T11d", key s);
  * per step it records the sums of x_t and x_t^2. T11c: the seeds' means of x_T are independent,
@@ -30,6 +33,7 @@
 
 #define T11_D 4000
 #define T11_TMAX 100
+#define T11_COARSE_N 10 /* seeds of T11c's e5m2 run */
 
 typedef struct t11_setup {
     const char *format, *stream;
@@ -97,6 +101,30 @@ static void mean_path(double *sig, double *D, double *gT, const t11_setup *su,
     *gT = g;
 }
 
+/* From the moments mom (N seeds x T steps, as t11c_item records them): the measured Sigma_t,
+ * pooled (serially, in seed order); *worst the recursion sig's largest relative error over steps
+ * 4 .. T (signed), *lo, *hi the range of psig's relative errors there. */
+static void recursion_error(double *worst, double *lo, double *hi, const double *sig,
+                            const double *psig, const double *mom, uint64_t N, int T)
+{
+    *worst = 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int t = 3; t < T; t++) {
+        double a = 0, b = 0;
+        for (uint64_t s = 0; s < N; s++) {
+            const double *m = mom + ((size_t)s * (size_t)T + (size_t)t) * 2;
+            a += m[0];
+            b += m[1];
+        }
+        const double n = (double)N * T11_D, var = b / n - (a / n) * (a / n);
+        if (fabs(sig[t] / var - 1) > fabs(*worst))
+            *worst = sig[t] / var - 1;
+        *lo = fmin(*lo, psig[t] / var - 1);
+        *hi = fmax(*hi, psig[t] / var - 1);
+    }
+}
+
 static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
                    const t11_setup *su, bool variance, srl_err *err)
 {
@@ -109,6 +137,20 @@ static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_che
     double *v = malloc(N * sizeof *v), *xm = malloc(N * sizeof *xm);
     int st = (!j.mom || !v || !xm) ? srl_err_set(err, SRL_ENOMEM, "out of memory")
                                    : srl__chk_parallel(N, t11c_item, &j, err);
+    /* T11c: the recursion on e5m2, where the Gaussian law on the grid is not accurate */
+    static const t11_setup coarse = {"e5m2", "T11c/e5m2", 1.5, 0.05, 40};
+    t11c_job jc = {&coarse, srl_format_find(coarse.format), {SRL_SR, 0}, NULL};
+    double cworst = 0;
+    if (!st && !variance) {
+        jc.mom = malloc(T11_COARSE_N * (size_t)coarse.T * 2 * sizeof *jc.mom);
+        st = !jc.mom ? srl_err_set(err, SRL_ENOMEM, "out of memory")
+                     : srl__chk_parallel(T11_COARSE_N, t11c_item, &jc, err);
+        if (!st) {
+            double csig[T11_TMAX], cD[T11_TMAX], cgT, lo, hi;
+            srl_t11_quartic_predict(csig, cD, &cgT, coarse.x0, coarse.lr, (size_t)coarse.T, jc.f);
+            recursion_error(&cworst, &lo, &hi, csig, csig, jc.mom, T11_COARSE_N, coarse.T);
+        }
+    }
     if (!st) {
         double sig[T11_TMAX], D[T11_TMAX], gT, osig[T11_TMAX], oD[T11_TMAX], ogT;
         double psig[T11_TMAX], pD[T11_TMAX], pgT;
@@ -116,22 +158,8 @@ static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_che
         mean_path(osig, oD, &ogT, su, j.f, variance); /* T11c: the first form; T11d: the
                                                          accumulated one */
         mean_path(psig, pD, &pgT, su, j.f, true);
-        /* the measured Sigma_t, pooled (serially, in seed order), the recursion's largest
-         * relative error over steps 4 .. T, and the mean-path recursion's range of errors */
-        double worst = 0, plo = INFINITY, phi = -INFINITY;
-        for (int t = 3; t < T; t++) {
-            double a = 0, b = 0;
-            for (uint64_t s = 0; s < N; s++) {
-                const double *m = j.mom + ((size_t)s * (size_t)T + (size_t)t) * 2;
-                a += m[0];
-                b += m[1];
-            }
-            const double n = (double)N * T11_D, var = b / n - (a / n) * (a / n);
-            if (fabs(sig[t] / var - 1) > fabs(worst))
-                worst = sig[t] / var - 1;
-            plo = fmin(plo, psig[t] / var - 1);
-            phi = fmax(phi, psig[t] / var - 1);
-        }
+        double worst, plo, phi;
+        recursion_error(&worst, &plo, &phi, sig, psig, j.mom, N, T);
         for (uint64_t s = 0; s < N; s++) {
             const double *m = j.mom + ((size_t)s * (size_t)T + (size_t)(T - 1)) * 2;
             xm[s] = m[0] / T11_D;
@@ -147,12 +175,13 @@ static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_che
             const double pred = old ? oD[T - 1] : D[T - 1];
             srl__chk_result_begin(
                 out, row->check.id,
-                "mean shift E[x_T] - x_T^GD of GD on x^4/4 (%s sr, x0 %g, lr %g, T = %d), seeds "
-                "1-%llu x %d coordinates; predicted by the closed recursion (Sigma_T %.4g, off "
-                "by at most %+.1f%% per step; S_t along the mean path: %+.0f%% to %+.0f%%; "
-                "Sigma_t as one step's s^2: shift %.3g)",
+                "mean shift E[x_T] - x_T^GD, GD on x^4/4 (%s sr, x0 %g, lr %g, T %d), seeds "
+                "1-%llu x %d; closed recursion: Sigma_T %.4g, off by at most %+.1f%% per step "
+                "(%s, x0 %g, lr %g, T %d, seeds 1-%d: %+.1f%%); S_t along the mean path: %+.0f%% "
+                "to %+.0f%%; one step's s^2: shift %.3g",
                 su->format, su->x0, su->lr, T, (unsigned long long)N, T11_D, sig[T - 1],
-                100 * worst, 100 * plo, 100 * phi, oD[T - 1]);
+                100 * worst, coarse.format, coarse.x0, coarse.lr, coarse.T, T11_COARSE_N,
+                100 * cworst, 100 * plo, 100 * phi, oD[T - 1]);
             srl__chk_result_set(out, SRL_CHECK_INTERVAL, Dm, Dm - t * se, Dm + t * se, pred);
         } else {
             /* the pooled variance exceeds the mean of the seeds' by (N-1)/N var(means) */
@@ -170,6 +199,7 @@ static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_che
         }
     }
     free(j.mom);
+    free(jc.mom);
     free(v);
     free(xm);
     return st;

@@ -7,7 +7,8 @@
  *         runner's random-walk prediction replica_d2_pred (the sum of srl_t12_pair_d2 over steps
  *         and parameters), a paired t interval on the per-seed differences.
  *   T12c  the same with AdamW and weight decay 1 (lr wd = 10^-3): the prediction contracted by
- *         (1 - lr wd)^2 per step (srl_t12_decay_keep), about 20% below the plain sum.
+ *         (1 - lr wd)^2 per step (srl_t12_decay_keep), 18% below the plain sum for steady
+ *         increments.
  * Seeds 1 .. N. */
 #include "check/check_impl.h"
 
@@ -93,8 +94,8 @@ static int d2_reduce(const srl__chk_job *j, uint64_t seed, const srl__chk_rows *
 static int drift_check(srl_check_result *out, const srl__chk_row *row, const srl_check_opts *o,
                        bool decay, srl_err *err)
 {
-    /* T12c's effect (about 20%) needs 100 seeds even in --quick for its mutation to FAIL
-     * reliably (minimum detectable effect about 14% of the prediction) */
+    /* T12c's effect (18% for steady increments) needs 100 seeds even in --quick for its mutation
+     * to FAIL reliably (minimum detectable effect about 14% of the prediction) */
     const uint64_t N = decay ? srl__chk_seeds(o, 100, 200) : srl__chk_seeds(o, 20, 100);
     const uint64_t steps = 200;
     srl__chk_job j;
