@@ -132,12 +132,15 @@ size_t srl_tensor_count_nonfinite(const srl_tensor *t);
 /* ---- bf16 bit patterns (exposed for tests and for kernels that fuse them) ---- */
 
 /* bf16 pattern of the binary32 value x rounded to nearest even (overflow to +-inf as IEEE 754
- * rn; NaN stays NaN, quieted). Equal bit for bit to srl_round_array_float(.., bf16, rn, ..). */
+ * rn; a NaN stays NaN, quieted: its sign and top seven payload bits kept, 0x0040 set). Equal bit
+ * for bit to srl_round_array_float(.., bf16, rn, ..) for every input but a NaN, which that stores
+ * as the canonical quiet NaN 0x7fc0 (theory/T01f's probe checks both). */
 uint16_t srl_bf16_rn(float x);
 /* bf16 pattern of x rounded with sr:r=16 with the draw u: the seed paper's trick, the top 16
  * bits of u added as an integer to x's binary32 pattern and the low 16 bits cleared (NaN guarded:
- * NaN stays NaN; +-inf stay +-inf). Equal bit for bit to srl_round(x, bf16, sr:r=16) with that
- * draw, subnormals and overflow included (tests/train/test_tensor.c). */
+ * a NaN stays NaN, quieted as srl_bf16_rn does; +-inf stay +-inf). Equal bit for bit to
+ * srl_round(x, bf16, sr:r=16) with that draw, subnormals and overflow included, for every input
+ * but a NaN (tests/train/test_tensor.c). */
 uint16_t srl_bf16_sr16(float x, uint64_t u);
 /* The binary32 value of a bf16 pattern (exact). */
 float srl_bf16_to_float(uint16_t b);
