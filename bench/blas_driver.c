@@ -85,13 +85,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "--openblas")) {
             lib = argv[++i];
-        } else if (i + 1 < argc && !strcmp(argv[i], "--sizes")) {
-            ns = words(argv[++i], sizes);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--threads")) {
-            nt = words(argv[++i], threads);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
-            reps = atoi(argv[++i]);
-        } else {
+        } else if (!list_option(argc, argv, &i, sizes, &ns, threads, &nt, &reps)) {
             fprintf(stderr, "blas_driver: unknown argument '%s'\n", argv[i]);
             return 2;
         }

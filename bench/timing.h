@@ -2,8 +2,9 @@
  * bench/levels_driver.c), included by each; never part of srlab's build.
  *   now(cpu)          seconds of the process's CPU time (cpu != 0) or of the monotonic clock;
  *   median(t, n)      the median of n times (sorts t);
- *   words, clock_now, spread   a list of sizes or thread counts, the thread's CPU time or the
- *                     wall clock, "median (smallest-largest)";
+ *   words, list_option, clock_now, spread   a list of sizes or thread counts, the drivers'
+ *                     --sizes/--threads/--reps, the thread's CPU time or the wall clock,
+ *                     "median (smallest-largest)";
  *   copy_bytes        memcpy of the same bytes, each OpenMP thread copying its share: the
  *                     reference the drivers report ratios against;
  *   stream_copy_bytes the same copy with non-temporal (streaming) stores, which skip the read
@@ -65,6 +66,24 @@ static inline int words(const char *s, int *out)
         out[n++] = (int)v;
         s = end;
     }
+}
+
+/* The options the drivers share, argv[*i] with its value after it: --sizes LIST, --threads LIST,
+ * --reps N. 1 when it was one of them (*i then at its value), 0 when it is none. */
+static inline int list_option(int argc, char **argv, int *i, int *sizes, int *ns, int *threads,
+                              int *nt, int *reps)
+{
+    if (*i + 1 >= argc)
+        return 0;
+    if (!strcmp(argv[*i], "--sizes"))
+        *ns = words(argv[++*i], sizes);
+    else if (!strcmp(argv[*i], "--threads"))
+        *nt = words(argv[++*i], threads);
+    else if (!strcmp(argv[*i], "--reps"))
+        *reps = atoi(argv[++*i]);
+    else
+        return 0;
+    return 1;
 }
 
 /* Seconds: the calling thread's CPU time (cpu), or the monotonic clock. */
