@@ -28,6 +28,8 @@ _srlab()
     case $prev in
     -f | --format | --*-format | --acc-format)
         COMPREPLY=($(compgen -W "$(_srlab_words formats)" -- "$cur")); return 0 ;;
+    --scale)
+        COMPREPLY=($(compgen -W "ocp 3/4 ceil" -- "$cur")); return 0 ;;
     -r | --rounding | --*-rounding)
         COMPREPLY=($(compgen -W "$(_srlab_words modes)" -- "$cur")); return 0 ;;
     --problem)

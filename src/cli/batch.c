@@ -19,14 +19,14 @@
 int cli_batch_parse(cli_batch *b, const char *cmd, uint64_t max_samples, int argc, char **argv)
 {
     enum { O_FORMAT, O_ROUNDING, O_SAMPLES, O_SEED, O_RNG, O_BATCH, O_OUTPUT, O_COMMENTS, O_QUIET,
-           O_COMPACT };
+           O_COMPACT, O_SCALE };
     static const cli_opt opts[] = {
         [O_FORMAT] = {"format", 'f', "FMT"},   [O_ROUNDING] = {"rounding", 'r', "MODE"},
         [O_SAMPLES] = {"samples", 0, "N"},     [O_SEED] = {"seed", 0, "S"},
         [O_RNG] = {"rng", 0, "pcg32|pcg64"},   [O_BATCH] = {"batch", 0, NULL},
         [O_OUTPUT] = {"output", 'o', "FILE"},  [O_COMMENTS] = {"comments", 0, NULL},
         [O_QUIET] = {"quiet", 0, NULL},        [O_COMPACT] = {"compact", 0, NULL},
-        {NULL, 0, NULL},
+        [O_SCALE] = {"scale", 0, "RULE"},      {NULL, 0, NULL},
     };
     memset(b, 0, sizeof *b);
     b->cmd = cmd;
@@ -44,7 +44,17 @@ int cli_batch_parse(cli_batch *b, const char *cmd, uint64_t max_samples, int arg
         case CLI_ARGS_HELP: return CLI_BATCH_HELP;
         case CLI_ARGS_BAD: rc = CLI_EXIT_USAGE; break;
         case CLI_ARGS_POSITIONAL: b->pos[b->npos++] = (char *)a.val; break;
-        case O_FORMAT: rc = cli_parse_format(cmd, a.opt, a.val, &b->f); break;
+        case O_FORMAT:
+            b->is_mx = srl_mx_is_name(a.val);
+            rc = b->is_mx ? cli_parse_mx(cmd, a.opt, a.val, &b->mx)
+                          : cli_parse_format(cmd, a.opt, a.val, &b->f);
+            if (!rc && b->is_mx)
+                b->f = b->mx.elem;
+            break;
+        case O_SCALE:
+            rc = cli_parse_mx_rule(cmd, a.opt, a.val, &b->rule);
+            snprintf(b->scale_opt, sizeof b->scale_opt, "%s", a.opt);
+            break;
         case O_ROUNDING: rc = cli_parse_rounding(cmd, a.opt, a.val, &b->m); break;
         case O_SAMPLES: rc = cli_parse_count(cmd, a.opt, a.val, 1, max_samples, &b->samples); break;
         case O_SEED: rc = cli_parse_seed(cmd, a.opt, a.val, &b->seed); break;
@@ -88,6 +98,15 @@ int cli_batch_check(const cli_batch *b, const char *inputs, int ninputs)
         return cli_error(b->cmd, "--compact is a form of the teaching view: not with --batch");
     if (!b->batch && b->only_batch[0])
         return cli_error(b->cmd, "%s applies only to --batch", b->only_batch);
+    if (b->scale_opt[0] && !b->is_mx)
+        return cli_error(b->cmd, "%s applies only to a block format (-f mxfp8, mxfp4, nvfp4, ...)",
+                         b->scale_opt);
+    if (b->is_mx && strcmp(b->cmd, "round") != 0)
+        return cli_error(b->cmd, "block format %s: only 'srlab round' quantizes blocks",
+                         b->mx.name);
+    if (b->is_mx && (b->samples || b->compact))
+        return cli_error(b->cmd, "%s does not apply to a block format (%s)",
+                         b->samples ? "--samples" : "--compact", b->mx.name);
     return 0;
 }
 
@@ -233,8 +252,8 @@ void cli_batch_print_samples(FILE *o, const cli_batch *b, const cli_batch_tally 
 
 /* ---- --batch ---- */
 
-int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row, void *ctx,
-                  bool count_lines, int argc, char **argv)
+int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row,
+                  cli_batch_end_fn end, void *ctx, bool count_lines, int argc, char **argv)
 {
     /* standard input is an input like any file: `-o f < f` would replace what is being read */
     struct stat in;
@@ -267,6 +286,8 @@ int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row, 
     }
     if (!rc && got != TEACH_EOF)
         rc = got; /* a bad line or a read error: the message is out */
+    if (!rc && end)
+        rc = end(o, b, ctx);
     free(lines.line);
     if (rc) {
         cli_out_abort(&out);

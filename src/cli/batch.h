@@ -20,11 +20,16 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "srlab/mx.h"
 
 /* The options of a command, parsed. */
 typedef struct cli_batch {
     const char *cmd;     /* "round", "op": messages and the --samples key */
-    srl_format f;        /* -f (default bf16) */
+    srl_format f;        /* -f (default bf16); with a block format its element format */
+    bool is_mx;          /* -f named a block format (srlab/mx.h) */
+    srl_mx_format mx;    /* it */
+    srl_mx_rule rule;    /* --scale (default ocp) */
+    char scale_opt[48];  /* --scale as the user spelled it, or "" */
     srl_rounding m;      /* -r (default rn) */
     char mode[32];       /* canonical name of m */
     bool stoch;          /* m is stochastic */
@@ -99,7 +104,10 @@ typedef int (*cli_batch_row_fn)(FILE *o, const cli_batch *b, char *text, const c
  * with --comments the '#' lines (version, command, seed), then `header` (its line), then a row
  * per data line. Afterwards, for a stochastic mode and without --quiet, the seed line on
  * standard error, with the number of lines when `count_lines`. Returns 0 or an exit status. */
-int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row, void *ctx,
-                  bool count_lines, int argc, char **argv);
+/* end (may be NULL) runs after the last data line, before the output is committed (a command
+ * that groups lines writes its last group there); it returns 0 or an exit status. */
+typedef int (*cli_batch_end_fn)(FILE *o, const cli_batch *b, void *ctx);
+int cli_batch_run(const cli_batch *b, const char *header, cli_batch_row_fn row,
+                  cli_batch_end_fn end, void *ctx, bool count_lines, int argc, char **argv);
 
 #endif

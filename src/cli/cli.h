@@ -44,6 +44,7 @@
 #include <sys/types.h>
 
 #include "srlab/format.h"
+#include "srlab/mx.h"
 #include "srlab/number.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
@@ -166,6 +167,9 @@ int cli_number_exact(const char *s, double x, char *gap);
 /* A format (preset or custom spec), a rounding mode, a generator kind ("pcg32", "pcg64");
  * messages carry the library's sentence. */
 int cli_parse_format(const char *cmd, const char *what, const char *s, srl_format *f);
+/* A block format (srlab/mx.h) and a scale rule ("ocp", "3/4", "ceil"). */
+int cli_parse_mx(const char *cmd, const char *what, const char *s, srl_mx_format *f);
+int cli_parse_mx_rule(const char *cmd, const char *what, const char *s, srl_mx_rule *r);
 int cli_parse_rounding(const char *cmd, const char *what, const char *s, srl_rounding *m);
 int cli_parse_rng_kind(const char *cmd, const char *what, const char *s, srl_rng_kind *k);
 const char *cli_rng_kind_name(srl_rng_kind k);

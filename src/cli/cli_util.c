@@ -373,6 +373,22 @@ int cli_parse_format(const char *cmd, const char *what, const char *s, srl_forma
     return 0;
 }
 
+int cli_parse_mx(const char *cmd, const char *what, const char *s, srl_mx_format *f)
+{
+    srl_err err;
+    if (srl_mx_parse(f, s, &err) != SRL_OK)
+        return cli_error(cmd, "%s%s%s", what ? what : "", what ? ": " : "", err.msg);
+    return 0;
+}
+
+int cli_parse_mx_rule(const char *cmd, const char *what, const char *s, srl_mx_rule *r)
+{
+    srl_err err;
+    if (srl_mx_rule_parse(r, s, &err) != SRL_OK)
+        return cli_error(cmd, "%s%s%s", what ? what : "", what ? ": " : "", err.msg);
+    return 0;
+}
+
 int cli_parse_rounding(const char *cmd, const char *what, const char *s, srl_rounding *m)
 {
     srl_err err;

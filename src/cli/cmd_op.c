@@ -643,7 +643,7 @@ int cmd_op(int argc, char **argv)
         rc = read_operation(&c);
     if (!rc)
         rc = b.batch ? cli_batch_run(&b, "a,b,c,op,format,rounding,rd,ru,p_up,result", batch_row,
-                                     &c.op, true, argc, argv)
+                                     NULL, &c.op, true, argc, argv)
                      : cli_batch_view(&b, write_view, &c);
     cli_batch_free(&b);
     return rc;

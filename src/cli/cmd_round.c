@@ -26,6 +26,7 @@
 
 #include "cli/batch.h"
 #include "cli/cli.h"
+#include "cli/round_mx.h"
 #include "cli/teach.h"
 
 #define MAX_SAMPLES UINT64_C(10000000000)
@@ -34,7 +35,7 @@ static const char *const cmd = "round";
 
 static const char help[] =
     "usage: srlab round X... [-f FMT] [-r MODE] [--samples N] [--seed S] [--rng pcg32|pcg64]\n"
-    "                   [--compact]\n"
+    "                   [--compact] [--scale ocp|3/4|ceil]\n"
     "       srlab round --batch [-f FMT] [-r MODE] [--seed S] [--rng KIND] [-o FILE]\n"
     "                   [--comments] [--quiet]\n"
     "\n"
@@ -47,9 +48,17 @@ static const char help[] =
     "and why. X is a decimal (0.1, -2.5e-3), a C99 hex float (0x1.8p-3), inf, -inf or nan.\n"
     "\n"
     "options:\n"
-    "  -f, --format FMT     bf16 (default), fp16, fp32, tf32, e4m3, e5m2, fp64 (or bfloat16,\n"
-    "                       half, float8_e4m3fn, ...: any case), or a custom\n"
-    "                       p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]\n"
+    "  -f, --format FMT     bf16 (default), fp16, fp32, tf32, e4m3, e5m2, fp64, e2m1, e3m2, e2m3,\n"
+    "                       int8 (or bfloat16, half, float8_e4m3fn, ...: any case), a custom\n"
+    "                       p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,nan=on|off]\n"
+    "                       [,saturate=on|off], or a block format: mxfp8 (mxfp8-e4m3),\n"
+    "                       mxfp8-e5m2, mxfp6 (mxfp6-e3m2), mxfp6-e2m3, mxfp4, mxint8, nvfp4\n"
+    "                       [,block=B]. With a block format the numbers are cut into blocks in\n"
+    "                       order and each block is explained: its scale, and per element rd,\n"
+    "                       ru, p_up, the result (dequantized) and the element code\n"
+    "  --scale RULE         with a block format: ocp (default: floor(log2 amax) - emax), 3/4 (the\n"
+    "                       block times 3/4 first: nothing clips), ceil (the smallest scale that\n"
+    "                       does not clip)\n"
     "  -r, --rounding MODE  rn (default), rna, rz, ru, rd, ro, sr, sr-eq, sr:r=R (1 <= R <= 64),\n"
     "                       or nearest, toward-zero, stochastic, ... (any case)\n"
     "  --seed S             seed of the random stream, decimal or 0x hex (default 1, as in every\n"
@@ -66,7 +75,9 @@ static const char help[] =
     "                       a trailing CR allowed, empty lines rejected) and write the CSV\n"
     "                         input,format,rounding,rd,ru,p_up,result\n"
     "                       with numbers as C99 hex floats and p_up to 17 significant digits;\n"
-    "                       data line k (from 0) uses draw k of stream 0 of the seed. Nothing\n"
+    "                       data line k (from 0) uses draw k of stream 0 of the seed (a block\n"
+    "                       format writes input,format,rounding,scale_rule,block,scale_code,\n"
+    "                       scale,rd,ru,p_up,result, the lines cut into blocks). Nothing\n"
     "                       is written unless every line is valid. A stochastic mode's seed is\n"
     "                       echoed on standard error.\n"
     "  -o, --output FILE    with --batch: write the CSV to FILE, atomically (default, and -\n"
@@ -82,6 +93,7 @@ static const char help[] =
     "  srlab round 0.1\n"
     "  srlab round 1.00390625 -f bf16 -r sr --samples 10000\n"
     "  srlab round 460 470 -f e4m3\n"
+    "  srlab round 0.3 1.1 -2.6 7.9 -f mxfp4 -r sr --scale 3/4\n"
     "  printf '0.1\\n0x1.8p-3\\n-2.5\\n' | srlab round --batch -f fp16 -r sr --seed 7\n";
 
 /* ---- the reason for one rounding ---- */
@@ -281,6 +293,8 @@ typedef struct round_inputs {
 static int write_view(FILE *o, const cli_batch *c, void *ctx)
 {
     const round_inputs *in = ctx;
+    if (c->is_mx)
+        return round_mx_view(o, c, in->xs, c->npos);
     int rc = 0;
     cli_batch_print_mode(o, c);
     cli_batch_print_seed(o, c, "X number i (from 0) uses draw i of stream 0");
@@ -343,10 +357,16 @@ int cmd_round(int argc, char **argv)
         rc = cli_batch_check(&b, "numbers", b.npos);
     if (!rc && !b.batch && !b.npos)
         rc = cli_error(cmd, "no numbers to round: give X... or --batch (see 'srlab round --help')");
-    if (!rc)
+    round_mx_batch mb;
+    round_mx_batch_init(&mb);
+    if (!rc && b.batch && b.is_mx)
+        rc = cli_batch_run(&b, ROUND_MX_HEADER, round_mx_batch_row, round_mx_batch_end, &mb,
+                           false, argc, argv);
+    else if (!rc)
         rc = b.batch ? cli_batch_run(&b, "input,format,rounding,rd,ru,p_up,result", batch_row,
-                                     NULL, false, argc, argv)
+                                     NULL, NULL, false, argc, argv)
                      : explain_all(&b);
+    round_mx_batch_free(&mb);
     cli_batch_free(&b);
     return rc;
 }

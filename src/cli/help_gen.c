@@ -13,6 +13,7 @@
 
 #include "cli/host.h"
 #include "srlab/format.h"
+#include "srlab/mx.h"
 #include "srlab/optim.h"
 #include "srlab/rounding.h"
 #include "srlab/run.h"
@@ -163,6 +164,8 @@ int cli_help_complete(FILE *o, const char *what, const char *help_text)
     if (!strcmp(what, "formats")) {
         for (size_t i = 0; i < srl_format_preset_count(); i++)
             fprintf(o, "%s\n", srl_format_preset(i)->name);
+        for (size_t i = 0; i < srl_mx_preset_count(); i++)
+            fprintf(o, "%s\n", srl_mx_preset(i)->name);
     } else if (!strcmp(what, "modes")) {
         for (int k = 0; k < SRL_SR_BITS; k++) {
             char b[32];

@@ -34,12 +34,15 @@ static void canonical_name(srl_format *f)
         n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",subnormals=off");
     if (!f->inf)
         n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",inf=off");
+    if (!f->nan)
+        n += snprintf(f->name + n, sizeof f->name - (size_t)n, ",nan=off");
     if (f->saturate)
         snprintf(f->name + n, sizeof f->name - (size_t)n, ",saturate=on");
 }
 
-int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf,
-                    bool saturate, srl_err *err)
+/* srl_format_make with the nan flag (srl_format_parse's nan= key). */
+static int make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf, bool nan,
+                bool saturate, srl_err *err)
 {
     if (p < 2 || p > 53)
         return srl_err_set(err, SRL_EINVAL,
@@ -55,6 +58,12 @@ int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, b
         return srl_err_set(err, SRL_EINVAL,
                            "emin=%d with p=%d puts the smallest spacing 2^%ld below binary64's "
                            "2^-1074", emin, p, (long)emin - p + 1);
+    if (!nan && inf)
+        return srl_err_set(err, SRL_EINVAL, "a format with infinities has NaN (nan=off needs "
+                           "inf=off)");
+    if (!nan && !saturate)
+        return srl_err_set(err, SRL_EINVAL, "without NaN and infinities nothing can stand for an "
+                           "overflow: nan=off needs saturate=on");
     memset(f, 0, sizeof *f);
     f->p = p;
     f->emax = emax;
@@ -62,6 +71,7 @@ int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, b
     f->subnormals = subnormals;
     f->inf = inf;
     f->saturate = saturate;
+    f->nan = nan;
     long codes = (long)emax - emin + 2 + (inf ? 1 : 0); /* zero/subnormal, normals, inf/NaN */
     f->ebits = ceil_log2(codes);
     if (f->ebits < 1)
@@ -71,11 +81,18 @@ int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, b
     f->xmin = ldexp(1.0, emin);
     f->xsub = subnormals ? ldexp(1.0, emin - p + 1) : f->xmin;
     /* Without infinities the all-ones pattern is NaN; if the exponent field is full it would
-     * have been the top significand of the top binade, which is then given up (OCP E4M3). */
-    bool full = !inf && ((long)emax - emin + 2 == (1L << f->ebits));
+     * have been the top significand of the top binade, which is then given up (OCP E4M3). Without
+     * NaN either it stays a number (OCP E2M1, E3M2, E2M3). */
+    bool full = !inf && nan && ((long)emax - emin + 2 == (1L << f->ebits));
     f->xmax = ldexp(2.0 - ldexp(1.0, (full ? 2 : 1) - p), emax);
     canonical_name(f);
     return SRL_OK;
+}
+
+int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, bool inf,
+                    bool saturate, srl_err *err)
+{
+    return make(f, p, emax, emin, subnormals, inf, true, saturate, err);
 }
 
 /* ---- presets: one table ----
@@ -83,14 +100,18 @@ int srl_format_make(srl_format *f, int p, int emax, int emin, bool subnormals, b
  * tests/test_format.c checks every row against srl_format_make. */
 
 static const srl_format presets[] = {
-    /* name   p   emin   emax  sub   inf    sat   ebits width u        xmin        xsub        xmax */
-    {"bf16",  8,  -126,  127,  true, true,  false, 8,  16, 0x1p-8,  0x1p-126,  0x1p-133,  0x1.fep127},
-    {"fp16",  11, -14,   15,   true, true,  false, 5,  16, 0x1p-11, 0x1p-14,   0x1p-24,   0x1.ffcp15},
-    {"fp32",  24, -126,  127,  true, true,  false, 8,  32, 0x1p-24, 0x1p-126,  0x1p-149,  0x1.fffffep127},
-    {"tf32",  11, -126,  127,  true, true,  false, 8,  19, 0x1p-11, 0x1p-126,  0x1p-136,  0x1.ffcp127},
-    {"e4m3",  4,  -6,    8,    true, false, false, 4,  8,  0x1p-4,  0x1p-6,    0x1p-9,    0x1.cp8},
-    {"e5m2",  3,  -14,   15,   true, true,  false, 5,  8,  0x1p-3,  0x1p-14,   0x1p-16,   0x1.cp15},
-    {"fp64",  53, -1022, 1023, true, true,  false, 11, 64, 0x1p-53, 0x1p-1022, 0x1p-1074, 0x1.fffffffffffffp1023},
+    /* name   p   emin   emax  sub   inf    sat    nan    ebits width u      xmin       xsub       xmax */
+    {"bf16",  8,  -126,  127,  true, true,  false, true,  8,  16, 0x1p-8,  0x1p-126,  0x1p-133,  0x1.fep127},
+    {"fp16",  11, -14,   15,   true, true,  false, true,  5,  16, 0x1p-11, 0x1p-14,   0x1p-24,   0x1.ffcp15},
+    {"fp32",  24, -126,  127,  true, true,  false, true,  8,  32, 0x1p-24, 0x1p-126,  0x1p-149,  0x1.fffffep127},
+    {"tf32",  11, -126,  127,  true, true,  false, true,  8,  19, 0x1p-11, 0x1p-126,  0x1p-136,  0x1.ffcp127},
+    {"e4m3",  4,  -6,    8,    true, false, false, true,  4,  8,  0x1p-4,  0x1p-6,    0x1p-9,    0x1.cp8},
+    {"e5m2",  3,  -14,   15,   true, true,  false, true,  5,  8,  0x1p-3,  0x1p-14,   0x1p-16,   0x1.cp15},
+    {"fp64",  53, -1022, 1023, true, true,  false, true,  11, 64, 0x1p-53, 0x1p-1022, 0x1p-1074, 0x1.fffffffffffffp1023},
+    {"e2m1",  2,  0,     2,    true, false, true,  false, 2,  4,  0x1p-2,  0x1p0,     0x1p-1,    0x1.8p2},
+    {"e3m2",  3,  -2,    4,    true, false, true,  false, 3,  6,  0x1p-3,  0x1p-2,    0x1p-4,    0x1.cp4},
+    {"e2m3",  4,  0,     2,    true, false, true,  false, 2,  6,  0x1p-4,  0x1p0,     0x1p-3,    0x1.ep2},
+    {"int8",  7,  0,     0,    true, false, true,  false, 1,  8,  0x1p-7,  0x1p0,     0x1p-6,    0x1.fcp0},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -124,6 +145,9 @@ static const struct alias {
     {"f8e5m2", "e5m2"},          {"q52", "e5m2"},
     {"double", "fp64"},          {"float64", "fp64"},        {"binary64", "fp64"},
     {"f64", "fp64"},             {"d", "fp64"},
+    {"float4_e2m1fn", "e2m1"},   {"fp4_e2m1", "e2m1"},
+    {"float6_e3m2fn", "e3m2"},   {"fp6_e3m2", "e3m2"},
+    {"float6_e2m3fn", "e2m3"},   {"fp6_e2m3", "e2m3"},
 };
 static const char *const prefixes[] = {"torch.", "numpy.", "np.", "jnp.", "ml_dtypes."};
 
@@ -166,9 +190,9 @@ const srl_format *srl_format_find(const char *name)
 
 static const char *known_list(void)
 {
-    return "bf16, fp16, fp32, tf32, e4m3, e5m2, fp64 (or the names of PyTorch, NumPy and "
-           "CPFloat: bfloat16, half, float8_e4m3fn, ...), or "
-           "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,saturate=on|off]";
+    return "bf16, fp16, fp32, tf32, e4m3, e5m2, fp64, e2m1, e3m2, e2m3, int8 (or the names of "
+           "PyTorch, NumPy and CPFloat: bfloat16, half, float8_e4m3fn, ...), or "
+           "p=P,emax=E[,emin=E][,subnormals=on|off][,inf=on|off][,nan=on|off][,saturate=on|off]";
 }
 
 static int parse_int(const char *s, size_t len, int *out)
@@ -202,7 +226,7 @@ static int parse_onoff(const char *s, size_t len, bool *out)
 typedef struct spec_state {
     int p, emax, emin;
     bool have_p, have_emax, have_emin;
-    bool sub, inf, sat;
+    bool sub, inf, sat, nan;
     unsigned seen; /* keys already given, to reject duplicates */
 } spec_state;
 
@@ -236,6 +260,7 @@ static int parse_preset(spec_state *st, const srl_format **pre, const char *spec
     st->p = (*pre)->p, st->emax = (*pre)->emax, st->emin = (*pre)->emin;
     st->have_p = st->have_emax = st->have_emin = true;
     st->sub = (*pre)->subnormals, st->inf = (*pre)->inf, st->sat = (*pre)->saturate;
+    st->nan = (*pre)->nan;
     *rest = comma ? comma + 1 : NULL;
     if (comma && !comma[1])
         return srl_err_set(err, SRL_EPARSE, "format '%s': trailing comma", spec);
@@ -253,8 +278,9 @@ static int parse_key(spec_state *st, const char *spec, const char *s, size_t len
     const char *v = eq + 1;
     size_t vlen = len - klen - 1;
     int bad = 0;
-    static const char *const keys[] = {"p", "emax", "emin", "subnormals", "inf", "saturate"};
-    for (unsigned kk = 0; kk < 6; kk++) {
+    static const char *const keys[] = {"p",   "emax",     "emin", "subnormals",
+                                       "inf", "saturate", "nan"};
+    for (unsigned kk = 0; kk < 7; kk++) {
         if (strlen(keys[kk]) == klen && !strncmp(s, keys[kk], klen)) {
             if (st->seen & (1u << kk))
                 return srl_err_set(err, SRL_EPARSE, "format '%s': key '%s' given twice", spec,
@@ -274,10 +300,12 @@ static int parse_key(spec_state *st, const char *spec, const char *s, size_t len
         bad = parse_onoff(v, vlen, &st->inf);
     else if (klen == 8 && !strncmp(s, "saturate", 8))
         bad = parse_onoff(v, vlen, &st->sat);
+    else if (klen == 3 && !strncmp(s, "nan", 3))
+        bad = parse_onoff(v, vlen, &st->nan);
     else
         return srl_err_set(err, SRL_EPARSE,
                            "format '%s': unknown key '%.*s' (keys: p, emax, emin, subnormals, "
-                           "inf, saturate)", spec, (int)klen, s);
+                           "inf, nan, saturate)", spec, (int)klen, s);
     if (bad)
         return srl_err_set(err, SRL_EPARSE, "format '%s': bad value '%.*s' for '%.*s'", spec,
                            (int)vlen, v, (int)klen, s);
@@ -288,7 +316,7 @@ int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
 {
     if (!spec || !*spec)
         return srl_err_set(err, SRL_EPARSE, "empty format name; expected %s", known_list());
-    spec_state st = {.sub = true, .inf = true, .sat = false};
+    spec_state st = {.sub = true, .inf = true, .sat = false, .nan = true};
     const srl_format *pre;
     const char *s;
     int rc = parse_preset(&st, &pre, spec, &s, err);
@@ -319,7 +347,7 @@ int srl_format_parse(srl_format *f, const char *spec, srl_err *err)
                                "the smallest normal exponent is 1 - emax = %d, above emax (give "
                                "emax >= 1, or emin=)", spec, st.emax, st.emin);
     }
-    return srl_format_make(f, st.p, st.emax, st.emin, st.sub, st.inf, st.sat, err);
+    return make(f, st.p, st.emax, st.emin, st.sub, st.inf, st.nan, st.sat, err);
 }
 
 /* ---- grid queries ---- */
@@ -346,7 +374,7 @@ double srl_format_ulp(const srl_format *f, double x)
 bool srl_format_contains(const srl_format *f, double x)
 {
     if (isnan(x))
-        return true;
+        return f->nan;
     if (isinf(x))
         return f->inf;
     double ax = fabs(x);
@@ -363,7 +391,8 @@ bool srl_format_contains(const srl_format *f, double x)
 bool srl_format_equal(const srl_format *a, const srl_format *b)
 {
     return a->p == b->p && a->emax == b->emax && a->emin == b->emin &&
-           a->subnormals == b->subnormals && a->inf == b->inf && a->saturate == b->saturate;
+           a->subnormals == b->subnormals && a->inf == b->inf && a->saturate == b->saturate &&
+           a->nan == b->nan;
 }
 
 /* ---- encodings ---- */
@@ -422,7 +451,7 @@ int srl_format_decode(double *x, const srl_format *f, uint64_t bits)
     double v;
     if (f->inf && code == ecodes) {
         v = frac ? NAN : INFINITY;
-    } else if (!f->inf && code == ecodes && frac == fmask) {
+    } else if (!f->inf && f->nan && code == ecodes && frac == fmask) {
         v = NAN;
     } else if (code == 0) {
         if (frac && !f->subnormals)

@@ -242,8 +242,10 @@ static void format_text(char *b, size_t len, const srl_format *f)
         }
     }
     srl_format t;
-    if (srl_format_make(&t, f->p, f->emax, f->emin, f->subnormals, f->inf, f->saturate, NULL) ==
-        SRL_OK)
+    if (!f->nan) /* (srl_format_make builds formats with NaN; f's name is canonical) */
+        snprintf(b, len, "(%s)", f->name);
+    else if (srl_format_make(&t, f->p, f->emax, f->emin, f->subnormals, f->inf, f->saturate,
+                             NULL) == SRL_OK)
         snprintf(b, len, "(%s)", t.name);
     else
         snprintf(b, len, "(invalid)");

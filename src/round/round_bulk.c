@@ -33,6 +33,7 @@
 #include "core/pcg_impl.h"
 #include "core/threads.h"
 #include "round/lanes.h"
+#include "round/mx_scale.h"
 #include "round/round_core.h"
 #include "srl_config.h"
 
@@ -287,6 +288,149 @@ static void store_fence(void)
 DEFINE_VBLOCK(block_d2d, tile_vec_d2d, double, double, 52, 1023, 0x1p-1022, uint64_t)
 DEFINE_VBLOCK(block_f2f, tile_vec_f2f, float, float, 23, 127, 0x1p-126f, uint32_t)
 DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint64_t)
+
+/* ---- block-scaled binary32 (srlab/mx.h, src/round/mx_scale.h) ----
+ * A tile of whole blocks: each block's scale exponent k from its largest magnitude, its values
+ * times 2^-k (times 3/4 first with that rule) into a scratch tile, which the tile kernel rounds
+ * into the unshifted element format E with the tile's draws; then each result times 2^k. The
+ * kernel rounds a lane only when its scaled value lies in E's range (at least E's smallest
+ * subnormal, 2^-9 or more for every MX element), where binary32's x 2^-k is exact (a product
+ * that lost bits lies below 2^-126, and so is flagged); with the 3/4 rule the scratch is
+ * binary64, where (3/4) x 2^-k is exact. So a lane's result is 2^k round_E(x 2^-k) =
+ * round_{E_k}(x), the reference's, and the product by 2^k is exact (E_k's values are binary32
+ * numbers up to its range). A flagged lane goes through the reference path with E_k, the input
+ * itself and its own draw; a block with a NaN or an infinity gives NaN. A last tile that is not
+ * whole groups of sixteen lanes takes the reference path. */
+typedef struct srl__mx_args {
+    const srl_format *elem;
+    size_t bs;
+    int rule;
+} srl__mx_args;
+
+static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
+                         const srl__mx_args *a, srl_rounding m, const srl_rng *rng,
+                         uint64_t first)
+{
+    const size_t bs = a->bs;
+    const bool sto = srl_rounding_is_stochastic(m), q34 = a->rule == SRL__MX_RULE_34;
+    const int lvl = isa_level();
+    srl__vparams vp;
+    {
+        const float lo_t = (float)a->elem->xmin > 0x1p-126f ? (float)a->elem->xmin : 0x1p-126f;
+        const double lo_d = a->elem->xmin > 0x1p-1022 ? a->elem->xmin : 0x1p-1022;
+        const float hi_t = (float)a->elem->xmax;
+        const double hi_d = a->elem->xmax;
+        uint64_t lo, hi;
+        uint32_t lo32, hi32;
+        memcpy(&lo32, &lo_t, 4), memcpy(&hi32, &hi_t, 4);
+        memcpy(&lo, &lo_d, 8), memcpy(&hi, &hi_d, 8);
+        if (q34)
+            vparams_init(&vp, a->elem, 52, 1023, 0x1p-1022, lo, hi);
+        else
+            vparams_init(&vp, a->elem, 23, 127, 0x1p-126, lo32, hi32);
+    }
+    srl__lanes ln;
+    const int src = block_lanes(&ln, rng, first, sto);
+    uint64_t u[SRL_TILE];
+    unsigned char flag[SRL_TILE];
+    float tf[SRL_TILE];
+    double td[SRL_TILE];
+    int kb[SRL_TILE];
+    unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
+    memset(u, 0, sizeof u);
+    for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
+        const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
+        const size_t nbt = (k + bs - 1) / bs;
+        for (size_t b = 0; b < nbt; b++) { /* the scales, and the scaled tile */
+            const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
+            const float *xb = x + t0 + i0;
+            float amax = 0;
+            for (size_t j = 0; j < len; j++) {
+                const float v = fabsf(xb[j]);
+                amax = v > amax ? v : amax;
+            }
+            bool bad = false;
+            for (size_t j = 0; j < len; j++)
+                bad |= !(fabsf(xb[j]) <= 0x1.fffffep127f);
+            const int kk = bad ? 0 : srl__mx_k((double)amax, a->elem, a->rule);
+            kb[b] = kk;
+            special[b] = bad;
+            if (scales)
+                scales[(t0 + i0) / bs] = bad ? 0xFF : (uint8_t)(kk + 127);
+            if (q34) {
+                const double c = 0.75 * ldexp(1.0, -kk);
+                for (size_t j = 0; j < len; j++)
+                    td[i0 + j] = (double)xb[j] * c;
+            } else {
+                const float c = ldexpf(1.0f, -kk);
+                for (size_t j = 0; j < len; j++)
+                    tf[i0 + j] = xb[j] * c;
+            }
+        }
+        int flagged;
+        if (k % 16 == 0)
+            flagged = q34 ? DISPATCH(tile_vec_d2f, (y + t0, td, k, m, &vp, &ln, src, u, flag, 0))
+                          : DISPATCH(tile_vec_f2f, (y + t0, tf, k, m, &vp, &ln, src, u, flag, 0));
+        else { /* the reference path for the whole tile, with the tile's draws */
+            if (src != 0)
+                lanes_fill(u, k, &ln, lvl);
+            memset(flag, 1, k);
+            flagged = 1;
+        }
+        for (size_t b = 0; b < nbt; b++) { /* scale back; the flagged and special lanes */
+            const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
+            float *yb = y + t0 + i0;
+            const float *xb = x + t0 + i0;
+            if (special[b]) {
+                for (size_t j = 0; j < len; j++)
+                    yb[j] = NAN;
+                continue;
+            }
+            const float back = ldexpf(1.0f, kb[b]);
+            srl_format fs;
+            srl__format_shift(&fs, a->elem, kb[b]);
+            for (size_t j = 0; j < len; j++) {
+                const uint64_t idx = first + t0 + i0 + j;
+                if (flagged && flag[i0 + j]) {
+                    const uint64_t uj = sto ? u[i0 + j] : 0;
+                    const double xv = q34 ? 0.75 * (double)xb[j] : (double)xb[j];
+                    yb[j] = (float)srl__round_one(xv, &fs, m, uj, rng, idx);
+                } else {
+                    yb[j] *= back;
+                }
+            }
+        }
+    }
+}
+
+int srl__bulk_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
+                     const srl_format *elem, size_t bs, int rule, srl_rounding m,
+                     const srl_rng *rng)
+{
+    if (bs == 0 || bs > SRL_TILE || SRL_TILE % bs != 0 || !srl_format_fits_float(elem))
+        return 0;
+    const srl__mx_args a = {elem, bs, rule};
+    const uint64_t c0 = rng && srl_rounding_is_stochastic(m) ? rng->counter : 0;
+    const size_t nb = (n + bs - 1) / bs;
+#if SRL_HAVE_OPENMP
+    if (n >= SRL_BULK_OMP_MIN && srl__may_fork()) {
+        _Pragma("omp parallel")
+        {
+            size_t lo, len;
+            srl__share(nb, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo,
+                       &len);
+            const size_t i0 = lo * bs, i1 = (lo + len) * bs < n ? (lo + len) * bs : n;
+            if (len)
+                block_mx_f2f(y + i0, scales ? scales + lo : NULL, x + i0, i1 - i0, &a, m, rng,
+                             c0 + i0);
+        }
+        return 1;
+    }
+#endif
+    (void)nb;
+    block_mx_f2f(y, scales, x, n, &a, m, rng, c0);
+    return 1;
+}
 
 /* Split [0, n) into one block per thread (sizes differ by at most one element). */
 #if SRL_HAVE_OPENMP

@@ -27,28 +27,29 @@
 
 typedef struct model {
     int p, emin, emax;
-    bool sub, inf;
+    bool sub, inf, nan;
     int ebits, width;
-    bool full; /* no infinities and the exponent field is full: the all-ones number is given up */
+    bool full; /* no infinities and the exponent field is full: the all-ones number is given up
+                  (only with NaN: without NaN and infinities every pattern is a number) */
     double xmax;
 } model;
 
-static model model_of(int p, int emax, int emin, bool sub, bool inf)
+static model model_of(int p, int emax, int emin, bool sub, bool inf, bool nan)
 {
-    model m = {p, emin, emax, sub, inf, 0, 0, false, 0};
+    model m = {p, emin, emax, sub, inf, nan, 0, 0, false, 0};
     const long codes = (long)emax - emin + 2 + (inf ? 1 : 0);
     m.ebits = 1;
     while ((1L << m.ebits) < codes)
         m.ebits++;
     m.width = 1 + m.ebits + p - 1;
-    m.full = !inf && (long)emax - emin + 2 == (1L << m.ebits);
+    m.full = !inf && nan && (long)emax - emin + 2 == (1L << m.ebits);
     m.xmax = ldexp(2.0 - ldexp(1.0, (m.full ? 2 : 1) - p), emax);
     return m;
 }
 
 static model model_of_format(const srl_format *f)
 {
-    return model_of(f->p, f->emax, f->emin, f->subnormals, f->inf);
+    return model_of(f->p, f->emax, f->emin, f->subnormals, f->inf, f->nan);
 }
 
 /* Is x (finite) a value of the model? Checked from the definition of the grid. */
@@ -81,7 +82,7 @@ static int model_decode(const model *m, uint64_t b, double *x)
         if (F)
             return 1;
         v = INFINITY;
-    } else if (!m->inf && E == emask && F == fmask) {
+    } else if (!m->inf && m->nan && E == emask && F == fmask) {
         return 1;
     } else if (E == 0) {
         if (F && !m->sub)
@@ -128,21 +129,29 @@ static int fmt_make(srl_format *f, const char *spec)
 typedef struct preset_want {
     const char *name;
     int p, emin, emax;
-    bool sub, inf, sat;
+    bool sub, inf, sat, nan;
     int ebits, width;
     double u, xmin, xsub, xmax;
 } preset_want;
 
 /* By hand from the definitions: u = 2^-p, xmin = 2^emin, xsub = 2^(emin-p+1),
- * xmax = (2 - 2^(1-p)) 2^emax except e4m3 (no inf, field full): (2 - 2^-2) 2^8 = 448. */
+ * xmax = (2 - 2^(1-p)) 2^emax except e4m3 (no inf, field full): (2 - 2^-2) 2^8 = 448. The OCP
+ * Microscaling elements (OCP MX v1.0 tables): e2m1 0, 0.5, ..., 6; e3m2 up to 28, smallest
+ * 0.0625; e2m3 up to 7.5, smallest 0.125; int8 k/64 up to 127/64. */
 static const preset_want want_presets[] = {
-    {"bf16", 8, -126, 127, true, true, false, 8, 16, 0x1p-8, 0x1p-126, 0x1p-133, 0x1.fep127},
-    {"fp16", 11, -14, 15, true, true, false, 5, 16, 0x1p-11, 0x1p-14, 0x1p-24, 65504.0},
-    {"fp32", 24, -126, 127, true, true, false, 8, 32, 0x1p-24, FLT_MIN, 0x1p-149, FLT_MAX},
-    {"tf32", 11, -126, 127, true, true, false, 8, 19, 0x1p-11, 0x1p-126, 0x1p-136, 0x1.ffcp127},
-    {"e4m3", 4, -6, 8, true, false, false, 4, 8, 0x1p-4, 0x1p-6, 0x1p-9, 448.0},
-    {"e5m2", 3, -14, 15, true, true, false, 5, 8, 0x1p-3, 0x1p-14, 0x1p-16, 57344.0},
-    {"fp64", 53, -1022, 1023, true, true, false, 11, 64, 0x1p-53, DBL_MIN, 0x1p-1074, DBL_MAX},
+    {"bf16", 8, -126, 127, true, true, false, true, 8, 16, 0x1p-8, 0x1p-126, 0x1p-133, 0x1.fep127},
+    {"fp16", 11, -14, 15, true, true, false, true, 5, 16, 0x1p-11, 0x1p-14, 0x1p-24, 65504.0},
+    {"fp32", 24, -126, 127, true, true, false, true, 8, 32, 0x1p-24, FLT_MIN, 0x1p-149, FLT_MAX},
+    {"tf32", 11, -126, 127, true, true, false, true, 8, 19, 0x1p-11, 0x1p-126, 0x1p-136,
+     0x1.ffcp127},
+    {"e4m3", 4, -6, 8, true, false, false, true, 4, 8, 0x1p-4, 0x1p-6, 0x1p-9, 448.0},
+    {"e5m2", 3, -14, 15, true, true, false, true, 5, 8, 0x1p-3, 0x1p-14, 0x1p-16, 57344.0},
+    {"fp64", 53, -1022, 1023, true, true, false, true, 11, 64, 0x1p-53, DBL_MIN, 0x1p-1074,
+     DBL_MAX},
+    {"e2m1", 2, 0, 2, true, false, true, false, 2, 4, 0.25, 1.0, 0.5, 6.0},
+    {"e3m2", 3, -2, 4, true, false, true, false, 3, 6, 0.125, 0.25, 0.0625, 28.0},
+    {"e2m3", 4, 0, 2, true, false, true, false, 2, 6, 0.0625, 1.0, 0.125, 7.5},
+    {"int8", 7, 0, 0, true, false, true, false, 1, 8, 0x1p-7, 1.0, 1.0 / 64, 127.0 / 64},
 };
 
 static bool same_derived(const srl_format *a, const srl_format *b)
@@ -165,22 +174,29 @@ static void test_presets(void)
         if (!f)
             continue;
         CHECK(f->p == w->p && f->emin == w->emin && f->emax == w->emax &&
-                  f->subnormals == w->sub && f->inf == w->inf && f->saturate == w->sat,
-              "%s: p=%d emin=%d emax=%d sub=%d inf=%d sat=%d", w->name, f->p, f->emin, f->emax,
-              f->subnormals, f->inf, f->saturate);
+                  f->subnormals == w->sub && f->inf == w->inf && f->saturate == w->sat &&
+                  f->nan == w->nan,
+              "%s: p=%d emin=%d emax=%d sub=%d inf=%d sat=%d nan=%d", w->name, f->p, f->emin,
+              f->emax, f->subnormals, f->inf, f->saturate, f->nan);
         CHECK(f->ebits == w->ebits && f->width == w->width, "%s: ebits %d width %d, want %d %d",
               w->name, f->ebits, f->width, w->ebits, w->width);
         CHECK(f->u == w->u && f->xmin == w->xmin && f->xsub == w->xsub && f->xmax == w->xmax,
               "%s: u %a xmin %a xsub %a xmax %a; want %a %a %a %a", w->name, f->u, f->xmin,
               f->xsub, f->xmax, w->u, w->xmin, w->xsub, w->xmax);
         /* the model agrees with the hand-written row */
-        const model m = model_of(w->p, w->emax, w->emin, w->sub, w->inf);
+        const model m = model_of(w->p, w->emax, w->emin, w->sub, w->inf, w->nan);
         CHECK(m.ebits == w->ebits && m.width == w->width && m.xmax == w->xmax,
               "%s: the test's model disagrees with its own table", w->name);
-        /* the row equals srl_format_make of its parameters */
+        /* the row equals srl_format_make of its parameters (the spec with nan=off without NaN) */
         srl_format g;
         srl_err err = {{0}};
-        const int st = srl_format_make(&g, w->p, w->emax, w->emin, w->sub, w->inf, w->sat, &err);
+        char spec[128];
+        snprintf(spec, sizeof spec, "p=%d,emax=%d,emin=%d,subnormals=%s,inf=%s,saturate=%s%s",
+                 w->p, w->emax, w->emin, w->sub ? "on" : "off", w->inf ? "on" : "off",
+                 w->sat ? "on" : "off", w->nan ? "" : ",nan=off");
+        const int st = w->nan ? srl_format_make(&g, w->p, w->emax, w->emin, w->sub, w->inf,
+                                                w->sat, &err)
+                              : srl_format_parse(&g, spec, &err);
         CHECK(st == SRL_OK && same_derived(f, &g),
               "%s: srl_format_make gives ebits %d width %d u %a xmin %a xsub %a xmax %a (%s)",
               w->name, g.ebits, g.width, g.u, g.xmin, g.xsub, g.xmax, err.msg);
@@ -595,7 +611,7 @@ static void exhaustive(const srl_format *f)
           "%s: %zu finite values (%ld negative, %ld repeated), closed form %ld per sign", f->name,
           nfin, nneg, dup, per_sign);
     CHECK(ninf == (m.inf ? 2 : 0), "%s: %ld infinities", f->name, ninf);
-    CHECK(nnan == (m.inf ? 2 * (half - 1) : 2), "%s: %ld NaN patterns", f->name, nnan);
+    CHECK(nnan == (m.inf ? 2 * (half - 1) : m.nan ? 2 : 0), "%s: %ld NaN patterns", f->name, nnan);
     /* the midpoints between neighbours are not values (when binary64 holds them exactly) */
     for (size_t i = 1; i < nfin; i++) {
         const double a = vals[i - 1].v, b = vals[i].v;
@@ -654,6 +670,8 @@ static void test_exhaustive(void)
         "p=4,emax=1023,emin=993,inf=off",      /* the top of binary64, full field */
         "p=14,emax=1,emin=0",                  /* 16 bits with a 2-bit field */
         "p=2,emax=-1073,emin=-1073",
+        "p=3,emax=5,emin=-3,inf=off,nan=off,saturate=on", /* unused codes, no NaN */
+        "p=5,emax=3,emin=-4,inf=off,nan=off,saturate=on,subnormals=off",
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         srl_format f;
@@ -723,6 +741,11 @@ static void test_encode_nan(void)
         const srl_format *f = srl_format_preset(i);
         const model m = model_of_format(f);
         uint64_t a = 0, b = 0;
+        if (!f->nan) { /* no NaN pattern: encoding one is an error */
+            CHECK(srl_format_encode(&a, f, NAN) == SRL_EINVAL && !srl_format_contains(f, NAN),
+                  "%s: a format without NaN encodes or contains NaN", f->name);
+            continue;
+        }
         const int s1 = srl_format_encode(&a, f, NAN), s2 = srl_format_encode(&b, f, -NAN);
         double x = 0;
         CHECK(s1 == SRL_OK && s2 == SRL_OK && a == b && a == model_canonical_nan(&m) &&

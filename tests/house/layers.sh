@@ -25,7 +25,7 @@ module_layer() {
     case $1 in
     common | format | mode | rng | config | rows | number) echo core ;;
     rounding | mpfr) echo round ;;
-    ops | ops_mpfr) echo ops ;;
+    ops | ops_mpfr | mx) echo ops ;;
     kernels | tensor) echo linalg ;;
     strategy | optim | train) echo train ;;
     theory) echo theory ;;

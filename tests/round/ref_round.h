@@ -1,7 +1,7 @@
 /* tests/round/ref_round.h: an independent reference for srlab's rounding, written with GNU MPFR
  * (shared by test_oracle_round.c and test_stat_round.c; header-only, static functions).
  *
- * It reads only a format's six parameters (p, emin, emax, subnormals, inf, saturate) and
+ * It reads only a format's seven parameters (p, emin, emax, subnormals, inf, saturate, nan) and
  * re-derives everything else from the contracts in include/srlab/format.h and rounding.h; it
  * never calls srlab's rounding code. MPFR does the rounding:
  *
@@ -72,9 +72,9 @@ static inline int ref_threads(void)
 /* A format's parameters and the quantities the contracts derive from them. */
 typedef struct ref_fmt {
     int p, emin, emax;
-    bool sub, inf, sat;
+    bool sub, inf, sat, nan;
     int ebits, width;   /* minimal exponent field holding zero/subnormals, normals, inf/NaN */
-    bool full;          /* no infinities and the all-ones exponent code holds normals */
+    bool full;          /* no infinities, NaN, and the all-ones exponent code holds normals */
     double xmax, xmin, xsub, qtop; /* qtop: spacing of the top binade 2^(emax-p+1) */
     mpfr_exp_t emin_m;  /* MPFR emin of the emulation */
 } ref_fmt;
@@ -88,6 +88,7 @@ static inline void ref_fmt_from(ref_fmt *r, const srl_format *f)
     r->sub = f->subnormals;
     r->inf = f->inf;
     r->sat = f->saturate;
+    r->nan = f->nan;
     /* format.h: exponent code 0 = zero and subnormals, one code per binade emin..emax, plus the
      * all-ones code for inf/NaN when the format has infinities. */
     const long codes = (long)r->emax - r->emin + 2 + (r->inf ? 1 : 0);
@@ -97,8 +98,9 @@ static inline void ref_fmt_from(ref_fmt *r, const srl_format *f)
     r->ebits = k;
     r->width = 1 + k + r->p - 1;
     /* format.h: without infinities S.1..1.1..1 is NaN; if that pattern would have been a finite
-     * number (exponent field full), xmax = (2 - 2^(2-p)) 2^emax, else (2 - 2^(1-p)) 2^emax. */
-    r->full = !r->inf && ((long)r->emax - r->emin + 2 == (1L << k));
+     * number (exponent field full), xmax = (2 - 2^(2-p)) 2^emax, else (2 - 2^(1-p)) 2^emax.
+     * Without NaN as well that pattern stays a number. */
+    r->full = !r->inf && r->nan && ((long)r->emax - r->emin + 2 == (1L << k));
     r->xmax = ldexp(2.0 - ldexp(1.0, (r->full ? 2 : 1) - r->p), r->emax);
     r->xmin = ldexp(1.0, r->emin);
     r->xsub = r->sub ? ldexp(1.0, r->emin - r->p + 1) : r->xmin;

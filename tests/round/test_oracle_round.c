@@ -5,7 +5,7 @@
  * exponent range emulated (mpfr_subnormalize for gradual underflow), and the overflow rules of
  * include/srlab/rounding.h are applied on top. It never calls srlab's rounding code.
  *
- * For every preset (bf16 fp16 fp32 tf32 e4m3 e5m2 fp64), random custom formats, and every
+ * For every preset (bf16 fp16 fp32 tf32 e4m3 e5m2 fp64 e2m1 e3m2 e2m3 int8), random custom formats, and every
  * deterministic mode (rn rna rz ru rd ro), it compares srl_round, srl_round_explain (result,
  * sign of ternary, rd, ru, p_up, frac, exact, overflow) and the bulk functions
  * (srl_round_array, and srl_round_array_float / _d2f when the format fits binary32) on:
@@ -19,7 +19,7 @@
  *   - 10^6 random binary64 over the whole binary64 range, and 5 10^5 concentrated near the
  *     format's range or on its grid (exact values, ties, near ties), per preset;
  *   - random custom formats (p 2..53, any emax/emin, subnormals/inf/saturate on/off, e4m3-like
- *     full exponent fields), 10^5 inputs each;
+ *     full exponent fields, formats without NaN and infinities), 10^5 inputs each;
  *   - the MPFR-input path: srl_mpfr_round on values of 2..320 bits (not binary64 numbers,
  *     huge and tiny exponents, exact and perturbed midpoints of every format including fp64);
  * and cross-checks srl_round / srl_round_explain of 10^6 binary64 inputs against srl_mpfr_round
@@ -562,7 +562,7 @@ static int my_decode(const ref_fmt *F, uint64_t b, double *v)
     double r;
     if (F->inf && code == emask) {
         r = fr ? NAN : INFINITY;
-    } else if (!F->inf && code == emask && fr == fmask) {
+    } else if (!F->inf && F->nan && code == emask && fr == fmask) {
         r = NAN;
     } else if (code == 0) {
         if (fr && !F->sub)
@@ -1321,9 +1321,16 @@ static void random_format(srl_format *f, trng *g)
         if (emin > emax || (long)emin - p + 1 < -1074)
             continue;
         srl_err err;
-        const int st = srl_format_make(f, p, emax, emin, sub, inf, sat, &err);
-        CHECK(st == SRL_OK, "srl_format_make(p=%d emax=%d emin=%d sub=%d inf=%d sat=%d): %s", p,
-              emax, emin, sub, inf, sat, err.msg);
+        /* a third of the saturating formats without infinities have no NaN either (OCP FP6,
+         * FP4): every pattern is a number */
+        const bool nonan = !inf && sat && tr_below(g, 3) == 0;
+        char spec[160];
+        snprintf(spec, sizeof spec, "p=%d,emax=%d,emin=%d,subnormals=%s,inf=off,nan=off,"
+                 "saturate=on", p, emax, emin, sub ? "on" : "off");
+        const int st = nonan ? srl_format_parse(f, spec, &err)
+                             : srl_format_make(f, p, emax, emin, sub, inf, sat, &err);
+        CHECK(st == SRL_OK, "srl_format_make(p=%d emax=%d emin=%d sub=%d inf=%d sat=%d nan=%d): %s",
+              p, emax, emin, sub, inf, sat, !nonan, err.msg);
         if (st == SRL_OK)
             return;
     }

@@ -1,0 +1,57 @@
+/* src/round/mx_scale.h: the shared scale of a power-of-two block-scaled format, written once
+ * (private; the contract is include/srlab/mx.h).
+ *
+ * A block quantized with the shared scale 2^k into an element format E is the block rounded into
+ * E_k, the format E with every exponent shifted by k (emin + k, emax + k): the values of E_k are
+ * exactly 2^k times those of E, and for every input x the fraction f of |x| between its two
+ * neighbours in E_k is the fraction of |x| 2^-k in E, so every mode (sr included, draw for draw)
+ * gives 2^k RN_E(x 2^-k) = RN_{E_k}(x). Quantizing is therefore the one rounding of
+ * src/round/decide.h into E_k, with no division by the scale and nothing rounded twice. The
+ * scale rules choose k from the block's largest magnitude amax (OCP Microscaling v1.0, 6.3;
+ * Tseng, Yu, Park 2025):
+ *   ocp   k = floor(log2 amax) - emax_E: amax 2^-k lies in [2^emax, 2^(emax+1)), so elements
+ *         above xmax_E 2^k clip (saturate) when xmax_E < 2^(emax+1) (all MX element formats);
+ *   3/4   the same k, the block multiplied by 3/4 first: amax (3/4) 2^-k < 1.5 2^emax <= xmax_E
+ *         in every MX element format, so nothing clips; the result estimates (3/4) x;
+ *   ceil  the smallest k with amax <= xmax_E 2^k: k_ocp or k_ocp + 1 (amax 2^-k_ocp < 2^(emax+1)
+ *         <= 2 xmax_E); nothing clips, at a grid up to twice as coarse.
+ * k is clamped to the E8M0 range [-127, 127]; amax = 0 gives -127. */
+#ifndef SRL_MX_SCALE_H
+#define SRL_MX_SCALE_H
+
+#include <math.h>
+
+#include "srlab/format.h"
+
+/* The rules' codes (srl_mx_rule in include/srlab/mx.h has the same values). */
+#define SRL__MX_RULE_OCP 0
+#define SRL__MX_RULE_34 1
+#define SRL__MX_RULE_CEIL 2
+
+#define SRL__MX_KMIN (-127)
+#define SRL__MX_KMAX 127
+
+/* The scale exponent k for a block whose largest magnitude is amax (finite, >= 0). */
+static inline int srl__mx_k(double amax, const srl_format *elem, int rule)
+{
+    if (!(amax > 0))
+        return SRL__MX_KMIN;
+    int k = ilogb(amax) - elem->emax; /* floor(log2 amax) - emax, binary64 subnormals included */
+    if (rule == SRL__MX_RULE_CEIL && amax > ldexp(elem->xmax, k))
+        k++;
+    return k < SRL__MX_KMIN ? SRL__MX_KMIN : k > SRL__MX_KMAX ? SRL__MX_KMAX : k;
+}
+
+/* E_k: elem with every exponent shifted by k (|k| <= 127, elem a small format: it stays inside
+ * binary64). The name is elem's; the derived fields are elem's times 2^k, exactly. */
+static inline void srl__format_shift(srl_format *s, const srl_format *elem, int k)
+{
+    *s = *elem;
+    s->emin += k;
+    s->emax += k;
+    s->xmin = ldexp(elem->xmin, k);
+    s->xsub = ldexp(elem->xsub, k);
+    s->xmax = ldexp(elem->xmax, k);
+}
+
+#endif
