@@ -301,6 +301,15 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
  * numbers up to its range). A flagged lane goes through the reference path with E_k, the input
  * itself and its own draw; a block with a NaN or an infinity gives NaN. A last tile that is not
  * whole groups of sixteen lanes takes the reference path. */
+/* 2^e as a binary32 number, -127 <= e <= 127 (2^-127 is subnormal). */
+static inline float pow2f(int e)
+{
+    const uint32_t b = e >= -126 ? (uint32_t)(e + 127) << 23 : UINT32_C(1) << 22;
+    float v;
+    memcpy(&v, &b, 4);
+    return v;
+}
+
 typedef struct srl__mx_args {
     const srl_format *elem;
     size_t bs;
@@ -344,14 +353,16 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
         for (size_t b = 0; b < nbt; b++) { /* the scales, and the scaled tile */
             const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
             const float *xb = x + t0 + i0;
-            float amax = 0;
+            uint32_t am = 0; /* the largest magnitude's bits (NaN and inf above 0x7f800000) */
             for (size_t j = 0; j < len; j++) {
-                const float v = fabsf(xb[j]);
-                amax = v > amax ? v : amax;
+                uint32_t v;
+                memcpy(&v, xb + j, 4);
+                v &= 0x7fffffffu;
+                am = v > am ? v : am;
             }
-            bool bad = false;
-            for (size_t j = 0; j < len; j++)
-                bad |= !(fabsf(xb[j]) <= 0x1.fffffep127f);
+            const bool bad = am >= 0x7f800000u;
+            float amax;
+            memcpy(&amax, &am, 4);
             const int kk = bad ? 0 : srl__mx_k((double)amax, a->elem, a->rule);
             kb[b] = kk;
             special[b] = bad;
@@ -362,7 +373,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
                 for (size_t j = 0; j < len; j++)
                     td[i0 + j] = (double)xb[j] * c;
             } else {
-                const float c = ldexpf(1.0f, -kk);
+                const float c = pow2f(-kk);
                 for (size_t j = 0; j < len; j++)
                     tf[i0 + j] = xb[j] * c;
             }
@@ -377,28 +388,22 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             memset(flag, 1, k);
             flagged = 1;
         }
-        for (size_t b = 0; b < nbt; b++) { /* scale back; the flagged and special lanes */
+        for (size_t b = 0; b < nbt; b++) { /* scale back */
             const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
             float *yb = y + t0 + i0;
-            const float *xb = x + t0 + i0;
-            if (special[b]) {
-                for (size_t j = 0; j < len; j++)
-                    yb[j] = NAN;
+            const float back = pow2f(kb[b]);
+            for (size_t j = 0; j < len; j++)
+                yb[j] = special[b] ? NAN : yb[j] * back;
+        }
+        for (size_t i = 0; flagged && i < k; i++) { /* the flagged lanes: the reference path */
+            const size_t b = i / bs;
+            if (!flag[i] || special[b])
                 continue;
-            }
-            const float back = ldexpf(1.0f, kb[b]);
             srl_format fs;
             srl__format_shift(&fs, a->elem, kb[b]);
-            for (size_t j = 0; j < len; j++) {
-                const uint64_t idx = first + t0 + i0 + j;
-                if (flagged && flag[i0 + j]) {
-                    const uint64_t uj = sto ? u[i0 + j] : 0;
-                    const double xv = q34 ? 0.75 * (double)xb[j] : (double)xb[j];
-                    yb[j] = (float)srl__round_one(xv, &fs, m, uj, rng, idx);
-                } else {
-                    yb[j] *= back;
-                }
-            }
+            const uint64_t idx = first + t0 + i;
+            const double xv = q34 ? 0.75 * (double)x[t0 + i] : (double)x[t0 + i];
+            y[t0 + i] = (float)srl__round_one(xv, &fs, m, sto ? u[i] : 0, rng, idx);
         }
     }
 }

@@ -6,7 +6,11 @@
  * on all threads each thread copies its share). Every case is run once to warm up,
  * then timed REPS times; the median is reported. ratio_to_memcpy = values per second of the case
  * / values per second of memcpy on the same number of threads (above 1: faster than copying the
- * array, possible because large outputs are written with streaming stores). */
+ * array, possible because large outputs are written with streaming stores).
+ * Then block quantization (srlab/mx.h) of the binary32 normal array, beside bf16 bulk rounding
+ * of the same array in the same mode: mxfp8 and mxfp4 (ocp rule) and mxfp4 (3/4 rule) in rn and
+ * sr, nvfp4 in rn; ratio_to_bf16 = the bf16 rounding's time over the case's (issue 32 aims at
+ * 0.5 or more for the MX formats). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +18,7 @@
 #include "cli/bench/bench.h"
 #include "cli/cli.h"
 #include "srl_config.h"
+#include "srlab/mx.h"
 #include "srlab/rounding.h"
 
 #if SRL_HAVE_OPENMP
@@ -128,6 +133,54 @@ static void run_group(FILE *out, int csv, const round_job *j, const char *dist, 
     }
 }
 
+/* Median seconds of REPS timed block quantizations of a binary32 job. */
+static double time_mx(const round_job *j, const srl_mx_format *f, srl_mx_rule r,
+                      const srl_rounding *m, int *failed)
+{
+    double t[REPS];
+    for (int q = -1; q < REPS; q++) {
+        srl_rng rng;
+        srl_rng_init(&rng, SRL_RNG_PCG32, 1, 1);
+        const double t0 = cli_bench_now();
+        if (srl_mx_quantize_float(j->y, NULL, NULL, j->x, j->n, f, r, *m, &rng) != SRL_OK)
+            *failed = 1;
+        const double dt = cli_bench_now() - t0;
+        if (q >= 0)
+            t[q] = dt;
+    }
+    return cli_bench_median(t, REPS);
+}
+
+/* bf16 rn and sr, then each block format in the same mode, with the ratio of their times. */
+static void run_mx(FILE *out, int csv, const round_job *j, int th, int *failed)
+{
+    static const struct {
+        const char *fmt, *rule, *mode;
+    } cases[] = {{"mxfp8", "ocp", "rn"}, {"mxfp4", "ocp", "rn"}, {"nvfp4", "ocp", "rn"},
+                 {"mxfp8", "ocp", "sr"}, {"mxfp4", "ocp", "sr"}, {"mxfp4", "3/4", "sr"}};
+    double t_bf16[2] = {0, 0}; /* rn, sr */
+    for (int k = 0; k < 2; k++) {
+        srl_rounding m = k ? SRL_ROUND_SR : SRL_ROUND_RN;
+        t_bf16[k] = time_case(j, srl_format_find("bf16"), &m, SRL_RNG_PCG32, failed);
+        const double mv = (double)j->n / t_bf16[k] / 1e6;
+        print_row(out, csv, k ? "bf16/sr" : "bf16/rn", j, "normal", th, mv, mv);
+    }
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        srl_mx_format f;
+        srl_mx_rule r;
+        srl_rounding m;
+        if (srl_mx_parse(&f, cases[c].fmt, NULL) != SRL_OK ||
+            srl_mx_rule_parse(&r, cases[c].rule, NULL) != SRL_OK ||
+            srl_rounding_parse(&m, cases[c].mode, NULL) != SRL_OK)
+            continue;
+        const double t = time_mx(j, &f, r, &m, failed);
+        char name[48];
+        snprintf(name, sizeof name, "%s/%s/%s", cases[c].fmt, cases[c].rule, cases[c].mode);
+        const double tb = t_bf16[m.mode == SRL_SR];
+        print_row(out, csv, name, j, "normal", th, (double)j->n / t / 1e6, (double)j->n / tb / 1e6);
+    }
+}
+
 int cli_bench_round(FILE *out, int csv)
 {
     const size_t n = N_VALUES;
@@ -164,6 +217,16 @@ int cli_bench_round(FILE *out, int csv)
         set_threads(thread_counts[ti]);
         for (int g = 0; g < 4; g++)
             run_group(out, csv, &jobs[g], dists[g], thread_counts[ti], &failed);
+    }
+    if (csv)
+        fprintf(out, "\ncase,elem,input,threads,mvalues_per_s,ratio_to_bf16\n");
+    else
+        fprintf(out, "\nblock quantization of the same %d binary32 normal values beside bf16 bulk "
+                     "rounding in the same mode\n%-16s %-9s %-8s %8s %12s %16s\n", N_VALUES,
+                "case", "elem", "input", "threads", "Mvalues/s", "ratio_to_bf16");
+    for (int ti = 0; ti < nt_cases; ti++) {
+        set_threads(thread_counts[ti]);
+        run_mx(out, csv, &jobs[2], thread_counts[ti], &failed);
     }
     set_threads(all);
     free(xn), free(xu), free(y), free(xnf), free(xuf);
