@@ -380,6 +380,23 @@ static const srl__chk_row rows[] = {
     {{"T17c", "T17", "recursive SR summation: P(|s - S| >= 2 sqrt(V)) <= 1/4 (Chebyshev)",
       M("sum with sr:r=2 (biased)", NULL), "a true share above 0.29 (bound 1/4)", STAT},
      srl__chk_sum_chebyshev, NO_PARAMS},
+    {{"T18a", "T18", "block-scaled SR is unbiased given the scale: E[Q(x)] = x below xmax 2^k",
+      M("quantize with sr:r=1 (truncated fraction)", NULL),
+      "a bias of 0.002 spacings (quick: 0.006), (t + 2.33) se over 65536 copies", 0},
+     srl__chk_t18_unbiased, NO_PARAMS},
+    {{"T18b", "T18", "the OCP scale clips: x in (xmax, 2^(emax+1)) 2^k gives xmax 2^k always",
+      M("quantize with the ceil rule (nothing clips)", "predict no bias (unbiased SR)"),
+      "any draw that does not clip (exact)", 0},
+     srl__chk_t18_clip, {.pairwise = false}},
+    {{"T18c", "T18", "the 3/4 rule removes the clipping bias: E[(4/3) Q(3x/4)] = x",
+      M("quantize with the ocp rule", "predict the ocp clipping bias 6 - 7.5"),
+      "a bias of 0.03 (quick: 0.08) on x = 7.5, against the ocp rule's -1.5", 0},
+     srl__chk_t18_clip, {.pairwise = true}},
+    {{"T18d", "T18",
+      "block-quantized dot product: Var[sum b_i Q(a_i)] = sum b_i^2 (a_i - RD)(RU - a_i)",
+      M("quantize with sr-eq (variance q^2/4)", "predict the worst case sum b_i^2 q_i^2 / 4"),
+      "4% of the variance (quick: 11%); the worst case q^2/4 is 49% above it", 0},
+     srl__chk_t18_dot_var, NO_PARAMS},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

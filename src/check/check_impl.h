@@ -170,7 +170,8 @@ typedef union srl__chk_params {
         const char *strategy;
         size_t bytes; /* the T13 table's bytes per parameter with AdamW */
     } memory;         /* srl__chk_memory */
-    bool pairwise;    /* srl__chk_sum_var_bound: the pairwise order rather than recursive */
+    bool pairwise;    /* srl__chk_sum_var_bound: the pairwise order rather than recursive;
+                         srl__chk_t18_clip: the 3/4 rule (T18c) rather than ocp (T18b) */
 } srl__chk_params;
 
 typedef struct srl__chk_row srl__chk_row;
@@ -261,5 +262,9 @@ SRL__CHK_FN(srl__chk_kahan_sr);               /* T16b */
 SRL__CHK_FN(srl__chk_plain_sr);               /* T16d */
 SRL__CHK_FN(srl__chk_sum_var_bound);          /* T17a, T17b */
 SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
+/* src/check/t18_block.c: SR with a shared block scale */
+SRL__CHK_FN(srl__chk_t18_unbiased);           /* T18a */
+SRL__CHK_FN(srl__chk_t18_clip);               /* T18b, T18c */
+SRL__CHK_FN(srl__chk_t18_dot_var);            /* T18d */
 
 #endif
