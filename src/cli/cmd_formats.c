@@ -21,8 +21,9 @@ static const char help[] =
     "included), the normal exponent range emin..emax, the encoding width, whether it has\n"
     "subnormals and infinities and whether overflow saturates, the unit roundoff u = 2^-p, and\n"
     "the smallest subnormal, smallest normal and largest finite values (17 significant digits\n"
-    "and the exact hex float); for each block format its element format, block size and scale\n"
-    "(with --csv a second table after an empty line).\n"
+    "and the exact hex float); for each block format its element format, block size and scale.\n"
+    "With --csv and no FMT only the element formats (one table); block formats named with\n"
+    "element formats give a second table after an empty line.\n"
     "\n"
     "options:\n"
     "  --csv        machine-readable CSV with a header (values to 17 significant digits, which\n"
@@ -122,7 +123,9 @@ static void write_mx(FILE *fp, const srl_mx_format *ms, size_t n, bool csv)
                                                  : "E4M3 per block x binary32 per tensor";
         if (csv) {
             cli_csv_field(fp, m->name);
-            fprintf(fp, ",%s,%d,%s,%s\n", m->elem_name, m->block,
+            fputc(',', fp);
+            cli_csv_field(fp, m->elem_name);
+            fprintf(fp, ",%d,%s,%s\n", m->block,
                     m->scale == SRL_MX_E8M0 ? "e8m0" : "e4m3*fp32", cli_fmt_g17(a, m->elem.xmax));
         } else {
             fprintf(fp, "%-12s  %-16s  %5d  %-36s  %s\n", m->name, m->elem_name, m->block,
@@ -208,7 +211,7 @@ int cmd_formats(int argc, char **argv)
     if (n == 0 && nm == 0) {
         for (size_t i = 0; i < srl_format_preset_count(); i++)
             fs[n++] = *srl_format_preset(i);
-        for (size_t i = 0; i < srl_mx_preset_count(); i++)
+        for (size_t i = 0; !csv && i < srl_mx_preset_count(); i++) /* CSV: one table */
             ms[nm++] = *srl_mx_preset(i);
     }
     cli_out out;

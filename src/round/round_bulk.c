@@ -344,12 +344,14 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     unsigned char flag[SRL_TILE];
     float tf[SRL_TILE];
     double td[SRL_TILE];
+    float xin[SRL_TILE]; /* the tile's inputs, for the reference path (y may alias x) */
     int kb[SRL_TILE];
     unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
     memset(u, 0, sizeof u);
     for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
         const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
         const size_t nbt = (k + bs - 1) / bs;
+        memcpy(xin, x + t0, k * sizeof *xin);
         for (size_t b = 0; b < nbt; b++) { /* the scales, and the scaled tile */
             const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
             const float *xb = x + t0 + i0;
@@ -402,7 +404,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             srl_format fs;
             srl__format_shift(&fs, a->elem, kb[b]);
             const uint64_t idx = first + t0 + i;
-            const double xv = q34 ? 0.75 * (double)x[t0 + i] : (double)x[t0 + i];
+            const double xv = q34 ? 0.75 * (double)xin[i] : (double)xin[i];
             y[t0 + i] = (float)srl__round_one(xv, &fs, m, sto ? u[i] : 0, rng, idx);
         }
     }

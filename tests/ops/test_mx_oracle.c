@@ -393,7 +393,21 @@ static void compare(const char *what, const srl_mx_format *f, srl_mx_rule r, int
                 CHECK(0, "%s %s %s %s (binary32): x[%zu] = %a: %a, reference %a", what, f->name,
                       srl_mx_rule_name(r), mode_names[mi], i, x2[i], (double)yf[i], want);
         }
-        free(x2);
+        /* in place (y == x): the same bits, binary32 and binary64 */
+        srl_rng ga = g0, gb = g0;
+        float *xa = malloc(n * sizeof *xa);
+        double *xd = malloc(n * sizeof *xd);
+        for (size_t i = 0; i < n; i++)
+            xa[i] = xf[i], xd[i] = x[i];
+        if (srl_mx_quantize_float(xa, NULL, NULL, xa, n, f, r, m, &ga) != SRL_OK ||
+            srl_mx_quantize(xd, NULL, NULL, xd, n, f, r, m, &gb) != SRL_OK)
+            CHECK(0, "in-place quantization failed");
+        for (size_t i = 0; i < n; i++)
+            if ((!srl_test_same(xa[i], yf[i]) || !srl_test_same(xd[i], y[i])) && bad++ < 3)
+                CHECK(0, "%s %s %s %s in place: x[%zu] = %a: %a / %a, not in place %a / %a",
+                      what, f->name, srl_mx_rule_name(r), mode_names[mi], i, x[i], (double)xa[i],
+                      xd[i], (double)yf[i], y[i]);
+        free(xa), free(xd), free(x2);
         ref_quantize(yr, cr, x, n, f, r, mi, m, &g0, w); /* (the binary64 reference again) */
     }
     /* srl_mx_explain of the first block: the same results and draws */
