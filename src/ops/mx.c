@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/threads.h"
+#include "ops/mx_impl.h"
 #include "round/mx_scale.h"
 #include "round/round_bulk.h"
 #include "round/round_core.h"
@@ -229,10 +230,10 @@ int srl_mx_block_scale(srl_mx_scale *s, const double *x, size_t n, const srl_mx_
 /* ---- one element ---- */
 
 /* Element x of a block with scale s (fs: the element format shifted by s->k), with draw u of
- * index `index`. */
+ * index `index`; NVFP4 gives e s_b s_t, or e s_b when `unscaled`. */
 static double quantize_one(double x, const srl_mx_scale *s, const srl_format *fs,
                            const srl_mx_format *f, srl_mx_rule r, srl_rounding m, uint64_t u,
-                           const srl_rng *rng, uint64_t index)
+                           const srl_rng *rng, uint64_t index, bool unscaled)
 {
     if (s->nan)
         return NAN;
@@ -241,7 +242,8 @@ static double quantize_one(double x, const srl_mx_scale *s, const srl_format *fs
                               : srl__round_one(x, fs, m, u, rng, index);
     if (s->sb == 0)
         return 0.0 * x; /* (signed zero) */
-    return srl_op_apply_draw(SRL_DIV, x, s->value, 0, &f->elem, m, u, rng, index) * s->value;
+    return srl_op_apply_draw(SRL_DIV, x, s->value, 0, &f->elem, m, u, rng, index) *
+           (unscaled ? s->sb : s->value);
 }
 
 /* ---- arrays ---- */
@@ -250,7 +252,7 @@ static double quantize_one(double x, const srl_mx_scale *s, const srl_format *fs
  * element b0 * block. */
 static void run_blocks(double *y, uint8_t *scales, const double *x, size_t n, size_t b0,
                        size_t b1, double ts, const srl_mx_format *f, srl_mx_rule r,
-                       srl_rounding m, srl_rng g, bool sto)
+                       srl_rounding m, srl_rng g, bool sto, bool unscaled)
 {
     const size_t bs = (size_t)f->block;
     for (size_t b = b0; b < b1; b++) {
@@ -264,7 +266,7 @@ static void run_blocks(double *y, uint8_t *scales, const double *x, size_t n, si
         for (size_t j = 0; j < len; j++) {
             const uint64_t index = g.counter;
             const uint64_t u = sto ? srl_rng_next(&g) : 0;
-            y[i0 + j] = quantize_one(x[i0 + j], &s, &fs, f, r, m, u, &g, index);
+            y[i0 + j] = quantize_one(x[i0 + j], &s, &fs, f, r, m, u, &g, index, unscaled);
         }
     }
 }
@@ -301,13 +303,32 @@ static void run_all(double *y, uint8_t *scales, const double *x, size_t n, doubl
             if (sto && len)
                 srl_rng_seek(&g, c0 + lo * bs);
             if (len)
-                run_blocks(y, scales, x, n, lo, lo + len, ts, f, r, m, g, sto);
+                run_blocks(y, scales, x, n, lo, lo + len, ts, f, r, m, g, sto, false);
         }
         return;
     }
 #endif
     (void)c0;
-    run_blocks(y, scales, x, n, 0, nb, ts, f, r, m, g0, sto);
+    run_blocks(y, scales, x, n, 0, nb, ts, f, r, m, g0, sto, false);
+}
+
+int srl__mx_quantize_row(double *y, const double *x, size_t n, double ts, const srl_mx_format *f,
+                         srl_mx_rule r, srl_rounding m, srl_rng *rng)
+{
+    int st = check(f, r, m, rng);
+    if (st)
+        return st;
+    const bool sto = srl_rounding_is_stochastic(m);
+    srl_rng g;
+    if (sto)
+        g = *rng;
+    else
+        memset(&g, 0, sizeof g);
+    const size_t bs = (size_t)f->block;
+    run_blocks(y, NULL, x, n, 0, (n + bs - 1) / bs, ts, f, r, m, g, sto, true);
+    if (sto)
+        srl_rng_seek(rng, rng->counter + n);
+    return SRL_OK;
 }
 
 int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, size_t n,

@@ -26,7 +26,7 @@ module_layer() {
     common | format | mode | rng | config | rows | number) echo core ;;
     rounding | mpfr) echo round ;;
     ops | ops_mpfr | mx) echo ops ;;
-    kernels | tensor) echo linalg ;;
+    kernels | tensor | mxgemm) echo linalg ;;
     strategy | optim | train) echo train ;;
     theory) echo theory ;;
     markov) echo problems ;;
