@@ -397,6 +397,22 @@ static const srl__chk_row rows[] = {
       M("quantize with sr-eq (variance q^2/4)", "predict the worst case sum b_i^2 q_i^2 / 4"),
       "4% of the variance (quick: 11%); the worst case q^2/4 is 49% above it", 0},
      srl__chk_t18_dot_var, NO_PARAMS},
+    {{"T18e", "T18",
+      "the RHT bounds SR's variance: E (s - a.b)^2 <= (4/9) 2^-2m (2 ln 2g + 2)/g ||a||^2 ||b||^2",
+      M("rotate with the fixed Hadamard (the input is its worst case)", NULL),
+      "a true value 0.25 above the measured 0.011 (the bound is 25x loose at g = 256)", 0},
+     srl__chk_t18_rht_bound, NO_PARAMS},
+    {{"T18f", "T18",
+      "on inputs with independent symmetric signs the fixed Hadamard's SR error equals the RHT's",
+      M("an input aligned with H (the fixed rotation makes a spike)",
+        "predict the difference E e_RHT^2 (the fixed rotation error-free)"),
+      "a difference of 8% of E e_RHT^2 (quick: 23%)", 0},
+     srl__chk_t18_fixed_rot, {.pairwise = false}},
+    {{"T18g", "T18",
+      "on the same inputs the fixed Hadamard with rn has the smaller mean square error than the RHT with sr",
+      M("an input aligned with H", "bound 1/4 rather than 1"),
+      "a true ratio of 1.04 (quick: 1.11)", 0},
+     srl__chk_t18_fixed_rot, {.pairwise = true}},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

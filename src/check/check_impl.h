@@ -171,7 +171,8 @@ typedef union srl__chk_params {
         size_t bytes; /* the T13 table's bytes per parameter with AdamW */
     } memory;         /* srl__chk_memory */
     bool pairwise;    /* srl__chk_sum_var_bound: the pairwise order rather than recursive;
-                         srl__chk_t18_clip: the 3/4 rule (T18c) rather than ocp (T18b) */
+                         srl__chk_t18_clip: the 3/4 rule (T18c) rather than ocp (T18b);
+                         srl__chk_t18_fixed_rot: rn (T18g) rather than sr (T18f) */
 } srl__chk_params;
 
 typedef struct srl__chk_row srl__chk_row;
@@ -266,5 +267,7 @@ SRL__CHK_FN(srl__chk_sum_chebyshev);          /* T17c */
 SRL__CHK_FN(srl__chk_t18_unbiased);           /* T18a */
 SRL__CHK_FN(srl__chk_t18_clip);               /* T18b, T18c */
 SRL__CHK_FN(srl__chk_t18_dot_var);            /* T18d */
+SRL__CHK_FN(srl__chk_t18_rht_bound);          /* T18e */
+SRL__CHK_FN(srl__chk_t18_fixed_rot);          /* T18f, T18g */
 
 #endif

@@ -7,6 +7,10 @@
  *   T18c  the 3/4 rule removes it: E[(4/3) Q(3x/4)] = x for the same element
  *   T18d  the variance of a block-quantized dot product, sum_i b_i Q(a_i) with exact b, is
  *         sum_i b_i^2 (a_i - RD a_i)(RU a_i - a_i) given the scales (independent draws)
+ *   T18e  the RHT bounds that variance by (4/9) 2^-2m (2 ln 2g + 2)/g ||a||^2 ||b||^2, on the
+ *         input where the fixed Hadamard is at its worst
+ *   T18f  on inputs with independent symmetric signs the fixed Hadamard's SR error has the RHT's
+ *   T18g  on those inputs the fixed Hadamard with rn beats the RHT with sr in mean square
  *
  * Each experiment quantizes one fixed array (a block, or two for T18d) replicated N times in one
  * call of srl_mx_quantize (mxfp4, sr), so each copy has its own draws (the array rule of
@@ -19,6 +23,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "srlab/mx.h"
 
@@ -212,5 +217,235 @@ int srl__chk_t18_dot_var(srl_check_result *out, const srl__chk_row *row,
     }
     free(y);
     free(v);
+    return st;
+}
+
+/* ---- T18e-g: rotations of the reduction dimension (theory/T18, statements 5-7) ----
+ *
+ * One rotation block of g = 256 positions (8 mxfp4 blocks of 32): a is quantized after the
+ * orthonormal rotation y = 2^-4 H D a (H the Sylvester Hadamard matrix of order 256, D = diag of
+ * random signs for rht, I for hadamard, no rotation for none), b is rotated the same way and kept
+ * exact, and the error of one copy is e = sum_i yb_i Q(ya_i) / gain - a.b. Every input is a
+ * binary64 number of at most 11 significant bits within 2^-10 .. 2, so the butterflies are exact
+ * and so is every product below; the sums are binary64 (relative error 2^-45 at most, far below
+ * the quantization errors measured). Copies are quantized T18R_CHUNK at a time in one call of
+ * srl_mx_quantize, the generator running on across calls: element l of copy c uses draw
+ * c 256 + l of the config's stream whatever the chunking. */
+#define T18R_G 256
+#define T18R_CHUNK 512
+#define T18R_SPIKE_J 37 /* the aligned input's column of H */
+
+typedef enum t18r_rot { T18R_NONE, T18R_RHT, T18R_HAD } t18r_rot;
+
+typedef struct t18r_cfg {
+    t18r_rot rot;
+    srl_rounding mode; /* SRL_ROUND_SR or SRL_ROUND_RN */
+    srl_mx_rule rule;
+} t18r_cfg;
+
+/* y = 2^-4 H (s .* x) in place (s NULL: no signs), by the 8 butterfly stages. */
+static void t18r_rotate(double *x, const double *s)
+{
+    if (s)
+        for (int i = 0; i < T18R_G; i++)
+            x[i] *= s[i];
+    for (int h = 1; h < T18R_G; h *= 2)
+        for (int i = 0; i < T18R_G; i += 2 * h)
+            for (int j = i; j < i + h; j++) {
+                const double u = x[j], v = x[j + h];
+                x[j] = u + v;
+                x[j + h] = u - v;
+            }
+    for (int i = 0; i < T18R_G; i++)
+        x[i] *= 0x1p-4;
+}
+
+/* Copy c's input. aligned: a = (6.5/16) h_j and b = h_j / 16 with h_j column j of H, so that
+ * the fixed Hadamard maps a to the single value 6.5 and b to 1 at position j (a.b = 6.5).
+ * Otherwise (generic): independent signs, magnitudes (1 + u/1024) 2^-e (a, e in 0..7) and
+ * (1 + u/64) 2^-e / 4 (b, e in 0..3): blocks with outliers up to 2^7 times their smallest
+ * element, the signs symmetric and independent of the magnitudes. */
+static void t18r_input(double *a, double *b, bool aligned, srl_rng *d)
+{
+    for (int i = 0; i < T18R_G; i++) {
+        if (aligned) {
+            const double h = (__builtin_popcount((unsigned)(i & T18R_SPIKE_J)) & 1) ? -1 : 1;
+            a[i] = 6.5 / 16 * h;
+            b[i] = h / 16;
+        } else {
+            const uint64_t r = srl_rng_next(d);
+            a[i] = ldexp(1 + (double)(r & 1023) / 1024, -(int)((r >> 10) & 7)) *
+                   ((r >> 13) & 1 ? -1 : 1);
+            b[i] = ldexp(1 + (double)((r >> 14) & 63) / 64, -2 - (int)((r >> 20) & 3)) *
+                   ((r >> 22) & 1 ? -1 : 1);
+        }
+    }
+}
+
+/* e2[k N + c]: the squared error of copy c under config k (ncfg configs on the same inputs,
+ * each with its own signs and draws: stream 180 + k of seed `seed`; inputs from stream 179). */
+static int t18r_run(double *e2, const t18r_cfg *cfg, int ncfg, bool aligned, uint64_t N,
+                    uint64_t seed, srl_err *err)
+{
+    srl_mx_format f;
+    int st = srl_mx_parse(&f, "mxfp4", err);
+    if (st)
+        return st;
+    const size_t G = T18R_G, C = T18R_CHUNK;
+    double *a = malloc(C * G * sizeof *a), *b = malloc(C * G * sizeof *b),
+           *ya = malloc(C * G * sizeof *ya), *yb = malloc(C * G * sizeof *yb),
+           *ab = malloc(C * sizeof *ab), *s = malloc(G * sizeof *s);
+    srl_rng gen[8], sg[8], d;
+    if (!(a && b && ya && yb && ab && s) || ncfg > 8)
+        st = srl_err_set(err, SRL_ENOMEM, "T18: out of memory");
+    srl_rng_init(&d, SRL_RNG_DEFAULT, seed, 179);
+    for (int k = 0; k < ncfg; k++) {
+        srl_rng_init(&gen[k], SRL_RNG_DEFAULT, seed, 180 + (uint64_t)k);
+        srl_rng_init(&sg[k], SRL_RNG_DEFAULT, seed, 190 + (uint64_t)k);
+    }
+    for (uint64_t c0 = 0; !st && c0 < N; c0 += C) {
+        const size_t nc = N - c0 < C ? (size_t)(N - c0) : C;
+        for (size_t c = 0; c < nc; c++) {
+            t18r_input(a + c * G, b + c * G, aligned, &d);
+            double p = 0;
+            for (size_t i = 0; i < G; i++)
+                p += a[c * G + i] * b[c * G + i];
+            ab[c] = p;
+        }
+        for (int k = 0; !st && k < ncfg; k++) {
+            for (size_t c = 0; c < nc; c++) {
+                memcpy(ya + c * G, a + c * G, G * sizeof *ya);
+                memcpy(yb + c * G, b + c * G, G * sizeof *yb);
+                if (cfg[k].rot == T18R_NONE)
+                    continue;
+                if (cfg[k].rot == T18R_RHT)
+                    for (size_t i = 0; i < G; i += 64) {
+                        const uint64_t w = srl_rng_next(&sg[k]);
+                        for (size_t l = 0; l < 64; l++)
+                            s[i + l] = (w >> l) & 1 ? -1 : 1;
+                    }
+                t18r_rotate(ya + c * G, cfg[k].rot == T18R_RHT ? s : NULL);
+                t18r_rotate(yb + c * G, cfg[k].rot == T18R_RHT ? s : NULL);
+            }
+            st = srl_mx_quantize(ya, NULL, NULL, ya, nc * G, &f, cfg[k].rule, cfg[k].mode,
+                                 &gen[k]);
+            if (st) {
+                st = srl_err_set(err, st, "T18: srl_mx_quantize failed");
+                break;
+            }
+            const double gain = srl_mx_gain(&f, cfg[k].rule);
+            for (size_t c = 0; c < nc; c++) {
+                double q = 0;
+                for (size_t i = 0; i < G; i++)
+                    q += yb[c * G + i] * ya[c * G + i];
+                const double e = q / gain - ab[c];
+                e2[(size_t)k * N + c0 + c] = e * e;
+            }
+        }
+    }
+    free(a);
+    free(b);
+    free(ya);
+    free(yb);
+    free(ab);
+    free(s);
+    return st;
+}
+
+/* The expectation over the signs of the rotated block's largest square, as a multiple of
+ * ||a||^2: (2 ln(2g) + 2) / g (theory/T18, derivation 5). */
+static double t18r_max2(double g)
+{
+    return (2 * log(2 * g) + 2) / g;
+}
+
+/* T18e: the RHT's bound on the aligned input (the worst case for the fixed Hadamard). */
+int srl__chk_t18_rht_bound(srl_check_result *out, const srl__chk_row *row,
+                           const srl_check_opts *o, srl_err *err)
+{
+    const uint64_t N = srl__chk_seeds(o, 1 << 12, 1 << 15);
+    const bool mut = o->mutation == SRL_CHECK_MUT_EXPERIMENT;
+    const t18r_cfg cfg = {mut ? T18R_HAD : T18R_RHT, SRL_ROUND_SR, SRL_MX_34};
+    double *e2 = malloc(N * sizeof *e2);
+    int st = e2 ? t18r_run(e2, &cfg, 1, true, N, 5, err)
+                : srl_err_set(err, SRL_ENOMEM, "T18: out of memory");
+    if (!st) {
+        /* (4/9) 2^-2m E||y||_inf^2 ||b||^2 with m = 1 (E2M1), ||a||^2 = 6.5^2, ||b||^2 = 1 */
+        const double a2 = 6.5 * 6.5, B = 4.0 / 9 / 4 * t18r_max2(T18R_G) * a2;
+        const double Bnolog = 4.0 / 9 / 4 * 2.0 / T18R_G * a2;
+        const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? Bnolog : B;
+        const t18_stat z = t18_interval(e2, N);
+        srl__chk_result_begin(out, row->check.id,
+                              "E (s - a.b)^2, s = sum_i yb_i (4/3) Q(ya_i), a and b rotated "
+                              "by the RHT in one block of 256 (signs per copy), a quantized "
+                              "to mxfp4 (sr, 3/4 rule), a = (6.5/16) h_37, b = h_37/16 (a "
+                              "column of H), %llu copies; bound (4/9) 2^-2 (2 ln 512 + 2)/256 "
+                              "||a||^2 ||b||^2 = %.4g; the fixed Hadamard gives 1.75",
+                              (unsigned long long)N, B);
+        srl__chk_result_set(out, SRL_CHECK_BOUND, z.mean, z.lo, z.hi, pred);
+    }
+    free(e2);
+    return st;
+}
+
+/* T18f and T18g on generic inputs (independent symmetric signs): row->params.pairwise false,
+ * T18f: the fixed Hadamard against the RHT, both with sr (the paired mean difference of the
+ * squared errors, predicted 0); true, T18g: the fixed Hadamard with rn against the RHT with sr
+ * (the ratio of mean squared errors, bound 1). */
+int srl__chk_t18_fixed_rot(srl_check_result *out, const srl__chk_row *row,
+                           const srl_check_opts *o, srl_err *err)
+{
+    const bool rn = row->params.pairwise;
+    const uint64_t N = srl__chk_seeds(o, 1 << 12, 1 << 15);
+    const bool mut = o->mutation == SRL_CHECK_MUT_EXPERIMENT;
+    /* the experiment mutation: the aligned input, where the fixed Hadamard makes a spike */
+    const srl_rounding hm = rn ? SRL_ROUND_RN : SRL_ROUND_SR;
+    const t18r_cfg cfg[3] = {{T18R_HAD, hm, rn ? SRL_MX_OCP : SRL_MX_34},
+                             {T18R_RHT, SRL_ROUND_SR, SRL_MX_34},
+                             {T18R_NONE, hm, rn ? SRL_MX_OCP : SRL_MX_34}};
+    double *e2 = malloc(3 * N * sizeof *e2), *d = malloc(N * sizeof *d);
+    int st = e2 && d ? t18r_run(e2, cfg, 3, mut, N, 6 + rn, err)
+                     : srl_err_set(err, SRL_ENOMEM, "T18: out of memory");
+    if (!st) {
+        const double *h = e2, *r = e2 + N;
+        double mh, vh, mr, vr, mn, vn;
+        srl__chk_mean_var(&mh, &vh, h, N);
+        srl__chk_mean_var(&mr, &vr, r, N);
+        srl__chk_mean_var(&mn, &vn, e2 + 2 * N, N); /* no rotation: reported only */
+        if (!rn) {
+            for (uint64_t c = 0; c < N; c++)
+                d[c] = h[c] - r[c];
+            const t18_stat z = t18_interval(d, N);
+            const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? mr : 0.0;
+            srl__chk_result_begin(out, row->check.id,
+                                  "E e_H^2 - E e_RHT^2 over generic inputs (256 positions, "
+                                  "independent symmetric signs, magnitudes over 8 binades), e "
+                                  "the error of sum_i yb_i (4/3) Q(ya_i) (mxfp4, sr, 3/4 rule), "
+                                  "paired, %llu inputs; predicted 0 (E e_RHT^2 = %.4g, "
+                                  "E e_H^2 = %.4g, no rotation %.4g); MDE %.2g (%.1f%%)",
+                                  (unsigned long long)N, mr, mh, mn, z.mde, 100 * z.mde / mr);
+            srl__chk_result_set(out, SRL_CHECK_INTERVAL, z.mean, z.lo, z.hi, pred);
+        } else {
+            /* the ratio R = mean h / mean r, its delta-method interval from the paired values
+             * h - R r (Student t at the check's level) */
+            const double R = mh / mr;
+            for (uint64_t c = 0; c < N; c++)
+                d[c] = (h[c] - R * r[c]) / mr;
+            double m0, v0;
+            srl__chk_mean_var(&m0, &v0, d, N);
+            const double se = sqrt(v0 / (double)N),
+                         t = srl__chk_t(SRL_CHECK_ALPHA, (double)N - 1);
+            const double pred = o->mutation == SRL_CHECK_MUT_PREDICTION ? 0.25 : 1.0;
+            srl__chk_result_begin(out, row->check.id,
+                                  "E e_H,rn^2 / E e_RHT,sr^2 over generic inputs (as T18f; "
+                                  "hadamard with rn and the ocp rule, the RHT with sr and the "
+                                  "3/4 rule), paired, %llu inputs: %.4g / %.4g (rn without "
+                                  "rotation: %.4g); bound 1; MDE: a true ratio of %.3g fails",
+                                  (unsigned long long)N, mh, mr, mn, 1 + (t + Z99) * se);
+            srl__chk_result_set(out, SRL_CHECK_BOUND, R, R - t * se, R + t * se, pred);
+        }
+    }
+    free(e2);
+    free(d);
     return st;
 }
