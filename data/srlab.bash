@@ -41,6 +41,8 @@ _srlab()
         return 0 ;;
     --strategy)
         COMPREPLY=($(compgen -W "$(_srlab_words strategies)" -- "$cur")); return 0 ;;
+    --mx)
+        COMPREPLY=($(compgen -W "off mxfp8 fp4-rn fp4-fprop fp4-dgrad fp4-wgrad fp4-sr fp4-sr-rht fp4-had" -- "$cur")); return 0 ;;
     --opt)
         COMPREPLY=($(compgen -W "$(_srlab_words optimizers)" -- "$cur")); return 0 ;;
     -o | --output | --in | --plot | --table | --data)

@@ -35,6 +35,11 @@
  *                  "prod=fp32:rn,acc=(p=14,emax=127,emin=-126):rz,order=blocked:128,join=fp32:rn"
  *                  (bf16 operands: the products are exact in binary32).
  *   custom         fp32 to start with; meant to be set piece by piece.
+ * Block-scaled GEMMs (include/srlab/mxgemm.h, docs/mx-training.md): the three matrix products
+ * of a linear layer of the MLP, Fprop (y = x W), Dgrad (dx = dy W^T) and Wgrad (dW = x^T dy),
+ * each computed by srl_mxgemm_f with its own config when on (mx_on[k]), otherwise by the kernels
+ * with accum. Off in every preset. Its operands are the stored activations, weights and
+ * gradients (already in their slots' formats); its own accumulation config replaces accum.
  * Bytes per parameter (srl_strategy_bytes) count what is allocated: storage sizes from
  * include/srlab/tensor.h (bf16 2, other binary32-subset formats 4, wider 8). */
 #ifndef SRLAB_STRATEGY_H
@@ -46,6 +51,7 @@
 #include "srlab/common.h"
 #include "srlab/format.h"
 #include "srlab/kernels.h"
+#include "srlab/mxgemm.h"
 #include "srlab/rounding.h"
 #include "srlab/config.h"
 #include "srlab/rows.h"
@@ -64,6 +70,14 @@ typedef struct srl_slot {
 #define SRL_STRATEGY_NAME_LEN 32
 #define SRL_ACCUM_SPEC_LEN 160
 
+/* The three matrix products of a linear layer. */
+typedef enum srl_strategy_gemm {
+    SRL_STRATEGY_FPROP = 0, /* y = x W */
+    SRL_STRATEGY_DGRAD,     /* dx = dy W^T */
+    SRL_STRATEGY_WGRAD,     /* dW = x^T dy */
+    SRL_STRATEGY_GEMMS
+} srl_strategy_gemm;
+
 typedef struct srl_strategy {
     char name[SRL_STRATEGY_NAME_LEN]; /* the preset it started from; "custom" for fp32 with a
                                        * piece changed (srl_strategy_from_config) */
@@ -76,6 +90,8 @@ typedef struct srl_strategy {
     srl_slot act;                        /* activations (problems with a forward pass) */
     char accum[SRL_ACCUM_SPEC_LEN];      /* kernels' accumulation spec (include/srlab/kernels.h) */
     srl_accum accum_cfg;                 /* the same, parsed (srl_accum_parse from binary64) */
+    bool mx_on[SRL_STRATEGY_GEMMS];      /* a block-scaled GEMM for Fprop, Dgrad, Wgrad */
+    srl_mxgemm mx[SRL_STRATEGY_GEMMS];   /* its config (meaningful when on) */
 } srl_strategy;
 
 /* The preset names in order: fp32, mp, bf16-rn, bf16-sr, bf16-sr-exact, bf16-kahan, mp-tc,
@@ -93,9 +109,19 @@ int srl_strategy_preset(srl_strategy *s, const char *name, srl_err *err) SRL_WUR
  *   state-format  state-rounding   (both moments)   m-format m-rounding  v-format v-rounding
  *   master-format (none or a format)  master-rounding   kahan (on/off)  comp-format comp-rounding
  *   update-arith (fp32 or fp64)   act-format act-rounding   accum
+ *   mx            off; an srl_mxgemm_parse spec ("fmt=mxfp4,round=sr,scale=3/4,rot=rht")
+ *                 from srl_mxgemm_default(): every GEMM block-scaled with it; or a recipe:
+ *                   mxfp8       all three mxfp8, rn
+ *                   fp4-rn      all three mxfp4, rn, the OCP scale
+ *                   fp4-fprop, fp4-dgrad, fp4-wgrad   that one GEMM as fp4-rn, the others off
+ *                   fp4-sr      Fprop as fp4-rn; Dgrad and Wgrad sr with the 3/4 rule
+ *                   fp4-sr-rht  fp4-sr with the RHT (blocks of 32) on Dgrad and Wgrad
+ *                   fp4-had     all three as fp4-rn after the fixed Hadamard rotation (32)
+ *   mx-fprop  mx-dgrad  mx-wgrad   off, or a spec applied on top of that GEMM's config from mx
+ *                 (from the default when mx leaves it off): that GEMM alone
  * then srl_strategy_check. Messages name the key and the value. The name is the preset's, but
- * fp32 with any piece changed is named custom (custom is fp32's pieces set piece by piece): a
- * strategy named fp32 runs fp32 everywhere. */
+ * fp32 with any piece changed (block-scaled GEMMs included) is named custom (custom is fp32's
+ * pieces set piece by piece): a strategy named fp32 runs fp32 everywhere. */
 int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *err) SRL_WUR;
 
 /* Reject strategies srlab cannot run faithfully: an update arithmetic that cannot hold a stored
@@ -110,6 +136,9 @@ typedef struct srl_bytes {
     size_t param, grad, m, v, master, comp, total;
 } srl_bytes;
 srl_bytes srl_strategy_bytes(const srl_strategy *s, bool has_m, bool has_v);
+
+/* The names of key mx's recipes, in order (NULL past the last). */
+const char *srl_strategy_mx_recipe(size_t i);
 
 /* One line: "param bf16 sr:r=16, grad bf16 rn, m bf16 rn, v bf16 rn, update fp32". */
 const char *srl_strategy_describe(char *buf, size_t len, const srl_strategy *s);

@@ -638,6 +638,11 @@ static int read_model_keys(srl__gpt_problem *g, const srl_config *cfg, data_keys
     if (!st)
         st = srl__model_check_strategy(&g->tc.strat, err);
     if (!st)
+        for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+            if (g->tc.strat.mx_on[k])
+                st = srl_err_set(err, SRL_EINVAL, "mx, mx-fprop, mx-dgrad, mx-wgrad: block-scaled "
+                                 "GEMMs are implemented for the MLP only, not the GPT");
+    if (!st)
         st = srl__model_read_replicas(cfg, &g->rp, err);
     if (!st && !(st = rd_size(cfg, "n-layer", 1, 1024, &g->d.L, err)) &&
         !(st = rd_size(cfg, "n-head", 1, 1u << 20, &g->d.NH, err)) &&

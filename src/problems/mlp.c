@@ -206,6 +206,8 @@ static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, s
     }
     mlp_pass ps = pass_of(g, g->B, &g->lay_f);
     ps.accum = &g->tc.strat.accum_cfg;
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+        ps.mx[k] = g->tc.strat.mx_on[k] ? &g->tc.strat.mx[k] : NULL;
     ps.act = g->tc.strat.act;
     ps.grad = g->tc.strat.grad;
     ps.rng = compute;

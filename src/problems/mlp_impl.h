@@ -34,6 +34,8 @@ typedef struct mlp_pass {
     const mlp_layout *lay;
     const size_t *off;        /* weight offsets in the flat arrays */
     const srl_accum *accum;   /* _emu: the products */
+    const srl_mxgemm *mx[SRL_STRATEGY_GEMMS]; /* _emu: Fprop, Dgrad, Wgrad block-scaled (NULL:
+                                                 the kernels with accum) */
     srl_slot act, grad;       /* _emu: stored activations and gradients */
     srl_rng *rng;             /* _emu: draws, in call order */
     double *row_loss, *row_hit; /* B each */

@@ -102,6 +102,89 @@ static const char *one_of(const srl_config *cfg, const char *shortk, const char 
     return a ? a : b;
 }
 
+/* The named recipes of key mx: each GEMM's spec (NULL: off), Fprop, Dgrad, Wgrad. */
+#define FP4_SR "fmt=mxfp4,round=sr,scale=3/4"
+static const struct {
+    const char *name, *spec[SRL_STRATEGY_GEMMS];
+} mx_recipes[] = {
+    {"mxfp8", {"fmt=mxfp8", "fmt=mxfp8", "fmt=mxfp8"}},
+    {"fp4-rn", {"fmt=mxfp4", "fmt=mxfp4", "fmt=mxfp4"}},
+    {"fp4-fprop", {"fmt=mxfp4", NULL, NULL}},
+    {"fp4-dgrad", {NULL, "fmt=mxfp4", NULL}},
+    {"fp4-wgrad", {NULL, NULL, "fmt=mxfp4"}},
+    {"fp4-sr", {"fmt=mxfp4", FP4_SR, FP4_SR}},
+    {"fp4-sr-rht", {"fmt=mxfp4", FP4_SR ",rot=rht", FP4_SR ",rot=rht"}},
+    {"fp4-had", {"fmt=mxfp4,rot=hadamard", "fmt=mxfp4,rot=hadamard", "fmt=mxfp4,rot=hadamard"}},
+};
+#undef FP4_SR
+
+const char *srl_strategy_mx_recipe(size_t i)
+{
+    return i < sizeof mx_recipes / sizeof *mx_recipes ? mx_recipes[i].name : NULL;
+}
+
+/* Keys mx, mx-fprop, mx-dgrad, mx-wgrad (srlab/strategy.h). */
+static int read_mx(srl_strategy *s, const srl_config *cfg, srl_err *err)
+{
+    static const char *const keys[SRL_STRATEGY_GEMMS] = {"mx-fprop", "mx-dgrad", "mx-wgrad"};
+    srl_mxgemm all = srl_mxgemm_default();
+    srl_err e2;
+    const char *v = given(cfg, "mx");
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++) {
+        s->mx[k] = all;
+        s->mx_on[k] = false;
+    }
+    if (v && strcmp(v, "off") && !strchr(v, '=')) {
+        size_t i = 0, n = sizeof mx_recipes / sizeof *mx_recipes;
+        while (i < n && strcmp(mx_recipes[i].name, v))
+            i++;
+        if (i == n)
+            return srl_err_set(err, SRL_EPARSE, "mx: '%s' is not off, a recipe (mxfp8, fp4-rn, "
+                               "fp4-fprop, fp4-dgrad, fp4-wgrad, fp4-sr, fp4-sr-rht, fp4-had) "
+                               "or a spec KEY=VALUE,...", v);
+        for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+            if (mx_recipes[i].spec[k]) {
+                s->mx_on[k] = true;
+                if (srl_mxgemm_parse(&s->mx[k], mx_recipes[i].spec[k], &e2))
+                    return srl_err_set(err, SRL_EINVAL, "internal: recipe %s: %s", v, e2.msg);
+            }
+    } else if (v && strcmp(v, "off")) {
+        if (srl_mxgemm_parse(&all, v, &e2))
+            return srl_err_set(err, SRL_EINVAL, "mx: %s", e2.msg);
+        for (int k = 0; k < SRL_STRATEGY_GEMMS; k++) {
+            s->mx[k] = all;
+            s->mx_on[k] = true;
+        }
+    }
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++) {
+        const char *w = given(cfg, keys[k]);
+        if (!w)
+            continue;
+        s->mx_on[k] = strcmp(w, "off") != 0;
+        if (s->mx_on[k] && srl_mxgemm_parse(&s->mx[k], w, &e2))
+            return srl_err_set(err, SRL_EINVAL, "%s: %s", keys[k], e2.msg);
+    }
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+        if (s->mx_on[k] && !srl_format_fits_float(&s->mx[k].accum.acc_fmt))
+            return srl_err_set(err, SRL_EINVAL,
+                               "%s: the accumulator %s is not a subset of binary32 (the GEMM "
+                               "writes binary32 outputs)", given(cfg, keys[k]) ? keys[k] : "mx",
+                               s->mx[k].accum.acc_fmt.name);
+    return SRL_OK;
+}
+
+/* Whether two strategies have the same block-scaled GEMMs (each on or off, and its config). */
+static bool same_mx(const srl_strategy *a, const srl_strategy *b)
+{
+    char na[256], nb[256];
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+        if (a->mx_on[k] != b->mx_on[k] ||
+            (a->mx_on[k] && strcmp(srl_mxgemm_name(na, sizeof na, &a->mx[k]),
+                                   srl_mxgemm_name(nb, sizeof nb, &b->mx[k]))))
+            return false;
+    return true;
+}
+
 static bool same_slot(const srl_slot *a, const srl_slot *b)
 {
     return srl_format_equal(&a->fmt, &b->fmt) && a->mode.mode == b->mode.mode &&
@@ -116,7 +199,7 @@ static bool same_strategy(const srl_strategy *a, const srl_strategy *b)
            a->has_master == b->has_master &&
            (!a->has_master || same_slot(&a->master, &b->master)) && a->kahan == b->kahan &&
            (!a->kahan || same_slot(&a->comp, &b->comp)) && a->arith == b->arith &&
-           !strcmp(a->accum, b->accum);
+           !strcmp(a->accum, b->accum) && same_mx(a, b);
 }
 
 int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *err)
@@ -186,6 +269,8 @@ int srl_strategy_from_config(srl_strategy *s, const srl_config *cfg, srl_err *er
         if ((st = srl_accum_parse(&s->accum_cfg, v, &e2)))
             return srl_err_set(err, st, "accum: %s", e2.msg);
     }
+    if ((st = read_mx(s, cfg, err)))
+        return st;
     /* Name what runs: fp32 with a piece changed is no longer fp32 (beside a bf16 format column,
      * "fp32" reads as fp32 weights): it is custom, the preset that starts from fp32's pieces and
      * is set piece by piece, so the name and the pieces' columns together say what ran. */
