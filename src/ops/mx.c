@@ -1,5 +1,5 @@
 /* src/ops/mx.c: block-scaled formats (OCP Microscaling v1.0, NVFP4): presets, scale rules and
- * exact quantization (include/srlab/mx.h; docs/formats.md).
+ * exact quantization (include/srlab/mx.h; docs/mx.md).
  *
  * An MX block is rounded into its element format shifted by the block's scale exponent
  * (src/round/mx_scale.h): the one rounding of src/round, element by element, with the array's
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "core/threads.h"
 #include "ops/mx_impl.h"
@@ -51,23 +52,20 @@ static const mx_row rows[] = {
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static srl_mx_format presets[NROWS];
-static int presets_ready; /* built once, before any thread can ask (srl_mx_preset is cheap) */
+static once_flag presets_once = ONCE_FLAG_INIT; /* built once, whichever thread asks first */
 
 static void build_presets(void)
 {
-    if (presets_ready)
-        return;
     for (size_t i = 0; i < NROWS; i++) {
         srl_mx_format *f = &presets[i];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "%s", rows[i].name);
         snprintf(f->elem_name, sizeof f->elem_name, "%s", rows[i].elem);
         if (srl_format_parse(&f->elem, rows[i].elem, NULL) != SRL_OK)
-            abort(); /* (a row of this table is wrong: tests/ops/test_mx catch it) */
+            continue; /* (a row of this table is wrong: block 0, which test_mx_oracle catches) */
         f->block = rows[i].block;
         f->scale = rows[i].scale;
     }
-    presets_ready = 1;
 }
 
 size_t srl_mx_preset_count(void)
@@ -77,15 +75,25 @@ size_t srl_mx_preset_count(void)
 
 const srl_mx_format *srl_mx_preset(size_t i)
 {
-    build_presets();
+    call_once(&presets_once, build_presets);
     return i < NROWS ? &presets[i] : NULL;
+}
+
+/* Whether s[0..len) is name in any case (MXFP4, NVFP4: how the papers write them). */
+static bool same_name(const char *name, const char *s, size_t len)
+{
+    if (!name || strlen(name) != len)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if ((s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]) != name[i])
+            return false;
+    return true;
 }
 
 static const mx_row *find_row(const char *s, size_t len)
 {
     for (size_t i = 0; i < NROWS; i++)
-        if ((strlen(rows[i].name) == len && !strncmp(rows[i].name, s, len)) ||
-            (rows[i].alias && strlen(rows[i].alias) == len && !strncmp(rows[i].alias, s, len)))
+        if (same_name(rows[i].name, s, len) || same_name(rows[i].alias, s, len))
             return &rows[i];
     return NULL;
 }

@@ -316,9 +316,20 @@ typedef struct srl__mx_args {
     int rule;
 } srl__mx_args;
 
+/* One thread's workspace for a tile of SRL_TILE elements (no tile array on the stack). */
+typedef struct mx_ws {
+    uint64_t u[SRL_TILE], nok[SRL_TILE];
+    double td[SRL_TILE];
+    float tf[SRL_TILE];
+    float xin[SRL_TILE]; /* the tile's inputs, for the reference path (y may alias x) */
+    int kb[SRL_TILE];
+    unsigned char flag[SRL_TILE];
+    unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
+} mx_ws;
+
 static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
                          const srl__mx_args *a, srl_rounding m, const srl_rng *rng,
-                         uint64_t first)
+                         uint64_t first, mx_ws *w)
 {
     const size_t bs = a->bs;
     const bool sto = srl_rounding_is_stochastic(m), q34 = a->rule == SRL__MX_RULE_34;
@@ -340,14 +351,13 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     }
     srl__lanes ln;
     const int src = block_lanes(&ln, rng, first, sto);
-    uint64_t u[SRL_TILE];
-    unsigned char flag[SRL_TILE];
-    float tf[SRL_TILE];
-    double td[SRL_TILE];
-    float xin[SRL_TILE]; /* the tile's inputs, for the reference path (y may alias x) */
-    int kb[SRL_TILE];
-    unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
-    memset(u, 0, sizeof u);
+    uint64_t *const u = w->u;
+    unsigned char *const flag = w->flag, *const special = w->special;
+    float *const tf = w->tf, *const xin = w->xin;
+    double *const td = w->td;
+    int *const kb = w->kb;
+    ln.nok = w->nok;
+    memset(u, 0, sizeof w->u);
     for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
         const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
         const size_t nbt = (k + bs - 1) / bs;
@@ -421,6 +431,10 @@ int srl__bulk_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     const size_t nb = (n + bs - 1) / bs;
 #if SRL_HAVE_OPENMP
     if (n >= SRL_BULK_OMP_MIN && srl__may_fork()) {
+        /* one workspace per thread, taken before the region (none: the caller's other path) */
+        mx_ws *ws = malloc((size_t)omp_get_max_threads() * sizeof *ws);
+        if (!ws)
+            return 0;
         _Pragma("omp parallel")
         {
             size_t lo, len;
@@ -429,13 +443,18 @@ int srl__bulk_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             const size_t i0 = lo * bs, i1 = (lo + len) * bs < n ? (lo + len) * bs : n;
             if (len)
                 block_mx_f2f(y + i0, scales ? scales + lo : NULL, x + i0, i1 - i0, &a, m, rng,
-                             c0 + i0);
+                             c0 + i0, &ws[omp_get_thread_num()]);
         }
+        free(ws);
         return 1;
     }
 #endif
     (void)nb;
-    block_mx_f2f(y, scales, x, n, &a, m, rng, c0);
+    mx_ws *ws = malloc(sizeof *ws);
+    if (!ws)
+        return 0;
+    block_mx_f2f(y, scales, x, n, &a, m, rng, c0, ws);
+    free(ws);
     return 1;
 }
 

@@ -27,7 +27,8 @@ void srl__bulk_d2f(float *y, const double *x, size_t n, const srl_format *f, srl
  * rounded into elem shifted by its scale exponent under the rule (src/round/mx_scale.h), its
  * E8M0 code into scales[b] (scales may be NULL). Element i uses draw rng->counter + i; rng does
  * not move. Returns 0 (and does nothing) unless bs divides the kernels' tile (a power of two up
- * to 512) and elem fits binary32 (srl_format_fits_float): the caller then takes another path. */
+ * to 512) and elem fits binary32 (srl_format_fits_float), or when its workspace cannot be
+ * allocated: the caller then takes another path (the same bits). */
 int srl__bulk_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
                      const srl_format *elem, size_t bs, int rule, srl_rounding m,
                      const srl_rng *rng);
