@@ -1,5 +1,5 @@
 /* srlab/mx.h: block-scaled formats (OCP Microscaling v1.0, NVIDIA's NVFP4), quantized exactly
- * in every rounding mode (docs/formats.md).
+ * in every rounding mode (docs/mx.md).
  *
  * A block format stores an array as blocks of `block` consecutive elements, each element a value
  * of a small element format E (srlab/format.h presets, all saturating) and each block one shared

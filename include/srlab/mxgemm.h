@@ -2,7 +2,7 @@
  * operands quantized per block along the reduction dimension (include/srlab/mx.h), the exact
  * products accumulated with an accumulation config (include/srlab/kernels.h); optionally a
  * blockwise Hadamard rotation of the reduction dimension first, random (the RHT of Tseng, Yu and
- * Park 2025) or fixed. docs/formats.md is the guide, theory/T18-block-scaled-sr.md the theory.
+ * Park 2025) or fixed. docs/mx.md is the guide, theory/T18-block-scaled-sr.md the theory.
  *
  * Definition: C = A B with A m-by-k and B k-by-n (the layout only says where the numbers are):
  *   1. Rotation (rot=rht or rot=hadamard, block g = 2^L, 2 <= g <= 4096). Positions 0 .. k-1 of

@@ -112,7 +112,7 @@ static void write_mx(FILE *fp, const srl_mx_format *ms, size_t n, bool csv)
     if (csv) {
         fputs("block_format,element,block,scale,element_largest\n", fp);
     } else {
-        fputs("\nblock formats (srlab round -f NAME explains a block; docs/formats.md)\n", fp);
+        fputs("\nblock formats (srlab round -f NAME explains a block; docs/mx.md)\n", fp);
         fprintf(fp, "%-12s  %-16s  %5s  %-36s  %s\n", "format", "element", "block", "scale",
                 "element largest");
     }

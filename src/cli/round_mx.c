@@ -1,5 +1,5 @@
 /* src/cli/round_mx.c: `srlab round -f mxfp4 ...`: the teaching view and the --batch CSV of a
- * block format (include/srlab/mx.h, docs/formats.md). The numbers given (or the data lines) are
+ * block format (include/srlab/mx.h, docs/mx.md). The numbers given (or the data lines) are
  * cut into blocks of the format's size in order, the last one possibly partial; number (line) k
  * uses draw k of stream 0, as srl_mx_quantize of the whole list would. Every value shown comes
  * from srl_mx_explain; this file lays them out. */

@@ -14,7 +14,7 @@
 # Pages that work in progress elsewhere announces may be linked before they land: they are
 # listed in `pending` and reported as PENDING while missing (drop a name once its page is here).
 set -u
-pending="docs/security.md docs/reliability.md docs/mx.md"
+pending="docs/security.md docs/reliability.md"
 src=$(cd "$1" && pwd)
 cd "$src" || exit 1
 fail=0
