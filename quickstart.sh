@@ -122,7 +122,8 @@ rm -rf build-venv
 "$python" -m venv --system-site-packages build-venv
 build-venv/bin/pip install --no-build-isolation --no-index --config-settings builddir=build-pip .
 SRLAB_CLI=$(pwd)/build/src/cli/srlab build-venv/bin/python -m pytest -q -p no:cacheprovider -rs \
-    python/tests/test_api.py python/tests/test_errors.py python/tests/test_torch_round.py \
+    python/tests/test_api.py python/tests/test_errors.py python/tests/test_round_mx.py \
+    python/tests/test_torch_round.py \
     python/tests/test_torch_nn.py
 if [ ! -f build-asan/build.ninja ]; then
     meson setup build-asan -Db_sanitize=address,undefined -Dbuildtype=debugoptimized \

@@ -9,10 +9,12 @@
 
 #include <sys/mman.h>
 
+#include "srlab/mx.h"
+
 /* ---- srlab.round ---- */
 
 const char srlpy_round_doc[] =
-    "round(x, format='bf16', rounding='sr', stream=None, out=None)\n"
+    "round(x, format='bf16', rounding='sr', stream=None, out=None, *, block=None, scale=None)\n"
     "--\n"
     "\n"
     "Round binary64 (or binary32) numbers into a format: every value of x is rounded once,\n"
@@ -29,6 +31,11 @@ const char srlpy_round_doc[] =
     "          [,saturate=on|off]\n"
     "          (a str, or an srlab.Format); `srlab formats` and srlab.formats() list the presets.\n"
     "          Every format has one name (Format.name: bf16 for bfloat16 and p=8,emax=127).\n"
+    "          Or a block format (a str: mxfp8, mxfp8-e5m2, mxfp6, mxfp6-e2m3, mxfp4, mxint8,\n"
+    "          nvfp4, any case, [,block=B]; docs/mx.md): x in C order is cut into blocks of B\n"
+    "          values (the last may be shorter; along the last axis when its length is a\n"
+    "          multiple of B), each block scaled as the format says and each value rounded once\n"
+    "          into the element format; the result is the dequantized values (srl_mx_quantize).\n"
     "rounding  rn, rna, rz, ru, rd, ro, sr (default here), sr-eq, sr:r=R (1 <= R <= 64),\n"
     "          or nearest, toward-zero, stochastic, ... (any case):\n"
     "            rn   nearest, ties to even          rna  nearest, ties away from zero\n"
@@ -48,10 +55,20 @@ const char srlpy_round_doc[] =
     "          shape to write into (it may be x itself). A non-contiguous, read-only or\n"
     "          wrongly shaped out raises ValueError, a wrong dtype TypeError; nothing is\n"
     "          written to out and the stream does not move when the call fails.\n"
+    "block     with a block format: the block size B (1 <= B <= 4096; None: the format's, 32 or\n"
+    "          16 for nvfp4), as ',block=B' in the name does.\n"
+    "scale     with a block format: the scale rule, 'ocp' (None: floor(log2 amax) - emax),\n"
+    "          '3/4' (the block times 3/4 first: nothing clips, the result estimates 3/4 x) or\n"
+    "          'ceil' (the smallest scale that does not clip). round(x, 'mxfp4', M,\n"
+    "          srlab.Stream(S), scale=R) is the result column of `srlab round --batch -f mxfp4\n"
+    "          -r M --scale R --seed S` on the values of x, one per line.\n"
     "\n"
     "Returns the rounded array (a float64/float32 scalar for a scalar x), in every mode.\n"
     "The result is float32 when x is float32 and every value of the format is a binary32 number\n"
     "(Format.fits_float: p <= 24, emax <= 127, spacing >= 2^-149), as in C; otherwise float64.\n"
+    "A block format's values are binary32 numbers for the MX formats (float32 in, float32 out;\n"
+    "the ceil rule can overflow binary32 only for |x| within a factor 1.5 of its largest, to\n"
+    "inf), not for nvfp4 (e s_b s_t has up to 30 bits: float64 out).\n"
     "Every value is rounded as IEEE 754 and rounding.h say: NaN -> NaN, signed zeros kept,\n"
     "overflow per mode (rz, ro and rd/ru toward zero give +-xmax; the others +-inf, NaN without\n"
     "infinities, +-xmax when saturating), subnormals with spacing 2^(emin-p+1).\n"
@@ -66,14 +83,156 @@ const char srlpy_round_doc[] =
     "    >>> s.counter\n"
     "    4\n";
 
+
+/* srlab.round with a block format (srlab/mx.h): x in C order cut into blocks. */
+static PyObject *round_mx(PyObject *xo, const char *name, PyObject *ro, PyObject *so,
+                          PyObject *out, PyObject *bo, PyObject *sco)
+{
+    srl_mx_format f;
+    srl_mx_rule rule = SRL_MX_OCP;
+    srl_rounding m = SRL_ROUND_SR;
+    srl_err err = {""};
+    if (srl_mx_parse(&f, name, &err) != SRL_OK)
+        return PyErr_Format(PyExc_ValueError, "format: %s", err.msg);
+    if (bo && bo != Py_None) {
+        if (PyBool_Check(bo) || !PyLong_Check(bo))
+            return PyErr_Format(PyExc_TypeError, "block: expected an int, got %.80s",
+                                Py_TYPE(bo)->tp_name);
+        const long b = PyLong_AsLong(bo);
+        if (b == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        if (b < 1 || b > 4096)
+            return PyErr_Format(PyExc_ValueError, "block: must be an integer from 1 to 4096");
+        char spec[SRL_MX_NAME_LEN + 24];
+        const char *c = strchr(name, ',');
+        snprintf(spec, sizeof spec, "%.*s,block=%ld", (int)(c ? c - name : (long)strlen(name)),
+                 name, b);
+        if (srl_mx_parse(&f, spec, &err) != SRL_OK)
+            return PyErr_Format(PyExc_ValueError, "block: %s", err.msg);
+    }
+    if (sco && sco != Py_None) {
+        const char *r;
+        if (srlpy_text_arg(sco, &r, "scale", "a scale rule (str: ocp, 3/4, ceil)"))
+            return NULL;
+        if (srl_mx_rule_parse(&rule, r, &err) != SRL_OK)
+            return PyErr_Format(PyExc_ValueError, "scale: %s", err.msg);
+    }
+    PyObject *owner;
+    srlpy_stream s;
+    if ((ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
+        srlpy_stream_arg(so, &owner, &s, "stream"))
+        return NULL;
+    bool scalar;
+    PyArrayObject *x = srlpy_values_arg(xo, "x", &scalar), *y = NULL;
+    if (!x)
+        return NULL;
+    const int in_t = PyArray_TYPE(x);
+    const size_t n = (size_t)PyArray_SIZE(x);
+    const bool stoch = srl_rounding_is_stochastic(m);
+    const bool fits = f.scale == SRL_MX_E8M0; /* every dequantized value a binary32 number */
+    int out_t;
+    if (stoch && srlpy_check_draws(&s, n, "x.size"))
+        goto fail;
+    if (out != Py_None) {
+        if (srlpy_out_arg(out, PyArray_NDIM(x), PyArray_DIMS(x), "out"))
+            goto fail;
+        out_t = PyArray_TYPE((PyArrayObject *)out);
+        if (out_t == NPY_FLOAT && !fits) {
+            PyErr_Format(PyExc_ValueError, "out: float32 cannot hold every value of %s (its "
+                         "values e s_b s_t have up to 30 bits); pass a float64 out", f.name);
+            goto fail;
+        }
+        y = (PyArrayObject *)out;
+        Py_INCREF(y);
+    } else {
+        out_t = (in_t == NPY_FLOAT && fits) ? NPY_FLOAT : NPY_DOUBLE;
+        y = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(x), PyArray_DIMS(x), out_t);
+        if (!y)
+            goto fail;
+    }
+    /* the library reads x once per block before writing it: y == x exactly is fine, any other
+     * overlap reads from a copy */
+    if (srlpy_overlap(PyArray_DATA(x), (size_t)PyArray_NBYTES(x), PyArray_DATA(y),
+                      (size_t)PyArray_NBYTES(y)) &&
+        !(PyArray_DATA(x) == PyArray_DATA(y) && in_t == out_t)) {
+        PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(x, NPY_CORDER);
+        if (!c)
+            goto fail;
+        Py_DECREF(x);
+        x = c;
+    }
+    srl_rng r;
+    srlpy_stream_rng(&r, &s);
+    if (stoch)
+        srlpy_stream_advance(owner, &s, n);
+    int st = SRL_OK;
+    double *tmp = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (in_t == NPY_FLOAT && out_t == NPY_FLOAT) {
+        st = srl_mx_quantize_float(PyArray_DATA(y), NULL, NULL, PyArray_DATA(x), n, &f, rule, m,
+                                   &r);
+    } else if (in_t == NPY_DOUBLE && out_t == NPY_DOUBLE) {
+        st = srl_mx_quantize(PyArray_DATA(y), NULL, NULL, PyArray_DATA(x), n, &f, rule, m, &r);
+    } else if (in_t == NPY_FLOAT) { /* float32 in, float64 out: widen exactly, quantize */
+        double *yd = PyArray_DATA(y);
+        const float *xf = PyArray_DATA(x);
+        for (size_t i = 0; i < n; i++)
+            yd[i] = (double)xf[i];
+        st = srl_mx_quantize(yd, NULL, NULL, yd, n, &f, rule, m, &r);
+    } else { /* float64 in, float32 out (MX only): binary32 values, stored exactly */
+        tmp = malloc((n ? n : 1) * sizeof *tmp);
+        if (!tmp)
+            st = SRL_ENOMEM;
+        else
+            st = srl_mx_quantize(tmp, NULL, NULL, PyArray_DATA(x), n, &f, rule, m, &r);
+        float *yf = PyArray_DATA(y);
+        for (size_t i = 0; st == SRL_OK && i < n; i++)
+            yf[i] = (float)tmp[i];
+        free(tmp);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(x);
+    x = NULL;
+    if (st != SRL_OK) {
+        if (st == SRL_ENOMEM)
+            PyErr_NoMemory();
+        else
+            PyErr_Format(PyExc_RuntimeError, "srlab: the library refused the quantization (%s)",
+                         srl_strerror(st));
+        goto fail;
+    }
+    return (out == Py_None && PyArray_NDIM(y) == 0) ? PyArray_Return(y) : (PyObject *)y;
+fail:
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return NULL;
+}
+
 PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"x", "format", "rounding", "stream", "out", NULL};
-    PyObject *xo, *fo = NULL, *ro = NULL, *so = NULL, *out = Py_None, *owner;
+    static char *kwlist[] = {"x", "format", "rounding", "stream", "out", "block", "scale", NULL};
+    PyObject *xo, *fo = NULL, *ro = NULL, *so = NULL, *out = Py_None, *owner, *bo = NULL,
+                  *sco = NULL;
     if (srlpy_refuse_old_stream_args(kw, "srlab.round") ||
-        !PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO:round", kwlist, &xo, &fo, &ro, &so, &out))
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO$OO:round", kwlist, &xo, &fo, &ro, &so,
+                                     &out, &bo, &sco))
         return NULL;
+    if (fo && PyUnicode_Check(fo)) {
+        const char *name = PyUnicode_AsUTF8(fo);
+        if (!name)
+            PyErr_Clear(); /* (srlpy_format_arg says what is wrong with it) */
+        if (name && srl_mx_is_name(name)) {
+            const char *t;
+            if (srlpy_text_arg(fo, &t, "format", "a format name"))
+                return NULL;
+            return round_mx(xo, name, ro, so, out, bo, sco);
+        }
+    }
+    if ((bo && bo != Py_None) || (sco && sco != Py_None))
+        return PyErr_Format(PyExc_ValueError, "%s: applies only to a block format (mxfp8, "
+                            "mxfp6, mxfp4, mxint8, nvfp4, ...)",
+                            bo && bo != Py_None ? "block" : "scale");
     srl_format f = *srl_format_find("bf16");
     srl_rounding m = SRL_ROUND_SR;
     srlpy_stream s;

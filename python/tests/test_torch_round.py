@@ -253,3 +253,58 @@ def test_quant_values_and_errors():
     with pytest.raises(ValueError, match="^forward: a torch.bfloat16 tensor cannot hold every "
                                          "value of fp16"):
         st.quantize(torch.ones(3, dtype=torch.bfloat16), forward=("fp16", "rn"))
+
+
+# ---- block formats (srlab.round's; include/srlab/mx.h) ----
+
+def test_block_formats_round_as_srlab_round():
+    """round_ and round with a block format, block size and scale rule give srlab.round's bits
+    (tested against the CLI in test_round_mx.py), on float32 and float64 tensors, strided too."""
+    x = torch.randn(6, 64, dtype=torch.float64) * 4
+    for fmt, block, scale, dtype in (("mxfp4", None, "3/4", torch.float32),
+                                     ("mxfp8", 16, None, torch.float32),
+                                     ("mxint8", 8, "ceil", torch.float64),
+                                     ("nvfp4", None, "ocp", torch.float64)):
+        t = x.to(dtype).t()  # not contiguous: element i of reshape(-1) is C order
+        want = srlab.round(t.reshape(-1).to(torch.float64).numpy(), fmt, "sr", srlab.Stream(8),
+                           block=block, scale=scale)
+        s = srlab.Stream(8)
+        got = st.round(t, fmt, "sr", s, block=block, scale=scale)
+        assert s.counter == t.numel()
+        assert_same_bits(got.reshape(-1).to(torch.float64).numpy(), want, f"round {fmt}")
+        st.round_(t, fmt, "sr", srlab.Stream(8), block=block, scale=scale)
+        assert_same_bits(t.reshape(-1).to(torch.float64).numpy(), want, f"round_ {fmt}")
+
+
+def test_quantizer_with_a_block_size():
+    """Forward MXFP8 rn, backward MXFP4 sr with the 3/4 rule in blocks of 16: the values are
+    srlab.round's with the stream's draws as quantize() reserves them (forward draws none)."""
+    x = torch.randn(8, 32, requires_grad=True)
+    q = st.quantizer(forward=("mxfp8", "rn"), backward=("mxfp4", "sr", 16, "3/4"),
+                     stream=srlab.Stream(4))
+    assert q.backward_quant == st.Quant("MXFP4", "sr", block=16, scale="3/4")
+    y = q(x)
+    assert_same_bits(y.detach().double().numpy(),
+                     srlab.round(x.detach().double().numpy(), "mxfp8", "rn"), "forward")
+    g = torch.randn(8, 32)
+    y.backward(g)
+    want = srlab.round(g.double().numpy(), "mxfp4", "sr", srlab.Stream(4), block=16, scale="3/4")
+    assert_same_bits(x.grad.double().numpy(), want, "backward")
+    assert q.stream.counter == x.numel()
+
+
+def test_block_format_errors():
+    x = torch.randn(4, 32)
+    with pytest.raises(ValueError, match="^format: a torch.bfloat16 tensor cannot hold"):
+        st.round(x.to(torch.bfloat16), "mxfp4", "rn")
+    with pytest.raises(ValueError, match="^format: a torch.float32 tensor cannot hold every "
+                                         "value of nvfp4"):
+        st.round(x, "nvfp4", "rn")
+    with pytest.raises(ValueError, match="^block: must be an integer"):
+        st.Quant("mxfp4", "rn", 0)
+    with pytest.raises(ValueError, match="^block: applies only to a block format"):
+        st.Quant("bf16", "rn", 32)
+    s = srlab.Stream(2)
+    with pytest.raises(ValueError, match="^format: block formats are rounded by the C library"):
+        st.round(x, "mxfp4", "sr", s, impl="torch")
+    assert s.counter == 0

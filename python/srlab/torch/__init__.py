@@ -31,13 +31,14 @@ generator and stream. It has been tested on CPU only.
 
 import contextlib
 
+import numpy as np
 import torch
 
 from .. import Format, Stream, _core, default_stream
 from .. import round as _c_round
 from . import _device
 
-__all__ = ["Adam", "AdamW", "OptimLP", "PlainSRAdamW", "Quant", "SGD", "default_generator",
+__all__ = ["Adam", "AdamW", "BlockFormat", "OptimLP", "PlainSRAdamW", "Quant", "SGD", "default_generator",
            "matmul", "nn", "param_dtype", "quantize", "quantizer", "round", "round_", "use_impl"]
 
 _FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -63,8 +64,56 @@ def checked(fn, value, own, name):
         raise type(e)(f"{name}: {msg}") from None
 
 
-def _format_arg(fmt, name):
-    return fmt if isinstance(fmt, Format) else checked(Format, fmt, "spec", name)
+class BlockFormat:
+    """A block format of srlab.round (mxfp8, mxfp6, mxfp4, mxint8, nvfp4, ...; docs/mx.md) with
+    its block size (None: the format's) and scale rule (None: ocp), checked by the library.
+    A tensor is cut into blocks in C order (along the last dimension when its length is a
+    multiple of the block size). Attributes spec, block, scale, name."""
+
+    __slots__ = ("spec", "block", "scale")
+
+    def __init__(self, spec, block=None, scale=None):
+        _c_round(_EMPTY, spec, "rn", block=block, scale=scale)  # the library's checks
+        self.spec, self.block, self.scale = spec, block, scale
+
+    @property
+    def name(self):
+        return self.spec + ("" if self.block is None else f",block={self.block}")
+
+    def __eq__(self, other):
+        return (isinstance(other, BlockFormat) and self.name.lower() == other.name.lower() and
+                (self.scale or "ocp") == (other.scale or "ocp"))
+
+    def __hash__(self):
+        return hash((self.name.lower(), self.scale or "ocp"))
+
+    def __repr__(self):
+        return f"srlab.torch.BlockFormat({self.spec!r}, block={self.block!r}, scale={self.scale!r})"
+
+
+_EMPTY = np.empty(0)
+
+
+def _format_arg(fmt, name, block=None, scale=None):
+    """An srlab.Format, or a BlockFormat when fmt names a block format (block and scale apply
+    only then); errors name the argument (block and scale keep their own names)."""
+    if isinstance(fmt, (Format, BlockFormat)) and block is None and scale is None:
+        return fmt
+    if isinstance(fmt, BlockFormat):
+        fmt = fmt.name
+    try:
+        _c_round(_EMPTY, fmt, "rn", block=block, scale=scale)  # any format, block, scale
+    except (ValueError, TypeError) as e:
+        msg = str(e)
+        if msg.startswith("format: "):
+            raise type(e)(f"{name}: {msg[8:]}") from None
+        raise
+    if isinstance(fmt, Format):
+        return fmt
+    try:
+        return Format(fmt)
+    except ValueError:
+        return BlockFormat(fmt, block, scale)
 
 
 def _rounding_arg(rounding, name):
@@ -75,6 +124,8 @@ def holds(dtype, fmt):
     """True when every value of fmt is a number of the torch dtype."""
     if dtype == torch.float64:
         return True
+    if isinstance(fmt, BlockFormat):  # MX values are binary32 numbers; NVFP4's are not
+        return dtype == torch.float32 and not fmt.spec.lower().startswith("nvfp4")
     if dtype == torch.float32:
         return fmt.fits_float
     if dtype == torch.bfloat16:
@@ -165,6 +216,13 @@ def _round_into(tensor, fmt, rounding, stream, impl):
         raise ValueError(f"counter: {stream.counter} + {n} draws (the tensor's size) would pass "
                          f"2^64 - 1")
     work = tensor.detach()
+    kw = {}
+    if isinstance(fmt, BlockFormat):
+        if impl == "torch":
+            raise ValueError(f"format: block formats are rounded by the C library only (CPU "
+                             f"tensors, impl 'c' or 'auto'); this tensor is on {tensor.device}, "
+                             f"impl {impl!r}")
+        fmt, kw = fmt.name, {"scale": fmt.scale}
     if impl == "torch":
         mode, r = _device.parse_mode(rounding)
         pos = (stream.rng, stream.seed, stream.stream, stream.counter) if stoch else None
@@ -174,7 +232,7 @@ def _round_into(tensor, fmt, rounding, stream, impl):
         return
     if work.dtype in (torch.float32, torch.float64) and work.is_contiguous():
         arr = work.numpy()
-        _c_round(arr, fmt, rounding, stream, out=arr)
+        _c_round(arr, fmt, rounding, stream, out=arr, **kw)
         return
     # a C-order copy (bfloat16 and float16 values widened exactly to binary32), rounded, and
     # stored back exactly
@@ -182,12 +240,14 @@ def _round_into(tensor, fmt, rounding, stream, impl):
                       torch.float32)
     buf.copy_(work)
     arr = buf.numpy()
-    _c_round(arr, fmt, rounding, stream, out=arr)
+    _c_round(arr, fmt, rounding, stream, out=arr, **kw)
     _store(work, buf)
 
 
-def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None, impl=None):
-    """round_(tensor, format="bf16", rounding="sr", stream=None, *, impl=None)
+def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None, impl=None,
+           block=None, scale=None):
+    """round_(tensor, format="bf16", rounding="sr", stream=None, *, impl=None, block=None,
+              scale=None)
 
     Round every element of a tensor into a format, in place, exactly as srlab.round does:
     element i in C order (the order of tensor.reshape(-1), whatever the strides) uses draw
@@ -209,6 +269,12 @@ def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None,
     impl       None (use_impl's setting, "auto" unless changed), "auto" (the C library for CPU
                tensors, torch operations elsewhere), "c" or "torch" (the torch-only
                implementation, also on the CPU: the same bits)
+    block, scale  with a block format (mxfp8, mxfp8-e5m2, mxfp6, mxfp6-e2m3, mxfp4, mxint8,
+               nvfp4: srlab.round's): the block size and the scale rule ('ocp', '3/4',
+               'ceil'). Blocks are cut in C order (along the last dimension when its length is a
+               multiple of the block size); the values are the dequantized ones, as srlab.round
+               gives them. CPU tensors only; float32 for the MX formats, float64 for both and
+               for nvfp4 (whose values are not binary32 numbers).
 
     Like torch's in-place operations, round_ refuses (RuntimeError) a leaf tensor that requires
     grad while gradients are enabled; it also refuses other tensors that require grad then,
@@ -221,13 +287,11 @@ def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None,
         4
     """
     check_tensor(tensor, "tensor")
-    fmt = _format_arg(format, "format")
+    fmt = _format_arg(format, "format", block, scale)
     rounding = _rounding_arg(rounding, "rounding")
     stream = _stream_arg(stream, generator)
     impl = _impl_arg(impl, tensor.device)
-    if not holds(tensor.dtype, fmt):
-        raise ValueError(f"format: a {tensor.dtype} tensor cannot hold every value of "
-                         f"{fmt.name} (p={fmt.p}, emax={fmt.emax}, emin={fmt.emin})")
+    _check_holds(tensor.dtype, fmt)
     if tensor.requires_grad and torch.is_grad_enabled():
         if tensor.is_leaf:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -240,35 +304,46 @@ def round_(tensor, format="bf16", rounding="sr", stream=None, *, generator=None,
     return tensor
 
 
-def round(tensor, format="bf16", rounding="sr", stream=None, *, generator=None, impl=None):
-    """round(tensor, format="bf16", rounding="sr", stream=None, *, impl=None)
+def _check_holds(dtype, fmt):
+    if holds(dtype, fmt):
+        return
+    if isinstance(fmt, BlockFormat):
+        raise ValueError(f"format: a {dtype} tensor cannot hold every value of {fmt.name} "
+                         f"(float32 holds the MX formats' values, float64 every block format's)")
+    raise ValueError(f"format: a {dtype} tensor cannot hold every value of "
+                     f"{fmt.name} (p={fmt.p}, emax={fmt.emax}, emin={fmt.emin})")
+
+
+def round(tensor, format="bf16", rounding="sr", stream=None, *, generator=None, impl=None,
+          block=None, scale=None):
+    """round(tensor, format="bf16", rounding="sr", stream=None, *, impl=None, block=None,
+             scale=None)
 
     The values of tensor rounded into a format, as a new tensor of the same dtype, shape and
     device (contiguous), which does not require grad; tensor is not changed. Arguments, draws
     and errors as round_ (a tensor that requires grad is fine here: it is read only). For a
     rounding with gradients use srlab.torch.quantizer."""
     check_tensor(tensor, "tensor")
-    fmt = _format_arg(format, "format")
+    fmt = _format_arg(format, "format", block, scale)
     rounding = _rounding_arg(rounding, "rounding")
     stream = _stream_arg(stream, generator)
     impl = _impl_arg(impl, tensor.device)
-    if not holds(tensor.dtype, fmt):
-        raise ValueError(f"format: a {tensor.dtype} tensor cannot hold every value of "
-                         f"{fmt.name} (p={fmt.p}, emax={fmt.emax}, emin={fmt.emin})")
+    _check_holds(tensor.dtype, fmt)
     out = tensor.detach().clone(memory_format=torch.contiguous_format)
     _round_into(out, fmt, rounding, stream, impl)
     return out
 
 
 class Quant:
-    """Quant(format, rounding="rn")
+    """Quant(format, rounding="rn", block=None, scale=None)
 
     A number format and a rounding mode, checked once: what a quantizer applies forward or
     backward and what OptimLP stores weights, gradients and state in. Wherever srlab.torch takes
     one, a tuple (format, rounding) is read as Quant(*tuple), and None means "not rounded".
-    Attributes: format (an srlab.Format), rounding (the canonical mode name), stochastic.
-    Quants compare equal when both are. (A tuple is passed to Quant whole, so an argument Quant
-    gains later, such as a block size for block-scaled formats, is a tuple's third element.)
+    Attributes: format (an srlab.Format, or a BlockFormat), rounding (the canonical mode name),
+    stochastic. Quants compare equal when both are. A block format (mxfp8, mxfp6, mxfp4,
+    mxint8, nvfp4, ...) takes a block size and a scale rule ('ocp', '3/4', 'ceil'), as
+    round_ does: Quant("mxfp4", "sr", 32, "3/4"), or the tuple ("mxfp4", "sr", 32, "3/4").
 
         >>> srlab.torch.Quant("e4m3", "sr")
         srlab.torch.Quant('e4m3', 'sr')
@@ -276,8 +351,8 @@ class Quant:
 
     __slots__ = ("format", "rounding")
 
-    def __init__(self, format, rounding="rn"):
-        self.format = _format_arg(format, "format")
+    def __init__(self, format, rounding="rn", block=None, scale=None):
+        self.format = _format_arg(format, "format", block, scale)
         self.rounding = _rounding_arg(rounding, "rounding")
 
     @property
@@ -293,6 +368,9 @@ class Quant:
         return hash((self.format, self.rounding))
 
     def __repr__(self):
+        if isinstance(self.format, BlockFormat):
+            return (f"srlab.torch.Quant({self.format.name!r}, {self.rounding!r}, "
+                    f"scale={self.format.scale!r})")
         return f"srlab.torch.Quant({self.format.name!r}, {self.rounding!r})"
 
 
