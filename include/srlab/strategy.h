@@ -36,7 +36,7 @@
  *                  (bf16 operands: the products are exact in binary32).
  *   custom         fp32 to start with; meant to be set piece by piece.
  * Block-scaled GEMMs (include/srlab/mxgemm.h, docs/mx-training.md): the three matrix products
- * of a linear layer of the MLP, Fprop (y = x W), Dgrad (dx = dy W^T) and Wgrad (dW = x^T dy),
+ * of a linear layer of the MLP or the GPT (qkv, proj, fc, fcproj), Fprop (y = x W), Dgrad (dx = dy W^T) and Wgrad (dW = x^T dy),
  * each computed by srl_mxgemm_f with its own config when on (mx_on[k]), otherwise by the kernels
  * with accum. Off in every preset. Its operands are the stored activations, weights and
  * gradients (already in their slots' formats); its own accumulation config replaces accum.

@@ -326,6 +326,8 @@ static int cb_grad(void *ctx, size_t r, uint64_t t, const float *p, float *gr, s
     ps.lay = &g->lay_f;
     ps.off = g->model.off;
     ps.accum = &g->tc.strat.accum_cfg;
+    for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
+        ps.mx[k] = g->tc.strat.mx_on[k] ? &g->tc.strat.mx[k] : NULL;
     ps.act = g->tc.strat.act;
     ps.grad = g->tc.strat.grad;
     ps.rng = compute;
@@ -637,11 +639,6 @@ static int read_model_keys(srl__gpt_problem *g, const srl_config *cfg, data_keys
     int st = srl_train_config_from(&g->tc, cfg, err);
     if (!st)
         st = srl__model_check_strategy(&g->tc.strat, err);
-    if (!st)
-        for (int k = 0; k < SRL_STRATEGY_GEMMS; k++)
-            if (g->tc.strat.mx_on[k])
-                st = srl_err_set(err, SRL_EINVAL, "mx, mx-fprop, mx-dgrad, mx-wgrad: block-scaled "
-                                 "GEMMs are implemented for the MLP only, not the GPT");
     if (!st)
         st = srl__model_read_replicas(cfg, &g->rp, err);
     if (!st && !(st = rd_size(cfg, "n-layer", 1, 1024, &g->d.L, err)) &&

@@ -70,6 +70,8 @@ typedef struct srl__gpt_pass {
     const size_t *off;         /* offsets of the GP_COUNT weights in the flat arrays */
     /* _emu only: */
     const srl_accum *accum;    /* the matrix products */
+    const srl_mxgemm *mx[SRL_STRATEGY_GEMMS]; /* the blocks' linear layers' Fprop, Dgrad, Wgrad
+                                               * block-scaled (NULL: with accum) */
     srl_slot act, grad;        /* stored activations, stored gradients */
     srl_rng *rng;              /* draws of every stochastic rounding, in call order */
     double *row_loss;          /* B*T per-position losses (binary64 values of the pass's loss) */

@@ -155,6 +155,27 @@ static void TPL(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const 
 
 /* ---- attention ---- */
 
+/* A linear layer's product in a block (qkv, proj, fc, fcproj): a block-scaled GEMM (srlab/mxgemm.h)
+ * where the strategy turns one on (_emu only; gemm k of SRL_STRATEGY_*: Fprop NN, Dgrad NT,
+ * Wgrad TN, the reduction dimension the one the kernels sum over), otherwise mm_nn, mm_nt, mm_tn
+ * with the strategy's accumulation. The attention's products and the tied head stay with the
+ * kernels (as in the MXFP4 recipes, which quantize the linear layers). */
+static int TPL(mm_lin)(const srl__gpt_pass *ps, int k, REAL *C, const REAL *A, const REAL *B,
+                       size_t m, size_t n, size_t kk, REAL *scratch)
+{
+#if PASS_MODE == SRL__PASS_EMU
+    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
+                                                              SRL_MXGEMM_TN};
+    if (ps->mx[k])
+        return srl_mxgemm_f(C, A, B, m, n, kk, lay[k], ps->mx[k], ps->rng);
+#endif
+    switch (k) {
+    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
+    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
+    default: return TPL(mm_tn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
+    }
+}
+
 /* Causal self-attention of layer buffers Ly (forward): for every (b,h)
  *   att = softmax_causal(q k^T * scale)       (T,T)   ROUND_ACT
  *   y   = att v                               (T,hs)  ROUND_ACT
@@ -291,7 +312,6 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
     const srl__gpt_layout *lay = ps->lay;
     const srl__gpt_dims *d = &ps->d;
     const size_t BT = d->B * d->T, C = d->C, C3 = 3 * C, C4 = 4 * C;
-    const srl_accum *acc = ps->accum;
     const srl_slot *act = &ps->act;
     srl_rng *rng = ps->rng;
     const block_off w = block_at(ps->off, l, C);
@@ -301,7 +321,8 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
                 par + w.ln1b, BT, C);
     SRL__TRY(TPL(round_slot)(Ly + lay->ln1, BT * C, act, rng));
     /* qkv = ln1 @ qkvw                                                            ROUND_ACT */
-    SRL__TRY(TPL(mm_nn)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT,
+                         C3, C, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->qkv, BT * C3, act, rng));
     TPL(split)(Ly + lay->qh, Ly + lay->qkv, C3, 0, d);
     TPL(split)(Ly + lay->kh, Ly + lay->qkv, C3, C, d);
@@ -309,7 +330,8 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
     SRL__TRY(TPL(attn_fwd)(ps, Ly, tsc, rng));
     TPL(merge)(Ly + lay->atty, Ly + lay->yh, C, 0, d);
     /* res2 = res + atty @ projw                                         ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_nn)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
+                         tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
     TPL(add)(Ly + lay->res2, res, tmpc, BT * C);
     SRL__TRY(TPL(round_slot)(Ly + lay->res2, BT * C, act, rng));
@@ -318,12 +340,14 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
                 par + w.ln2w, par + w.ln2b, BT, C);
     SRL__TRY(TPL(round_slot)(Ly + lay->ln2, BT * C, act, rng));
     /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_nn)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT,
+                         C4, C, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
     TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4);
     SRL__TRY(TPL(round_slot)(Ly + lay->fchg, BT * C4, act, rng));
     /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_nn)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C,
+                         C4, tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
     TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C);
     return TPL(round_slot)(Ly + lay->res3, BT * C, act, rng);
@@ -396,7 +420,6 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     const srl__gpt_layout *lay = ps->lay;
     const srl__gpt_dims *d = &ps->d;
     const size_t BT = d->B * d->T, C = d->C, C3 = 3 * C, C4 = 4 * C;
-    const srl_accum *acc = ps->accum;
     const srl_slot *gs = &ps->grad;
     srl_rng *rng = ps->rng;
     const block_off w = block_at(ps->off, l, C);
@@ -405,16 +428,18 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
     REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
     /* res3 = res2 + fchg @ fcprojw: dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
-    SRL__TRY(TPL(mm_nt)(dfchg, dres, par + w.fcprojw, BT, C4, C, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dfchg, dres, par + w.fcprojw, BT, C4, C, tsc));
     SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
-    SRL__TRY(TPL(mm_tn)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcprojw, Ly + lay->fchg, dres, C4, C,
+                         BT, tsc));
     /* fchg = gelu(fch)                                                               ROUND_GRAD */
     TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4);
     SRL__TRY(TPL(round_slot)(dfch, BT * C4, gs, rng));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-    SRL__TRY(TPL(mm_nt)(dln, dfch, par + w.fcw, BT, C, C4, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dfch, par + w.fcw, BT, C, C4, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_tn)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
+                         tsc));
     /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
     TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2, Ly + lay->ln2_mean,
                 Ly + lay->ln2_rstd, par + w.ln2w, BT, C);
@@ -422,9 +447,11 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     TPL(add)(dres, dres, dtmp, BT * C);
     SRL__TRY(TPL(round_slot)(dres, BT * C, gs, rng));
     /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-    SRL__TRY(TPL(mm_nt)(A + lay->datty, dres, par + w.projw, BT, C, C, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, A + lay->datty, dres, par + w.projw, BT, C, C,
+                         tsc));
     SRL__TRY(TPL(round_slot)(A + lay->datty, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_tn)(grad + w.projw, Ly + lay->atty, dres, C, C, BT, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.projw, Ly + lay->atty, dres, C, C, BT,
+                         tsc));
     /* attention */
     TPL(split)(A + lay->dyh, A + lay->datty, C, 0, d);
     SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
@@ -432,9 +459,10 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     TPL(merge)(dqkv, A + lay->dkh, C3, C, d);
     TPL(merge)(dqkv, A + lay->dvh, C3, 2 * C, d);
     /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-    SRL__TRY(TPL(mm_nt)(dln, dqkv, par + w.qkvw, BT, C, C3, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dqkv, par + w.qkvw, BT, C, C3, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_tn)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT, acc, rng, tsc));
+    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
+                         tsc));
     /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */
     TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
                 Ly + lay->ln1_rstd, par + w.ln1w, BT, C);

@@ -54,8 +54,9 @@ const srl_param srl__train_common_params[] = {
      "matrix-product accumulation (problems with a forward pass; lsq, logreg with "
      "grad-compute=kernels), kernels notation: prod=FMT:MODE,acc=FMT:MODE[,order=...]"},
     {"mx", "off",
-     "block-scaled GEMMs for the MLP's Fprop, Dgrad and Wgrad: off, a recipe (mxfp8, fp4-rn, "
-     "fp4-fprop, fp4-dgrad, fp4-wgrad, fp4-sr, fp4-sr-rht, fp4-had) or an mxgemm spec "
+     "block-scaled GEMMs for the Fprop, Dgrad and Wgrad of the MLP's layers and the GPT's "
+     "linear layers (qkv, proj, fc, fcproj): off, a recipe (mxfp8, fp4-rn, fp4-fprop, "
+     "fp4-dgrad, fp4-wgrad, fp4-sr, fp4-sr-rht, fp4-had) or an mxgemm spec "
      "fmt=mxfp4,round=sr,scale=3/4,rot=rht,... (docs/mx-training.md)"},
     {"mx-fprop", "off", "Fprop (y = x W) alone: off or a spec on top of mx's"},
     {"mx-dgrad", "off", "Dgrad (dx = dy W^T) alone: off or a spec on top of mx's"},
