@@ -84,6 +84,41 @@ const char srlpy_round_doc[] =
     "    4\n";
 
 
+/* The output of srlab.round: out (checked: x's shape; float32 only when fits, else the error
+ * float32_msg names) or a new array (float32 for float32 x when fits); *x replaced by a C-order
+ * copy when it overlaps the output otherwise than exactly (the library allows y == x). */
+static int round_output(PyArrayObject **x, PyObject *out, bool fits, const char *float32_msg,
+                        PyArrayObject **y, int *out_t)
+{
+    const int in_t = PyArray_TYPE(*x);
+    if (out != Py_None) {
+        if (srlpy_out_arg(out, PyArray_NDIM(*x), PyArray_DIMS(*x), "out"))
+            return -1;
+        *out_t = PyArray_TYPE((PyArrayObject *)out);
+        if (*out_t == NPY_FLOAT && !fits) {
+            PyErr_Format(PyExc_ValueError, "out: %s; pass a float64 out", float32_msg);
+            return -1;
+        }
+        *y = (PyArrayObject *)out;
+        Py_INCREF(*y);
+    } else {
+        *out_t = (in_t == NPY_FLOAT && fits) ? NPY_FLOAT : NPY_DOUBLE;
+        *y = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(*x), PyArray_DIMS(*x), *out_t);
+        if (!*y)
+            return -1;
+    }
+    if (srlpy_overlap(PyArray_DATA(*x), (size_t)PyArray_NBYTES(*x), PyArray_DATA(*y),
+                      (size_t)PyArray_NBYTES(*y)) &&
+        !(PyArray_DATA(*x) == PyArray_DATA(*y) && in_t == *out_t)) {
+        PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(*x, NPY_CORDER);
+        if (!c)
+            return -1;
+        Py_DECREF(*x);
+        *x = c;
+    }
+    return 0;
+}
+
 /* srlab.round with a block format (srlab/mx.h): x in C order cut into blocks. */
 static PyObject *round_mx(PyObject *xo, const char *name, PyObject *ro, PyObject *so,
                           PyObject *out, PyObject *bo, PyObject *sco)
@@ -133,33 +168,12 @@ static PyObject *round_mx(PyObject *xo, const char *name, PyObject *ro, PyObject
     int out_t;
     if (stoch && srlpy_check_draws(&s, n, "x.size"))
         goto fail;
-    if (out != Py_None) {
-        if (srlpy_out_arg(out, PyArray_NDIM(x), PyArray_DIMS(x), "out"))
+    {
+        char msg[128];
+        snprintf(msg, sizeof msg, "float32 cannot hold every value of %s (its values e s_b s_t "
+                 "have up to 30 bits)", f.name);
+        if (round_output(&x, out, fits, msg, &y, &out_t))
             goto fail;
-        out_t = PyArray_TYPE((PyArrayObject *)out);
-        if (out_t == NPY_FLOAT && !fits) {
-            PyErr_Format(PyExc_ValueError, "out: float32 cannot hold every value of %s (its "
-                         "values e s_b s_t have up to 30 bits); pass a float64 out", f.name);
-            goto fail;
-        }
-        y = (PyArrayObject *)out;
-        Py_INCREF(y);
-    } else {
-        out_t = (in_t == NPY_FLOAT && fits) ? NPY_FLOAT : NPY_DOUBLE;
-        y = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(x), PyArray_DIMS(x), out_t);
-        if (!y)
-            goto fail;
-    }
-    /* the library reads x once per block before writing it: y == x exactly is fine, any other
-     * overlap reads from a copy */
-    if (srlpy_overlap(PyArray_DATA(x), (size_t)PyArray_NBYTES(x), PyArray_DATA(y),
-                      (size_t)PyArray_NBYTES(y)) &&
-        !(PyArray_DATA(x) == PyArray_DATA(y) && in_t == out_t)) {
-        PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(x, NPY_CORDER);
-        if (!c)
-            goto fail;
-        Py_DECREF(x);
-        x = c;
     }
     srl_rng r;
     srlpy_stream_rng(&r, &s);
@@ -251,34 +265,12 @@ PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
     int out_t;
     if (stoch && srlpy_check_draws(&s, n, "x.size"))
         goto fail;
-    if (out != Py_None) {
-        if (srlpy_out_arg(out, PyArray_NDIM(x), PyArray_DIMS(x), "out"))
+    {
+        char msg[160];
+        snprintf(msg, sizeof msg, "float32 cannot hold every value of format %s (p=%d, emax=%d, "
+                 "emin=%d)", f.name, f.p, f.emax, f.emin);
+        if (round_output(&x, out, fits, msg, &y, &out_t))
             goto fail;
-        out_t = PyArray_TYPE((PyArrayObject *)out);
-        if (out_t == NPY_FLOAT && !fits) {
-            PyErr_Format(PyExc_ValueError,
-                         "out: float32 cannot hold every value of format %s (p=%d, emax=%d, "
-                         "emin=%d); pass a float64 out", f.name, f.p, f.emax, f.emin);
-            goto fail;
-        }
-        y = (PyArrayObject *)out;
-        Py_INCREF(y);
-    } else {
-        out_t = (in_t == NPY_FLOAT && fits) ? NPY_FLOAT : NPY_DOUBLE;
-        y = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(x), PyArray_DIMS(x), out_t);
-        if (!y)
-            goto fail;
-    }
-    /* The library allows y == x exactly (same memory, same type); any other overlap reads from
-     * a copy of x. */
-    if (srlpy_overlap(PyArray_DATA(x), (size_t)PyArray_NBYTES(x), PyArray_DATA(y),
-                      (size_t)PyArray_NBYTES(y)) &&
-        !(PyArray_DATA(x) == PyArray_DATA(y) && in_t == out_t)) {
-        PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(x, NPY_CORDER);
-        if (!c)
-            goto fail;
-        Py_DECREF(x);
-        x = c;
     }
     srl_rng r;
     srlpy_stream_rng(&r, &s);
