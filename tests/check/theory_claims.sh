@@ -10,9 +10,12 @@
 #   without `full` (suite unit): the predictions `srlab theory` prints and what follows from them
 #             by arithmetic (seconds);
 #   with `full` (suite slow): also every number of a check run: the measured values, intervals
-#             and minimum detectable effects of `srlab check` at its full and --quick sizes
-#             (minutes on 2 cores; SRL_CLAIMS_TABLES=DIR takes the two tables from DIR/full.txt
-#             and DIR/quick.txt instead, as `srlab check [--quick] >FILE` writes them).
+#             and minimum detectable effects of `srlab check` at its full and --quick sizes, and
+#             what the experiment mutations the documents quote measure (`srlab check --mutate
+#             experiment ID...` at the full size, every row FAILing) (minutes on 2 cores;
+#             SRL_CLAIMS_TABLES=DIR takes the tables from DIR/full.txt, DIR/quick.txt and, if
+#             there, DIR/mut.txt instead, as `srlab check [--quick | --mutate experiment $mids]
+#             >FILE` writes them; mids is below).
 # Not claims here: parameters (lr 0.01, 2^22 draws), definitions (u = 2^-8), the cited
 # literature's numbers (the paper's perplexities), and docs/study's (study_claims.sh).
 . "$(dirname "$0")/../cli_lib.sh"
@@ -294,14 +297,61 @@ claim T03-summation.md "| fp32 | rn | 2097152 = 2^21 | 15.403682708740234 | 2^-2
 claim paper.md "(bf16: term 65, sum 5.0625)" "term 65, sum 5.0625" \
     "term $(th T03 "format=bf16 rounding=rn" stagnation_k), sum $(th T03 "format=bf16 rounding=rn" stagnation_sum)"
 
+# ---- T03: fp16 rn's relative error at n = 10^4 (the sum problem, seed 1) ----
+"$srlab" run --problem sum -f fp16 -r rn --n 100000 >t03sum.csv 2>&1 ||
+    bad "srlab run --problem sum: $(tail -3 t03sum.csv)"
+claim T03-summation.md "(\`rel_err\` near 0.6 at \`n = 10^4\` in fp16)" 0.6 \
+    "$(grep -v '^#' t03sum.csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["k"] == 10000 { printf "%.1f", $c["rel_err"] }')"
+# sr with 8 random bits: the mean over a uniform fraction f of f - floor(256 f)/256 is 2^-9
+claim T03-summation.md "drifts toward zero by about \`q/512\` per step" q/512 "q/$(f %.0f "1 / (2^-8 / 2)")"
+
+# ---- T10 step 5: the binary32 moments' error terms (u32 = 2^-24) ----
+claim T10-adam-convergence.md "1.2e-6 + 6e-5 + ... < 1e-4 for beta1 = 0.9" 1.2e-6 "$(f %.1e "2 * 2^-24 / 0.1")"
+claim T10-adam-convergence.md "1.2e-6 + 6e-5 + ... < 1e-4 for beta1 = 0.9" 6e-5 "$(f %.0e "2^-24 / 0.001")"
+claim T10-adam-convergence.md "1.2e-6 + 6e-5 + ... < 1e-4 for beta1 = 0.9" 1e-4 \
+    "$(aw 'print (2 * 2^-24 / 0.1 + 2^-24 / 0.001 + 8 * 2^-24 < 1e-4) ? "1e-4" : "no"')"
+
+# ---- T11: T11b's remainder bound against its prediction, q s^2 / (3 y s^2) at y = 1 ----
+claim T11-implicit-regularization.md "q/(3y), at most 0.26% of the" 0.26 "$(f %.2f "100 * 2^-7 / 3")"
+
+# ---- T14: the model (in brackets) beside issue 11's measurements, 10^4 steps from x0 1.25 ----
+t14m() { f "$1" "$(th T14 "lr=$2 steps=10000" "$3")"; }
+claim T14-sr-vs-rn.md "lr 0.01: rn 2.64e-3 [2.640e-3], sr 2.77e-3 [2.768e-3], fp32" 2.640e-3 "$(t14m %.3e 0.01 excess_rn)"
+claim T14-sr-vs-rn.md "lr 0.01: rn 2.64e-3 [2.640e-3], sr 2.77e-3 [2.768e-3], fp32" 2.768e-3 "$(t14m %.3e 0.01 excess_sr)"
+claim T14-sr-vs-rn.md "2.50e-3 [2.513e-3]; lr 0.002: rn 8.95e-4 [8.38e-4], sr 1.49e-3 [1.560e-3]" 2.513e-3 "$(t14m %.3e 0.01 excess_exact)"
+claim T14-sr-vs-rn.md "2.50e-3 [2.513e-3]; lr 0.002: rn 8.95e-4 [8.38e-4], sr 1.49e-3 [1.560e-3]" 8.38e-4 "$(t14m %.2e 0.002 excess_rn)"
+claim T14-sr-vs-rn.md "2.50e-3 [2.513e-3]; lr 0.002: rn 8.95e-4 [8.38e-4], sr 1.49e-3 [1.560e-3]" 1.560e-3 "$(t14m %.3e 0.002 excess_sr)"
+claim T14-sr-vs-rn.md "[5.01e-4]; lr 5e-4: rn 3.1e-2 frozen [3.125e-2], sr 1.61e-3 [1.560e-3], fp32 1.25e-4" 5.01e-4 "$(t14m %.2e 0.002 excess_exact)"
+claim T14-sr-vs-rn.md "[5.01e-4]; lr 5e-4: rn 3.1e-2 frozen [3.125e-2], sr 1.61e-3 [1.560e-3], fp32 1.25e-4" 3.125e-2 "$(t14m %.3e 5e-4 excess_rn)"
+claim T14-sr-vs-rn.md "[5.01e-4]; lr 5e-4: rn 3.1e-2 frozen [3.125e-2], sr 1.61e-3 [1.560e-3], fp32 1.25e-4" 1.560e-3 "$(t14m %.3e 5e-4 excess_sr)"
+claim T14-sr-vs-rn.md "[1.26e-4]. The SR number at 5e-4" 1.26e-4 "$(t14m %.2e 5e-4 excess_exact)"
+
+# ---- T18: the RHT bound's gain, the aligned input ----
+# g / (2 ln 2g + 2): how much smaller the RHT's bound is than the trivial (4/9) 2^-2m ||a||^2 ||b||^2
+claim T18-block-scaled-sr.md "3.1 at g = 32, 17.7 at g = 256), and it is reached" 3.1 "$(f %.1f "32 / (2 * log(64) + 2)")"
+claim T18-block-scaled-sr.md "3.1 at g = 32, 17.7 at g = 256), and it is reached" 17.7 "$(f %.1f "256 / (2 * log(512) + 2)")"
+claim T18-block-scaled-sr.md "with g = 32 (the bound is then only 3.1 times below" 3.1 "$(f %.1f "32 / (2 * log(64) + 2)")"
+claim T18-block-scaled-sr.md "(||a||^2 = 42.25, ||b|| = 1)" 42.25 "$(f %.2f "256 * (6.5 / 16)^2")"
+# the aligned input under the fixed Hadamard: the single entry 6.5, (4/3) Q(3/4 6.5) on E2M1's
+# grid 4, 6 around 4.875
+claim T18-block-scaled-sr.md "(16/9)(4.875 - 4)(6 - 4.875) = 1.75)" 1.75 "$(f %.2f "16 / 9 * (4.875 - 4) * (6 - 4.875)")"
+
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
     if [ -n "${SRL_CLAIMS_TABLES:-}" ]; then # tables of earlier runs (for editing the documents)
         cp "$SRL_CLAIMS_TABLES/full.txt" "$SRL_CLAIMS_TABLES/quick.txt" . || exit 99
+        [ ! -f "$SRL_CLAIMS_TABLES/mut.txt" ] || cp "$SRL_CLAIMS_TABLES/mut.txt" . || exit 99
     else
         "$srlab" check >full.txt 2>&1 || bad "srlab check (full) failed: $(tail -3 full.txt)"
         "$srlab" check --quick >quick.txt 2>&1 || bad "srlab check --quick failed: $(tail -3 quick.txt)"
     fi
+    # the experiment mutations whose results the documents quote (every row must FAIL)
+    mids="T03g T03h T03i T03j T04c T04d T04e T15a T18e T18g"
+    if [ ! -f mut.txt ]; then
+        "$srlab" check --mutate experiment $mids >mut.txt 2>&1
+    fi
+    grep -q "^$(echo $mids | wc -w) checks: 0 PASS," mut.txt || bad "srlab check --mutate experiment $mids: $(tail -3 mut.txt)"
     # ck TABLE ID FIELD: measured, lo, hi, predicted or mde of row ID
     ck() {
         awk -v id="$2" -v w="$3" '$1 == id { gsub(/[\[\],]/, "", $5); gsub(/[\[\],]/, "", $6);
@@ -457,6 +507,105 @@ if [ "$full" = full ]; then
         "$(f %.0f "$(ck full.txt T16d measured) / $(ck full.txt T16b predicted)")"
     claim T17-sr-sum-variance.md "- **T17b** pairwise: 3.67 against 8.16;" 3.67 "$(f %.3g "$(ck full.txt T17b measured)")"
     claim T17-sr-sum-variance.md "- **T17b** pairwise: 3.67 against 8.16;" 8.16 "$(f %.3g "$(ck full.txt T17b predicted)")"
+
+    # ---- T03, T04: the path identities' MDEs and what their experiment mutations measure ----
+    claim T03-summation.md "0.5015 at the sizes below (0.5005 at the quick size)," 0.5015 \
+        "$(grep '^T03j' full.txt | sed -n 's/.*the identity.s slope (of sqrt(E V)\/S) \([0-9.]*\).*/\1/p')"
+    claim T03-summation.md "0.5015 at the sizes below (0.5005 at the quick size)," 0.5005 \
+        "$(grep '^T03j' quick.txt | sed -n 's/.*the identity.s slope (of sqrt(E V)\/S) \([0-9.]*\).*/\1/p')"
+    # T03g/T04c measure ((s - S)^2 - V) / V: their MDE and mutation as percentages of E(s - S)^2
+    claim T03-summation.md "MDE 7% of \`E(s - S)^2\` (sr-eq, variance \`q^2/4\`, is off" 7 "$(pct "$(ck full.txt T03g mde)")"
+    claim T03-summation.md "by 76%). T03h: MDE a bias of 0.051 RMS(s - S) (sr:r=4 is off by 1.3 RMS)." 76 "$(pct "$(ck mut.txt T03g measured)")"
+    mde T03-summation.md T03h "by 76%). T03h: MDE a bias of 0.051 RMS(s - S) (sr:r=4 is off by 1.3 RMS)." 0.051
+    claim T03-summation.md "by 76%). T03h: MDE a bias of 0.051 RMS(s - S) (sr:r=4 is off by 1.3 RMS)." 1.3 "$(f %.1f "$(ck mut.txt T03h measured)")"
+    mde T03-summation.md T03i "(sr:r=4 is off by 1.3 RMS). T03i: MDE 0.05" 0.05 %.1g
+    claim T03-summation.md "here, and sr:r=4 is off by 2.7 RMS." 2.7 "$(f %.1f "-($(ck mut.txt T03i measured))")"
+    claim T03-summation.md "MDE 0.0715 in the slope. sr:r=4 gives slope 0.91" 0.91 "$(f %.2f "$(ck mut.txt T03j measured)")"
+    claim T04-matvec.md "MDE 7% of \`E(s - S)^2\` (sr-eq is off by 55%);" 7 "$(pct "$(ck full.txt T04c mde)")"
+    claim T04-matvec.md "MDE 7% of \`E(s - S)^2\` (sr-eq is off by 55%);" 55 "$(pct "$(ck mut.txt T04c measured)")"
+    claim T04-matvec.md "(sr:r=4: 1.05 RMS); T04e, the sum of" 1.05 "$(f %.2f "$(ck mut.txt T04d measured)")"
+    mde T04-matvec.md T04e "\`E[delta sign(y)]\` over the roundings: MDE 0.051 RMS (sr:r=4: 1.4 RMS)." 0.051
+    claim T04-matvec.md "\`E[delta sign(y)]\` over the roundings: MDE 0.051 RMS (sr:r=4: 1.4 RMS)." 1.4 \
+        "$(f %.1f "-($(ck mut.txt T04e measured))")"
+    # T05c's MDE relative to the mean iterate
+    claim T05-gd-quadratic.md "MDE 2.45e-3 in the mean iterate (0.34% of it)" 0.34 \
+        "$(f %.2f "100 * $(ck full.txt T05c mde) / $(ck full.txt T05c measured)")"
+    # T10h's prediction mutation, the bound (a/2) ulp^2/4 against the predicted term
+    claim T10-adam-convergence.md "is 1.65 times the term and FAILs" 1.65 \
+        "$(f %.2f "$(grep '^T10h' full.txt | sed -n 's/.*bound (a\/2) ulp^2\/4 = \([0-9.e+-]*\)).*/\1/p') / $(ck full.txt T10h predicted)")"
+    # T11c's resolution: its interval's half-width against the prediction
+    claim T11-implicit-regularization.md "the 4% resolution of T11c." 4 \
+        "$(pct "($(ck full.txt T11c hi) - $(ck full.txt T11c lo)) / 2 / -($(ck full.txt T11c predicted))")"
+    # T15: sr:r=1 (T15a's experiment mutation) against RN's slope -1
+    claim T15-heat-equation.md "grows like dt^-0.97, RN's coherent accumulation" 0.97 "$(f %.2f "-($(ck mut.txt T15a measured))")"
+    claim T15-heat-equation.md "(a biased SR, \`sr:r=1\` here, measures -0.97)" -0.97 "$(f %.2f "$(ck mut.txt T15a measured)")"
+
+    # ---- T18: the rows of srlab check T18 (full; quick where quoted) ----
+    # rt TABLE ID SED: the number SED's \1 picks from row ID's text
+    rt() { grep "^$2 " "$1" | sed -n "s/.*$3.*/\\1/p" | head -1; }
+    t18="T18-block-scaled-sr.md"
+    claim $t18 "below xmax 2^k: -0.0004, interval" -0.0004 "$(f %.4f "$(ck full.txt T18a measured)")"
+    claim $t18 "  [-0.0017, 0.0009], predicted 0;" -0.0017 "$(f %.4f "$(ck full.txt T18a lo)")"
+    claim $t18 "  [-0.0017, 0.0009], predicted 0;" 0.0009 "$(f %.4f "$(ck full.txt T18a hi)")"
+    claim $t18 "every copy gives 6, bias -1.5 exactly" -1.5 "$(ck full.txt T18b measured)"
+    claim $t18 "every copy gives 6, bias -1.5 exactly" "gives 6" "gives $(f %g "7.5 + $(ck full.txt T18b measured)")"
+    claim $t18 "Q(5.625) - 7.5 = 0.0002, interval" 0.0002 "$(f %.4f "$(ck full.txt T18c measured)")"
+    claim $t18 "  [-0.020, 0.020], predicted 0;" -0.020 "$(f %.3f "$(ck full.txt T18c lo)")"
+    claim $t18 "  [-0.020, 0.020], predicted 0;" 0.020 "$(f %.3f "$(ck full.txt T18c hi)")"
+    claim $t18 "{-2, ..., 1.9375}: 10.14, interval" 10.14 "$(f %.2f "$(ck full.txt T18d measured)")"
+    claim $t18 "  [9.88, 10.40], predicted 10.11 (the worst case q^2/4 would be 15.08)." 9.88 "$(f %.2f "$(ck full.txt T18d lo)")"
+    claim $t18 "  [9.88, 10.40], predicted 10.11 (the worst case q^2/4 would be 15.08)." 10.40 "$(f %.2f "$(ck full.txt T18d hi)")"
+    claim $t18 "  [9.88, 10.40], predicted 10.11 (the worst case q^2/4 would be 15.08)." 10.11 "$(f %.2f "$(ck full.txt T18d predicted)")"
+    w18=$(rt full.txt T18d '(worst case q^2\/4: \([0-9.]*\))')
+    claim $t18 "  [9.88, 10.40], predicted 10.11 (the worst case q^2/4 would be 15.08)." 15.08 "$w18"
+    claim $t18 "E (s - a.b)^2 = 0.0108, interval [0.0104, 0.0112], bound 0.2655: a bound 25 times loose" 0.0108 "$(f %.4f "$(ck full.txt T18e measured)")"
+    claim $t18 "E (s - a.b)^2 = 0.0108, interval [0.0104, 0.0112], bound 0.2655: a bound 25 times loose" 0.0104 "$(f %.4f "$(ck full.txt T18e lo)")"
+    claim $t18 "E (s - a.b)^2 = 0.0108, interval [0.0104, 0.0112], bound 0.2655: a bound 25 times loose" 0.0112 "$(f %.4f "$(ck full.txt T18e hi)")"
+    claim $t18 "E (s - a.b)^2 = 0.0108, interval [0.0104, 0.0112], bound 0.2655: a bound 25 times loose" 0.2655 "$(f %.4f "$(ck full.txt T18e predicted)")"
+    claim $t18 "E (s - a.b)^2 = 0.0108, interval [0.0104, 0.0112], bound 0.2655: a bound 25 times loose" 25 \
+        "$(f %.0f "$(ck full.txt T18e predicted) / $(ck full.txt T18e measured)")"
+    claim $t18 "bound): at g = 256 the bound is 25 times the measured value, so the row catches a variance 25" 25 \
+        "$(f %.0f "$(ck full.txt T18e predicted) / $(ck full.txt T18e measured)")"
+    # the fixed Hadamard on the aligned input: T18e's experiment mutation
+    claim $t18 "The fixed Hadamard on the same input gives 1.74" 1.74 "$(f %.2f "$(ck mut.txt T18e measured)")"
+    claim $t18 "= 1.75): 6.6 times the RHT's bound, 161" 6.6 "$(f %.1f "$(ck mut.txt T18e measured) / $(ck full.txt T18e predicted)")"
+    claim $t18 "= 1.75): 6.6 times the RHT's bound, 161" 161 "$(f %.0f "$(ck mut.txt T18e measured) / $(ck full.txt T18e measured)")"
+    claim $t18 "(the fixed Hadamard on the aligned input: 1.74 against 0.27)" 1.74 "$(f %.2f "$(ck mut.txt T18e measured)")"
+    claim $t18 "(the fixed Hadamard on the aligned input: 1.74 against 0.27)" 0.27 "$(f %.2f "$(ck full.txt T18e predicted)")"
+    eh=$(rt full.txt T18f 'E e_H^2 = \([0-9.]*\),') er=$(rt full.txt T18f 'E e_RHT^2 = \([0-9.]*\),') e0=$(rt full.txt T18f 'no rotation \([0-9.]*\))')
+    claim $t18 "fresh per copy): E e_H^2 = 0.1302" 0.1302 "$eh"
+    claim $t18 "  and E e_RHT^2 = 0.1295 (difference 0.0006, interval [-0.0065, 0.0077], predicted 0); without a" 0.1295 "$er"
+    claim $t18 "  and E e_RHT^2 = 0.1295 (difference 0.0006, interval [-0.0065, 0.0077], predicted 0); without a" 0.0006 \
+        "$(f %.4f "$(ck full.txt T18f measured)")"
+    claim $t18 "  and E e_RHT^2 = 0.1295 (difference 0.0006, interval [-0.0065, 0.0077], predicted 0); without a" -0.0065 \
+        "$(f %.4f "$(ck full.txt T18f lo)")"
+    claim $t18 "  and E e_RHT^2 = 0.1295 (difference 0.0006, interval [-0.0065, 0.0077], predicted 0); without a" 0.0077 \
+        "$(f %.4f "$(ck full.txt T18f hi)")"
+    claim $t18 "  rotation 0.1468: on these inputs the fixed rotation lowers SR's error by 11% and the random" 0.1468 "$e0"
+    claim $t18 "  rotation 0.1468: on these inputs the fixed rotation lowers SR's error by 11% and the random" 11 "$(pct "1 - ${eh:-0} / ${e0:-1}")"
+    claim $t18 "  one by 12%." 12 "$(pct "1 - ${er:-0} / ${e0:-1}")"
+    claim $t18 "= 0.0615 / 0.1281 = 0.480, interval" 0.0615 "$(f %.4f "$(rt full.txt T18g 'inputs: \([0-9.]*\) \/')")"
+    claim $t18 "= 0.0615 / 0.1281 = 0.480, interval" 0.1281 "$(rt full.txt T18g 'inputs: [0-9.]* \/ \([0-9.]*\)')"
+    claim $t18 "= 0.0615 / 0.1281 = 0.480, interval" 0.480 "$(f %.3f "$(ck full.txt T18g measured)")"
+    claim $t18 "  [0.453, 0.507], bound 1 (and about 1/2 predicted); RN without a rotation: 0.0983." 0.453 "$(f %.3f "$(ck full.txt T18g lo)")"
+    claim $t18 "  [0.453, 0.507], bound 1 (and about 1/2 predicted); RN without a rotation: 0.0983." 0.507 "$(f %.3f "$(ck full.txt T18g hi)")"
+    g0=$(rt full.txt T18g 'rn without rotation: \([0-9.]*\))')
+    claim $t18 "  [0.453, 0.507], bound 1 (and about 1/2 predicted); RN without a rotation: 0.0983." 0.0983 "$(f %.4f "$g0")"
+    # the MDEs (full, quick)
+    claim $t18 "(t + 2.33) se): T18a 0.002 spacings" 0.002 "$(f %.1g "$(ck full.txt T18a mde)")"
+    claim $t18 "(quick 0.006), T18c 0.03 (quick 0.08) on x = 7.5, T18d 4% of the variance (quick 11%)" 0.006 "$(f %.1g "$(ck quick.txt T18a mde)")"
+    claim $t18 "(quick 0.006), T18c 0.03 (quick 0.08) on x = 7.5, T18d 4% of the variance (quick 11%)" 0.03 "$(f %.1g "$(ck full.txt T18c mde)")"
+    claim $t18 "(quick 0.006), T18c 0.03 (quick 0.08) on x = 7.5, T18d 4% of the variance (quick 11%)" 0.08 "$(f %.1g "$(ck quick.txt T18c mde)")"
+    mdep $t18 T18d "(quick 0.006), T18c 0.03 (quick 0.08) on x = 7.5, T18d 4% of the variance (quick 11%)" 4
+    mdep $t18 T18d "(quick 0.006), T18c 0.03 (quick 0.08) on x = 7.5, T18d 4% of the variance (quick 11%)" 11 quick.txt
+    claim $t18 "below 0.002 spacings; T18d catches a variance 4% off" 0.002 "$(f %.1g "$(ck full.txt T18a mde)")"
+    claim $t18 "below 0.002 spacings; T18d catches a variance 4% off" 4 "$(pct "$(ck full.txt T18d mde) / $(ck full.txt T18d predicted)")"
+    claim $t18 "T18f's MDE is 8% of E e_RHT^2 (quick 23%): a fixed rotation 8% worse" 8 "$(pct "$(ck full.txt T18f mde) / $er")"
+    claim $t18 "T18f's MDE is 8% of E e_RHT^2 (quick 23%): a fixed rotation 8% worse" 23 \
+        "$(pct "$(ck quick.txt T18f mde) / $(rt quick.txt T18f 'E e_RHT^2 = \([0-9.]*\),')")"
+    claim $t18 "T18g fails when the true ratio is 1.04 or more (quick 1.11)." 1.04 "$(rt full.txt T18g 'a true ratio of \([0-9.]*\) fails')"
+    claim $t18 "T18g fails when the true ratio is 1.04 or more (quick 1.11)." 1.11 "$(rt quick.txt T18g 'a true ratio of \([0-9.]*\) fails')"
+    claim $t18 "(experiment, ratio 23) and the bound 1/4 (prediction)." 23 "$(f %.0f "$(ck mut.txt T18g measured)")"
 fi
 
 exit $fail
