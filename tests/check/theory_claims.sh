@@ -337,6 +337,26 @@ claim T18-block-scaled-sr.md "(||a||^2 = 42.25, ||b|| = 1)" 42.25 "$(f %.2f "256
 # grid 4, 6 around 4.875
 claim T18-block-scaled-sr.md "(16/9)(4.875 - 4)(6 - 4.875) = 1.75)" 1.75 "$(f %.2f "16 / 9 * (4.875 - 4) * (6 - 4.875)")"
 
+# ---- T12: the false-alarm rate of the drift check's 5 standard errors (normal, two-sided) ----
+claim T12-replicas.md "about 6e-7 under the normal approximation" 6e-7 "$(f %.0e "2 * Q(5)")"
+# ---- T13, paper.md: the tables of bytes per parameter, row by row from srlab theory T13 ----
+# T13's rows (every column, the spacing of the table squeezed); paper.md's (moments as m + v, no
+# master as -)
+for st in fp32 mp bf16-rn bf16-sr bf16-sr-exact bf16-kahan; do
+    row=$(grep "^| $st " "$T/T13-memory.md")
+    got=$(awk -v s="$st" '$1 == s { print "| " s " | " $2 " | " $3 " | " $4 " | " $5 " | " $6 " | " $7 " | " $8 " |" }' t13.out)
+    [ "$(echo "$row" | tr -s ' ')" = "$got" ] && got=$row
+    claim T13-memory.md "${row:-| $st |}" "${row:-| $st |}" "$got"
+done
+for sl in "fp32:fp32" "mp:(bf16, fp32) mixed precision (\`mp\`)" "bf16-rn:vanilla bf16 (\`bf16-rn\`)" \
+          "bf16-sr:bf16 + SR (\`bf16-sr\`)"; do
+    row=$(awk -v s="${sl%%:*}" '$1 == s { print "| L | " $2 " | " $3 " | " $4 " + " $5 " | " ($6 == 0 ? "-" : $6) " | " $8 " |" }' t13.out)
+    row="| ${sl#*:} |${row#| L |}"
+    claim paper.md "$row" "$row" "$row"
+done
+# ---- T16 step 3: the drift term lr a ulp^2 / (4 (2 - lr a)) at lr a = 10^-3, in ulp^2 ----
+claim T16-kahan-updates.md "about 10^-4" 10^-4 "$(f %.0e "1e-3 / (4 * (2 - 1e-3))" | sed 's/^1e-/10^-/')"
+
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
     if [ -n "${SRL_CLAIMS_TABLES:-}" ]; then # tables of earlier runs (for editing the documents)
@@ -454,6 +474,8 @@ if [ "$full" = full ]; then
     claim T15-heat-equation.md "(3.2 full, 4.4 quick: a" 4.4 "$(f %.1f "$(xm quick.txt T15b)")"
     claim T17-sr-sum-variance.md "measured mean square: 3.5 (recursive) and 2.3 (pairwise) at the full size" 3.5 "$(f %.1f "$(xm full.txt T17a)")"
     claim T17-sr-sum-variance.md "measured mean square: 3.5 (recursive) and 2.3 (pairwise) at the full size" 2.3 "$(f %.1f "$(xm full.txt T17b)")"
+    claim T17-sr-sum-variance.md "these rows catch an SR whose variance is 3.5 (2.3) times too large" 3.5 "$(f %.1f "$(xm full.txt T17a)")"
+    claim T17-sr-sum-variance.md "these rows catch an SR whose variance is 3.5 (2.3) times too large" 2.3 "$(f %.1f "$(xm full.txt T17b)")"
     claim T17-sr-sum-variance.md "- **T17a** recursive: mean of (s - S)^2 = 415 against the bound 1407;" 415 "$(f %.0f "$(ck full.txt T17a measured)")"
     claim T17-sr-sum-variance.md "- **T17a** recursive: mean of (s - S)^2 = 415 against the bound 1407;" 1407 "$(f %.0f "$(ck full.txt T17a predicted)")"
     claim T17-sr-sum-variance.md "(recursive): 0.0006, bound 1/4." 0.0006 "$(f %.4f "$(ck full.txt T17c measured)")"
