@@ -17,7 +17,9 @@
 #             there, DIR/mut.txt instead, as `srlab check [--quick | --mutate experiment $mids]
 #             >FILE` writes them; mids is below).
 # Not claims here: parameters (lr 0.01, 2^22 draws), definitions (u = 2^-8), the cited
-# literature's numbers (the paper's perplexities), and docs/study's (study_claims.sh).
+# literature's numbers (the paper's perplexities), the issue measurements T14 cites beside its
+# model, CPU times, and docs/study's pages (study_claims.sh; the study's numbers a theory file
+# quotes are recomputed here from docs/study's data files).
 . "$(dirname "$0")/../cli_lib.sh"
 src=$(cd "$2" && pwd)
 cli_setup theory-claims "$1"
@@ -356,6 +358,32 @@ for sl in "fp32:fp32" "mp:(bf16, fp32) mixed precision (\`mp\`)" "bf16-rn:vanill
 done
 # ---- T16 step 3: the drift term lr a ulp^2 / (4 (2 - lr a)) at lr a = 10^-3, in ulp^2 ----
 claim T16-kahan-updates.md "about 10^-4" 10^-4 "$(f %.0e "1e-3 / (4 * (2 - 1e-3))" | sed 's/^1e-/10^-/')"
+
+# ---- T14: the GPT study's numbers it quotes (docs/study's data files; the page itself:
+# tests/sweep/study_claims.sh) ----
+sd=$src/docs/study
+# csv FILE AWK: AWK over FILE's rows without '#' lines, c[NAME] the column of NAME
+csv() { grep -v '^#' "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } '"$2"; }
+# (a) the scan at 5e-4 and 1e-3: bf16-rn's gap over every other strategy's, seed by seed
+claim T14-sr-vs-rn.md "bf16-rn's gap is 18-45% larger than every other strategy's on each seed" 18-45 \
+    "$(csv "$sd/gpt_lr.runs.csv" '{ e[$c["strategy"], $c["lr"], $c["seed"]] = $c["final_val_loss"] - $c["final_fstar"]; s[$c["strategy"]] }
+        END { lo = 1e9; hi = 0; for (k in s) if (k != "bf16-rn") for (sd = 1; sd <= 2; sd++) { split("0.0005 0.001", L, " ")
+            for (j = 1; j <= 2; j++) { r = e["bf16-rn", L[j], sd] / e[k, L[j], sd]; if (r < lo) lo = r; if (r > hi) hi = r } }
+            printf "%.0f-%.0f", 100 * (lo - 1), 100 * (hi - 1) }')"
+# (b) bf16-rn's mean lost_update_frac in the scan (steps > 0) at 8e-3 .. 6.4e-2
+claim T14-sr-vs-rn.md "(the scan's mean \`lost_update_frac\` 0.27-0.35 at 8e-3 to 6.4e-2)" 0.27-0.35 \
+    "$(csv "$sd/gpt_lr.csv" '$c["step"] > 0 && $c["strategy"] == "bf16-rn" && $c["lr"] >= 0.008 { s[$c["lr"]] += $c["lost_update_frac"]; n[$c["lr"]]++ }
+        END { lo = 1; hi = 0; for (k in s) { m = s[k] / n[k]; if (m < lo) lo = m; if (m > hi) hi = m }; printf "%.2f-%.2f", lo, hi }')"
+# the study's 16 seeds: mean gaps per strategy and rate
+csv "$sd/gpt16.runs.csv" '{ k = $c["strategy"] " " $c["lr"]; g[k] += $c["final_val_loss"] - $c["final_fstar"]; n[k]++ }
+    END { for (k in g) printf "%s %.17g\n", k, g[k] / n[k] }' >gpt16.gaps
+gap() { awk -v k="$1 $2" '$1 " " $2 == k { print $3 }' gpt16.gaps; }
+claim T14-sr-vs-rn.md "coordinates do not have r >~ 0.5, and bf16-rn trails bf16-sr by 0.0024-0.0034 at 8e-3 and" 0.0024-0.0034 \
+    "$(aw "a = $(gap bf16-rn 8e-3) - $(gap bf16-sr 8e-3); b = $(gap bf16-rn 1.6e-2) - $(gap bf16-sr 1.6e-2)
+        printf \"%.4f-%.4f\", (a < b ? a : b), (a < b ? b : a)")"
+best() { awk -v s="$1" '$1 == s && (b == "" || $3 < m) { m = $3; b = $2 } END { print b }' gpt16.gaps; }
+claim T14-sr-vs-rn.md "(c) bf16-sr's best rate is 8e-3 and bf16-rn's 1.6e-2," "8e-3 and bf16-rn's 1.6e-2" \
+    "$(best bf16-sr) and bf16-rn's $(best bf16-rn)"
 
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
