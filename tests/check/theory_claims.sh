@@ -246,7 +246,7 @@ claim T16-kahan-updates.md "(1.8e-9, from uc)" 1.8e-9 "$(f %.1e "$(th T16 "" kah
 # src/check/round.c draws their 16 fraction bits below bf16 as F = 8 + (3 random bits)
 if grep -qF 'F = i < 8 ? ((w >> 16) & 0xFF) << 8 | (0xF0 + ((w >> 24) & 0xF))' "$src/src/check/round.c" &&
     grep -qF ': 8 + ((w >> 16) & 7);' "$src/src/check/round.c"; then
-    claim T02-sr-bits-bias.md "1.2e-4\`, twice the MDE or more)." 1.2e-4 "$(f %.1e "8 / 2^16")"
+    claim T02-sr-bits-bias.md "1.2e-4\`, three times the MDE or more)." 1.2e-4 "$(f %.1e "8 / 2^16")"
 else
     bad "src/check/round.c: T02b's values are no longer F = 8 + (w >> 16 & 7): recompute T02's 1.2e-4"
 fi
@@ -393,6 +393,24 @@ tuned=$(csv best.csv '$c["level"] == "bf16-sr" { d = $c["mean_diff"]; e = $c["se
     printf "%+.4f +- %.4f nats, 95%% interval\n[%+.4f, %+.4f]", d, e, d - 2.131449546 * e, d + 2.131449546 * e }' | sed 's/^\[+/[/')
 claim paper.md "bf16-sr - mp = +0.0013 +- 0.0016 nats, 95% interval" "+0.0013 +- 0.0016 nats, 95% interval" "$(echo "$tuned" | head -1)"
 claim paper.md "[-0.0021, +0.0048]: an advantage the size of the paper's is excluded" "[-0.0021, +0.0048]" "$(echo "$tuned" | tail -1)"
+
+# ---- T02b's MDE at its four values with f = F 2^-16 < 2^-12 (F = 8 .. 15), z two-sided 1e-6
+# over its 12 values (src/check/round.c's NT02B), 2^22 draws; the 12-bit write's deviation f
+# against it, and the 16-bit write's off-by-one 2^-16 ----
+if grep -qF '#define NT02B 12' "$src/src/check/round.c"; then
+    m02() { f %.17g "(zq(1e-6 / 24) + zq(0.01)) * sqrt($1 / 2^16 * (1 - $1 / 2^16) / 2^22)"; }
+    m8=$(m02 8) m15=$(m02 15)
+    claim T02-sr-bits-bias.md "spacings at \`f ~ 1/2\` and 4e-5 to 6e-5 at the four" "4e-5 to 6e-5" "$(f %.0e "$m8") to $(f %.0e "$m15")"
+    claim T02-sr-bits-bias.md "1.2e-4\`, three times the MDE or more)." three \
+        "$(f %.0f "8 / 2^16 / $m8" | sed 's/^3$/three/')"
+    q2=$(f %.0f "$m15 / 2^-16")-$(f %.0f "$m8 / 2^-16")
+    claim T02-sr-bits-bias.md "of a spacing, a quarter to a third of T02b's MDE there." "a quarter to a third" \
+        "$(echo "$q2" | sed 's/^4-3$/a quarter to a third/')"
+    claim README.md "of a spacing, a quarter to a third of T02b's smallest MDEs." "a quarter to a third" \
+        "$(echo "$q2" | sed 's/^4-3$/a quarter to a third/')"
+else
+    bad "src/check/round.c: T02b no longer has 12 values: recompute T02's MDEs 4e-5 to 6e-5"
+fi
 
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
