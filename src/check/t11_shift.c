@@ -13,7 +13,9 @@
  * path in place of S_t) would predict. T11c's also reports where the Gaussian law is not
  * accurate: the recursion's largest error on e5m2 (4 values per binade), x0 1.5, lr 0.05, 40
  * steps, seeds 1-10 x T11_D coordinates (stream "T11c/e5m2", always sr; the same 10 seeds at
- * every size, so full and --quick report the same number).
+ * every size, so full and --quick report the same number), and the shift D_T that item 3's
+ * mean recursion (srl_t11_quartic_mean_shift) gives from the measured Sigma_t: what the closed
+ * recursion's Gaussian law and the dropped third moment cost.
  *
  * Each seed s = 1 .. N runs T11_D independent coordinates (its own stream "T11c"/"T11d", key s);
  * per step it records the sums of x_t and x_t^2. T11c: the seeds' means of x_T are independent,
@@ -173,15 +175,30 @@ static int t11_run(srl_check_result *out, const srl__chk_row *row, const srl_che
         if (!variance) {
             const double se = sqrt(var / (double)N), Dm = mean - gT;
             const double pred = old ? oD[T - 1] : D[T - 1];
+            /* item 3's shift from the measured Sigma_t (pooled; 0 before step 1): how far the
+             * closed recursion's Gaussian law and dropped third moment move D_T */
+            double msig[T11_TMAX], mgT;
+            msig[0] = 0;
+            for (int u = 1; u < T; u++) {
+                double a = 0, b = 0;
+                for (uint64_t s = 0; s < N; s++) {
+                    const double *m = j.mom + ((size_t)s * (size_t)T + (size_t)(u - 1)) * 2;
+                    a += m[0];
+                    b += m[1];
+                }
+                const double n = (double)N * T11_D;
+                msig[u] = b / n - (a / n) * (a / n);
+            }
+            const double Dmeas = srl_t11_quartic_mean_shift(&mgT, su->x0, su->lr, msig, (size_t)T);
             srl__chk_result_begin(
                 out, row->check.id,
                 "mean shift E[x_T] - x_T^GD, GD on x^4/4 (%s sr, x0 %g, lr %g, T %d), seeds "
                 "1-%llu x %d; closed recursion: Sigma_T %.4g, off by at most %+.1f%% per step "
                 "(%s, x0 %g, lr %g, T %d, seeds 1-%d: %+.1f%%); S_t along the mean path: %+.0f%% "
-                "to %+.0f%%; one step's s^2: shift %.3g",
+                "to %+.0f%%; one step's s^2: shift %.3g; measured Sigma_t: shift %.4g",
                 su->format, su->x0, su->lr, T, (unsigned long long)N, T11_D, sig[T - 1],
                 100 * worst, coarse.format, coarse.x0, coarse.lr, coarse.T, T11_COARSE_N,
-                100 * cworst, 100 * plo, 100 * phi, oD[T - 1]);
+                100 * cworst, 100 * plo, 100 * phi, oD[T - 1], Dmeas);
             srl__chk_result_set(out, SRL_CHECK_INTERVAL, Dm, Dm - t * se, Dm + t * se, pred);
         } else {
             /* the pooled variance exceeds the mean of the seeds' by (N-1)/N var(means) */

@@ -412,6 +412,22 @@ else
     bad "src/check/round.c: T02b no longer has 12 values: recompute T02's MDEs 4e-5 to 6e-5"
 fi
 
+# ---- T01: SR's p_up for 1 + 2^-200 into fp32, as srlab op prints it ----
+claim T01-sr-basics.md "\`p_up = 2^-177\` exactly, far below" "p_up = 2^-177" \
+    "p_up = $("$srlab" op add 1 0x1p-200 -f fp32 -r sr 2>&1 | sed -n 's/^ *p_up .* = \(2^-[0-9]*\) .*/\1/p')"
+
+# ---- T16: T16b's run with the strategy's own bf16 buffer (400 seeds, 500 steps) against item 3's
+# law: the mean of (w_500 - x_500)^2, x_t = x* + (1 - lr a)^t (x0 - x*) ----
+if "$srlab" train --problem quad1d --opt sgd --strategy bf16-kahan --rounding sr --grad-format fp64 \
+    --update-arith fp64 --comp-format bf16 --xstar 0.3 --x0 1 --lr 1e-3 --steps 500 --seeds 400 \
+    --log-every 500 -o t16bf.csv >t16bf.out 2>&1; then
+    ms=$(csv t16bf.csv '$c["step"] == 500 { d = $c["x"] - (0.3 + 0.999^500 * 0.7); s += d * d; n++ } END { printf "%.17g", s / n }')
+    claim T16-kahan-updates.md "although the runs agree with item 3 to 0.2% with it too" 0.2 \
+        "$(f %.1f "100 * sqrt(($ms / $(th T16 "" kahan_sr_ms) - 1)^2)")"
+else
+    bad "srlab train (T16b with a bf16 buffer): $(tail -3 t16bf.out)"
+fi
+
 # ---- full: the numbers of check runs ----
 if [ "$full" = full ]; then
     if [ -n "${SRL_CLAIMS_TABLES:-}" ]; then # tables of earlier runs (for editing the documents)
@@ -433,6 +449,8 @@ if [ "$full" = full ]; then
             v = w == "measured" ? $4 : w == "lo" ? $5 : w == "hi" ? $6 : w == "predicted" ? $7 : $9;
             print v; exit }' "$1"
     }
+    # rt TABLE ID SED: the number SED's \1 picks from row ID's text
+    rt() { grep "^$2 " "$1" | sed -n "s/.*$3.*/\\1/p" | head -1; }
     # mde FILE ID PHRASE QUOTED [FMT [TABLE]]: the full (or TABLE's) run's MDE of row ID reads QUOTED
     mde() { claim "$1" "$3" "$4" "$(f "${5:-%.2g}" "$(ck "${6:-full.txt}" "$2" mde)")"; }
     mdep() { # ... as a percentage of the prediction
@@ -611,6 +629,9 @@ if [ "$full" = full ]; then
     claim T10-adam-convergence.md "is 1.65 times the term and FAILs" 1.65 \
         "$(f %.2f "$(grep '^T10h' full.txt | sed -n 's/.*bound (a\/2) ulp^2\/4 = \([0-9.e+-]*\)).*/\1/p') / $(ck full.txt T10h predicted)")"
     # T11c's resolution: its interval's half-width against the prediction
+    # the closed recursion's D_T against item 3's mean recursion fed the measured Sigma_t
+    claim T11-implicit-regularization.md "move the prediction by about 2% of" 2 \
+        "$(pct "$(ck full.txt T11c predicted) / $(rt full.txt T11c 'measured Sigma_t: shift \([-0-9.e]*\)') - 1")"
     claim T11-implicit-regularization.md "the 4% resolution of T11c." 4 \
         "$(pct "($(ck full.txt T11c hi) - $(ck full.txt T11c lo)) / 2 / -($(ck full.txt T11c predicted))")"
     # T15: sr:r=1 (T15a's experiment mutation) against RN's slope -1
@@ -618,8 +639,6 @@ if [ "$full" = full ]; then
     claim T15-heat-equation.md "(a biased SR, \`sr:r=1\` here, measures -0.97)" -0.97 "$(f %.2f "$(ck mut.txt T15a measured)")"
 
     # ---- T18: the rows of srlab check T18 (full; quick where quoted) ----
-    # rt TABLE ID SED: the number SED's \1 picks from row ID's text
-    rt() { grep "^$2 " "$1" | sed -n "s/.*$3.*/\\1/p" | head -1; }
     t18="T18-block-scaled-sr.md"
     claim $t18 "below xmax 2^k: -0.0004, interval" -0.0004 "$(f %.4f "$(ck full.txt T18a measured)")"
     claim $t18 "  [-0.0017, 0.0009], predicted 0;" -0.0017 "$(f %.4f "$(ck full.txt T18a lo)")"
