@@ -159,7 +159,10 @@ part() {
 }
 skipped() { printf '### %s\n\nNot measured in this run: %s.\n\n' "$1" "$2" >>"$tmp/body"; }
 : >"$tmp/body"
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+# libgomp's idle threads spin a while before they sleep (its default): under SCHED_FIFO that
+# costs only the machine's other work, and a worker that spins needs no waking; under the normal
+# policy their spinning would take CPU from the timed threads themselves on a shared machine
+[ "$sched" = fifo ] || export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 
 # ---- the parts ----
 # shellcheck disable=SC2086 # the size lists: words on purpose
@@ -285,8 +288,10 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   on one CPU, and their time against the work of one thread). The one-thread figures do not
   depend on the policy.
 - **Load.** Every section gives the load average when it started; the drivers print it before
-  each part. OpenMP runs with `OMP_WAIT_POLICY=passive` unless set otherwise (libgomp's idle
-  threads otherwise spin, which on a shared machine is most of the CPU time at two threads).
+  each part. Under SCHED_FIFO OpenMP keeps libgomp's default wait policy (an idle thread spins
+  a while before it sleeps, as users' runs do); under the normal policy the script sets
+  `OMP_WAIT_POLICY=passive` unless it is set (spinning threads would otherwise take the timed
+  threads' CPU on a shared machine). Each table's header says which policy was in force.
 - **Regenerating.** Run the script on the final code; it rewrites this file whole (7 minutes
   with every peer on the idle 2-core Zen 5 VM; each table says how long its run took). `--quick` runs every part on tiny sizes for the test
   (tests/cli/benchmarks_quick.sh), whose numbers mean nothing. A machine's tables that should
