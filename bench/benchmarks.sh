@@ -169,9 +169,11 @@ skipped() { printf '### %s\n\nNot measured in this run: %s.\n\n' "$1" "$2" >>"$t
 part md "Bulk rounding beside memcpy, every instruction-set level (\`bench/levels.sh\`)" \
     sh "$here/levels.sh" --build "$build" $lv --threads 1 --dist normal
 if [ $quick = 1 ]; then
-    skipped "\`srlab bench kernels\`, \`train\`, \`sweep\`" "--quick"
+    skipped "\`srlab bench round\`, \`kernels\`, \`train\`, \`sweep\`" "--quick"
 else
     # shellcheck disable=SC2016 # $1: the inner shell's
+    part code "Bulk rounding and block quantization against memcpy and bf16 rounding (\`srlab bench round\`)" \
+        timed "$srlab" bench round
     part code "Products, training steps and sweeps against in-process references (\`srlab bench kernels\`, \`train\`, \`sweep\`)" \
         timed sh -c '"$1" bench kernels && echo && "$1" bench train && echo && "$1" bench sweep' sh "$srlab"
 fi
@@ -275,8 +277,10 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   format that the script writes (2^20 tokens; llm.c pads the vocabulary to 50304, as GPT-2's
   checkpoints do, which its tiled matrix product needs). Within a round the contenders run one after another, each contender's thread counts back to
   back; the speedup over one thread is paired by round.
-- **In-process references** (`srlab bench kernels|train|sweep`): a plain float triple loop, a
-  plain float AdamW loop, the same GPT written with plain loops, the sweep on one thread.
+- **In-process references** (`srlab bench round|kernels|train|sweep`): memcpy of the same
+  bytes, bf16 rounding of the same array in the same mode (for the block-scaled formats), a
+  plain float triple loop, a plain float AdamW loop, the same GPT written with plain loops, the
+  sweep on one thread.
 - **Python** (`python/bench_torch.py`): srlab.torch beside the torch call a user would write.
 - **Scheduling.** The timed programs run under `SCHED_FIFO` priority 1 where the script may
   use it (`--sched`; each table says which): the kernel then runs each of their threads on a
