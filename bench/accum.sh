@@ -11,6 +11,8 @@
 #                  before this build's in turn; the table gains its rate, this build's over it,
 #                  and whether its output is this build's bytes (a NO makes the exit status 1)
 #   --sizes LIST, --threads LIST, --reps R   n of the n x n x n products, thread counts, repeats
+#   SRL_BENCH_SCHED=fifo|other  the driver under SCHED_FIFO priority 1 or the normal policy
+#                  (bench/args.sh's `timed`; default other)
 # The driver is compiled in a temporary directory outside the repository (removed at the end)
 # with srlab's own flags (-std=c11 -ffp-contract=off, plus $CFLAGS) and linked to the build's
 # static libsrlab. Prints one markdown table.
@@ -54,10 +56,11 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-accum.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
+sched_check
 libs=$(srlab_libs "$build") || exit 2
 # shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
 "$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
     -o "$tmp/accum_driver" "$here/accum_driver.c" \
     "$build/src/libsrlab.a" $libs -ldl || { echo "accum.sh: building the driver failed" >&2; exit 1; }
-echo "# load before: $(uptime | sed 's/.*load/load/')"
-"$tmp/accum_driver" --sizes "$sizes" --threads "$threads" --reps "$reps" ${against:+--against "$against"}
+echo "# load before: $(uptime | sed 's/.*load/load/'); scheduling: ${SRL_BENCH_SCHED:-other}"
+timed "$tmp/accum_driver" --sizes "$sizes" --threads "$threads" --reps "$reps" ${against:+--against "$against"}

@@ -6,6 +6,11 @@
 #   posint OPTION VALUE MIN      VALUE is a decimal integer >= MIN (and below 10^9)
 #   nwords LIST                  the number of words in LIST
 #   oneof OPTION LIST ALLOWED... every word of LIST is one of ALLOWED, and LIST is not empty
+#   timed COMMAND...             COMMAND under the scheduling SRL_BENCH_SCHED names: `fifo`
+#                                (SCHED_FIFO priority 1, by chrt: the kernel then places each
+#                                thread on a free CPU and other processes wait) or `other` (the
+#                                default: the normal policy); anything else is a usage error
+#   sched_check                  SRL_BENCH_SCHED is one of those, and fifo is permitted here
 #   srlab_libs BUILD             the libraries the static BUILD/src/libsrlab.a needs, as meson
 #                                recorded them (BUILD/meson-uninstalled/srlab-uninstalled.pc).
 #                                The drivers link the static library: they call private entry
@@ -28,6 +33,21 @@ oneof() {
         for a in "$@"; do [ "$w" = "$a" ] && ok=1; done
         [ $ok = 1 ] || bad "$opt: '$w' is not one of: $*"
     done
+}
+timed() {
+    case "${SRL_BENCH_SCHED:-other}" in
+    fifo) chrt -f 1 "$@" ;;
+    other) "$@" ;;
+    *) bad "SRL_BENCH_SCHED '${SRL_BENCH_SCHED}': not fifo or other" ;;
+    esac
+}
+sched_check() {
+    case "${SRL_BENCH_SCHED:-other}" in
+    other) ;;
+    fifo) chrt -f 1 true 2>/dev/null ||
+        bad "SRL_BENCH_SCHED=fifo: 'chrt -f 1' is not permitted here (it needs CAP_SYS_NICE); use other" ;;
+    *) bad "SRL_BENCH_SCHED '${SRL_BENCH_SCHED}': not fifo or other" ;;
+    esac
 }
 srlab_libs() {
     l=$(PKG_CONFIG_PATH="$1/meson-uninstalled" pkg-config --static --libs-only-l srlab 2>/dev/null) ||

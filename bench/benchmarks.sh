@@ -6,11 +6,16 @@
 # git.
 #
 # Usage: bench/benchmarks.sh [--quick] [--cpfloat DIR] [--pcg DIR] [--llmc DIR]
-#                            [--openblas LIB] [--machine TEXT] [--build DIR] [-o FILE]
+#                            [--openblas LIB] [--machine TEXT] [--sched fifo|other]
+#                            [--build DIR] [-o FILE]
 #   --cpfloat DIR, --pcg DIR, --llmc DIR, --openblas LIB   as bench/peers.sh takes them (a part
 #                  whose peer is not given is left out, and the file says so)
 #   --machine TEXT the machine's name in the section's title (default: the CPU's model name and
 #                  the number of CPUs)
+#   --sched fifo|other  how the timed programs are scheduled (default: fifo where `chrt -f 1` is
+#                  permitted, else other): fifo runs each driver under SCHED_FIFO priority 1, so
+#                  that its threads run on free CPUs at once, ahead of the machine's other work;
+#                  other under the normal policy (bench/args.sh's `timed`; the method says why)
 #   --build DIR    srlab's release build (default: build, next to this script's folder)
 #   -o FILE        where to write (default: BENCHMARKS.md next to this script's folder); written
 #                  to a temporary file and renamed, so a failed run leaves the old file whole
@@ -28,6 +33,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cpfloat='' pcg='' llmc='' openblas='' machine='' build="$root/build" out="$root/BENCHMARKS.md" quick=0
+sched=''
 # shellcheck disable=SC2034 # me: read by args.sh
 me=benchmarks.sh
 # shellcheck source=bench/args.sh
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
     --llmc) llmc=$2 ;;
     --openblas) openblas=$2 ;;
     --machine) machine=$2 ;;
+    --sched) sched=$2 ;;
     --build) build=$2 ;;
     -o) out=$2 ;;
     *) bad "unknown argument '$1'" ;;
@@ -56,6 +63,14 @@ build=$(cd "$build" && pwd)
 [ -z "$openblas" ] || [ "$openblas" = system ] || [ -f "$openblas" ] || bad "--openblas '$openblas': no such file (give the library, or 'system')"
 case "$machine" in *'
 '*) bad "--machine: one line" ;; esac
+case "$sched" in
+'') sched=other; chrt -f 1 true 2>/dev/null && sched=fifo ;;
+other) ;;
+fifo) chrt -f 1 true 2>/dev/null || bad "--sched fifo: 'chrt -f 1' is not permitted here (it needs CAP_SYS_NICE); give --sched other" ;;
+*) bad "--sched '$sched': not fifo or other" ;;
+esac
+SRL_BENCH_SCHED=$sched
+export SRL_BENCH_SCHED
 outdir=$(dirname "$out")
 [ -d "$outdir" ] && [ -w "$outdir" ] || bad "-o '$out': its folder is not a writable folder"
 
@@ -97,6 +112,22 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit (with uncommitted changes)"
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# the scheduler's settings that decide where a woken thread runs (the method says why)
+kern=''
+for k in sched_autogroup_enabled sched_vcpu_pack; do
+    [ -r "/proc/sys/kernel/$k" ] && kern="$kern${kern:+, }$k=$(cat "/proc/sys/kernel/$k")"
+done
+case $sched in fifo) schedtxt='SCHED_FIFO 1 (`chrt -f 1`)' ;; *) schedtxt=normal ;; esac
+# the probe of where the kernel runs a woken OpenMP worker, under each policy it may use
+"${CC:-cc}" -O2 -std=c11 -fopenmp -o "$tmp/wake_driver" "$here/wake_driver.c" ||
+    { echo "benchmarks.sh: building bench/wake_driver.c failed" >&2; exit 1; }
+wr=20
+[ $quick = 0 ] || wr=3
+wake_other=$(OMP_WAIT_POLICY=passive "$tmp/wake_driver" $wr) || wake_other="the probe failed"
+wake_fifo="not permitted here"
+if chrt -f 1 true 2>/dev/null; then
+    wake_fifo=$(OMP_WAIT_POLICY=passive chrt -f 1 "$tmp/wake_driver" $wr) || wake_fifo="the probe failed"
+fi
 peerset="${cpfloat:+ --cpfloat CPFLOAT}${pcg:+ --pcg PCG-C}${llmc:+ --llmc LLM.C}${openblas:+ --openblas $openblas}"
 
 # md: a driver's output as markdown: its '# ' comment lines become plain lines ending in a hard
@@ -128,18 +159,23 @@ part() {
 }
 skipped() { printf '### %s\n\nNot measured in this run: %s.\n\n' "$1" "$2" >>"$tmp/body"; }
 : >"$tmp/body"
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+# libgomp's idle threads spin a while before they sleep (its default): under SCHED_FIFO that
+# costs only the machine's other work, and a worker that spins needs no waking; under the normal
+# policy their spinning would take CPU from the timed threads themselves on a shared machine
+[ "$sched" = fifo ] || export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 
 # ---- the parts ----
 # shellcheck disable=SC2086 # the size lists: words on purpose
 part md "Bulk rounding beside memcpy, every instruction-set level (\`bench/levels.sh\`)" \
     sh "$here/levels.sh" --build "$build" $lv --threads 1 --dist normal
 if [ $quick = 1 ]; then
-    skipped "\`srlab bench kernels\`, \`train\`, \`sweep\`" "--quick"
+    skipped "\`srlab bench round\`, \`kernels\`, \`train\`, \`sweep\`" "--quick"
 else
     # shellcheck disable=SC2016 # $1: the inner shell's
+    part code "Bulk rounding and block quantization against memcpy and bf16 rounding (\`srlab bench round\`)" \
+        timed "$srlab" bench round
     part code "Products, training steps and sweeps against in-process references (\`srlab bench kernels\`, \`train\`, \`sweep\`)" \
-        sh -c '"$1" bench kernels && echo && "$1" bench train && echo && "$1" bench sweep' sh "$srlab"
+        timed sh -c '"$1" bench kernels && echo && "$1" bench train && echo && "$1" bench sweep' sh "$srlab"
 fi
 if [ -n "$cpfloat" ]; then
     # shellcheck disable=SC2086
@@ -181,7 +217,7 @@ fi
     echo "wall time on a shared machine); the minima are the figures to read."
     echo
     # shellcheck disable=SC2086
-    if PYTHONPATH="$build/python" "$py" "$root/python/bench_torch.py" --threads 1 --clock cpu $to >"$tmp/torch" 2>"$tmp/err"; then
+    if timed env PYTHONPATH="$build/python" "$py" "$root/python/bench_torch.py" --threads 1 --clock cpu $to >"$tmp/torch" 2>"$tmp/err"; then
         echo "    PYTHONPATH=build/python /usr/bin/python3 python/bench_torch.py --threads 1 --clock cpu $to"
         echo
         md <"$tmp/torch"
@@ -241,12 +277,25 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   format that the script writes (2^20 tokens; llm.c pads the vocabulary to 50304, as GPT-2's
   checkpoints do, which its tiled matrix product needs). Within a round the contenders run one after another, each contender's thread counts back to
   back; the speedup over one thread is paired by round.
-- **In-process references** (`srlab bench kernels|train|sweep`): a plain float triple loop, a
-  plain float AdamW loop, the same GPT written with plain loops, the sweep on one thread.
+- **In-process references** (`srlab bench round|kernels|train|sweep`): memcpy of the same
+  bytes, bf16 rounding of the same array in the same mode (for the block-scaled formats), a
+  plain float triple loop, a plain float AdamW loop, the same GPT written with plain loops, the
+  sweep on one thread.
 - **Python** (`python/bench_torch.py`): srlab.torch beside the torch call a user would write.
+- **Scheduling.** The timed programs run under `SCHED_FIFO` priority 1 where the script may
+  use it (`--sched`; each table says which): the kernel then runs each of their threads on a
+  free CPU at once and the machine's other work waits. Under the normal policy the kernel of
+  the 2-vCPU Zen 5 VM below (its `kernel.sched_vcpu_pack`, a setting of that kernel's own)
+  wakes a sleeping thread on the vCPU of the thread that woke it, so that two OpenMP threads
+  take turns on one vCPU and a two-thread product takes as long as one thread's: each section
+  prints the probe that shows it (`bench/wake_driver.c`: how many two-thread regions started
+  on one CPU, and their time against the work of one thread). The one-thread figures do not
+  depend on the policy.
 - **Load.** Every section gives the load average when it started; the drivers print it before
-  each part. OpenMP runs with `OMP_WAIT_POLICY=passive` unless set otherwise (libgomp's idle
-  threads otherwise spin, which on a shared machine is most of the CPU time at two threads).
+  each part. Under SCHED_FIFO OpenMP keeps libgomp's default wait policy (an idle thread spins
+  a while before it sleeps, as users' runs do); under the normal policy the script sets
+  `OMP_WAIT_POLICY=passive` unless it is set (spinning threads would otherwise take the timed
+  threads' CPU on a shared machine). Each table's header says which policy was in force.
 - **Regenerating.** Run the script on the final code; it rewrites this file whole (7 minutes
   with every peer on the idle 2-core Zen 5 VM; each table says how long its run took). `--quick` runs every part on tiny sizes for the test
   (tests/cli/benchmarks_quick.sh), whose numbers mean nothing. A machine's tables that should
@@ -255,13 +304,15 @@ EOF
     echo
     echo "## $machine ($when)"
     echo
-    echo "| commit | CPU | flags | date | threads | load average at start | run took |"
-    echo "|---|---|---|---|---|---|---|"
-    echo "| $commit | $cpu, family $fam model $mdl, ${mhz:-?} MHz | $fl | $when | $ncpu | $load0 | $((took / 60)) min $((took % 60)) s |"
+    echo "| commit | CPU | flags | date | threads | load average at start | run took | scheduling | kernel |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| $commit | $cpu, family $fam model $mdl, ${mhz:-?} MHz | $fl | $when | $ncpu | $load0 | $((took / 60)) min $((took % 60)) s | $schedtxt | ${kern:-$(uname -r)} |"
     echo
     q=''
     [ $quick = 0 ] || q=' --quick'
     echo "Made by \`bench/benchmarks.sh$peerset$q\`; $(cc --version 2>/dev/null | head -n 1)."
+    echo
+    echo "Where the kernel runs a woken thread (\`bench/wake_driver.c\`, $wr regions of two threads after a 0.2 s pause each, \`OMP_WAIT_POLICY=passive\`): normal policy: $wake_other; SCHED_FIFO: $wake_fifo."
     echo
     cat "$tmp/body"
     cat "$tmp/python"

@@ -13,6 +13,8 @@
 #                  of speed that keeps the bits, measured in one process)
 #   --n N, --reps R, --dist LIST   values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS; default "1")
+#   SRL_BENCH_SCHED=fifo|other  the driver under SCHED_FIFO priority 1 or the normal policy
+#                  (bench/args.sh's `timed`; default other)
 # The driver is compiled in a temporary directory outside the repository (removed at the end)
 # with srlab's own flags (-std=c11 -ffp-contract=off, plus $CFLAGS: a sanitizer build's
 # -fsanitize=...) and linked to the build's libsrlab. Prints
@@ -56,6 +58,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-levels.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
+sched_check
 libs=$(srlab_libs "$build") || exit 2
 # shellcheck disable=SC2086 # CFLAGS: words on purpose (a sanitizer build's -fsanitize=...)
 "$cc" -O2 -std=c11 -ffp-contract=off -fopenmp ${CFLAGS:-} -I"$root/src" -I"$root/include" -I"$build" \
@@ -64,8 +67,8 @@ libs=$(srlab_libs "$build") || exit 2
 status=0
 for t in $threads; do
     for d in $dists; do
-        echo "# load before: $(uptime | sed 's/.*load/load/')"
-        OMP_NUM_THREADS=$t "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" \
+        echo "# load before: $(uptime | sed 's/.*load/load/'); scheduling: ${SRL_BENCH_SCHED:-other}"
+        timed env OMP_NUM_THREADS="$t" "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" \
             ${against:+--against "$against"} || status=1
     done
 done

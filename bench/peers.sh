@@ -60,7 +60,10 @@
 # (their smallest and largest in brackets). Both
 # programs use libgomp, whose idle threads spin by default: on a shared machine that spinning
 # is most of the CPU time at 2 threads, so run there with OMP_WAIT_POLICY=passive (the header
-# says which policy was in force).
+# says which policy was in force). SRL_BENCH_SCHED=fifo runs every timed program under
+# SCHED_FIFO priority 1 (bench/args.sh's `timed`; bench/benchmarks.sh sets it where it may: on
+# a VM whose kernel wakes a sleeping thread on its waker's vCPU, two threads otherwise take
+# turns on one), other (the default) under the normal policy; the headers say which.
 # Exit status: 2 for a bad argument (the message names it), 1 if a build or run fails.
 set -eu
 
@@ -136,6 +139,7 @@ build=$(cd "$build" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srlab-peers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc=${CC:-cc}
+sched_check
 libs=$(srlab_libs "$build") || exit 2
 load() { uptime | sed 's/.*load average/load average/'; }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
@@ -155,9 +159,9 @@ if [ -n "$cpfloat" ]; then
     echo "# CPFloat $(git -C "$cpfloat" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), pcg-c: ${pcg:-none}, -march=${isa:+x86-64-}${isa:-native}${isa:+, srlab forced to its $isa copy}"
     for t in $threads; do
         for d in $dists; do
-            echo "# load before: $(load)"
+            echo "# load before: $(load); scheduling: ${SRL_BENCH_SCHED:-other}"
             # shellcheck disable=SC2086
-            OMP_NUM_THREADS=$t "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d" \
+            timed env OMP_NUM_THREADS="$t" "$tmp/peers_driver" --n "$n" --reps "$reps" --threads "$t" --dist "$d" \
                 ${isa:+--isa $isa}
         done
     done
@@ -170,10 +174,10 @@ if [ -n "$openblas" ]; then
     "$cc" -O2 -std=c11 -fopenmp -I"$root/include" -o "$tmp/blas_driver" "$here/blas_driver.c" \
         "$build/src/libsrlab.a" $libs -ldl ||
         { echo "peers.sh: --openblas '$openblas': the driver did not build" >&2; exit 1; }
-    echo "# OpenBLAS: $openblas; srlab: srl_gemm_f prod=fp32:rn,acc=fp32:rn; n x n x n, standard normal binary32 values; wall time, $breps repeats; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+    echo "# OpenBLAS: $openblas; srlab: srl_gemm_f prod=fp32:rn,acc=fp32:rn; n x n x n, standard normal binary32 values; wall time, $breps repeats; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}; scheduling: ${SRL_BENCH_SCHED:-other}"
     for core in $bcores; do
         echo "# load before: $(load)"
-        OPENBLAS_CORETYPE=$core "$tmp/blas_driver" --openblas "$lib" --sizes "$bsizes" --threads "$threads" --reps "$breps" ||
+        timed env OPENBLAS_CORETYPE="$core" "$tmp/blas_driver" --openblas "$lib" --sizes "$bsizes" --threads "$threads" --reps "$breps" ||
             { echo "peers.sh: the OpenBLAS driver failed (OPENBLAS_CORETYPE=$core)" >&2; exit 1; }
     done
     echo "# load after: $(load)"
@@ -204,7 +208,7 @@ case " $sizes " in *" g "*)
         { echo "peers.sh: cannot write the token file" >&2; exit 1; } ;;
 esac
 echo "# llm.c $(git -C "$llmc" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)'), train_gpt2 flags: $lflags $llibs"
-echo "# GPT training, AdamW (lr 1e-3, wd 0.1); $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
+echo "# GPT training, AdamW (lr 1e-3, wd 0.1); $grounds rounds of $gsteps steps per contender, the first step of each a warm-up; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}; scheduling: ${SRL_BENCH_SCHED:-other}"
 echo "# sizes (layers, width, heads, context, batch, vocabulary): a = 2, 64, 2, 32, 16, 16; b = 3, 96, 4, 64, 8, 16; c = 4, 256, 4, 128, 8, 16; g = 2, 768, 12, 256, 4, 50257 (llm.c: padded to 50304), both reading one token file of 2^20 tokens"
 
 # shape SIZE: its layers, width, heads, context, batch, vocabulary
@@ -223,12 +227,12 @@ run() {
     dims="--layers $4 --width $5 --heads $6 --context $7 --batch $8 --vocab $9 --steps $gsteps $(data "$1")"
     if [ "$3" = llm.c ]; then
         # shellcheck disable=SC2086
-        OMP_NUM_THREADS=$2 "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
+        timed env OMP_NUM_THREADS="$2" "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
             { echo "peers.sh: llm.c failed at size $1" >&2; exit 1; }
         params=$(sed -n 's/^loss .* params //p' "$tmp/out")
     else
         # shellcheck disable=SC2086
-        OMP_NUM_THREADS=$2 "$tmp/srlab_gpt_driver" $dims --strategy "$3" >"$tmp/out" ||
+        timed env OMP_NUM_THREADS="$2" "$tmp/srlab_gpt_driver" $dims --strategy "$3" >"$tmp/out" ||
             { echo "peers.sh: srlab $3 failed at size $1" >&2; exit 1; }
         params=$(sed -n 's/^info \([0-9]*\) .*/\1/p' "$tmp/out")
     fi
@@ -247,11 +251,11 @@ alt() {
     dims="--layers $3 --width $4 --heads $5 --context $6 --batch $7 --vocab $8 --steps $((3 * galt * $(nwords $threads))) $(data "$1")"
     if [ "$2" = llm.c ]; then
         # shellcheck disable=SC2086
-        GPT_ALTERNATE="$threads" "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
+        timed env GPT_ALTERNATE="$threads" "$tmp/llmc_driver" $dims --ckpt "$tmp/llmc/model.bin" >"$tmp/out" ||
             { echo "peers.sh: llm.c failed at size $1 (alternating)" >&2; exit 1; }
     else
         # shellcheck disable=SC2086
-        GPT_ALTERNATE="$threads" "$tmp/srlab_gpt_driver" $dims --strategy "$2" >"$tmp/out" ||
+        timed env GPT_ALTERNATE="$threads" "$tmp/srlab_gpt_driver" $dims --strategy "$2" >"$tmp/out" ||
             { echo "peers.sh: srlab $2 failed at size $1 (alternating)" >&2; exit 1; }
     fi
     awk '$1 == "step" && $5 == 1 {print}' "$tmp/out" >"$tmp/one"

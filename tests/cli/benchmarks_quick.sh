@@ -3,7 +3,7 @@
 # its arguments first (exit 2 naming the argument, the old file untouched, nothing left in
 # TMPDIR), and `--quick` (tiny sizes, no peer) writes a well-formed BENCHMARKS.md: under 400
 # lines, one title, a method under 100 lines, this machine's table with its commit, CPU, flags,
-# date, thread count and load, every markdown table's rows as wide as its header, the python
+# date, thread count, load, scheduling and kernel settings, the thread placement probe's line, every markdown table's rows as wide as its header, the python
 # helper's section between its two markers, the recorded Zen 4 section. Speed is not checked.
 . "$(dirname "$0")/../cli_lib.sh"
 cli_setup benchmarks-quick "$1"
@@ -25,6 +25,7 @@ refused "missing llm.c" "--llmc 'nosuchdir'" --llmc nosuchdir --build "$build" -
 refused "missing OpenBLAS" "--openblas 'nosuch.so'" --openblas nosuch.so --build "$build" -o out/B.md
 refused "missing build" "--build 'nosuchdir'" --build nosuchdir -o out/B.md
 refused "no such folder" "-o 'nofolder/B.md'" --build "$build" -o nofolder/B.md
+refused "bad scheduling" "--sched 'rr': not fifo or other" --sched rr --build "$build" -o out/B.md
 
 # the quick run
 sh "$script" --quick --build "$build" -o out/B.md >stdout 2>stderr
@@ -42,10 +43,15 @@ h1=$(awk '/^```/ {c = !c} !c && /^# / {n++} END {print n + 0}' $f)
 [ "$h1" = 1 ] && ok "one level-1 heading" || bad "$h1 level-1 headings (a driver's comment line read as one?)"
 m=$(awk '/^## Method$/ {on = 1; next} on && /^## / {exit} on {n++} END {print n + 0}' $f)
 [ "$m" -gt 10 ] && [ "$m" -lt 100 ] && ok "method: $m lines" || bad "method: $m lines (want 11-99)"
-# this machine's table: its header and one row of 7 non-empty cells
-row=$(grep -A 2 '^| commit | CPU | flags | date | threads | load average at start | run took |$' $f | sed -n 3p)
+# this machine's table: its header and one row of 9 non-empty cells
+row=$(grep -A 2 '^| commit | CPU | flags | date | threads | load average at start | run took | scheduling | kernel |$' $f | sed -n 3p)
 cells=$(printf '%s\n' "$row" | awk -F'|' '{n = 0; for (i = 2; i < NF; i++) if ($i ~ /[^ ]/) n++; print n}')
-[ "$cells" = 7 ] && ok "machine table: $row" || bad "machine table row '$row': $cells filled cells (want 7)"
+[ "$cells" = 9 ] && ok "machine table: $row" || bad "machine table row '$row': $cells filled cells (want 9)"
+sc=$(printf '%s\n' "$row" | awk -F'|' '{print $9}')
+if chrt -f 1 true 2>/dev/null; then want='SCHED_FIFO'; else want=normal; fi
+case "$sc" in *"$want"*) ok "scheduling: $sc" ;; *) bad "scheduling cell '$sc' (want $want: the default)" ;; esac
+grep -q '^Where the kernel runs a woken thread .*normal policy: [0-9]* of [0-9]* two-thread regions started both threads on one CPU; median wall time [0-9.]* ms' $f &&
+    ok "the thread placement probe's line" || bad "no thread placement probe line"
 commit=$(git -C "$SRL_SRCDIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
 case "$row" in "| $commit"*) ok "machine table names commit $commit" ;; *) bad "machine table lacks commit $commit" ;; esac
 printf '%s\n' "$row" | grep -q '| [0-9]* | [0-9.]* [0-9.]* [0-9.]* |' && ok "thread count and load" || bad "thread count or load missing: $row"

@@ -24,6 +24,7 @@ refused "reps zero" "--reps '0'" $B --reps 0
 refused "threads zero" "--threads '0'" $B --threads "1 0"
 refused "threads empty" "--threads: empty list" $B --threads " "
 refused "distribution" "--dist: 'gauss' is not one of" $B --dist gauss
+SRL_BENCH_SCHED=rr refused "scheduling" "SRL_BENCH_SCHED 'rr': not fifo or other" $B
 refused "dist empty" "--dist: empty list" $B --dist " "
 refused "against nowhere" "--against 'nosuchdir'" $B --against nosuchdir
 refused "against without value" "'--against' needs a value" $B --against

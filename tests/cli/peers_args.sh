@@ -38,6 +38,7 @@ refused "size d" "--gpt-sizes: 'd' is not one of" $L --gpt-sizes "a d"
 refused "strategy custom" "--gpt-strategies: 'custom' is not one of" $L --gpt-strategies "fp32 custom"
 refused "strategies empty" "--gpt-strategies: empty list" $L --gpt-strategies ""
 refused "distribution" "--dist: 'gauss' is not one of" --cpfloat fakecpf --build "$build" --dist gauss
+SRL_BENCH_SCHED=rr refused "scheduling" "SRL_BENCH_SCHED 'rr': not fifo or other" $L
 refused "isa v5" "--isa: 'v5' is not one of" --cpfloat fakecpf --build "$build" --isa v5
 refused "isa without CPFloat" "--isa 'v3': only with --cpfloat" $L --isa v3
 refused "alternate not a number" "--gpt-alternate 'x'" $L --gpt-alternate x
