@@ -92,9 +92,6 @@ SMAX = 0
 seeseed(v) = (v > SMAX ? (SMAX = v) : 0, 0)
 stats data using (keep(0) ? seeseed(column("seed")) : 0) nooutput   # (a runs file always has a seed column)
 paired = B > 0 && G > 1 && SMAX > 0 && SMAX <= 10000
-# the two-sided 95% Student t quantile with df degrees of freedom: P(|T| > t) = ibeta(df/2, 1/2, df/(df + t^2))
-tq(df) = tqb(1.0 * df, 0.0, 1000.0, 0)
-tqb(df, a, b, i) = (i >= 80) ? (a + b) / 2 : (ibeta(df / 2.0, 0.5, df / (df + ((a + b) / 2) ** 2)) > 0.05 ? tqb(df, (a + b) / 2, b, i + 1) : tqb(df, a, (a + b) / 2, i + 1))
 set print $DIFF
 print "g,x,mean,lo,hi,n,pct,pctlo,pcthi"
 set print

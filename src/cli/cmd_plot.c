@@ -52,6 +52,8 @@ static const char help_text[] =
     "                rate                                               --in rows CSV\n"
     "  gpt_replicas  distance between data-parallel replicas, shared against independent\n"
     "                SR streams (theory T12)                            --in rows CSV\n"
+    "  mx_gemm       final validation gap per block-scaled GEMM recipe (mx) and strategy,\n"
+    "                and each recipe's paired difference from off       --in summary CSV\n"
     "(and any other plots/NAME.gp)\n"
     "\n"
     "options:\n"

@@ -121,9 +121,9 @@ static bool named(const char *name, const char *in, const char *out, char *const
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const figures[9] = {"loss_vs_step", "lr_sweep", "stall", "sum_error",
-                                           "gpt_curves", "gpt_lr", "gpt_replicas", "heat",
-                                           "srrn"};
+    static const char *const figures[10] = {"loss_vs_step", "lr_sweep", "stall", "sum_error",
+                                            "gpt_curves", "gpt_lr", "gpt_replicas", "heat",
+                                            "srrn", "mx_gemm"};
     if (size < 1)
         return 0;
     const uint8_t *sets, *csv;
@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nd = 0;
     int argc = 0;
     args[argc++] = "plot";
-    args[argc++] = (char *)figures[data[0] % (with_gnuplot ? 9 : 7)];
+    args[argc++] = (char *)figures[data[0] % (with_gnuplot ? 10 : 7)];
     for (char *s = text, *nl; s && argc < 6 * 2 + 2; s = nl ? nl + 1 : NULL) {
         if ((nl = strchr(s, '\n')))
             *nl = 0;

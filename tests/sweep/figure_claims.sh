@@ -46,6 +46,30 @@ svgtext() {
 # col FILE NAME: the column number of NAME in FILE's header (the first line not opening with '#')
 col() { awk -F, -v n="$2" '!/^#/ { for (i = 1; i <= NF; i++) if ($i == n) { print i; exit } exit }' "$1"; }
 
+# mx_paired SPEC FIGURE NSEEDS T NCMP: the lower panel of plots/mx_gemm.gp as drawn for FIGURE
+# (FIGURE.debug, after draw): each series' paired mean difference from its own mx=off over NSEEDS
+# seeds and its 95% t interval (T the quantile for NSEEDS - 1 degrees of freedom), recomputed
+# from the runs, and the panel's words: a 95% t interval over NCMP comparisons
+mx_paired() {
+    r=$1.runs.csv fg=$2
+    shift
+    awk -F, -v cs="$(col $r strategy)" -v cm="$(col $r mx)" -v cv="$(col $r final_val_loss)" -v cf="$(col $r final_fstar)" \
+        -v cd="$(col $r seed)" -v ns="$2" -v t="$3" \
+        '!/^#/ && $1 != "run" { v[$cs, $cm, $cd] = $cv - $cf; if (!($cs in gs)) { gs[$cs] = ++ng; sn[ng] = $cs } if (!($cm in xs)) { xs[$cm] = ++nx; xn[nx] = $cm } }
+        END { for (g = 1; g <= ng; g++) for (x = 1; x <= nx; x++) if (xn[x] != "off") { a = 0; q = 0; bm = 0
+                  for (d = 1; d <= ns; d++) { e = v[sn[g], xn[x], d] - v[sn[g], "off", d]; a += e; q += e * e; bm += v[sn[g], "off", d] }
+                  m = a / ns; hw = t * sqrt((q - a * a / ns) / (ns - 1)) / sqrt(ns); bm /= ns
+                  printf "%d %d %.10g %.10g %.10g %.10g\n", g, x, m, m - hw, m + hw, 100 * (m - hw) / bm } }' $r >want.txt
+    awk -F, 'f && $1 != "g" && NF >= 9 { print $1, $2, $3, $4, $5, $8 } $0 == "diff" { f = 1 }' $fg.debug >got.txt
+    [ "$(wc -l <want.txt)" -eq "$4" ] && awk 'NR == FNR { w[$1 " " $2] = $0; n++; next } { split(w[$1 " " $2], a, " ")
+            for (i = 3; i <= 6; i++) if ((a[i] - $i)^2 > (1e-7 * (a[i] < 0 ? -a[i] : a[i]) + 1e-12)^2) b = 1; m++ }
+        END { exit b || m != n }' want.txt got.txt && ok "$2 seeds: paired mean and 95% t interval per strategy against its off, as the runs give" ||
+        bad "paired intervals: want $(tr '\n' '|' <want.txt) got $(tr '\n' '|' <got.txt)"
+    svgtext ${r%.runs.csv} $fg >t.txt
+    grep -q "^mean: mean and 95% t$" t.txt && grep -q "for the $4 comparisons)" t.txt && ok "$2 seeds: the panel says 95% t interval, $4 comparisons" ||
+        bad "$2-seed panel label: $(tail -8 t.txt | tr '\n' '|')"
+}
+
 case $fig in
 random_walk_lr)
     # The time to reach the target is censored; the summary gives the fraction that reached it
@@ -325,6 +349,48 @@ gpt_curves)
     svgtext gpt_lr gpt_curves | grep ', lr = ' | sort >got.txt
     [ -s want.txt ] && cmp -s want.txt got.txt && ok "each curve at its strategy's best rate: $(tr '\n' ';' <got.txt)" ||
         bad "best rates: want $(tr '\n' ';' <want.txt) got $(tr '\n' ';' <got.txt)"
+    ;;
+mx_gpt)
+    # --quick is a smoke test (the spec's header says so): one seed, so the lower panel shows each
+    # recipe's difference from off on that seed, no interval, and says why; the header's numbers
+    # (each recipe's gap above off's, in %) are recomputed from the runs file and are what gnuplot
+    # drew. The x tics are the recipes in the sweep's order, the gap in nats.
+    sweep mx_gpt
+    draw mx_gpt mx_gpt
+    svgtext mx_gpt mx_gpt >t.txt
+    grep -q "^interval: a smoke$" t.txt && grep -q "test, not a comparison" t.txt && ! grep -q "95% t" t.txt &&
+        ok "one seed: the panel says there is no interval (a smoke test)" || bad "mx_gpt panel label: $(tail -8 t.txt | tr '\n' '|')"
+    grep -q "nats" t.txt && ok "the GPT's gap in nats" || bad "no nats on mx_gpt"
+    levels=$(sed -n 's/^# command: .* --mx \([^ ]*\) .*/\1/p' mx_gpt.runs.csv | tr , ' ')
+    tics=$(awk -v l="$levels" 'BEGIN { n = split(l, w, " "); for (i = 1; i <= n; i++) want[w[i]] = 1 } $0 in want { s = s (s == "" ? "" : " ") $0 } END { print s }' t.txt)
+    [ -n "$levels" ] && [ "$tics" = "$levels $levels" ] && ok "x tics in both panels: the recipes in the sweep's order ($levels)" ||
+        bad "x tics '$tics', the sweep's recipes '$levels'"
+    r=mx_gpt.runs.csv
+    awk -F, -v cm="$(col $r mx)" -v cv="$(col $r final_val_loss)" -v cf="$(col $r final_fstar)" -v cd="$(col $r seed)" \
+        '!/^#/ && $1 != "run" { g[$cm] = $cv - $cf; o[++n] = $cm; if ($cd != 1) b = 1 }
+         END { for (i = 1; i <= n; i++) if (o[i] != "off") printf "%s %.0f\n", o[i], 100 * (g[o[i]] - g["off"]) / g["off"]; exit b }' $r >want.txt
+    hdr=$(sed -n '/^# --quick is a smoke test/,/^# mode/p' "$src/experiments/mx_gpt.ini" | tr '\n' ' ' |
+        sed -n 's/.*on that seed: *# *\(.*\); whether.*/\1/p' | sed 's/ *# */ /g; s/, / /g; s/%//g')
+    [ -n "$hdr" ] && [ "$hdr" = "$(tr '\n' ' ' <want.txt | sed 's/ $//')" ] &&
+        ok "the header's numbers from the runs: $hdr" || bad "header says '$hdr', the runs give '$(tr '\n' ' ' <want.txt)'"
+    got=$(awk -F, -v l="$levels" 'BEGIN { split(l, w, " ") } f && $1 != "g" && NF >= 9 { printf "%s %.0f\n", w[$2], $7 } $0 == "diff" { f = 1 }' mx_gpt.debug)
+    [ -s want.txt ] && [ "$got" = "$(cat want.txt)" ] && ok "the differences drawn are the runs' ($(echo $got))" ||
+        bad "drawn '$(echo $got)', the runs give '$(tr '\n' ' ' <want.txt)'"
+    # With seeds, the lower panel's bars are the paired mean and its 95% t interval, per strategy
+    # against the same strategy's off, recomputed from the runs.
+    sweep mx_gpt --seeds 3 --steps 20 --warmup 5 --log-every 10 --strategy mp,bf16-sr --mx off,fp4-rn,fp4-wgrad
+    draw mx_gpt mx_gpt
+    mx_paired mx_gpt mx_gpt 3 4.302652729911275 4
+    ;;
+mx_mlp_final)
+    # The quick sweep's two seeds: the paired mean and 95% t interval (one degree of freedom,
+    # t 12.7062), per recipe against off, as the runs give; the MLP's loss a mean squared error.
+    sweep mx_mlp
+    draw mx_mlp mx_mlp_final
+    mx_paired mx_mlp mx_mlp_final 2 12.706204736174705 4
+    svgtext mx_mlp mx_mlp_final >t.txt
+    grep -q "mean squared error" t.txt && ! grep -q nats t.txt && ok "the MLP's loss: a mean squared error, no nats" ||
+        bad "mx_mlp_final labels: $(grep -i -e loss -e nats t.txt | tr '\n' '|')"
     ;;
 matvec)
     # RN and SR part once RN's partial sums outgrow the terms: over n >= 256 the least-squares
