@@ -20,6 +20,8 @@
 #define SRL_MX_SCALE_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "srlab/format.h"
 
@@ -31,15 +33,40 @@
 #define SRL__MX_KMIN (-127)
 #define SRL__MX_KMAX 127
 
-/* The scale exponent k for a block whose largest magnitude is amax (finite, >= 0). */
+/* The scale exponent k for a block whose largest magnitude is amax (finite, >= 0). A normal amax
+ * (every block of binary32 values but one of subnormals) takes integer arithmetic on its bits:
+ * floor(log2 amax) is its exponent field less the bias, and under the ceil rule amax and
+ * xmax_E 2^k share their binade [2^(k+emax), 2^(k+emax+1)) (xmax_E < 2^(emax+1)), so amax >
+ * xmax_E 2^k compares their fraction fields. The bulk path calls this once per block, where
+ * ilogb and ldexp (library calls) cost as much as the block's rounding; the rest takes them. */
 static inline int srl__mx_k(double amax, const srl_format *elem, int rule)
 {
     if (!(amax > 0))
         return SRL__MX_KMIN;
-    int k = ilogb(amax) - elem->emax; /* floor(log2 amax) - emax, binary64 subnormals included */
-    if (rule == SRL__MX_RULE_CEIL && amax > ldexp(elem->xmax, k))
-        k++;
+    const uint64_t frac = (UINT64_C(1) << 52) - 1;
+    uint64_t b, xb;
+    memcpy(&b, &amax, sizeof b);
+    memcpy(&xb, &elem->xmax, sizeof xb);
+    int k;
+    if ((b >> 52) != 0 && (int)(xb >> 52) == elem->emax + 1023) {
+        k = (int)(b >> 52) - 1023 - elem->emax;
+        if (rule == SRL__MX_RULE_CEIL && (b & frac) > (xb & frac))
+            k++;
+    } else {
+        k = ilogb(amax) - elem->emax; /* floor(log2 amax) - emax, binary64 subnormals included */
+        if (rule == SRL__MX_RULE_CEIL && amax > ldexp(elem->xmax, k))
+            k++;
+    }
     return k < SRL__MX_KMIN ? SRL__MX_KMIN : k > SRL__MX_KMAX ? SRL__MX_KMAX : k;
+}
+
+/* 2^e as a binary32 number, -127 <= e <= 127 (2^-127 is subnormal). */
+static inline float srl__pow2f(int e)
+{
+    const uint32_t b = e >= -126 ? (uint32_t)(e + 127) << 23 : UINT32_C(1) << 22;
+    float v;
+    memcpy(&v, &b, 4);
+    return v;
 }
 
 /* E_k: elem with every exponent shifted by k (|k| <= 127, elem a small format: it stays inside

@@ -301,15 +301,6 @@ DEFINE_VBLOCK(block_d2f, tile_vec_d2f, double, float, 52, 1023, 0x1p-1022, uint6
  * numbers up to its range). A flagged lane goes through the reference path with E_k, the input
  * itself and its own draw; a block with a NaN or an infinity gives NaN. A last tile that is not
  * whole groups of sixteen lanes takes the reference path. */
-/* 2^e as a binary32 number, -127 <= e <= 127 (2^-127 is subnormal). */
-static inline float pow2f(int e)
-{
-    const uint32_t b = e >= -126 ? (uint32_t)(e + 127) << 23 : UINT32_C(1) << 22;
-    float v;
-    memcpy(&v, &b, 4);
-    return v;
-}
-
 typedef struct srl__mx_args {
     const srl_format *elem;
     size_t bs;
@@ -326,6 +317,34 @@ typedef struct mx_ws {
     unsigned char flag[SRL_TILE];
     unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
 } mx_ws;
+
+/* The flagged lanes of a tile (flag[i], its block not special) through the reference path:
+ * element t0 + i rounded into E shifted by its block's k, from its input xi[i] (a copy when y
+ * aliases x), with its draw u[i]. */
+static void mx_fixups(float *y, const float *xi, size_t k, size_t t0,
+                      uint64_t first, size_t bs, const int *kb, const unsigned char *special,
+                      const unsigned char *flag, int flagged, int q34, const srl_format *elem,
+                      srl_rounding m, const srl_rng *rng, const uint64_t *u, bool sto)
+{
+    int kf = 0, have_fs = 0; /* fs: E shifted by kf, made for the first lane that needs it */
+    srl_format fs;
+    for (size_t i = 0; flagged && i < k; i++) {
+        uint64_t w8;
+        if (i % 8 == 0 && i + 8 <= k && (memcpy(&w8, flag + i, 8), w8 == 0)) {
+            i += 7; /* (eight lanes at a time: a tile often has one flagged lane) */
+            continue;
+        }
+        const size_t b = i / bs;
+        if (!flag[i] || special[b])
+            continue;
+        if (!have_fs || kf != kb[b]) {
+            srl__format_shift(&fs, elem, kb[b]);
+            kf = kb[b], have_fs = 1;
+        }
+        const double xv = q34 ? 0.75 * (double)xi[i] : (double)xi[i];
+        y[i] = (float)srl__round_one(xv, &fs, m, sto ? u[i] : 0, rng, first + t0 + i);
+    }
+}
 
 static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
                          const srl__mx_args *a, srl_rounding m, const srl_rng *rng,
@@ -358,39 +377,34 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     int *const kb = w->kb;
     ln.nok = w->nok;
     memset(u, 0, sizeof w->u);
+    const int alias = y < x + n && x < y + n; /* the reference path then needs a copy of x */
+    const int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES;
     for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
         const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
-        const size_t nbt = (k + bs - 1) / bs;
-        memcpy(xin, x + t0, k * sizeof *xin);
-        for (size_t b = 0; b < nbt; b++) { /* the scales, and the scaled tile */
-            const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
-            const float *xb = x + t0 + i0;
-            uint32_t am = 0; /* the largest magnitude's bits (NaN and inf above 0x7f800000) */
-            for (size_t j = 0; j < len; j++) {
-                uint32_t v;
-                memcpy(&v, xb + j, 4);
-                v &= 0x7fffffffu;
-                am = v > am ? v : am;
-            }
-            const bool bad = am >= 0x7f800000u;
-            float amax;
-            memcpy(&amax, &am, 4);
-            const int kk = bad ? 0 : srl__mx_k((double)amax, a->elem, a->rule);
-            kb[b] = kk;
-            special[b] = bad;
-            if (scales)
-                scales[(t0 + i0) / bs] = bad ? 0xFF : (uint8_t)(kk + 127);
-            if (q34) {
-                const double c = 0.75 * ldexp(1.0, -kk);
-                for (size_t j = 0; j < len; j++)
-                    td[i0 + j] = (double)xb[j] * c;
-            } else {
-                const float c = pow2f(-kk);
-                for (size_t j = 0; j < len; j++)
-                    tf[i0 + j] = xb[j] * c;
-            }
-        }
+        if (alias)
+            memcpy(xin, x + t0, k * sizeof *xin);
         int flagged;
+        if (!q34 && bs % 16 == 0 && k % bs == 0) { /* the whole tile in one pass */
+            if (sto)
+                lanes_fill(u, k, &ln, lvl);
+            memset(special, 0, k / bs);
+            /* a large array: the tile into the workspace, then streamed out (below) */
+            float *yt = nt ? tf : y + t0;
+            flagged = DISPATCH(mx_tile, (yt, scales ? scales + t0 / bs : NULL, kb, x + t0, k, bs,
+                                         a->elem, a->rule, m, sto ? u : NULL, flag));
+            if (flagged < 0) { /* (a mode the tile does not know: the reference path) */
+                memset(flag, 1, k);
+                flagged = 1;
+            }
+            mx_fixups(yt, alias ? xin : x + t0, k, t0, first, bs, kb, special, flag,
+                      flagged, q34, a->elem, m, rng, u, sto);
+            if (nt)
+                DISPATCH(stream_copy32, (y + t0, tf, k));
+            continue;
+        }
+        /* the scales, and the scaled tile */
+        DISPATCH(mx_prep, (tf, td, kb, special, scales ? scales + t0 / bs : NULL, x + t0, k, bs,
+                           a->elem, a->rule));
         if (k % 16 == 0)
             flagged = q34 ? DISPATCH(tile_vec_d2f, (y + t0, td, k, m, &vp, &ln, src, u, flag, 0))
                           : DISPATCH(tile_vec_f2f, (y + t0, tf, k, m, &vp, &ln, src, u, flag, 0));
@@ -400,24 +414,12 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             memset(flag, 1, k);
             flagged = 1;
         }
-        for (size_t b = 0; b < nbt; b++) { /* scale back */
-            const size_t i0 = b * bs, len = k - i0 < bs ? k - i0 : bs;
-            float *yb = y + t0 + i0;
-            const float back = pow2f(kb[b]);
-            for (size_t j = 0; j < len; j++)
-                yb[j] = special[b] ? NAN : yb[j] * back;
-        }
-        for (size_t i = 0; flagged && i < k; i++) { /* the flagged lanes: the reference path */
-            const size_t b = i / bs;
-            if (!flag[i] || special[b])
-                continue;
-            srl_format fs;
-            srl__format_shift(&fs, a->elem, kb[b]);
-            const uint64_t idx = first + t0 + i;
-            const double xv = q34 ? 0.75 * (double)xin[i] : (double)xin[i];
-            y[t0 + i] = (float)srl__round_one(xv, &fs, m, sto ? u[i] : 0, rng, idx);
-        }
+        DISPATCH(mx_back, (y + t0, k, bs, kb, special)); /* scale back */
+        mx_fixups(y + t0, alias ? xin : x + t0, k, t0, first, bs, kb, special, flag,
+                  flagged, q34, a->elem, m, rng, u, sto);
     }
+    if (nt)
+        store_fence();
 }
 
 int srl__bulk_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,

@@ -1020,3 +1020,299 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
 #undef SRL_TILE_SWITCH
 #undef SRL_NOK_FIRST
 #undef SRL_VEC_D2D
+
+/* ---- block-scaled binary32 (srlab/mx.h; block_mx_f2f in round_bulk.c) ----
+ * The work around the tile kernel, on a tile already in the caches: each block's largest
+ * magnitude (as bits: the absolute values' patterns order as the values do, NaN and infinities
+ * above 0x7f800000), its scale exponent and code, the block times 2^-k (binary32: exact where the
+ * kernel rounds, see block_mx_f2f) or times (3/4) 2^-k in binary64 (exact); afterwards the
+ * results times 2^k (exact), NaN for a block holding a NaN or an infinity. Integer compares and
+ * products by powers of two: every level gives the same bits. Vectors of 8 lanes below
+ * x86-64-v4 (GCC 12 lowers 512-bit generic vectors poorly under AVX2, see vec_f2f_h). */
+#if SRL_ISA_LEVEL >= 2
+typedef srl__u32x16 ISA(mxu);
+typedef srl__f32x16 ISA(mxf);
+#else
+typedef srl__u32x8 ISA(mxu);
+typedef srl__f32x8 ISA(mxf);
+#endif
+#define SRL_MXL (sizeof(ISA(mxu)) / 4)
+
+/* The largest lane (all lanes below 2^31). */
+SRL_INLINE uint32_t ISA(mx_hmax)(ISA(mxu) a)
+{
+#if SRL_ISA_LEVEL >= 2
+    ISA(mxu) t = __builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6,
+                                         7);
+    a = (a & (ISA(mxu))(a > t)) | (t & ~(ISA(mxu))(a > t));
+    t = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+#else
+    ISA(mxu) t = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3);
+#endif
+    a = (a & (ISA(mxu))(a > t)) | (t & ~(ISA(mxu))(a > t));
+    uint32_t m = 0;
+    for (int l = 0; l < 4; l++)
+        m = a[l] > m ? a[l] : m;
+    return m;
+}
+
+static void ISA(mx_prep)(float *tf, double *td, int *kb, unsigned char *special, uint8_t *scales,
+                         const float *x, size_t k, size_t bs, const srl_format *elem, int rule)
+{
+    const int q34 = rule == SRL__MX_RULE_34;
+    const ISA(mxu) absm = (ISA(mxu)){0} + 0x7fffffffu;
+    for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
+        const size_t len = k - i0 < bs ? k - i0 : bs;
+        const float *xb = x + i0;
+        size_t j = 0;
+        uint32_t am = 0;
+        if (len >= SRL_MXL) {
+            ISA(mxu) a = (ISA(mxu)){0};
+            for (; j + SRL_MXL <= len; j += SRL_MXL) {
+                ISA(mxu) v;
+                memcpy(&v, xb + j, sizeof v);
+                v &= absm;
+                a = (a & (ISA(mxu))(a > v)) | (v & ~(ISA(mxu))(a > v));
+            }
+            am = ISA(mx_hmax)(a);
+        }
+        for (; j < len; j++) {
+            uint32_t v;
+            memcpy(&v, xb + j, 4);
+            v &= 0x7fffffffu;
+            am = v > am ? v : am;
+        }
+        const int bad = am >= 0x7f800000u;
+        float amax;
+        memcpy(&amax, &am, 4);
+        const int kk = bad ? 0 : srl__mx_k((double)amax, elem, rule);
+        kb[b] = kk;
+        special[b] = (unsigned char)bad;
+        if (scales)
+            scales[b] = bad ? 0xFF : (uint8_t)(kk + 127);
+        j = 0;
+        if (q34) {
+            const double c = 0.75 * srl__pow2(-kk);
+            for (; j + 8 <= len; j += 8) {
+                srl__f32x8 v;
+                memcpy(&v, xb + j, sizeof v);
+                const srl__f64x8 d = __builtin_convertvector(v, srl__f64x8) * c;
+                memcpy(td + i0 + j, &d, sizeof d);
+            }
+            for (; j < len; j++)
+                td[i0 + j] = (double)xb[j] * c;
+        } else {
+            /* A saturating E takes every magnitude above xmax to xmax in every mode (the
+             * overflow rule, src/round/round_core.h), and xmax is exact: such a lane is given
+             * xmax (the ocp rule clips an element in a quarter of fp8 blocks, in half of fp4's),
+             * the others keep their bits (sat: all ones, no lane is above it). */
+            const float c = srl__pow2f(-kk), xm = (float)elem->xmax;
+            uint32_t sat32;
+            memcpy(&sat32, &xm, 4);
+            if (!elem->saturate)
+                sat32 = 0xffffffffu;
+            const ISA(mxu) sat = (ISA(mxu)){0} + sat32;
+            for (; j + SRL_MXL <= len; j += SRL_MXL) {
+                ISA(mxf) v;
+                memcpy(&v, xb + j, sizeof v);
+                v *= c;
+                ISA(mxu) w, a;
+                memcpy(&w, &v, sizeof w);
+                a = w & absm;
+                const ISA(mxu) over = (ISA(mxu))(a > sat);
+                w = (w & ~over) | (((w & ~absm) | sat) & over);
+                memcpy(tf + i0 + j, &w, sizeof w);
+            }
+            for (; j < len; j++) {
+                const float v = xb[j] * c;
+                uint32_t w;
+                memcpy(&w, &v, 4);
+                if ((w & 0x7fffffffu) > sat32)
+                    w = (w & 0x80000000u) | sat32;
+                memcpy(tf + i0 + j, &w, 4);
+            }
+        }
+    }
+}
+
+static void ISA(mx_back)(float *y, size_t k, size_t bs, const int *kb,
+                         const unsigned char *special)
+{
+    for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
+        const size_t len = k - i0 < bs ? k - i0 : bs;
+        float *yb = y + i0;
+        size_t j = 0;
+        if (special[b]) {
+            for (; j < len; j++)
+                yb[j] = NAN;
+            continue;
+        }
+        const float back = srl__pow2f(kb[b]);
+        for (; j + SRL_MXL <= len; j += SRL_MXL) {
+            ISA(mxf) v;
+            memcpy(&v, yb + j, sizeof v);
+            v *= back;
+            memcpy(yb + j, &v, sizeof v);
+        }
+        for (; j < len; j++)
+            yb[j] *= back;
+    }
+}
+#undef SRL_MXL
+
+/* ---- block-scaled binary32, a tile of whole blocks in one pass (power-of-two scales, the
+ * block a multiple of sixteen: block_mx_f2f) ----
+ * Per block: the largest magnitude and the scale exponent k, as mx_prep; then each group of
+ * lanes is scaled, v = x 2^-k (exact where the lane is rounded here; see block_mx_f2f), a
+ * magnitude above xmax_E set to xmax_E when E saturates (mx_prep), and rounded into E with the
+ * subnormal-range rule of lane_sub applied to every lane: a lane of exponent e has the grid
+ * spacing 2^eq, eq = max(e, emin) - p + 1, which is E's spacing in E's normal range and its
+ * subnormal spacing below it, so lane_sub's N = T + away, N 2^eq is the rounding into E there
+ * too (N = 2^p, the step into the next binade, included). The decision is decide.h's with the
+ * draw's first 32 bits, which decide every lane (v's fraction has at most 23 bits: 32-bit
+ * lanes of vec_f2f). The result times 2^k is the element (exact). A lane lane_sub cannot take
+ * (v below 2^-31 of its spacing, or a binary32 subnormal) is flagged for the reference path;
+ * a zero is exact. A block with a NaN or an infinity gives NaN and flags nothing. u: the
+ * tile's draws (whole, as lanes_fill makes them), NULL for a deterministic mode. Returns
+ * whether a lane is flagged (then flag[0..k) says which). */
+#if SRL_ISA_LEVEL == 1
+typedef srl__u32x8 ISA(mxv);
+typedef srl__f32x8 ISA(mxvf);
+#define SRL_MX_SUB ISA(lane_sub32x8)
+#define SRL_MX_ANY(v) ISA(any32x8)(v)
+#else
+typedef srl__u32x16 ISA(mxv);
+typedef srl__f32x16 ISA(mxvf);
+#define SRL_MX_SUB ISA(lane_sub32)
+#define SRL_MX_ANY(v) ISA(lane_any32)(v)
+#endif
+#define SRL_MXK (sizeof(ISA(mxv)) / 4)
+
+SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
+                              size_t bs, const srl_format *elem, int rule, srl_mode mode, int r,
+                              const uint64_t *u, unsigned char *flag)
+{
+    typedef ISA(mxv) V;
+    const V zero = (V){0}, absm = zero + 0x7fffffffu, sgn = zero + 0x80000000u, ones = ~zero;
+    const V emin_b = zero + (uint32_t)(elem->emin + 127), c_off = zero + (uint32_t)(24 - elem->p);
+    const V e_off = zero + (uint32_t)(127 + elem->p - 1);
+    const float xm = (float)elem->xmax;
+    uint32_t sat32;
+    memcpy(&sat32, &xm, 4);
+    const V sat = zero + sat32;
+    int flagged = 0;
+    for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
+        const float *xb = x + i0;
+        V a = zero;
+        for (size_t j = 0; j < bs; j += SRL_MXK) {
+            __builtin_prefetch((const char *)(xb + j) + SRL_PREFETCH_BYTES); /* (vec_f2f) */
+            V v;
+            memcpy(&v, xb + j, sizeof v);
+            v &= absm;
+            a = (a & (V)(a > v)) | (v & ~(V)(a > v));
+        }
+        uint32_t am = 0;
+        for (size_t l = 0; l < SRL_MXK; l++)
+            am = a[l] > am ? a[l] : am;
+        const int bad = am >= 0x7f800000u;
+        float amax;
+        memcpy(&amax, &am, 4);
+        const int kk = bad ? 0 : srl__mx_k((double)amax, elem, rule);
+        kb[b] = kk;
+        if (scales)
+            scales[b] = bad ? 0xFF : (uint8_t)(kk + 127);
+        if (bad) {
+            for (size_t j = 0; j < bs; j++)
+                y[i0 + j] = NAN;
+            continue;
+        }
+        const float c = srl__pow2f(-kk), back = srl__pow2f(kk);
+        for (size_t j = 0; j < bs; j += SRL_MXK) {
+            const size_t i = i0 + j;
+            ISA(mxvf) vf;
+            memcpy(&vf, x + i, sizeof vf);
+            V xz; /* the zeros of x (a nonzero x may scale to 0: a binary32 underflow) */
+            memcpy(&xz, &vf, sizeof xz);
+            xz = (V)((xz & absm) == zero);
+            vf *= c;
+            V w;
+            memcpy(&w, &vf, sizeof w);
+            V av = w & absm;
+            const V over = (V)(av > sat); /* (a NaN's lanes: its block is special) */
+            if (elem->saturate)
+                av = (av & ~over) | (sat & over);
+            V ud = zero;
+            if (u) { /* the draws' high halves */
+                V d0, d1;
+                memcpy(&d0, u + i, sizeof d0);
+                memcpy(&d1, u + i + SRL_MXK / 2, sizeof d1);
+#if SRL_ISA_LEVEL == 1
+                ud = __builtin_shufflevector(d0, d1, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+                ud = __builtin_shufflevector(d0, d1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23,
+                                             25, 27, 29, 31);
+#endif
+            }
+            const V e = av >> 23, el = (e & (V)(e > emin_b)) | (emin_b & ~(V)(e > emin_b));
+            V sbad, und = zero;
+            const V res = SRL_MX_SUB(av, w >> 31, ud, mode, r, 32, el + c_off, ones,
+                                     (el - e_off) << 23, zero, &sbad, &und);
+            sbad &= ~xz;
+            if (!elem->saturate) /* overflow: the reference path */
+                sbad |= over;
+            ISA(mxvf) of;
+            const V ob = res | (w & sgn);
+            memcpy(&of, &ob, sizeof of);
+            of *= back;
+            memcpy(y + i, &of, sizeof of);
+            if (__builtin_expect(SRL_MX_ANY(sbad), 0)) {
+                if (!flagged)
+                    memset(flag, 0, k);
+                flagged = 1;
+                for (size_t l = 0; l < SRL_MXK; l++)
+                    flag[i + l] = (unsigned char)(sbad[l] & 1u);
+            }
+        }
+    }
+    return flagged;
+}
+
+static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size_t k, size_t bs,
+                        const srl_format *elem, int rule, srl_rounding m, const uint64_t *u,
+                        unsigned char *flag)
+{
+    const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
+#define SRL_MXT(MODE, R) ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, u, flag)
+    switch (m.mode) {
+    case SRL_RN: return SRL_MXT(SRL_RN, 0);
+    case SRL_RNA: return SRL_MXT(SRL_RNA, 0);
+    case SRL_RZ: return SRL_MXT(SRL_RZ, 0);
+    case SRL_RU: return SRL_MXT(SRL_RU, 0);
+    case SRL_RD: return SRL_MXT(SRL_RD, 0);
+    case SRL_RO: return SRL_MXT(SRL_RO, 0);
+    case SRL_SR: return SRL_MXT(SRL_SR, 0);
+    case SRL_SR_EQ: return SRL_MXT(SRL_SR_EQ, 0);
+    case SRL_SR_BITS: return SRL_MXT(SRL_SR_BITS, r32);
+    default: return -1; /* (a mode without a loop: the caller's other path) */
+    }
+#undef SRL_MXT
+}
+#undef SRL_MX_SUB
+#undef SRL_MX_ANY
+#undef SRL_MXK
+
+/* y[0..k) = t[0..k), the 64-byte-aligned part of y with streaming stores (mx tiles of large
+ * arrays: the output is not read before it is overwritten). */
+static void ISA(stream_copy32)(float *y, const float *t, size_t k)
+{
+    size_t h = ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y;
+    h = h < k ? h : k;
+    memcpy(y, t, h * sizeof *y);
+    size_t i = h;
+    for (; i + 16 <= k; i += 16) {
+        srl__u64x8 v;
+        memcpy(&v, t + i, sizeof v);
+        ISA(store64)(y + i, v, 1);
+    }
+    memcpy(y + i, t + i, (k - i) * sizeof *y);
+}

@@ -21,6 +21,7 @@
 #include "core/isa.h"             /* SRL_MULTI_ISA */
 #include "round/round_bulk.h" /* srl__round_bulk_isa */
 #include "srlab/format.h"
+#include "srlab/mx.h"
 #include "srlab/rng.h"
 #include "srlab/rounding.h"
 #include "../testutil.h"
@@ -159,6 +160,42 @@ static void check_path(int path, const double *xd, const float *xf, size_t n,
     free(yd), free(yf);
 }
 
+/* Block quantization of binary32 values (srl_mx_quantize_float, whose MX formats run on the bulk
+ * kernels at the forced level) against srl_mx_quantize of the same values (binary64, the
+ * element-by-element reference path): every output and scale code bit for bit, the counter. */
+static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
+                     srl_rounding m, srl_rng_kind kind, const char *what)
+{
+    float *y = malloc(n * sizeof *y);
+    double *xd = malloc(n * sizeof *xd);
+    const size_t nb = (n + (size_t)f->block - 1) / (size_t)f->block;
+    uint8_t *c = malloc(nb), *cr = malloc(nb);
+    CHECK(y && xd && c && cr, "out of memory");
+    if (!y || !xd || !c || !cr) {
+        free(y), free(xd), free(c), free(cr);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        xd[i] = (double)xf[i];
+    srl_rng bulk, ref;
+    srl_rng_init(&bulk, kind, SEED, 5);
+    srl_rng_seek(&bulk, START);
+    ref = bulk;
+    const int st = srl_mx_quantize_float(y, c, NULL, xf, n, f, r, m, &bulk);
+    const int sr = srl_mx_quantize(xd, cr, NULL, xd, n, f, r, m, &ref);
+    CHECK(st == SRL_OK && sr == SRL_OK, "%s: status %d, reference %d", what, st, sr);
+    CHECK(bulk.counter == ref.counter, "%s: counter %" PRIu64 ", reference %" PRIu64, what,
+          bulk.counter, ref.counter);
+    for (size_t b = 0; b < nb && st == SRL_OK; b++)
+        CHECK(c[b] == cr[b], "%s: block %zu: scale code %u, reference %u", what, b, c[b], cr[b]);
+    for (size_t i = 0; i < n && st == SRL_OK; i++) {
+        const float want = (float)xd[i];
+        CHECK(!memcmp(&y[i], &want, sizeof want), "%s: element %zu, x = %a: %a, reference %a",
+              what, i, (double)xf[i], (double)y[i], (double)want);
+    }
+    free(y), free(xd), free(c), free(cr);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const names[] = {"base", "v3", "v4", "v4i"};
@@ -293,6 +330,35 @@ int main(int argc, char **argv)
         GROUP(what, before_t);
     }
 
+    /* The block formats (srlab/mx.h) on the mix: every MX element format, rule and mode, blocks
+     * of 32 (one pass per tile), 16 and 4 (the scaled-tile path), whole and misaligned. */
+    {
+        const long before_mx = srl_test_failures;
+        static const char *const mx_specs[] = {"mxfp8",      "mxfp8-e5m2", "mxfp6",
+                                               "mxfp6-e2m3", "mxfp4",      "mxint8",
+                                               "mxfp4,block=16", "mxfp8,block=4"};
+        for (size_t fi = 0; fi < sizeof mx_specs / sizeof *mx_specs; fi++) {
+            srl_mx_format f;
+            if (srl_mx_parse(&f, mx_specs[fi], &err) != SRL_OK) {
+                fprintf(stderr, "block format '%s': %s\n", mx_specs[fi], err.msg);
+                return 1;
+            }
+            for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+                for (size_t mi = 0; mi < NM; mi++)
+                    for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++)
+                        for (size_t pi = 0; pi < 2; pi++) {
+                            snprintf(what, sizeof what, "%s %s %s %s, [%zu, +%zu)", mx_specs[fi],
+                                     srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                                     ki ? "pcg64" : "pcg32", parts[pi][0], parts[pi][1]);
+                            check_mx(xf + parts[pi][0], parts[pi][1], &f, (srl_mx_rule)r, ms[mi],
+                                     kinds[ki], what);
+                        }
+        }
+        snprintf(what, sizeof what, "level %s: block formats, every rule, mode and stream",
+                 names[lvl]);
+        GROUP(what, before_mx);
+    }
+
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
      * arrays repeat the mix. */
     const long before = srl_test_failures;
@@ -315,6 +381,16 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "bf16 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
             check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[2], ms[big_modes[bm]], kinds[ki], what);
         }
+    {
+        srl_mx_format f;
+        if (srl_mx_parse(&f, "mxfp4", &err) != SRL_OK)
+            return 1;
+        for (size_t bm = 0; bm < 2; bm++) {
+            snprintf(what, sizeof what, "mxfp4 ocp %s pcg32, n = %zu", mode_specs[big_modes[bm]],
+                     2 * N_BIG - 1);
+            check_mx(xf + 1, 2 * N_BIG - 1, &f, SRL_MX_OCP, ms[big_modes[bm]], kinds[0], what);
+        }
+    }
     snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
     GROUP(what, before);
     free(xd), free(xf);
