@@ -212,6 +212,8 @@ claim T01-sr-basics.md "fp16 subnormal probe, 2e-4 at the probe with \`f = 3/102
 claim T01-sr-basics.md "\`floor(256 f)/256 = 0\` instead of \`f = 3/1024\`, a deviation of about 15 MDEs" 15 \
     "$(f %.0f "3 / 1024 / (($z7 + $z99) * sqrt(3 / 1024 * (1 - 3 / 1024) / 2^22))")"
 
+# ---- T07: one move of the walk in bf16 at 1.5 ----
+claim T07-sr-random-walk.md "spacing, 2^-7, which is 0.52% of 1.5." 0.52 "$(f %.2f "100 * 2^-7 / 1.5")"
 # ---- T08, T09: the bf16 thresholds ----
 claim T08-weight-decay.md "(bf16: 2^-9 = 0.001953125)" 0.001953125 "$(f %.9f "2^-9")"
 claim T09-second-moment.md "i.e. beta2 >= 0.998046875;" 0.998046875 "$(f %.9f "1 - 2^-9")"
