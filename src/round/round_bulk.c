@@ -74,9 +74,7 @@ typedef struct srl__vparams {
     uint64_t lo, hi;  /* magnitudes (bits) of the normal range */
     int sub;          /* 1: the subnormal range below lo on the lanes too */
     uint64_t sub_c;   /* eq + bias + m (eq = emin - p + 1; bias, m: the input format's) */
-    uint64_t sub_sel; /* how lane_sub assembles N 2^eq: all ones through the exponent field */
-    uint64_t sub_exp; /* (eq << m, mod 2^64), 0 by a shift of N (sub_shl = eq - the input's */
-    int sub_shl;      /* subnormal exponent) */
+    uint64_t qbits;   /* the bits of q = 2^eq when it is a normal input number, else 0 */
     int pat;          /* 1: the format has the input's exponent range, subnormals, infinities
                          and no saturation (bf16, tf32 of binary32): see SRL_DEFINE_GROUP */
     uint64_t inf;     /* the input format's infinity (bits) */
@@ -173,17 +171,14 @@ static bool pattern_format(const srl_format *f, int bias)
 static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int bias,
                          double normal_min, uint64_t lo_bits, uint64_t hi_bits)
 {
-    const int eq = f->emin - f->p + 1 + SRL__MUT(SUBNORMAL), /* defect subnormal */
-              eq_min = 1 - bias - mbits;
+    const int eq = f->emin - f->p + 1 + SRL__MUT(SUBNORMAL); /* defect subnormal */
     const bool via_exp = ldexp(1.0, eq) >= normal_min, via_shift = f->xmin == normal_min;
     vp->s = mbits + 1 - f->p;
     vp->lo = lo_bits;
     vp->hi = hi_bits;
     vp->sub = f->subnormals && f->xmin >= normal_min && vp->s > 0 && (via_exp || via_shift);
     vp->sub_c = (uint64_t)(eq + bias + mbits);
-    vp->sub_sel = via_exp ? ~UINT64_C(0) : 0;
-    vp->sub_exp = (uint64_t)(int64_t)eq << mbits;
-    vp->sub_shl = via_exp ? 0 : eq - eq_min;
+    vp->qbits = via_exp ? (uint64_t)(eq + bias) << mbits : 0;
     vp->pat = pattern_format(f, bias);
     vp->inf = (uint64_t)(2 * bias + 1) << mbits;
     vp->qnan = vp->inf | UINT64_C(1) << (mbits - 1);

@@ -302,50 +302,46 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
 
 /* ---- the format's subnormal range on lanes ----
  * Below xmin the grid is uniform, spacing q = 2^eq (eq = emin - p + 1). An input magnitude a
- * (bits: biased exponent e, m fraction bits, significand M with its hidden bit, so that
- * a = M 2^(max(e,1) - bias - m)) has its fraction in the low sv bits of M, sv = (eq + bias + m)
- * - max(e, 1): T = M >> sv, R = M mod 2^sv, f1 = R 2^(W - sv) (exact, nothing further), and the
- * result is N q, N = T + away (the decision of decide.h), N <= 2^(p-1) (xmin when it rounds up).
- * N q is assembled in integer arithmetic, exactly, in one of two ways that the caller chooses
- * by the format (sub_sel all ones or 0):
- *   q at least the input's smallest normal: N as a float by the 2^m trick ((2^m + N) - 2^m,
- *     N < 2^m, a normal number or 0), then eq added to its exponent field (sub_exp = eq << m:
- *     N q is normal in the input format too), 0 kept 0;
- *   xmin the input's smallest normal: the format's subnormals are the input's, N q has the
- *     bits N << (eq - eqmin) (sub_shl; eqmin the input's subnormal exponent), xmin included.
- * (A floating-point product N * q would be exact too, but a subnormal product costs a
- * microcode assist of a hundred cycles or more, and GCC may compute this block for every
- * group: that made bf16 rounding of binary32 arrays ten times slower.) Lanes with sv outside
- * [1, W-1] (magnitudes below about q 2^(m + 1 - W): zero, and values far below the grid) get
- * *bad (all ones) for the reference path. The caller takes this only where xmin is a normal
- * input number, the format has subnormals and one of the two ways applies. sub_c is eq + bias
- * + m. */
-#define SRL_DEFINE_SUB(NAME, V, FV, W, MBITS, BIAS, DECIDE, LT, EQ)                               \
-    SRL_INLINE V ISA(NAME)(V a, V neg, V u, srl_mode mode, int r, int ub, V sub_c, V sub_sel,    \
-                           V sub_exp, V sub_shl, V *bad, V *undecided)                            \
+ * (bits: biased exponent e, m fraction bits) has units of 2^(max(e,1) - bias - m), so there the
+ * grid spacing is 2^sv units, sv = (eq + bias + m) - max(e, 1) (sub_c = eq + bias + m; in the
+ * format's normal range it is 2^s, and sv = sub_c - min(max(e, 1), C) gives both, C being the
+ * biased exponent of xmin, sub_c - s). lane_sub rounds a on the grid of 2^sv units, sv given
+ * per lane, in the general form of decide.h's rounding (R = a mod 2^sv, f1 = R 2^(W - sv):
+ * exact, nothing further; the result (a - R) + (away << sv), `away` the decision of decide.h).
+ *   sv <= m: a - R keeps the exponent field, and the carry of (a - R) + 2^sv into it is the
+ *     step to the next binade (to xmin from its last subnormal; for an input subnormal, e = 0,
+ *     whose units are those of e = 1, to the input's smallest normal): exact;
+ *   m < sv < W (a below q, e >= 1: q a normal input number, the caller's qbits its bits): with
+ *     the significand M (hidden bit included) T = 0, R = M, and the result is 0 or q;
+ *   sv >= W (zero, values far below the grid, an input subnormal when q is normal): *bad (all
+ *     ones) for the reference path, but for zero, which stays zero on the lanes.
+ * Integer arithmetic only. (A floating-point product N * q would be exact too, but a subnormal
+ * product costs a microcode assist of a hundred cycles or more, and GCC may compute this block
+ * for every group: that made bf16 rounding of binary32 arrays ten times slower.) The caller
+ * takes this only where xmin is a normal input number and the format has subnormals: either q
+ * is normal in the input, or xmin is the input's smallest normal (then sv <= m for every input
+ * below xmin, the format's subnormals being the input's). */
+#define SRL_DEFINE_SUB(NAME, V, W, MBITS, DECIDE, LT, EQ)                                         \
+    SRL_INLINE V ISA(NAME)(V a, V sv, V neg, V u, srl_mode mode, int r, int ub, V qbits, V *bad,  \
+                           V *undecided)                                                          \
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
-        const V e = a >> (MBITS), e0 = ISA(EQ)(e, zero);                                         \
-        const V M = (a & (implicit - one)) | (implicit & ~e0);                                    \
-        const V sv = sub_c - (e + (e0 & one));                                                    \
-        *bad = ISA(LT)(zero + ((W) - 1), sv) | ISA(EQ)(sv, zero);                                \
+        const V z = ISA(EQ)(a, zero), big = ISA(LT)(zero + (MBITS), sv);                         \
+        const V sig = ISA(LT)(zero + ((MBITS) - 1), sv); /* sv >= m: T's last bit is M's */      \
+        *bad = ISA(LT)(zero + ((W) - 1), sv) & ~z;                                               \
         const V svc = sv & ((W) - 1);                                                             \
-        const V T = M >> svc, R = M & ((one << svc) - one), f1 = R << (((W) - svc) & ((W) - 1));  \
-        const V N = T + ISA(DECIDE)(mode, r, f1, f1, zero, T & one, neg, u, ub, undecided);      \
-        const V two_m = zero + ((V)(zero + (BIAS) + (MBITS)) << (MBITS)); /* bits of 2^m */       \
-        const V nb = N | two_m;                                                                   \
-        FV v, big;                                                                                \
-        memcpy(&v, &nb, sizeof v);                                                                \
-        memcpy(&big, &two_m, sizeof big);                                                         \
-        v = v - big;                                                                              \
-        V nf;                                                                                     \
-        memcpy(&nf, &v, sizeof nf);                                                               \
-        const V via_exp = (nf + sub_exp) & ~ISA(EQ)(N, zero);                                     \
-        return (via_exp & sub_sel) | ((N << sub_shl) & ~sub_sel);                                 \
+        /* A: a, or for sv >= m its significand M (a's fraction and the hidden bit, e >= 1), */  \
+        /* which has the same bits below m */                                                     \
+        const V A = (a | (implicit & sig)) & (~sig | (implicit | (implicit - one)));              \
+        const V R = A & ((one << svc) - one), f1 = R << (((W) - svc) & ((W) - 1));                \
+        const V away = ISA(DECIDE)(mode, r, f1, f1, zero, (A >> svc) & one, neg, u, ub,           \
+                                   undecided);                                                    \
+        const V near = (a - R) + (away << svc);                                                   \
+        return ((near & ~big) | (qbits & (zero - away) & big)) & ~z;                              \
     }
 
-SRL_DEFINE_SUB(lane_sub64, srl__u64x8, srl__f64x8, 64, 52, 1023, lane_decide64, lane_lt64, lane_eq64)
-SRL_DEFINE_SUB(lane_sub32, srl__u32x16, srl__f32x16, 32, 23, 127, lane_decide32, lane_lt32, lane_eq32)
+SRL_DEFINE_SUB(lane_sub64, srl__u64x8, 64, 52, lane_decide64, lane_lt64, lane_eq64)
+SRL_DEFINE_SUB(lane_sub32, srl__u32x16, 32, 23, lane_decide32, lane_lt32, lane_eq32)
 #if SRL_ISA_LEVEL == 1
 /* x86-64-v3: the binary32 kernel also in eight 32-bit lanes, one AVX2 register (vec_f2f_h) */
 #define SRL_DECIDE_FN ISA(lane_decide32x8)
@@ -361,8 +357,7 @@ SRL_INLINE srl__u32x8 ISA(lane_eq32x8)(srl__u32x8 a, srl__u32x8 b)
 {
     return (srl__u32x8)(a == b);
 }
-SRL_DEFINE_SUB(lane_sub32x8, srl__u32x8, srl__f32x8, 32, 23, 127, lane_decide32x8, lane_lt32x8,
-               lane_eq32x8)
+SRL_DEFINE_SUB(lane_sub32x8, srl__u32x8, 32, 23, lane_decide32x8, lane_lt32x8, lane_eq32x8)
 /* ... and the binary64 kernel in four 64-bit lanes (vec_d2d_h) */
 #define SRL_DECIDE_FN ISA(lane_decide64x4)
 #define SRL_DECIDE_ROUND_FN ISA(lane_round64x4)
@@ -377,8 +372,7 @@ SRL_INLINE srl__u64x4 ISA(lane_eq64x4)(srl__u64x4 a, srl__u64x4 b)
 {
     return (srl__u64x4)(a == b);
 }
-SRL_DEFINE_SUB(lane_sub64x4, srl__u64x4, srl__f64x4, 64, 52, 1023, lane_decide64x4, lane_lt64x4,
-               lane_eq64x4)
+SRL_DEFINE_SUB(lane_sub64x4, srl__u64x4, 64, 52, lane_decide64x4, lane_lt64x4, lane_eq64x4)
 
 SRL_INLINE int ISA(any256)(const void *v)
 {
@@ -498,25 +492,24 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
  * reference path does (srl__round_special; test_round_isa has NaNs of either sign and of random
  * payloads), so no lane goes to the reference path, and there is no range check, subnormal
  * block or flag: a loop of a dozen instructions (BENCHMARKS.md). */
-#define SRL_DEFINE_GROUP(NAME, V, ET, W, ROUND, LT, SUB, ANY, PAT)                                \
+#define SRL_DEFINE_GROUP(NAME, V, ET, W, MBITS, ROUND, LT, EQ, SUB, ANY, PAT)                     \
     typedef struct ISA(NAME##_k) {                                                                \
-        V lo, span, hi, sub_c, sub_sel, sub_exp, sub_shl, inf, qnan;                              \
+        V lo, span, hi, sub_c, qbits, inf, qnan;                                                  \
         int s, sub;                                                                               \
     } ISA(NAME##_k);                                                                              \
     SRL_INLINE ISA(NAME##_k) ISA(NAME##_consts)(const srl__vparams *vp)                           \
     {                                                                                             \
         const V zero = {0};                                                                       \
-        return (ISA(NAME##_k)){zero + (ET)vp->lo,      zero + (ET)(vp->hi - vp->lo),              \
-                               zero + (ET)vp->hi,      zero + (ET)vp->sub_c,                      \
-                               zero + (ET)vp->sub_sel, zero + (ET)vp->sub_exp,                    \
-                               zero + (ET)vp->sub_shl, zero + (ET)vp->inf,                        \
-                               zero + (ET)vp->qnan,    vp->s,                                     \
+        return (ISA(NAME##_k)){zero + (ET)vp->lo,    zero + (ET)(vp->hi - vp->lo),                \
+                               zero + (ET)vp->hi,    zero + (ET)vp->sub_c,                        \
+                               zero + (ET)vp->qbits, zero + (ET)vp->inf,                          \
+                               zero + (ET)vp->qnan,  vp->s,                                       \
                                vp->sub};                                                          \
     }                                                                                             \
     SRL_INLINE V ISA(NAME)(V b, V ud, int ub, srl_mode mode, int r, const ISA(NAME##_k) *g,       \
                            V *nok_out, V *undecided)                                              \
     {                                                                                             \
-        const V zero = b & 0, sign_b = (zero + 1) << ((W) - 1);                                   \
+        const V zero = b & 0, one = zero + 1, sign_b = one << ((W) - 1);                          \
         const V a = b & ~sign_b;                                                                  \
         if (SRL__MUT(DRAW_HALF)) { /* defect draw-half: lane l takes lane l - l mod 2's draw */  \
             ET w_[sizeof(V) / sizeof(ET)];                                                        \
@@ -539,9 +532,10 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
                                           below lo is an outside one: one test per group, on a \
                                           mask known as soon as the input is) */               \
             const V below = ISA(LT)(a, g->lo);                                                    \
+            const V e = a >> (MBITS), sv = g->sub_c - (e | (ISA(EQ)(e, zero) & one));             \
             V sbad;                                                                               \
-            const V sres = ISA(SUB)(a, b >> ((W) - 1), ud, mode, r, ub, g->sub_c, g->sub_sel,     \
-                                    g->sub_exp, g->sub_shl, &sbad, undecided);                    \
+            const V sres = ISA(SUB)(a, sv, b >> ((W) - 1), ud, mode, r, ub, g->qbits, &sbad,      \
+                                    undecided);                                                   \
             res = (sres & below) | (res & ~below);                                                \
             nok = (sbad & below) | (nok & ~below);                                                \
         }                                                                                         \
@@ -553,11 +547,11 @@ SRL_INLINE int ISA(lane_any32)(srl__u32x16 v)
 {
     return ISA(lane_any)((srl__u64x8)v);
 }
-SRL_DEFINE_GROUP(group64, srl__u64x8, uint64_t, 64, lane_round64, lane_lt64, lane_sub64, lane_any,
+SRL_DEFINE_GROUP(group64, srl__u64x8, uint64_t, 64, 52, lane_round64, lane_lt64, lane_eq64, lane_sub64, lane_any,
                  0)
-SRL_DEFINE_GROUP(group32, srl__u32x16, uint32_t, 32, lane_round32, lane_lt32, lane_sub32,
+SRL_DEFINE_GROUP(group32, srl__u32x16, uint32_t, 32, 23, lane_round32, lane_lt32, lane_eq32, lane_sub32,
                  lane_any32, 0)
-SRL_DEFINE_GROUP(group32p, srl__u32x16, uint32_t, 32, lane_round32, lane_lt32, lane_sub32,
+SRL_DEFINE_GROUP(group32p, srl__u32x16, uint32_t, 32, 23, lane_round32, lane_lt32, lane_eq32, lane_sub32,
                  lane_any32, 1)
 #if SRL_ISA_LEVEL == 1
 SRL_INLINE int ISA(any64x4)(srl__u64x4 v)
@@ -568,11 +562,11 @@ SRL_INLINE int ISA(any32x8)(srl__u32x8 v)
 {
     return ISA(any256)(&v);
 }
-SRL_DEFINE_GROUP(group64x4, srl__u64x4, uint64_t, 64, lane_round64x4, lane_lt64x4, lane_sub64x4,
+SRL_DEFINE_GROUP(group64x4, srl__u64x4, uint64_t, 64, 52, lane_round64x4, lane_lt64x4, lane_eq64x4, lane_sub64x4,
                  any64x4, 0)
-SRL_DEFINE_GROUP(group32x8, srl__u32x8, uint32_t, 32, lane_round32x8, lane_lt32x8, lane_sub32x8,
+SRL_DEFINE_GROUP(group32x8, srl__u32x8, uint32_t, 32, 23, lane_round32x8, lane_lt32x8, lane_eq32x8, lane_sub32x8,
                  any32x8, 0)
-SRL_DEFINE_GROUP(group32x8p, srl__u32x8, uint32_t, 32, lane_round32x8, lane_lt32x8, lane_sub32x8,
+SRL_DEFINE_GROUP(group32x8p, srl__u32x8, uint32_t, 32, 23, lane_round32x8, lane_lt32x8, lane_eq32x8, lane_sub32x8,
                  any32x8, 1)
 #endif
 #undef SRL_DEFINE_GROUP
@@ -782,8 +776,12 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
                              const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                              unsigned char *flag, int nt)
 {
-    /* Every (mode, draw source) pair gets its own loop: constants fold, branches vanish. */
-#define SRL_VEC(MODE, R, SRC) SRL_VEC_D2D(y, NULL, nt, MODE, R, SRC)
+    /* Every (mode, draw source, streaming or not) gets its own loop: constants fold, branches
+     * vanish (y is never NULL here: the loops' binary32 branch folds away too). */
+    if (!y)
+        __builtin_unreachable();
+#define SRL_VEC(MODE, R, SRC)                                                                     \
+    (nt ? SRL_VEC_D2D(y, NULL, 1, MODE, R, SRC) : SRL_VEC_D2D(y, NULL, 0, MODE, R, SRC))
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO
