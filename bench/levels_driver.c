@@ -130,12 +130,18 @@ int main(int argc, char **argv)
         xd[i] = uniform ? 2 * srl_rng_uniform(&g) - 1 : srl_rng_normal(&g);
         xf[i] = (float)xd[i];
     }
+    /* the deterministic cases of bench/peers.sh too (rz, fp16, the fp8 formats' rn), so that
+     * every level's bytes are compared there as well */
     static const level_case cases[] = {
-        {"bf16", "rn", B64, SRL_RNG_PCG32},   {"bf16", "sr", B64, SRL_RNG_PCG32},
+        {"bf16", "rn", B64, SRL_RNG_PCG32},   {"bf16", "rz", B64, SRL_RNG_PCG32},
+        {"fp16", "rn", B64, SRL_RNG_PCG32},   {"e4m3", "rn", B64, SRL_RNG_PCG32},
+        {"e5m2", "rn", B64, SRL_RNG_PCG32},   {"bf16", "sr", B64, SRL_RNG_PCG32},
         {"bf16", "sr", B64, SRL_RNG_PCG64},   {"e4m3", "sr", B64, SRL_RNG_PCG32},
         {"e4m3", "sr", B64, SRL_RNG_PCG64},   {"bf16", "rn", B32, SRL_RNG_PCG32},
-        {"bf16", "sr", B32, SRL_RNG_PCG32},   {"bf16", "sr", B32, SRL_RNG_PCG64},
-        {"e4m3", "sr", B32, SRL_RNG_PCG32},   {"e4m3", "sr", B32, SRL_RNG_PCG64},
+        {"bf16", "rz", B32, SRL_RNG_PCG32},   {"e4m3", "rn", B32, SRL_RNG_PCG32},
+        {"e5m2", "rn", B32, SRL_RNG_PCG32},   {"bf16", "sr", B32, SRL_RNG_PCG32},
+        {"bf16", "sr", B32, SRL_RNG_PCG64},   {"e4m3", "sr", B32, SRL_RNG_PCG32},
+        {"e4m3", "sr", B32, SRL_RNG_PCG64},
         {"bf16", "rn", D2F, SRL_RNG_PCG32},   {"bf16", "sr", D2F, SRL_RNG_PCG32},
         {"bf16", "sr", D2F, SRL_RNG_PCG64},   {"e4m3", "sr", D2F, SRL_RNG_PCG32},
         {"e4m3", "sr", D2F, SRL_RNG_PCG64},
