@@ -313,8 +313,9 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
  *     whose units are those of e = 1, to the input's smallest normal): exact;
  *   m < sv < W (a below q, e >= 1: q a normal input number, the caller's qbits its bits): with
  *     the significand M (hidden bit included) T = 0, R = M, and the result is 0 or q;
- *   sv >= W (zero, values far below the grid, an input subnormal when q is normal): *bad (all
- *     ones) for the reference path, but for zero, which stays zero on the lanes.
+ *   sv >= W (zero and values far below the grid when q is normal, an input subnormal then):
+ *     *bad (all ones) for the reference path. (The block-scaled path, srlab/mx.h, relies on it:
+ *     a scaled value that underflowed to zero must reach the reference path.)
  * Integer arithmetic only. (A floating-point product N * q would be exact too, but a subnormal
  * product costs a microcode assist of a hundred cycles or more, and GCC may compute this block
  * for every group: that made bf16 rounding of binary32 arrays ten times slower.) The caller
@@ -326,9 +327,9 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
                            V *undecided)                                                          \
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
-        const V z = ISA(EQ)(a, zero), big = ISA(LT)(zero + (MBITS), sv);                         \
+        const V big = ISA(LT)(zero + (MBITS), sv);                                                \
         const V sig = ISA(LT)(zero + ((MBITS) - 1), sv); /* sv >= m: T's last bit is M's */      \
-        *bad = ISA(LT)(zero + ((W) - 1), sv) & ~z;                                               \
+        *bad = ISA(LT)(zero + ((W) - 1), sv);                                                    \
         const V svc = sv & ((W) - 1);                                                             \
         /* A: a, or for sv >= m its significand M (a's fraction and the hidden bit, e >= 1), */  \
         /* which has the same bits below m */                                                     \
@@ -337,7 +338,7 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
         const V away = ISA(DECIDE)(mode, r, f1, f1, zero, (A >> svc) & one, neg, u, ub,           \
                                    undecided);                                                    \
         const V near = (a - R) + (away << svc);                                                   \
-        return ((near & ~big) | (qbits & (zero - away) & big)) & ~z;                              \
+        return (near & ~big) | (qbits & (zero - away) & big);                                     \
     }
 
 SRL_DEFINE_SUB(lane_sub64, srl__u64x8, 64, 52, lane_decide64, lane_lt64, lane_eq64)
