@@ -1166,11 +1166,13 @@ static void ISA(mx_back)(float *y, size_t k, size_t bs, const int *kb,
  * magnitude above xmax_E set to xmax_E when E saturates (mx_prep), and rounded into E with the
  * subnormal-range rule of lane_sub applied to every lane: a lane of exponent e has the grid
  * spacing 2^eq, eq = max(e, emin) - p + 1, which is E's spacing in E's normal range and its
- * subnormal spacing below it, so lane_sub's N = T + away, N 2^eq is the rounding into E there
- * too (N = 2^p, the step into the next binade, included). The decision is decide.h's with the
+ * subnormal spacing below it, 2^sv units of v (sv = eq - (max(e, 1) - 127 - 23)), so lane_sub's
+ * (v - R) + (away << sv) is the rounding into E there too (the carry into the exponent field,
+ * the step into the next binade, included; 0 or q = 2^(emin - p + 1), a normal binary32 number,
+ * for a lane below q). The decision is decide.h's with the
  * draw's first 32 bits, which decide every lane (v's fraction has at most 23 bits: 32-bit
  * lanes of vec_f2f). The result times 2^k is the element (exact). A lane lane_sub cannot take
- * (v below 2^-31 of its spacing, or a binary32 subnormal) is flagged for the reference path;
+ * (v below q/256, or a binary32 subnormal) is flagged for the reference path;
  * a zero is exact. A block with a NaN or an infinity gives NaN and flags nothing. u: the
  * tile's draws (whole, as lanes_fill makes them), NULL for a deterministic mode. Returns
  * whether a lane is flagged (then flag[0..k) says which). */
@@ -1192,9 +1194,9 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                               const uint64_t *u, unsigned char *flag)
 {
     typedef ISA(mxv) V;
-    const V zero = (V){0}, absm = zero + 0x7fffffffu, sgn = zero + 0x80000000u, ones = ~zero;
+    const V zero = (V){0}, absm = zero + 0x7fffffffu, sgn = zero + 0x80000000u;
     const V emin_b = zero + (uint32_t)(elem->emin + 127), c_off = zero + (uint32_t)(24 - elem->p);
-    const V e_off = zero + (uint32_t)(127 + elem->p - 1);
+    const V one = zero + 1, qbits = zero + ((uint32_t)(elem->emin - elem->p + 128) << 23);
     const float xm = (float)elem->xmax;
     uint32_t sat32;
     memcpy(&sat32, &xm, 4);
@@ -1253,9 +1255,9 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
 #endif
             }
             const V e = av >> 23, el = (e & (V)(e > emin_b)) | (emin_b & ~(V)(e > emin_b));
+            const V sv = (el + c_off) - (e | ((V)(e == zero) & one));
             V sbad, und = zero;
-            const V res = SRL_MX_SUB(av, w >> 31, ud, mode, r, 32, el + c_off, ones,
-                                     (el - e_off) << 23, zero, &sbad, &und);
+            const V res = SRL_MX_SUB(av, sv, w >> 31, ud, mode, r, 32, qbits, &sbad, &und);
             sbad &= ~xz;
             if (!elem->saturate) /* overflow: the reference path */
                 sbad |= over;
