@@ -311,8 +311,9 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
  *   sv <= m: a - R keeps the exponent field, and the carry of (a - R) + 2^sv into it is the
  *     step to the next binade (to xmin from its last subnormal; for an input subnormal, e = 0,
  *     whose units are those of e = 1, to the input's smallest normal): exact;
- *   m < sv < W (a below q, e >= 1: q a normal input number, the caller's qbits its bits): with
- *     the significand M (hidden bit included) T = 0, R = M, and the result is 0 or q;
+ *   m < sv < W (a below q: q a normal input number, the caller's qbits its bits): with the
+ *     significand M (hidden bit included where e >= 1; an input subnormal or zero, e = 0, has
+ *     none) T = 0, R = M, and the result is 0 or q (0 for zero, exact in every mode);
  *   sv >= W (zero and values far below the grid when q is normal, an input subnormal then):
  *     *bad (all ones) for the reference path. (The block-scaled path, srlab/mx.h, relies on it:
  *     a scaled value that underflowed to zero must reach the reference path.)
@@ -328,7 +329,9 @@ static void ISA(fill_pcg64)(uint64_t *u, size_t k, srl__lanes *ln)
     {                                                                                             \
         const V zero = a & 0, one = zero + 1, implicit = one << (MBITS);                          \
         const V big = ISA(LT)(zero + (MBITS), sv);                                                \
-        const V sig = ISA(LT)(zero + ((MBITS) - 1), sv); /* sv >= m: T's last bit is M's */      \
+        /* sv >= m and e >= 1: T's last bit is M's (an input subnormal or zero, e = 0, has no  \
+           hidden bit: its A is a, below 2^m) */                                                 \
+        const V sig = ISA(LT)(zero + ((MBITS) - 1), sv) & ~ISA(EQ)(a >> (MBITS), zero);         \
         *bad = ISA(LT)(zero + ((W) - 1), sv);                                                    \
         const V svc = sv & ((W) - 1);                                                             \
         /* A: a, or for sv >= m its significand M (a's fraction and the hidden bit, e >= 1), */  \

@@ -38,6 +38,9 @@ static const char *const format_specs[] = {
      * each property that keeps a format off it */
     "p=13,emax=127", "bf16,saturate=on", "bf16,subnormals=off", "bf16,inf=off",
     "p=8,emax=127,emin=-125",
+    /* q a normal input number a few binades above the input's smallest normal: zero and the
+     * input's subnormals lie less than W bits below q (the lanes' 0-or-q case) */
+    "p=20,emax=100", "p=5,emax=100,emin=-115", "p=12,emax=1000,emin=-1000",
 };
 static const char *const mode_specs[] = {"rn", "rna", "rz", "ru", "rd", "ro", "sr", "sr-eq",
                                          "sr:r=1", "sr:r=7", "sr:r=16", "sr:r=52", "sr:r=64"};
