@@ -4,7 +4,7 @@
 #
 #   sh tests/fuzz/run.sh [--seconds N] [TARGET...]
 #
-# TARGET: format rounding number batch spec journal merge compare plot plotgp data (default: all,
+# TARGET: format rounding number batch spec journal merge compare plot plotgp data bulk (default: all,
 # in turn). plotgp is fuzz_plot with a real gnuplot (SRL_FUZZ_GNUPLOT=1, its corpus plot/ and
 # plotgp/): a finding is any file created outside its output folder (tests/fuzz/fuzz_plot.c);
 # skipped when gnuplot is not on PATH.
@@ -27,7 +27,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-all="format rounding number batch spec journal merge compare plot plotgp data"
+all="format rounding number batch spec journal merge compare plot plotgp data bulk"
 secs=${SRL_FUZZ_SECONDS:-1800}
 if [ "${1:-}" = --seconds ]; then
     secs=${2:?--seconds needs a number}
