@@ -91,6 +91,11 @@ void srlpy_stream_of(PyObject *o, srlpy_stream *s);
 /* Move owner's counter to s->counter + n (the draws of a call, taken before the GIL is
  * released so that threads sharing a stream never share a draw). */
 void srlpy_stream_advance(PyObject *owner, const srlpy_stream *s, uint64_t n);
+/* The (format, rounding, stream) arguments most calls take: bf16 and sr where fo or ro is NULL,
+ * the default stream for so NULL or None (srlpy_format_arg, srlpy_rounding_arg,
+ * srlpy_stream_arg). */
+int srlpy_frs_args(PyObject *fo, PyObject *ro, PyObject *so, srl_format *f, srl_rounding *m,
+                   PyObject **owner, srlpy_stream *s);
 /* TypeError when kw has seed=, counter= or rng= (the arguments Stream replaced), saying what to
  * write instead. */
 int srlpy_refuse_old_stream_args(PyObject *kw, const char *fn);

@@ -200,11 +200,10 @@ PyObject *srlpy_op(PyObject *self, PyObject *args, PyObject *kw)
         !PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOO:op", kwlist, &name, &a, &b, &c, &fo,
                                      &ro, &so, &out))
         return NULL;
-    srl_format f = *srl_format_find("bf16");
-    srl_rounding m = SRL_ROUND_SR;
+    srl_format f;
+    srl_rounding m;
     srlpy_stream s;
-    if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_arg(so, &owner, &s, "stream"))
+    if (srlpy_frs_args(fo, ro, so, &f, &m, &owner, &s))
         return NULL;
     operands o;
     if (operands_get(&o, name, a, b, c))
@@ -306,11 +305,10 @@ PyObject *srlpy_explain_op(PyObject *self, PyObject *args, PyObject *kw)
         !PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOO:explain_op", kwlist, &name, &a, &b, &c,
                                      &fo, &ro, &so))
         return NULL;
-    srl_format f = *srl_format_find("bf16");
-    srl_rounding m = SRL_ROUND_SR;
+    srl_format f;
+    srl_rounding m;
     srlpy_stream s;
-    if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_arg(so, &owner, &s, "stream"))
+    if (srlpy_frs_args(fo, ro, so, &f, &m, &owner, &s))
         return NULL;
     operands o;
     if (operands_get(&o, name, a, b, c))

@@ -247,11 +247,10 @@ PyObject *srlpy_round(PyObject *self, PyObject *args, PyObject *kw)
         return PyErr_Format(PyExc_ValueError, "%s: applies only to a block format (mxfp8, "
                             "mxfp6, mxfp4, mxint8, nvfp4, ...)",
                             bo && bo != Py_None ? "block" : "scale");
-    srl_format f = *srl_format_find("bf16");
-    srl_rounding m = SRL_ROUND_SR;
+    srl_format f;
+    srl_rounding m;
     srlpy_stream s;
-    if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_arg(so, &owner, &s, "stream"))
+    if (srlpy_frs_args(fo, ro, so, &f, &m, &owner, &s))
         return NULL;
     bool scalar;
     PyArrayObject *x = srlpy_values_arg(xo, "x", &scalar);
@@ -374,11 +373,10 @@ PyObject *srlpy_explain(PyObject *self, PyObject *args, PyObject *kw)
     if (srlpy_refuse_old_stream_args(kw, "srlab.explain") ||
         !PyArg_ParseTupleAndKeywords(args, kw, "O|OOO:explain", kwlist, &xo, &fo, &ro, &so))
         return NULL;
-    srl_format f = *srl_format_find("bf16");
-    srl_rounding m = SRL_ROUND_SR;
+    srl_format f;
+    srl_rounding m;
     srlpy_stream s;
-    if ((fo && srlpy_format_arg(fo, &f, "format")) || (ro && srlpy_rounding_arg(ro, &m, "rounding")) ||
-        srlpy_stream_arg(so, &owner, &s, "stream"))
+    if (srlpy_frs_args(fo, ro, so, &f, &m, &owner, &s))
         return NULL;
     bool scalar;
     PyArrayObject *x = srlpy_values_arg_double(xo, "x", &scalar);

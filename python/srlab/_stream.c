@@ -318,3 +318,13 @@ int srlpy_refuse_old_stream_args(PyObject *kw, const char *fn)
     }
     return 0;
 }
+
+int srlpy_frs_args(PyObject *fo, PyObject *ro, PyObject *so, srl_format *f, srl_rounding *m,
+                   PyObject **owner, srlpy_stream *s)
+{
+    *f = *srl_format_find("bf16");
+    *m = SRL_ROUND_SR;
+    return (fo && srlpy_format_arg(fo, f, "format")) ||
+           (ro && srlpy_rounding_arg(ro, m, "rounding")) ||
+           srlpy_stream_arg(so, owner, s, "stream");
+}
