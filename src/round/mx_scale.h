@@ -60,6 +60,31 @@ static inline int srl__mx_k(double amax, const srl_format *elem, int rule)
     return k < SRL__MX_KMIN ? SRL__MX_KMIN : k > SRL__MX_KMAX ? SRL__MX_KMAX : k;
 }
 
+/* srl__mx_k for a binary32 amax given by its bits am (finite, >= 0), xfrac the fraction field
+ * of xmax_E as binary32 (exact: E is a small format), or -1 when xmax_E does not lie in the
+ * binade of 2^emax (then srl__mx_k decides). The same k: a normal amax's exponent field is
+ * its binary64 one rebiased, and its fraction field compares with xmax_E's as the binary64
+ * fields do (both are the binary32 fields shifted left by 29). */
+static inline int srl__mx_k32(uint32_t am, int64_t xfrac, const srl_format *elem, int rule)
+{
+    if (am - UINT32_C(0x00800000) >= UINT32_C(0x7f000000) || xfrac < 0) {
+        float a;
+        memcpy(&a, &am, 4);
+        return srl__mx_k((double)a, elem, rule);
+    }
+    int k = (int)(am >> 23) - 127 - elem->emax;
+    k += rule == SRL__MX_RULE_CEIL && (int64_t)(am & 0x7fffffu) > xfrac;
+    return k < SRL__MX_KMIN ? SRL__MX_KMIN : k > SRL__MX_KMAX ? SRL__MX_KMAX : k;
+}
+
+/* srl__mx_k32's xfrac for E. */
+static inline int64_t srl__mx_xfrac(const srl_format *elem)
+{
+    uint64_t xb;
+    memcpy(&xb, &elem->xmax, sizeof xb);
+    return (int)(xb >> 52) == elem->emax + 1023 ? (int64_t)((xb >> 29) & 0x7fffffu) : -1;
+}
+
 /* 2^e as a binary32 number, -127 <= e <= 127 (2^-127 is subnormal). */
 static inline float srl__pow2f(int e)
 {

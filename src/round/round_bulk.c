@@ -380,14 +380,14 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             memcpy(xin, x + t0, k * sizeof *xin);
         int flagged;
         if (!q34 && bs % 16 == 0 && k % bs == 0) { /* the whole tile in one pass */
-            if (sto)
-                lanes_fill(u, k, &ln, lvl);
             memset(special, 0, k / bs);
             /* a large array: the tile into the workspace, then streamed out (below) */
             float *yt = nt ? tf : y + t0;
             flagged = DISPATCH(mx_tile, (yt, scales ? scales + t0 / bs : NULL, kb, x + t0, k, bs,
-                                         a->elem, a->rule, m, sto ? u : NULL, flag));
+                                         a->elem, a->rule, m, &ln, src, u, flag));
             if (flagged < 0) { /* (a mode the tile does not know: the reference path) */
+                if (src != 0)
+                    lanes_fill(u, k, &ln, lvl);
                 memset(flag, 1, k);
                 flagged = 1;
             }

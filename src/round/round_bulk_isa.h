@@ -1192,9 +1192,102 @@ typedef srl__f32x16 ISA(mxvf);
 #endif
 #define SRL_MXK (sizeof(ISA(mxv)) / 4)
 
+/* The largest of two vectors' lanes, unsigned. */
+SRL_INLINE ISA(mxv) ISA(mx_max)(ISA(mxv) a, ISA(mxv) b)
+{
+#if SRL_ISA_LEVEL >= 2
+    return (ISA(mxv))_mm512_max_epu32((__m512i)a, (__m512i)b);
+#elif SRL_ISA_LEVEL == 1
+    return (ISA(mxv))_mm256_max_epu32((__m256i)a, (__m256i)b);
+#else
+    return (a & (ISA(mxv))(a > b)) | (b & ~(ISA(mxv))(a > b));
+#endif
+}
+
+/* The smaller lanes, unsigned; the larger, signed. */
+SRL_INLINE ISA(mxv) ISA(mx_min)(ISA(mxv) a, ISA(mxv) b)
+{
+#if SRL_ISA_LEVEL >= 2
+    return (ISA(mxv))_mm512_min_epu32((__m512i)a, (__m512i)b);
+#elif SRL_ISA_LEVEL == 1
+    return (ISA(mxv))_mm256_min_epu32((__m256i)a, (__m256i)b);
+#else
+    return (a & (ISA(mxv))(a < b)) | (b & ~(ISA(mxv))(a < b));
+#endif
+}
+
+SRL_INLINE ISA(mxv) ISA(mx_maxs)(ISA(mxv) a, ISA(mxv) b)
+{
+#if SRL_ISA_LEVEL >= 2
+    return (ISA(mxv))_mm512_max_epi32((__m512i)a, (__m512i)b);
+#elif SRL_ISA_LEVEL == 1
+    return (ISA(mxv))_mm256_max_epi32((__m256i)a, (__m256i)b);
+#else
+    typedef int32_t S __attribute__((vector_size(sizeof(ISA(mxv)))));
+    const ISA(mxv) gt = (ISA(mxv))((S)a > (S)b);
+    return (a & gt) | (b & ~gt);
+#endif
+}
+
+/* The largest lane of a, in every lane (a butterfly of lane swaps). */
+SRL_INLINE ISA(mxv) ISA(mx_bmax)(ISA(mxv) a)
+{
+#if SRL_ISA_LEVEL == 1
+    a = ISA(mx_max)(a, __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3));
+    a = ISA(mx_max)(a, __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5));
+    return ISA(mx_max)(a, __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6));
+#else
+    a = ISA(mx_max)(a, __builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                               5, 6, 7));
+    a = ISA(mx_max)(a, __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9,
+                                               10, 11));
+    a = ISA(mx_max)(a, __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15,
+                                               12, 13));
+    return ISA(mx_max)(a, __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13,
+                                                  12, 15, 14));
+#endif
+}
+
+/* The first pass over a tile: each block's scale exponent kb[b] and E8M0 code scales[b] (when
+ * scales is not NULL), and cb[b] = {2^-k, 2^k} ({0, 1} for a block holding a NaN or an
+ * infinity). A block's steps depend on each other (its largest lane, then k); the blocks do not,
+ * so a pass of its own lets them overlap. */
+SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const float *x, size_t k,
+                               size_t bs, const srl_format *elem, int rule)
+{
+    typedef ISA(mxv) V;
+    const V absm = (V){0} + 0x7fffffffu;
+    const int64_t xfrac = srl__mx_xfrac(elem);
+    for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
+        const float *xb = x + i0;
+        V a = absm & 0;
+        for (size_t j = 0; j < bs; j += SRL_MXK) {
+            __builtin_prefetch((const char *)(xb + j) + SRL_PREFETCH_BYTES); /* (vec_f2f) */
+            V v;
+            memcpy(&v, xb + j, sizeof v);
+            a = ISA(mx_max)(a, v & absm);
+        }
+        a = ISA(mx_bmax)(a);
+        const uint32_t am = a[0];
+        const int bad = am >= 0x7f800000u;
+        const int kk = bad ? 0 : srl__mx_k32(am, xfrac, elem, rule);
+        kb[b] = kk;
+        if (scales)
+            scales[b] = bad ? 0xFF : (uint8_t)(kk + 127);
+        cb[b][0] = bad ? 0.0f : srl__pow2f(-kk);
+        cb[b][1] = bad ? 1.0f : srl__pow2f(kk);
+    }
+}
+
+/* Draws. At x86-64-v3 (eight-lane vectors) the tile's draws are made first, into u, as
+ * lanes_fill makes them, and read back per group; elsewhere a group of sixteen makes its own in
+ * registers, as vec_f2f does (the same draws: lane l of ev0 / ev1 the state of draw d + l /
+ * d + 8 + l, pcg64's chains c1 / c2 likewise), and writes them to u only for a flagged group. */
+#define SRL_MX_REG (SRL_ISA_LEVEL != 1)
+
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
                               size_t bs, const srl_format *elem, int rule, srl_mode mode, int r,
-                              const uint64_t *u, unsigned char *flag)
+                              srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int fast)
 {
     typedef ISA(mxv) V;
     const V zero = (V){0}, absm = zero + 0x7fffffffu, sgn = zero + 0x80000000u;
@@ -1204,35 +1297,64 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     uint32_t sat32;
     memcpy(&sat32, &xm, 4);
     const V sat = zero + sat32;
+    /* the carry forms' constants (fast): q/2, 3q/2, 2q; the spacing's bound */
+    const V q_half = qbits - (one << 23), q_3half = qbits | (one << 22), q_two = qbits + (one << 23);
+    const V c_sv = emin_b + c_off, implicit = one << 23;
     int flagged = 0;
+#if SRL_MX_REG
+    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
+    srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
+    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    const ISA(p64map) map = ISA(p64_map)(ln);
+#else
+    if (src == 1)
+        ISA(fill_pcg32)(u, k, ln);
+    else if (src == 2)
+        ISA(fill_pcg64)(u, k, ln);
+#endif
+    float cb[SRL_TILE / 16][2];
+    ISA(mx_scales)(cb, kb, scales, x, k, bs, elem, rule);
     for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
-        const float *xb = x + i0;
-        V a = zero;
-        for (size_t j = 0; j < bs; j += SRL_MXK) {
-            __builtin_prefetch((const char *)(xb + j) + SRL_PREFETCH_BYTES); /* (vec_f2f) */
-            V v;
-            memcpy(&v, xb + j, sizeof v);
-            v &= absm;
-            a = (a & (V)(a > v)) | (v & ~(V)(a > v));
-        }
-        uint32_t am = 0;
-        for (size_t l = 0; l < SRL_MXK; l++)
-            am = a[l] > am ? a[l] : am;
-        const int bad = am >= 0x7f800000u;
-        float amax;
-        memcpy(&amax, &am, 4);
-        const int kk = bad ? 0 : srl__mx_k((double)amax, elem, rule);
-        kb[b] = kk;
-        if (scales)
-            scales[b] = bad ? 0xFF : (uint8_t)(kk + 127);
-        if (bad) {
-            for (size_t j = 0; j < bs; j++)
-                y[i0 + j] = NAN;
-            continue;
-        }
-        const float c = srl__pow2f(-kk), back = srl__pow2f(kk);
+        const float c = cb[b][0], back = cb[b][1];
+        const int bad = c == 0;
         for (size_t j = 0; j < bs; j += SRL_MXK) {
             const size_t i = i0 + j;
+            V ud = zero;
+#if SRL_MX_REG
+            srl__u64x8 e0 = ev0, e1 = ev1, d0 = ev0 & 0, d1 = d0;
+            if (src == 1) {
+                ud = ISA(lane_pcg32_out16)(ev0, ev1);
+                ev0 = ev0 * a32 + c32;
+                ev1 = ev1 * a32 + c32;
+            } else if (src == 2) {
+                d0 = ISA(p64_out)(c1);
+                d1 = ISA(p64_out)(c2);
+                c1 = ISA(p64_step)(c1, &map);
+                c2 = ISA(p64_step)(c2, &map);
+                V w0, w1;
+                memcpy(&w0, &d0, sizeof w0);
+                memcpy(&w1, &d1, sizeof w1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                             26, 28, 30);
+#else
+                ud = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
+                                             27, 29, 31);
+#endif
+            }
+#else
+            if (src != 0) { /* the draws' high halves */
+                V d0, d1;
+                memcpy(&d0, u + i, sizeof d0);
+                memcpy(&d1, u + i + SRL_MXK / 2, sizeof d1);
+                ud = __builtin_shufflevector(d0, d1, 1, 3, 5, 7, 9, 11, 13, 15);
+            }
+#endif
+            if (bad) { /* (the block's draws are taken all the same) */
+                for (size_t l = 0; l < SRL_MXK; l++)
+                    y[i + l] = NAN;
+                continue;
+            }
             ISA(mxvf) vf;
             memcpy(&vf, x + i, sizeof vf);
             V xz; /* the zeros of x (a nonzero x may scale to 0: a binary32 underflow) */
@@ -1241,29 +1363,40 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             vf *= c;
             V w;
             memcpy(&w, &vf, sizeof w);
-            V av = w & absm;
-            const V over = (V)(av > sat); /* (a NaN's lanes: its block is special) */
-            if (elem->saturate)
-                av = (av & ~over) | (sat & over);
-            V ud = zero;
-            if (u) { /* the draws' high halves */
-                V d0, d1;
-                memcpy(&d0, u + i, sizeof d0);
-                memcpy(&d1, u + i + SRL_MXK / 2, sizeof d1);
-#if SRL_ISA_LEVEL == 1
-                ud = __builtin_shufflevector(d0, d1, 1, 3, 5, 7, 9, 11, 13, 15);
-#else
-                ud = __builtin_shufflevector(d0, d1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23,
-                                             25, 27, 29, 31);
-#endif
+            V res, sbad;
+            if (fast) { /* see above */
+                const V av = ISA(mx_min)(w & absm, sat), e = av >> 23;
+                const V sv = ISA(mx_maxs)(c_sv - e, c_off), small = (V)(sv > 22);
+                const V s = ISA(mx_min)(sv, zero + 22), mask = (one << s) - one;
+                if (mode == SRL_RN) {
+                    const V up = (V)(av >= q_3half);
+                    const V rs = (q_two & up) | (qbits & ~up & (V)(av > q_half));
+                    const V rn = (av + (mask >> 1) + ((av >> s) & one)) & ~mask;
+                    res = (rn & ~small) | (rs & small);
+                    sbad = zero;
+                } else {
+                    const V tiny = (V)(sv > 31);
+                    const V f1 = (((av & (implicit - one)) | implicit)
+                                  << (zero + 32 - ISA(mx_min)(sv, zero + 31))) & ~tiny;
+                    const V n = ((V)(sv == zero + 23) & one) + ((V)(ud < f1) & one);
+                    const V rs = (qbits + ((n >> 1) << 23)) & ~(V)(n == zero);
+                    const V rn = (av + (~ud >> (zero + 32 - s))) & ~mask;
+                    res = (rn & ~small) | (rs & small);
+                    sbad = tiny & ~xz & (V)(ud < (one << 24));
+                }
+            } else {
+                V av = w & absm;
+                const V over = (V)(av > sat); /* (a NaN's lanes: its block is special) */
+                if (elem->saturate)
+                    av = (av & ~over) | (sat & over);
+                const V e = av >> 23, el = (e & (V)(e > emin_b)) | (emin_b & ~(V)(e > emin_b));
+                const V sv = (el + c_off) - (e | ((V)(e == zero) & one));
+                V und = zero;
+                res = SRL_MX_SUB(av, sv, w >> 31, ud, mode, r, 32, qbits, &sbad, &und);
+                sbad &= ~xz;
+                if (!elem->saturate) /* overflow: the reference path */
+                    sbad |= over;
             }
-            const V e = av >> 23, el = (e & (V)(e > emin_b)) | (emin_b & ~(V)(e > emin_b));
-            const V sv = (el + c_off) - (e | ((V)(e == zero) & one));
-            V sbad, und = zero;
-            const V res = SRL_MX_SUB(av, sv, w >> 31, ud, mode, r, 32, qbits, &sbad, &und);
-            sbad &= ~xz;
-            if (!elem->saturate) /* overflow: the reference path */
-                sbad |= over;
             ISA(mxvf) of;
             const V ob = res | (w & sgn);
             memcpy(&of, &ob, sizeof of);
@@ -1275,35 +1408,60 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                 flagged = 1;
                 for (size_t l = 0; l < SRL_MXK; l++)
                     flag[i + l] = (unsigned char)(sbad[l] & 1u);
+#if SRL_MX_REG
+                if (src == 1) {
+                    d0 = ISA(lane_draw)(e0, e0 * mult + inc);
+                    d1 = ISA(lane_draw)(e1, e1 * mult + inc);
+                }
+                if (src != 0) {
+                    memcpy(u + i, &d0, sizeof d0);
+                    memcpy(u + i + 8, &d1, sizeof d1);
+                }
+#endif
             }
         }
     }
+#if SRL_MX_REG
+    ln->ev = ev0;
+    ln->od = ev0 * mult + inc;
+    ISA(p64_to)(c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+#endif
     return flagged;
 }
 
 static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size_t k, size_t bs,
-                        const srl_format *elem, int rule, srl_rounding m, const uint64_t *u,
-                        unsigned char *flag)
+                        const srl_format *elem, int rule, srl_rounding m, srl__lanes *ln, int src,
+                        uint64_t *u, unsigned char *flag)
 {
     const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
-#define SRL_MXT(MODE, R) ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, u, flag)
+#define SRL_MXT(MODE, R)                                                                          \
+    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0)
+#define SRL_MXF(MODE) ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, 1)
+#if defined(SRL_MUTANTS) /* (the defects live in decide.h's rules: the general form only) */
+    const int fast = 0;
+#else
+    const int fast = elem->saturate && elem->subnormals && elem->p >= 2;
+#endif
     switch (m.mode) {
-    case SRL_RN: return SRL_MXT(SRL_RN, 0);
+    case SRL_RN: return fast ? SRL_MXF(SRL_RN) : SRL_MXT(SRL_RN, 0);
     case SRL_RNA: return SRL_MXT(SRL_RNA, 0);
     case SRL_RZ: return SRL_MXT(SRL_RZ, 0);
     case SRL_RU: return SRL_MXT(SRL_RU, 0);
     case SRL_RD: return SRL_MXT(SRL_RD, 0);
     case SRL_RO: return SRL_MXT(SRL_RO, 0);
-    case SRL_SR: return SRL_MXT(SRL_SR, 0);
+    case SRL_SR: return fast ? SRL_MXF(SRL_SR) : SRL_MXT(SRL_SR, 0);
     case SRL_SR_EQ: return SRL_MXT(SRL_SR_EQ, 0);
     case SRL_SR_BITS: return SRL_MXT(SRL_SR_BITS, r32);
     default: return -1; /* (a mode without a loop: the caller's other path) */
     }
 #undef SRL_MXT
+#undef SRL_MXF
 }
 #undef SRL_MX_SUB
 #undef SRL_MX_ANY
 #undef SRL_MXK
+#undef SRL_MX_REG
 
 /* y[0..k) = t[0..k), the 64-byte-aligned part of y with streaming stores (mx tiles of large
  * arrays: the output is not read before it is overwritten). */
