@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "srlab/format.h"
+#include "srlab/mode.h"
 
 /* The rules' codes (srl_mx_rule in include/srlab/mx.h has the same values). */
 #define SRL__MX_RULE_OCP 0
@@ -67,7 +68,7 @@ static inline int srl__mx_k(double amax, const srl_format *elem, int rule)
  * fields do (both are the binary32 fields shifted left by 29). */
 static inline int srl__mx_k32(uint32_t am, int64_t xfrac, const srl_format *elem, int rule)
 {
-    if (am - UINT32_C(0x00800000) >= UINT32_C(0x7f000000) || xfrac < 0) {
+    if (__builtin_expect(am - UINT32_C(0x00800000) >= UINT32_C(0x7f000000) || xfrac < 0, 0)) {
         float a;
         memcpy(&a, &am, 4);
         return srl__mx_k((double)a, elem, rule);
@@ -83,6 +84,29 @@ static inline int64_t srl__mx_xfrac(const srl_format *elem)
     uint64_t xb;
     memcpy(&xb, &elem->xmax, sizeof xb);
     return (int)(xb >> 52) == elem->emax + 1023 ? (int64_t)((xb >> 29) & 0x7fffffu) : -1;
+}
+
+/* Which form the bulk kernel (src/round/round_bulk_isa.h, mx_tile) rounds a block's lanes in:
+ * 1, the carry forms of rn and sr (a saturating E with subnormals, p >= 2); 2, the same on the
+ * wide pattern of (3/4) x 2^-k (the 3/4 rule; E's xmax in the binade of 2^emax and its exponent
+ * range small enough for the pattern's six exponent bits); 0, the general form (every mode but
+ * the 3/4 rule, which then takes the scaled tile). A build with defects (src/core/mutant.h)
+ * takes the general form: the defects live in decide.h's rules. */
+static inline int srl__mx_form(const srl_format *elem, int rule, srl_mode mode)
+{
+#if defined(SRL_MUTANTS)
+    (void)elem, (void)rule, (void)mode;
+    return 0;
+#else
+    if ((mode != SRL_RN && mode != SRL_SR) || !elem->saturate || !elem->subnormals || elem->p < 2)
+        return 0;
+    if (rule != SRL__MX_RULE_34)
+        return 1;
+    return srl__mx_xfrac(elem) >= 0 && elem->emax >= 0 && elem->emax <= 40 &&
+                   elem->emax - elem->emin + elem->p <= 40
+               ? 2
+               : 0;
+#endif
 }
 
 /* 2^e as a binary32 number, -127 <= e <= 127 (2^-127 is subnormal). */

@@ -347,7 +347,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
 {
     const size_t bs = a->bs;
     const bool sto = srl_rounding_is_stochastic(m), q34 = a->rule == SRL__MX_RULE_34;
-    const int lvl = isa_level();
+    const int lvl = isa_level(), form = srl__mx_form(a->elem, a->rule, m.mode);
     srl__vparams vp;
     {
         const float lo_t = (float)a->elem->xmin > 0x1p-126f ? (float)a->elem->xmin : 0x1p-126f;
@@ -379,7 +379,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
         if (alias)
             memcpy(xin, x + t0, k * sizeof *xin);
         int flagged;
-        if (!q34 && bs % 16 == 0 && k % bs == 0) { /* the whole tile in one pass */
+        if ((!q34 || form == 2) && bs % 16 == 0 && k % bs == 0) { /* the tile in one pass */
             memset(special, 0, k / bs);
             /* a large array: the tile into the workspace, then streamed out (below) */
             float *yt = nt ? tf : y + t0;

@@ -1269,7 +1269,7 @@ SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const f
         }
         a = ISA(mx_bmax)(a);
         const uint32_t am = a[0];
-        const int bad = am >= 0x7f800000u;
+        const int bad = __builtin_expect(am >= 0x7f800000u, 0);
         const int kk = bad ? 0 : srl__mx_k32(am, xfrac, elem, rule);
         kb[b] = kk;
         if (scales)
@@ -1277,6 +1277,16 @@ SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const f
         cb[b][0] = bad ? 0.0f : srl__pow2f(-kk);
         cb[b][1] = bad ? 1.0f : srl__pow2f(kk);
     }
+}
+
+/* mx_scales with OCP's block of 32 known to the compiler (its loop unrolled). */
+SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, const float *x,
+                                  size_t k, size_t bs, const srl_format *elem, int rule)
+{
+    if (bs == 32)
+        ISA(mx_scales)(cb, kb, scales, x, k, 32, elem, rule);
+    else
+        ISA(mx_scales)(cb, kb, scales, x, k, bs, elem, rule);
 }
 
 /* Draws. At x86-64-v3 (eight-lane vectors) the tile's draws are made first, into u, as
@@ -1287,8 +1297,9 @@ SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const f
 
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
                               size_t bs, const srl_format *elem, int rule, srl_mode mode, int r,
-                              srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int fast)
+                              srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int form)
 {
+    const int fast = form != 0, wide = form == 2;
     typedef ISA(mxv) V;
     const V zero = (V){0}, absm = zero + 0x7fffffffu, sgn = zero + 0x80000000u;
     const V emin_b = zero + (uint32_t)(elem->emin + 127), c_off = zero + (uint32_t)(24 - elem->p);
@@ -1297,9 +1308,13 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     uint32_t sat32;
     memcpy(&sat32, &xm, 4);
     const V sat = zero + sat32;
-    /* the carry forms' constants (fast): q/2, 3q/2, 2q; the spacing's bound */
-    const V q_half = qbits - (one << 23), q_3half = qbits | (one << 22), q_two = qbits + (one << 23);
-    const V c_sv = emin_b + c_off, implicit = one << 23;
+    /* the pattern: binary32's (mb = 23) or the wide one (mb = 25, exponent bias bw) */
+    const int mb = wide ? 25 : 23, bw = 62 - elem->emax;
+    const V c_offw = zero + (uint32_t)(mb + 1 - elem->p);
+    const V qw = wide ? zero + ((uint32_t)(elem->emin - elem->p + 1 + bw) << 25) : qbits;
+    const V q_half = qw - (one << mb), q_3half = qw | (one << (mb - 1)), q_two = qw + (one << mb);
+    const V c_sv = zero + (uint32_t)(elem->emin + (wide ? bw : 127)) + c_offw, implicit = one << mb;
+    const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2) : sat;
     int flagged = 0;
 #if SRL_MX_REG
     const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
@@ -1313,7 +1328,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
         ISA(fill_pcg64)(u, k, ln);
 #endif
     float cb[SRL_TILE / 16][2];
-    ISA(mx_scales)(cb, kb, scales, x, k, bs, elem, rule);
+    ISA(mx_scales_bs)(cb, kb, scales, x, k, bs, elem, rule);
     for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
         const float c = cb[b][0], back = cb[b][1];
         const int bad = c == 0;
@@ -1365,25 +1380,43 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             memcpy(&w, &vf, sizeof w);
             V res, sbad;
             if (fast) { /* see above */
-                const V av = ISA(mx_min)(w & absm, sat), e = av >> 23;
-                const V sv = ISA(mx_maxs)(c_sv - e, c_off), small = (V)(sv > 22);
-                const V s = ISA(mx_min)(sv, zero + 22), mask = (one << s) - one;
+                V av, sub = zero;
+                if (wide) { /* (3/4) x 2^-k = 3M 2^(e - 152 - k), exactly, on the wide pattern */
+                    typedef int32_t S __attribute__((vector_size(sizeof(V))));
+                    V ax;
+                    memcpy(&ax, x + i, sizeof ax);
+                    ax &= absm;
+                    const V ex = ax >> 23, m = (ax & 0x7fffffu) | (one << 23), m3 = m + (m << 1);
+                    const V hi = m3 >> 25, eb = ex + hi + (uint32_t)(bw - 128 - kb[b]);
+                    const V fw = (m3 << (one - hi)) & ((one << 25) - one);
+                    sub = (V)(ex == zero) & ~xz; /* a binary32 subnormal: the reference path */
+                    av = ((eb << 25) | fw) & (V)((S)eb > (S)zero) & ~(V)(ex == zero);
+                    av = ISA(mx_min)(av, satw);
+                } else {
+                    av = ISA(mx_min)(w & absm, sat);
+                }
+                const V e = av >> mb;
+                const V sv = ISA(mx_maxs)(c_sv - e, c_offw), small = (V)(sv > (uint32_t)(mb - 1));
+                const V s = ISA(mx_min)(sv, zero + (uint32_t)(mb - 1)), mask = (one << s) - one;
                 if (mode == SRL_RN) {
                     const V up = (V)(av >= q_3half);
-                    const V rs = (q_two & up) | (qbits & ~up & (V)(av > q_half));
+                    const V rs = (q_two & up) | (qw & ~up & (V)(av > q_half));
                     const V rn = (av + (mask >> 1) + ((av >> s) & one)) & ~mask;
                     res = (rn & ~small) | (rs & small);
-                    sbad = zero;
+                    sbad = sub;
                 } else {
                     const V tiny = (V)(sv > 31);
                     const V f1 = (((av & (implicit - one)) | implicit)
                                   << (zero + 32 - ISA(mx_min)(sv, zero + 31))) & ~tiny;
-                    const V n = ((V)(sv == zero + 23) & one) + ((V)(ud < f1) & one);
-                    const V rs = (qbits + ((n >> 1) << 23)) & ~(V)(n == zero);
+                    const V n = ((V)(sv == zero + (uint32_t)mb) & one) + ((V)(ud < f1) & one);
+                    const V rs = (qw + ((n >> 1) << mb)) & ~(V)(n == zero);
                     const V rn = (av + (~ud >> (zero + 32 - s))) & ~mask;
                     res = (rn & ~small) | (rs & small);
-                    sbad = tiny & ~xz & (V)(ud < (one << 24));
+                    sbad = (tiny & ~xz & (V)(ud < (one << (mb + 1)))) | sub;
                 }
+                if (wide) /* back to binary32 (the low two bits are 0: p <= 23) */
+                    res = ((((res >> 25) + (uint32_t)(127 - bw)) << 23) |
+                           ((res & ((one << 25) - one)) >> 2)) & ~(V)(res == zero);
             } else {
                 V av = w & absm;
                 const V over = (V)(av > sat); /* (a NaN's lanes: its block is special) */
@@ -1437,20 +1470,19 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
     const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
 #define SRL_MXT(MODE, R)                                                                          \
     ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0)
-#define SRL_MXF(MODE) ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, 1)
-#if defined(SRL_MUTANTS) /* (the defects live in decide.h's rules: the general form only) */
-    const int fast = 0;
-#else
-    const int fast = elem->saturate && elem->subnormals && elem->p >= 2;
-#endif
+#define SRL_MXF(MODE, FORM)                                                                       \
+    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, FORM)
+    const int form = srl__mx_form(elem, rule, m.mode);
+    if (rule == SRL__MX_RULE_34 && form != 2)
+        return -1; /* (the caller takes the scaled tile) */
     switch (m.mode) {
-    case SRL_RN: return fast ? SRL_MXF(SRL_RN) : SRL_MXT(SRL_RN, 0);
+    case SRL_RN: return form == 2 ? SRL_MXF(SRL_RN, 2) : form ? SRL_MXF(SRL_RN, 1) : SRL_MXT(SRL_RN, 0);
     case SRL_RNA: return SRL_MXT(SRL_RNA, 0);
     case SRL_RZ: return SRL_MXT(SRL_RZ, 0);
     case SRL_RU: return SRL_MXT(SRL_RU, 0);
     case SRL_RD: return SRL_MXT(SRL_RD, 0);
     case SRL_RO: return SRL_MXT(SRL_RO, 0);
-    case SRL_SR: return fast ? SRL_MXF(SRL_SR) : SRL_MXT(SRL_SR, 0);
+    case SRL_SR: return form == 2 ? SRL_MXF(SRL_SR, 2) : form ? SRL_MXF(SRL_SR, 1) : SRL_MXT(SRL_SR, 0);
     case SRL_SR_EQ: return SRL_MXT(SRL_SR_EQ, 0);
     case SRL_SR_BITS: return SRL_MXT(SRL_SR_BITS, r32);
     default: return -1; /* (a mode without a loop: the caller's other path) */

@@ -333,13 +333,14 @@ int main(int argc, char **argv)
         GROUP(what, before_t);
     }
 
-    /* The block formats (srlab/mx.h) on the mix: every MX element format, rule and mode, blocks
-     * of 32 (one pass per tile), 16 and 4 (the scaled-tile path), whole and misaligned. */
+    /* The block formats (srlab/mx.h) on the mix: every MX element format, rule (3/4 included:
+     * its own lanes for rn and sr) and mode, blocks of 32 (one pass per tile), 16 and 4 (the
+     * scaled-tile path), whole and misaligned; nvfp4 (its E4M3 block scales and tensor scale). */
     {
         const long before_mx = srl_test_failures;
-        static const char *const mx_specs[] = {"mxfp8",      "mxfp8-e5m2", "mxfp6",
-                                               "mxfp6-e2m3", "mxfp4",      "mxint8",
-                                               "mxfp4,block=16", "mxfp8,block=4"};
+        static const char *const mx_specs[] = {"mxfp8",      "mxfp8-e5m2",     "mxfp6",
+                                               "mxfp6-e2m3", "mxfp4",          "mxint8",
+                                               "nvfp4",      "mxfp4,block=16", "mxfp8,block=4"};
         for (size_t fi = 0; fi < sizeof mx_specs / sizeof *mx_specs; fi++) {
             srl_mx_format f;
             if (srl_mx_parse(&f, mx_specs[fi], &err) != SRL_OK) {
@@ -360,6 +361,63 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "level %s: block formats, every rule, mode and stream",
                  names[lvl]);
         GROUP(what, before_mx);
+    }
+
+    /* Inputs aimed at the block kernel's carry forms: blocks of 32 whose largest magnitude is
+     * 2^emax (scale 2^0 under every rule, but where an element of the 3/4 rule's set is larger),
+     * the other elements E's midpoints (ties: rn's T odd and even, the choice among 0, q and 2q
+     * below 2q) and values one binary32 unit either side, and the same for the 3/4 rule (x with
+     * (3/4) x a midpoint, where binary32 holds it), and the midpoints times 2^-10 (below q 2^-8
+     * for the smallest: sr's tiny lanes), both signs; every rule, mode and stream. */
+    {
+        const long before_t = srl_test_failures;
+        static const char *const tie_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
+                                                "mxfp4", "mxint8"};
+        float *xt = malloc(N_MIX * sizeof *xt);
+        if (!xt)
+            return 1;
+        for (size_t fi = 0; fi < sizeof tie_specs / sizeof *tie_specs; fi++) {
+            srl_mx_format f;
+            if (srl_mx_parse(&f, tie_specs[fi], &err) != SRL_OK)
+                return 1;
+            const srl_format *e = &f.elem;
+            size_t n = 0;
+            double prev = 0;
+            /* E's positive grid in increasing order: q i below xmin, then each binade's */
+            for (int b = e->emin - 1; b <= e->emax && n + 16 < N_MIX; b++)
+                for (int j = 0; j < (1 << (e->p - 1)) && n + 16 < N_MIX; j++) {
+                    const double g = b < e->emin ? ldexp(j + 1, e->emin - e->p + 1)
+                                                 : ldexp((1 << (e->p - 1)) + j, b - e->p + 1);
+                    if (g > e->xmax)
+                        break;
+                    const double mid = (prev + g) / 2, cands[3] = {mid, mid / 0.75, mid / 1024};
+                    prev = g;
+                    for (int c = 0; c < 3; c++) {
+                        const float v = (float)cands[c];
+                        if ((double)v != cands[c])
+                            continue;
+                        const float near[3] = {v, nextafterf(v, 0), nextafterf(v, INFINITY)};
+                        for (int k = 0; k < 3; k++) {
+                            if (n % 32 == 0)
+                                xt[n++] = (float)ldexp(1.0, e->emax);
+                            xt[n] = n % 3 ? near[k] : -near[k];
+                            n++;
+                        }
+                    }
+                }
+            n -= n % 32;
+            for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+                for (size_t mi = 0; mi < NM; mi++)
+                    for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
+                        snprintf(what, sizeof what, "%s %s %s %s, midpoints (%zu values)",
+                                 tie_specs[fi], srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                                 ki ? "pcg64" : "pcg32", n);
+                        check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
+                    }
+        }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: block formats at E's midpoints", names[lvl]);
+        GROUP(what, before_t);
     }
 
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
