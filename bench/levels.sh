@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench/levels.sh: srlab's bulk rounding at each instruction-set level this CPU has, in one run
 # (issue 16): baseline x86-64, x86-64-v3, x86-64-v4 and x86-64-v4 with AVX-512 IFMA (the pcg64
-# lanes' 52-bit multiply-adds), beside memcpy of the input's bytes (bench/levels_driver.c).
+# lanes' 52-bit multiply-adds), beside memcpy of the input's bytes and the same copy with
+# streaming stores (issue 33 item 6's reference for arrays beyond the caches;
+# bench/levels_driver.c).
 #
 # Usage: bench/levels.sh [--build DIR] [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
 #                        [--against DIR]

@@ -4,8 +4,9 @@
  * kernels exist once per level (src/core/isa.h: baseline x86-64, x86-64-v3, x86-64-v4, and
  * x86-64-v4 with AVX-512 IFMA); srl__round_bulk_isa() (private, src/round/round_bulk.h) forces
  * one. For every case each level this CPU has runs in turn within each repeat, then memcpy of
- * the input's bytes (binary64 for binary64 -> binary32; each thread copying its share), so
- * that a change in the machine's load hits all alike; the rate is
+ * the input's bytes (binary64 for binary64 -> binary32; each thread copying its share) and the
+ * same copy with streaming stores (timing.h; issue 33 item 6 measures the deterministic cases
+ * against it), so that a change in the machine's load hits all alike; the rate is
  * n / median time, the time being the process's CPU time on one thread and wall-clock time on
  * more. Every level's output is compared byte for byte with the baseline's ("same").
  * --against LIB: another build's libsrlab (an older commit, say), loaded with dlopen into the
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
         return 1;
     const int ot = against ? top + 1 : -1; /* the other build's column (before memcpy's) */
     const int mc = top + 1 + (against != NULL); /* memcpy's */
+    const int sc = mc + 1;                      /* the streaming copy's */
     double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd), *rd = malloc(n * sizeof *rd);
     float *xf = malloc(n * sizeof *xf), *yf = malloc(n * sizeof *yf), *rf = malloc(n * sizeof *rf);
     if (!xd || !yd || !rd || !xf || !yf || !rf) {
@@ -157,13 +159,15 @@ int main(int argc, char **argv)
         printf(" %s M/s |", level_names[l]);
     if (against)
         printf(" against M/s |");
-    printf(" memcpy M/s |");
+    printf(" memcpy M/s | stream M/s |");
     for (int l = 0; l <= top; l++)
         printf(" %s / memcpy |", level_names[l]);
+    for (int l = 0; l <= top; l++)
+        printf(" %s / stream |", level_names[l]);
     if (against)
         printf(" against / memcpy | %s / against |", level_names[top]);
     printf(" same |\n|---|");
-    for (int l = 0; l < 2 * (top + 1) + 2 + 3 * (against != NULL); l++)
+    for (int l = 0; l < 3 * (top + 1) + 3 + 3 * (against != NULL); l++)
         printf("---|");
     printf("\n");
     int status = 0;
@@ -177,10 +181,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "levels_driver: %s\n", err.msg);
             return 1;
         }
-        double t[6][99];
+        double t[7][99];
         int same = 1;
         for (int r = 0; r < reps; r++)
-            for (int l = 0; l <= mc; l++) {
+            for (int l = 0; l <= sc; l++) {
                 const round_lib *lib = l == ot ? &other : &self;
                 if (l <= top)
                     srl__round_bulk_isa(l); /* this build at level l */
@@ -188,11 +192,13 @@ int main(int argc, char **argv)
                 lib->rng_init(&s, k->kind, 7, 0);
                 const double t0 = now(!wall);
                 int st = SRL_OK;
-                if (l == mc) {
+                if (l >= mc) {
+                    void (*copy)(void *, const void *, size_t) =
+                        l == mc ? copy_bytes : stream_copy_bytes;
                     if (k->path == B32)
-                        copy_bytes(yf, xf, n * sizeof *xf);
+                        copy(yf, xf, n * sizeof *xf);
                     else
-                        copy_bytes(yd, xd, n * sizeof *xd);
+                        copy(yd, xd, n * sizeof *xd);
                 } else if (k->path == B64) {
                     st = lib->round_array(yd, xd, n, &f, m, &s);
                 } else if (k->path == B32) {
@@ -205,7 +211,7 @@ int main(int argc, char **argv)
                     fprintf(stderr, "levels_driver: rounding failed (%d)\n", st);
                     return 1;
                 }
-                if (l == mc)
+                if (l >= mc)
                     continue;
                 if (r == 0) { /* every level's output against the baseline's */
                     const void *out = k->path == B64 ? (const void *)yd : (const void *)yf;
@@ -221,16 +227,18 @@ int main(int argc, char **argv)
         char name[96];
         snprintf(name, sizeof name, "%s %s, %s%s", k->fmt, k->mode, path_names[k->path],
                  k->mode[0] == 's' ? (k->kind == SRL_RNG_PCG64 ? " (pcg64)" : " (pcg32)") : "");
-        double rate[6];
-        for (int l = 0; l <= mc; l++)
+        double rate[7];
+        for (int l = 0; l <= sc; l++)
             rate[l] = (double)n / median(t[l], reps) / 1e6;
         printf("| %s |", name);
-        for (int l = 0; l <= mc; l++)
+        for (int l = 0; l <= sc; l++)
             printf(" %.0f |", rate[l]);
-        for (int l = 0; l < mc; l++)
+        for (int l = 0; l <= top; l++)
             printf(" %.2f |", rate[l] / rate[mc]);
+        for (int l = 0; l <= top; l++)
+            printf(" %.2f |", rate[l] / rate[sc]);
         if (against)
-            printf(" %.2f |", rate[top] / rate[ot]);
+            printf(" %.2f | %.2f |", rate[ot] / rate[mc], rate[top] / rate[ot]);
         printf(" %s |\n", same ? "yes" : "NO");
         fflush(stdout);
         if (!same)
