@@ -123,67 +123,41 @@ static void TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
         out[i] = a[i] + b[i];
 }
 
-/* ---- heads: (B,T,C) slices <-> (B,NH,T,hs) ---- */
+/* ---- heads: (B,T,C) slices <-> (B,NH,T,hs), one (b,h) pair at a time ---- */
 
-/* dst[b,h,t,i] = src[b,t, col0 + h hs + i], src rows of width w. */
-static void TPL(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+/* dst[t,i] = src[b,t, col0 + h hs + i] for pair bh = b NH + h; src rows of width w. */
+static void TPL(head_get)(REAL *dst, const REAL *src, size_t w, size_t col0, size_t bh,
+                          const srl__gpt_pass *ps)
 {
-    const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) \
-    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t bt = 0; bt < B * T; bt++) {
-        const size_t b = bt / T, t = bt % T;
-        for (size_t h = 0; h < NH; h++)
-            memcpy(dst + ((b * NH + h) * T + t) * hs, src + bt * w + col0 + h * hs,
-                   hs * sizeof *dst);
-    }
+    const size_t T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / NH, b = bh / NH, h = bh % NH;
+    for (size_t t = 0; t < T; t++)
+        memcpy(dst + t * hs, src + (b * T + t) * w + col0 + h * hs, hs * sizeof *dst);
 }
 
-/* dst[b,t, col0 + h hs + i] = src[b,h,t,i]. */
-static void TPL(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+/* dst[b,t, col0 + h hs + i] = src[t,i] for pair bh = b NH + h. */
+static void TPL(head_put)(REAL *dst, size_t w, size_t col0, const REAL *src, size_t bh,
+                          const srl__gpt_pass *ps)
 {
-    const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) \
-    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t bt = 0; bt < B * T; bt++) {
-        const size_t b = bt / T, t = bt % T;
-        for (size_t h = 0; h < NH; h++)
-            memcpy(dst + bt * w + col0 + h * hs, src + ((b * NH + h) * T + t) * hs,
-                   hs * sizeof *dst);
-    }
+    const size_t T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / NH, b = bh / NH, h = bh % NH;
+    for (size_t t = 0; t < T; t++)
+        memcpy(dst + (b * T + t) * w + col0 + h * hs, src + t * hs, hs * sizeof *dst);
 }
 
 /* ---- attention ---- */
 
-/* A linear layer's product in a block (qkv, proj, fc, fcproj): a block-scaled GEMM (srlab/mxgemm.h)
- * where the strategy turns one on (_emu only; gemm k of SRL_STRATEGY_*: Fprop NN, Dgrad NT,
- * Wgrad TN, the reduction dimension the one the kernels sum over), otherwise mm_nn, mm_nt, mm_tn
- * with the strategy's accumulation. The attention's products and the tied head stay with the
- * kernels (as in the MXFP4 recipes, which quantize the linear layers). */
-static int TPL(mm_lin)(const srl__gpt_pass *ps, int k, REAL *C, const REAL *A, const REAL *B,
-                       size_t m, size_t n, size_t kk, REAL *scratch)
-{
-#if PASS_MODE == SRL__PASS_EMU
-    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
-                                                              SRL_MXGEMM_TN};
-    if (ps->mx[k])
-        return srl_mxgemm_f(C, A, B, m, n, kk, lay[k], ps->mx[k], ps->rng);
-#endif
-    switch (k) {
-    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    default: return TPL(mm_tn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    }
-}
-
 /* Causal self-attention of layer buffers Ly (forward): for every (b,h)
+ *   q, k, v = the head's slices of qkv        (T,hs)  (split)
  *   att = softmax_causal(q k^T * scale)       (T,T)   ROUND_ACT
  *   y   = att v                               (T,hs)  ROUND_ACT
- * (b,h) pairs in parallel, each with its own block of draws. */
+ *   atty[b, :, h hs ..] = y                           (merge)
+ * (b,h) pairs in parallel, each with its own block of draws. Each pair splits its own slices
+ * and merges its own output: on the thread that uses them, while they are in its cache (as
+ * loops of their own, two of the five passes over the activations did not speed up on two
+ * threads at GPT size b). */
 static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
-    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, C = ps->d.C, hs = C / NH;
     const srl_accum *acc = ps->accum;
     const srl_slot *act = &ps->act;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
@@ -195,9 +169,12 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
     for (size_t bh = 0; bh < B * NH; bh++) {
         srl_rng r = rng_ahead(rng, bh * per);
-        const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
-        const REAL *v = Ly + lay->vh + bh * T * hs;
+        REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
+        REAL *v = Ly + lay->vh + bh * T * hs;
         REAL *att = Ly + lay->att + bh * T * T, *y = Ly + lay->yh + bh * T * hs;
+        TPL(head_get)(q, Ly + lay->qkv, 3 * C, 0, bh, ps);
+        TPL(head_get)(k, Ly + lay->qkv, 3 * C, C, bh, ps);
+        TPL(head_get)(v, Ly + lay->qkv, 3 * C, 2 * C, bh, ps);
         int st = TPL(mm_nt)(att, q, k, T, T, hs, acc, &r, tsc + bh * T * hs);
         for (size_t i = 0; i < T && !st; i++) {
             REAL *a = att + i * T;
@@ -218,6 +195,7 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
             st = TPL(mm_nn)(y, att, v, T, hs, T, acc, &r, NULL);
         if (!st)
             st = TPL(round_slot)(y, T * hs, act, &r); /* ROUND_ACT */
+        TPL(head_put)(Ly + lay->atty, C, 0, y, bh, ps);
         if (st < status)
             status = st;
     }
@@ -225,7 +203,9 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     return status;
 }
 
-/* Backward of attn_fwd for one layer: from dyh (B,NH,T,hs) to dqh, dkh, dvh; datt scratch.
+/* Backward of attn_fwd for one layer: from datty (B,T,C) to dqkv (B,T,3C), through dyh, dqh,
+ * dkh, dvh (B,NH,T,hs) and the scratch datt; as in attn_fwd, each (b,h) pair splits its dy and
+ * merges its dq, dk, dv itself.
  *   datt = dy v^T                                 ROUND_GRAD   (y = att v)
  *   dv   = att^T dy                               ROUND_GRAD
  *   dpre = att (datt - rowsum(att datt)) scale    ROUND_GRAD   (att = softmax(pre scale))
@@ -234,7 +214,7 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
 static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
-    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, C = ps->d.C, hs = C / NH;
     const srl_accum *acc = ps->accum;
     const srl_slot *gs = &ps->grad;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
@@ -248,10 +228,10 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
         srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         const REAL *v = Ly + lay->vh + bh * T * hs, *att = Ly + lay->att + bh * T * T;
-        const REAL *dy = A + lay->dyh + bh * T * hs;
-        REAL *datt = A + lay->datt + bh * T * T;
+        REAL *dy = A + lay->dyh + bh * T * hs, *datt = A + lay->datt + bh * T * T;
         REAL *dq = A + lay->dqh + bh * T * hs, *dk = A + lay->dkh + bh * T * hs;
         REAL *dv = A + lay->dvh + bh * T * hs;
+        TPL(head_get)(dy, A + lay->datty, C, 0, bh, ps);
         int st = TPL(mm_nt)(datt, dy, v, T, T, hs, acc, &r, tsc + bh * T * hs);
         if (!st)
             st = TPL(round_slot)(datt, T * T, gs, &r); /* ROUND_GRAD */
@@ -280,6 +260,10 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
             st = TPL(mm_tn)(dk, datt, q, T, hs, T, acc, &r, NULL);
         if (!st)
             st = TPL(round_slot)(dk, T * hs, gs, &r); /* ROUND_GRAD */
+        REAL *dqkv = A + lay->dqkv;
+        TPL(head_put)(dqkv, 3 * C, 0, dq, bh, ps);
+        TPL(head_put)(dqkv, 3 * C, C, dk, bh, ps);
+        TPL(head_put)(dqkv, 3 * C, 2 * C, dv, bh, ps);
         if (st < status)
             status = st;
     }
@@ -305,7 +289,10 @@ static int TPL(embed_fwd)(const srl__gpt_pass *ps, const REAL *par, const int32_
     return TPL(round_slot)(enc, BT * C, &ps->act, ps->rng);
 }
 
-/* Block l, forward: from the residual stream res (enc, or block l-1's res3) to its res3. */
+/* Block l, forward: from the residual stream res (enc, or block l-1's res3) to its res3. Its
+ * linear layers (qkv, proj, fc, fcproj) are mm_lin's, block-scaled where the strategy says so;
+ * the attention's products and the tied head stay with the kernels (as in the MXFP4 recipes,
+ * which quantize the linear layers). */
 static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, const REAL *res,
                           REAL *A)
 {
@@ -321,17 +308,13 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
                 par + w.ln1b, BT, C);
     SRL__TRY(TPL(round_slot)(Ly + lay->ln1, BT * C, act, rng));
     /* qkv = ln1 @ qkvw                                                            ROUND_ACT */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT,
-                         C3, C, tsc));
+    SRL__TRY(TPL(mm_lin)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->qkv, BT * C3, act, rng));
-    TPL(split)(Ly + lay->qh, Ly + lay->qkv, C3, 0, d);
-    TPL(split)(Ly + lay->kh, Ly + lay->qkv, C3, C, d);
-    TPL(split)(Ly + lay->vh, Ly + lay->qkv, C3, 2 * C, d);
     SRL__TRY(TPL(attn_fwd)(ps, Ly, tsc, rng));
-    TPL(merge)(Ly + lay->atty, Ly + lay->yh, C, 0, d);
     /* res2 = res + atty @ projw                                         ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
     TPL(add)(Ly + lay->res2, res, tmpc, BT * C);
     SRL__TRY(TPL(round_slot)(Ly + lay->res2, BT * C, act, rng));
@@ -340,14 +323,14 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
                 par + w.ln2w, par + w.ln2b, BT, C);
     SRL__TRY(TPL(round_slot)(Ly + lay->ln2, BT * C, act, rng));
     /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT,
-                         C4, C, tsc));
+    SRL__TRY(TPL(mm_lin)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
     TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4);
     SRL__TRY(TPL(round_slot)(Ly + lay->fchg, BT * C4, act, rng));
     /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C,
-                         C4, tsc));
+    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
     TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C);
     return TPL(round_slot)(Ly + lay->res3, BT * C, act, rng);
@@ -428,18 +411,20 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
     REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
     /* res3 = res2 + fchg @ fcprojw: dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dfchg, dres, par + w.fcprojw, BT, C4, C, tsc));
+    SRL__TRY(TPL(mm_lin)(dfchg, dres, par + w.fcprojw, BT, C4, C,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcprojw, Ly + lay->fchg, dres, C4, C,
-                         BT, tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* fchg = gelu(fch)                                                               ROUND_GRAD */
     TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4);
     SRL__TRY(TPL(round_slot)(dfch, BT * C4, gs, rng));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dfch, par + w.fcw, BT, C, C4, tsc));
+    SRL__TRY(TPL(mm_lin)(dln, dfch, par + w.fcw, BT, C, C4,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
     TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2, Ly + lay->ln2_mean,
                 Ly + lay->ln2_rstd, par + w.ln2w, BT, C);
@@ -447,22 +432,19 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     TPL(add)(dres, dres, dtmp, BT * C);
     SRL__TRY(TPL(round_slot)(dres, BT * C, gs, rng));
     /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, A + lay->datty, dres, par + w.projw, BT, C, C,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(A + lay->datty, dres, par + w.projw, BT, C, C,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(A + lay->datty, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.projw, Ly + lay->atty, dres, C, C, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.projw, Ly + lay->atty, dres, C, C, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* attention */
-    TPL(split)(A + lay->dyh, A + lay->datty, C, 0, d);
     SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
-    TPL(merge)(dqkv, A + lay->dqh, C3, 0, d);
-    TPL(merge)(dqkv, A + lay->dkh, C3, C, d);
-    TPL(merge)(dqkv, A + lay->dvh, C3, 2 * C, d);
     /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dqkv, par + w.qkvw, BT, C, C3, tsc));
+    SRL__TRY(TPL(mm_lin)(dln, dqkv, par + w.qkvw, BT, C, C3,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */
     TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
                 Ly + lay->ln1_rstd, par + w.ln1w, BT, C);

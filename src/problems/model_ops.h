@@ -14,6 +14,8 @@
  *                               that _emu with the fp32 strategy equals _plain bit for bit).
  *                               mm_nt's plain loop transposes B into scratch (k*n elements).
  *   mm_draws                    the draws one product takes from rng (0 outside _emu)
+ *   mm_lin                      a linear layer's product (Fprop, Dgrad or Wgrad): block-scaled
+ *                               where the strategy says so, else mm_nn, mm_nt or mm_tn
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
  *   gelu, gelu_grad             GELU in its tanh form and its derivative (gelu_th and
@@ -165,6 +167,29 @@ static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
     return 0;
 }
 #endif
+
+/* A linear layer's product, gemm `kind` of SRL_STRATEGY_* (Fprop: C = A B, mm_nn; Dgrad: A B^T,
+ * mm_nt; Wgrad: A^T B, mm_tn; the reduction dimension kk the one the kernels sum over): a
+ * block-scaled GEMM (srlab/mxgemm.h) where the strategy turns one on for that gemm (mx[kind]
+ * set; _emu only), otherwise the kernels with accum. The MLP's layers and the GPT's blocks. */
+static inline int TPL(mm_lin)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n,
+                              size_t kk, int kind, const srl_mxgemm *const *mx,
+                              const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+#if PASS_MODE == SRL__PASS_EMU
+    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
+                                                              SRL_MXGEMM_TN};
+    if (mx[kind])
+        return srl_mxgemm_f(C, A, B, m, n, kk, lay[kind], mx[kind], rng);
+#else
+    (void)mx;
+#endif
+    switch (kind) {
+    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, accum, rng, scratch);
+    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, accum, rng, scratch);
+    default: return TPL(mm_tn)(C, A, B, m, n, kk, accum, rng, scratch);
+    }
+}
 
 /* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
 
