@@ -18,6 +18,12 @@
  *                               where the strategy says so, else mm_nn, mm_nt or mm_tn
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
+ *   round_part                  the part [lo, lo + len) of round_slot(x, n, ...): the same
+ *                               values and draws (element i takes draw rng->counter + i), rng
+ *                               unchanged; for a thread rounding the share of x it has just
+ *                               written, in the loop's own parallel region (no region and no
+ *                               pass over x of its own); the caller then advances rng by
+ *                               round_draws(n, slot)
  *   gelu, gelu_grad             GELU in its tanh form and its derivative (gelu_th and
  *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
@@ -75,6 +81,15 @@ static int TPL(round_slot)(REAL *x, size_t n, const srl_slot *slot, srl_rng *rng
 static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
 {
     return srl_rounding_is_stochastic(slot->mode) ? n : 0;
+}
+static inline int TPL(round_part)(REAL *x, size_t lo, size_t len, const srl_slot *slot,
+                                  const srl_rng *rng)
+{
+    if (!rng)
+        return srl__round_slot(x + lo, len, slot, NULL);
+    srl_rng r = *rng;
+    srl_rng_seek(&r, rng->counter + lo);
+    return srl__round_slot(x + lo, len, slot, &r);
 }
 #else
 /* Row i of C, columns [0, n) of a panel: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 ..
@@ -165,6 +180,12 @@ static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
 {
     (void)n, (void)slot;
     return 0;
+}
+static inline int TPL(round_part)(REAL *x, size_t lo, size_t len, const srl_slot *slot,
+                                  const srl_rng *rng)
+{
+    (void)x, (void)lo, (void)len, (void)slot, (void)rng;
+    return SRL_OK;
 }
 #endif
 
