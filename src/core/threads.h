@@ -48,6 +48,20 @@ static inline void srl__share(size_t n, size_t nt, size_t t, size_t *lo, size_t 
     *len = n / nt + (t < n % nt);
 }
 
+/* The calling thread's share of n items in the parallel region it is in (all n outside one), as
+ * srl__share splits them: a loop over the share writes what `omp for schedule(static)` would
+ * have given the thread, so that the thread can go on with what it wrote (the models' fused
+ * roundings) without a barrier between. */
+static inline void srl__share_mine(size_t n, size_t *lo, size_t *len)
+{
+#if SRL_HAVE_OPENMP
+    srl__share(n, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), lo, len);
+#else
+    *lo = 0;
+    *len = n;
+#endif
+}
+
 /* ---- coarse tasks (src/core/pool.c) ----
  * A loop over coarse tasks (the runs of a sweep, its validation runs, the seeds of a check):
  * fn(ctx, i, pool) for every i in [0, n), each once, on up to nthreads threads -- the calling

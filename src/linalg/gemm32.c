@@ -442,6 +442,13 @@ static void rect(g32_plan *pl, size_t i0, size_t i1, size_t j0, size_t j1)
     }
 }
 
+/* How evenly `units` split over `parts` threads: the mean share over the largest (1: evenly). */
+static double split_balance(size_t units, size_t parts)
+{
+    const size_t used = units < parts ? units : parts;
+    return (double)units / (double)(((units + used - 1) / used) * parts);
+}
+
 static void part(void *vpl, size_t t)
 {
     g32_plan *pl = vpl;
@@ -497,8 +504,14 @@ int srl__gemm32(const srl__g32 *g, int lvl, bool par)
 #else
     (void)par;
 #endif
+    /* bands of rows when C is taller than wide (each part then packs all of B), else of columns,
+     * unless the other way splits more evenly: C of 96 x 288 (a GPT's Wgrad of qkvw at width 96)
+     * is 5 bands of 64 columns, 3 and 2 on two threads, but 16 bands of 6 rows, 8 and 8 */
+    const size_t urows = (g->m + G32_MR - 1) / G32_MR, ucols = (g->n + pl.nr - 1) / pl.nr;
     pl.by_rows = g->m >= g->n;
-    const size_t units = pl.by_rows ? (g->m + G32_MR - 1) / G32_MR : (g->n + pl.nr - 1) / pl.nr;
+    if (pl.parts > 1 && split_balance(urows, pl.parts) != split_balance(ucols, pl.parts))
+        pl.by_rows = split_balance(urows, pl.parts) > split_balance(ucols, pl.parts);
+    const size_t units = pl.by_rows ? urows : ucols;
     if (pl.parts > units)
         pl.parts = units;
     /* one part's workspace, for its largest rectangle */

@@ -21,15 +21,50 @@
  * srl__tanh32 (src/problems/tanh32.h: IEEE operations only, faithful, vectorised). Loops fork
  * OpenMP threads only above srl__models_omp_min elements (src/problems/model_impl.h). */
 
-/* ---- layer norm: out = (x - mean) / sqrt(var + eps) * w + b, per row of C ---- */
+/* The elementwise and row-wise phases below round what they store into its slot (ROUND_ACT or
+ * ROUND_GRAD) in their own parallel region: each thread rounds the items it has just written
+ * (round_part), and rng then advances past the phase's draws, so that the values and draws are
+ * round_slot's after the loop, without a region and a pass over the array of their own (at GPT
+ * size b on two threads the bf16 strategies' separate roundings took 0.55 ms a step, longer than
+ * on one thread). */
 
-static void TPL(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const REAL *w,
-                        const REAL *b, size_t rows, size_t C)
+/* Items [0, n) of `width` elements of out (n elements in all): body(ctx, lo, len) writes items
+ * [lo, lo + len) on each thread (srl__share_mine's share), which then rounds them into slot. */
+static int TPL(each_rounded)(size_t n, size_t width, size_t total, REAL *out,
+                             void (*body)(const void *ctx, size_t lo, size_t len),
+                             const void *ctx, const srl_slot *slot, srl_rng *rng)
 {
+    int status = SRL_OK;
+#pragma omp parallel reduction(min : status) \
+    if (total >= srl__models_omp_min && srl__workers_ok())
+    {
+        size_t lo, len;
+        srl__share_mine(n, &lo, &len);
+        body(ctx, lo, len);
+        const size_t e0 = lo * width, e1 = (lo + len) * width < total ? (lo + len) * width : total;
+        status = TPL(round_part)(out, e0, e1 > e0 ? e1 - e0 : 0, slot, rng);
+    }
+    rng_advance(rng, TPL(round_draws)(total, slot));
+    return status;
+}
+
+/* The operands of a phase's rows (what each body reads). */
+typedef struct TPL(rows_ctx) {
+    REAL *out, *mean, *rstd, *th;
+    const REAL *x, *y, *w, *b;
+    size_t C, T;
+    const int32_t *tok;
+} TPL(rows_ctx);
+
+/* ---- layer norm: out = (x - mean) / sqrt(var + eps) * w + b, per row of C; out rounded ---- */
+
+static void TPL(ln_fwd_rows)(const void *vctx, size_t lo, size_t len)
+{
+    const TPL(rows_ctx) *k = vctx;
+    const size_t C = k->C;
     const REAL eps = (REAL)1e-5, Cr = (REAL)C;
-#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t i = 0; i < rows; i++) {
-        const REAL *xi = x + i * C;
+    for (size_t i = lo; i < lo + len; i++) {
+        const REAL *xi = k->x + i * C;
         REAL s = xi[0];
         for (size_t c = 1; c < C; c++)
             s = s + xi[c];
@@ -38,25 +73,32 @@ static void TPL(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const 
         for (size_t c = 1; c < C; c++)
             v = v + (xi[c] - m) * (xi[c] - m);
         const REAL r = (REAL)1 / R_SQRT(v / Cr + eps);
-        REAL *o = out + i * C;
+        REAL *o = k->out + i * C;
         for (size_t c = 0; c < C; c++)
-            o[c] = ((xi[c] - m) * r) * w[c] + b[c];
-        mean[i] = m;
-        rstd[i] = r;
+            o[c] = ((xi[c] - m) * r) * k->w[c] + k->b[c];
+        k->mean[i] = m;
+        k->rstd[i] = r;
     }
 }
 
-/* Backward of ln_fwd: dx (rows, C); dw, db (C) = the sums over rows (row order). */
-static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const REAL *x,
-                        const REAL *mean, const REAL *rstd, const REAL *w, size_t rows, size_t C)
+static int TPL(ln_fwd)(REAL *out, REAL *mean, REAL *rstd, const REAL *x, const REAL *w,
+                       const REAL *b, size_t rows, size_t C, const srl_slot *slot, srl_rng *rng)
 {
-    const REAL Cr = (REAL)C;
-    /* dx = (dnorm - mean(dnorm) - xhat mean(dnorm xhat)) rstd, dnorm = w dout,
-     * xhat = (x - mean) rstd (the forward line o = (x - m) r w + b) */
-#pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t i = 0; i < rows; i++) {
-        const REAL *xi = x + i * C, *di = dout + i * C;
-        const REAL m = mean[i], r = rstd[i];
+    const TPL(rows_ctx) k = {.out = out, .mean = mean, .rstd = rstd, .x = x, .w = w, .b = b,
+                             .C = C};
+    return TPL(each_rounded)(rows, C, rows * C, out, TPL(ln_fwd_rows), &k, slot, rng);
+}
+
+/* dx = (dnorm - mean(dnorm) - xhat mean(dnorm xhat)) rstd, dnorm = w dout, xhat = (x - mean)
+ * rstd (the forward line o = (x - m) r w + b); k->y is dout. */
+static void TPL(ln_bwd_rows)(const void *vctx, size_t lo, size_t len)
+{
+    const TPL(rows_ctx) *k = vctx;
+    const size_t C = k->C;
+    const REAL Cr = (REAL)C, *w = k->w;
+    for (size_t i = lo; i < lo + len; i++) {
+        const REAL *xi = k->x + i * C, *di = k->y + i * C;
+        const REAL m = k->mean[i], r = k->rstd[i];
         REAL a = w[0] * di[0], bb = (w[0] * di[0]) * ((xi[0] - m) * r);
         for (size_t c = 1; c < C; c++) {
             const REAL dn = w[c] * di[c];
@@ -65,12 +107,22 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
         }
         a = a / Cr;
         bb = bb / Cr;
-        REAL *o = dx + i * C;
+        REAL *o = k->out + i * C;
         for (size_t c = 0; c < C; c++) {
             const REAL xh = (xi[c] - m) * r;
             o[c] = ((w[c] * di[c] - a) - xh * bb) * r;
         }
     }
+}
+
+/* Backward of ln_fwd: dx (rows, C), rounded; dw, db (C) = the sums over rows (row order). */
+static int TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const REAL *x,
+                       const REAL *mean, const REAL *rstd, const REAL *w, size_t rows, size_t C,
+                       const srl_slot *slot, srl_rng *rng)
+{
+    const TPL(rows_ctx) k = {.out = dx, .mean = (REAL *)mean, .rstd = (REAL *)rstd, .x = x,
+                             .y = dout, .w = w, .C = C};
+    const int st = TPL(each_rounded)(rows, C, rows * C, dx, TPL(ln_bwd_rows), &k, slot, rng);
     /* dw[c] = sum_i dout[i,c] xhat[i,c], db[c] = sum_i dout[i,c] */
 #pragma omp parallel for schedule(static) if (rows * C >= srl__models_omp_min && srl__workers_ok())
     for (size_t c = 0; c < C; c++) {
@@ -82,13 +134,17 @@ static void TPL(ln_bwd)(REAL *dx, REAL *dw, REAL *db, const REAL *dout, const RE
         dw[c] = sw;
         db[c] = sb;
     }
+    return st;
 }
 
 /* ---- GELU (model_ops.h), elementwise ---- */
 
-/* th: the tanh term of each element, for gelu_bwd. The threads take blocks of 1024 elements,
- * each through gelu_run, which the compiler vectorises (binary32's tanh is branch-free,
- * src/problems/tanh32.h) in a copy per instruction set. */
+/* th: the tanh term of each element, for gelu_bwd. The threads take blocks of GELU_BLOCK
+ * elements, each through gelu_run, which the compiler vectorises (binary32's tanh is
+ * branch-free, src/problems/tanh32.h) in a copy per instruction set. */
+#ifndef GELU_BLOCK
+#define GELU_BLOCK 1024
+#endif
 SRL__PLAIN_CLONES
 static void TPL(gelu_run)(REAL *restrict out, REAL *restrict th, const REAL *restrict x,
                           size_t n)
@@ -97,93 +153,92 @@ static void TPL(gelu_run)(REAL *restrict out, REAL *restrict th, const REAL *res
         out[i] = TPL(gelu_th)(x[i], th + i);
 }
 
-static void TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n)
+/* blocks [lo, lo + len) of GELU_BLOCK elements of k->C in all */
+static void TPL(gelu_fwd_blocks)(const void *vctx, size_t lo, size_t len)
 {
-    enum { BLOCK = 1024 };
-    const size_t nb = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
-    for (size_t b = 0; b < nb; b++) {
-        const size_t i0 = b * BLOCK, k = n - i0 < BLOCK ? n - i0 : BLOCK;
-        TPL(gelu_run)(out + i0, th + i0, x + i0, k);
+    const TPL(rows_ctx) *k = vctx;
+    for (size_t b = lo; b < lo + len; b++) {
+        const size_t i0 = b * GELU_BLOCK, n = k->C - i0 < GELU_BLOCK ? k->C - i0 : GELU_BLOCK;
+        TPL(gelu_run)(k->out + i0, k->th + i0, k->x + i0, n);
     }
 }
 
-static void TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *dout, size_t n)
+/* out = gelu(x), rounded. */
+static int TPL(gelu_fwd)(REAL *out, REAL *th, const REAL *x, size_t n, const srl_slot *slot,
+                         srl_rng *rng)
 {
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
-    for (size_t i = 0; i < n; i++)
-        dx[i] = TPL(gelu_grad_th)(x[i], th[i]) * dout[i];
+    const TPL(rows_ctx) k = {.out = out, .th = th, .x = x, .C = n};
+    return TPL(each_rounded)((n + GELU_BLOCK - 1) / GELU_BLOCK, GELU_BLOCK, n, out,
+                             TPL(gelu_fwd_blocks), &k, slot, rng);
 }
 
-/* out = a + b, elementwise (the residual connections). */
-static void TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n)
+/* elements [lo, lo + len): k->out = gelu'(k->x) k->y, the tanh terms k->th */
+static void TPL(gelu_bwd_els)(const void *vctx, size_t lo, size_t len)
 {
-#pragma omp parallel for schedule(static) if (n >= srl__models_omp_min && srl__workers_ok())
-    for (size_t i = 0; i < n; i++)
-        out[i] = a[i] + b[i];
+    const TPL(rows_ctx) *k = vctx;
+    for (size_t i = lo; i < lo + len; i++)
+        k->out[i] = TPL(gelu_grad_th)(k->x[i], k->th[i]) * k->y[i];
 }
 
-/* ---- heads: (B,T,C) slices <-> (B,NH,T,hs) ---- */
-
-/* dst[b,h,t,i] = src[b,t, col0 + h hs + i], src rows of width w. */
-static void TPL(split)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+/* dx = gelu'(x) dout, rounded. */
+static int TPL(gelu_bwd)(REAL *dx, const REAL *x, const REAL *th, const REAL *dout, size_t n,
+                         const srl_slot *slot, srl_rng *rng)
 {
-    const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) \
-    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t bt = 0; bt < B * T; bt++) {
-        const size_t b = bt / T, t = bt % T;
-        for (size_t h = 0; h < NH; h++)
-            memcpy(dst + ((b * NH + h) * T + t) * hs, src + bt * w + col0 + h * hs,
-                   hs * sizeof *dst);
-    }
+    const TPL(rows_ctx) k = {.out = dx, .th = (REAL *)th, .x = x, .y = dout};
+    return TPL(each_rounded)(n, 1, n, dx, TPL(gelu_bwd_els), &k, slot, rng);
 }
 
-/* dst[b,t, col0 + h hs + i] = src[b,h,t,i]. */
-static void TPL(merge)(REAL *dst, const REAL *src, size_t w, size_t col0, const srl__gpt_dims *d)
+/* elements [lo, lo + len): k->out = k->x + k->y */
+static void TPL(add_els)(const void *vctx, size_t lo, size_t len)
 {
-    const size_t B = d->B, T = d->T, NH = d->NH, hs = d->C / d->NH;
-#pragma omp parallel for schedule(static) \
-    if (B * T * d->C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t bt = 0; bt < B * T; bt++) {
-        const size_t b = bt / T, t = bt % T;
-        for (size_t h = 0; h < NH; h++)
-            memcpy(dst + bt * w + col0 + h * hs, src + ((b * NH + h) * T + t) * hs,
-                   hs * sizeof *dst);
-    }
+    const TPL(rows_ctx) *k = vctx;
+    for (size_t i = lo; i < lo + len; i++)
+        k->out[i] = k->x[i] + k->y[i];
+}
+
+/* out = a + b, elementwise (the residual connections), rounded. */
+static int TPL(add)(REAL *out, const REAL *a, const REAL *b, size_t n, const srl_slot *slot,
+                    srl_rng *rng)
+{
+    const TPL(rows_ctx) k = {.out = out, .x = a, .y = b};
+    return TPL(each_rounded)(n, 1, n, out, TPL(add_els), &k, slot, rng);
+}
+
+/* ---- heads: (B,T,C) slices <-> (B,NH,T,hs), one (b,h) pair at a time ---- */
+
+/* dst[t,i] = src[b,t, col0 + h hs + i] for pair bh = b NH + h; src rows of width w. */
+static void TPL(head_get)(REAL *dst, const REAL *src, size_t w, size_t col0, size_t bh,
+                          const srl__gpt_pass *ps)
+{
+    const size_t T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / NH, b = bh / NH, h = bh % NH;
+    for (size_t t = 0; t < T; t++)
+        memcpy(dst + t * hs, src + (b * T + t) * w + col0 + h * hs, hs * sizeof *dst);
+}
+
+/* dst[b,t, col0 + h hs + i] = src[t,i] for pair bh = b NH + h. */
+static void TPL(head_put)(REAL *dst, size_t w, size_t col0, const REAL *src, size_t bh,
+                          const srl__gpt_pass *ps)
+{
+    const size_t T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / NH, b = bh / NH, h = bh % NH;
+    for (size_t t = 0; t < T; t++)
+        memcpy(dst + (b * T + t) * w + col0 + h * hs, src + t * hs, hs * sizeof *dst);
 }
 
 /* ---- attention ---- */
 
-/* A linear layer's product in a block (qkv, proj, fc, fcproj): a block-scaled GEMM (srlab/mxgemm.h)
- * where the strategy turns one on (_emu only; gemm k of SRL_STRATEGY_*: Fprop NN, Dgrad NT,
- * Wgrad TN, the reduction dimension the one the kernels sum over), otherwise mm_nn, mm_nt, mm_tn
- * with the strategy's accumulation. The attention's products and the tied head stay with the
- * kernels (as in the MXFP4 recipes, which quantize the linear layers). */
-static int TPL(mm_lin)(const srl__gpt_pass *ps, int k, REAL *C, const REAL *A, const REAL *B,
-                       size_t m, size_t n, size_t kk, REAL *scratch)
-{
-#if PASS_MODE == SRL__PASS_EMU
-    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
-                                                              SRL_MXGEMM_TN};
-    if (ps->mx[k])
-        return srl_mxgemm_f(C, A, B, m, n, kk, lay[k], ps->mx[k], ps->rng);
-#endif
-    switch (k) {
-    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    default: return TPL(mm_tn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    }
-}
-
 /* Causal self-attention of layer buffers Ly (forward): for every (b,h)
+ *   q, k, v = the head's slices of qkv        (T,hs)  (split)
  *   att = softmax_causal(q k^T * scale)       (T,T)   ROUND_ACT
  *   y   = att v                               (T,hs)  ROUND_ACT
- * (b,h) pairs in parallel, each with its own block of draws. */
+ *   atty[b, :, h hs ..] = y                           (merge)
+ * (b,h) pairs in parallel, each with its own block of draws. Each pair splits its own slices
+ * and merges its own output: on the thread that uses them, while they are in its cache (as
+ * loops of their own, two of the five passes over the activations did not speed up on two
+ * threads at GPT size b). */
 static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
-    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, C = ps->d.C, hs = C / NH;
     const srl_accum *acc = ps->accum;
     const srl_slot *act = &ps->act;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
@@ -195,9 +250,12 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
     for (size_t bh = 0; bh < B * NH; bh++) {
         srl_rng r = rng_ahead(rng, bh * per);
-        const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
-        const REAL *v = Ly + lay->vh + bh * T * hs;
+        REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
+        REAL *v = Ly + lay->vh + bh * T * hs;
         REAL *att = Ly + lay->att + bh * T * T, *y = Ly + lay->yh + bh * T * hs;
+        TPL(head_get)(q, Ly + lay->qkv, 3 * C, 0, bh, ps);
+        TPL(head_get)(k, Ly + lay->qkv, 3 * C, C, bh, ps);
+        TPL(head_get)(v, Ly + lay->qkv, 3 * C, 2 * C, bh, ps);
         int st = TPL(mm_nt)(att, q, k, T, T, hs, acc, &r, tsc + bh * T * hs);
         for (size_t i = 0; i < T && !st; i++) {
             REAL *a = att + i * T;
@@ -218,6 +276,7 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
             st = TPL(mm_nn)(y, att, v, T, hs, T, acc, &r, NULL);
         if (!st)
             st = TPL(round_slot)(y, T * hs, act, &r); /* ROUND_ACT */
+        TPL(head_put)(Ly + lay->atty, C, 0, y, bh, ps);
         if (st < status)
             status = st;
     }
@@ -225,7 +284,9 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     return status;
 }
 
-/* Backward of attn_fwd for one layer: from dyh (B,NH,T,hs) to dqh, dkh, dvh; datt scratch.
+/* Backward of attn_fwd for one layer: from datty (B,T,C) to dqkv (B,T,3C), through dyh, dqh,
+ * dkh, dvh (B,NH,T,hs) and the scratch datt; as in attn_fwd, each (b,h) pair splits its dy and
+ * merges its dq, dk, dv itself.
  *   datt = dy v^T                                 ROUND_GRAD   (y = att v)
  *   dv   = att^T dy                               ROUND_GRAD
  *   dpre = att (datt - rowsum(att datt)) scale    ROUND_GRAD   (att = softmax(pre scale))
@@ -234,7 +295,7 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
 static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
-    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, hs = ps->d.C / ps->d.NH;
+    const size_t B = ps->d.B, T = ps->d.T, NH = ps->d.NH, C = ps->d.C, hs = C / NH;
     const srl_accum *acc = ps->accum;
     const srl_slot *gs = &ps->grad;
     const REAL scale = (REAL)(1.0 / sqrt((double)hs));
@@ -248,10 +309,10 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
         srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         const REAL *v = Ly + lay->vh + bh * T * hs, *att = Ly + lay->att + bh * T * T;
-        const REAL *dy = A + lay->dyh + bh * T * hs;
-        REAL *datt = A + lay->datt + bh * T * T;
+        REAL *dy = A + lay->dyh + bh * T * hs, *datt = A + lay->datt + bh * T * T;
         REAL *dq = A + lay->dqh + bh * T * hs, *dk = A + lay->dkh + bh * T * hs;
         REAL *dv = A + lay->dvh + bh * T * hs;
+        TPL(head_get)(dy, A + lay->datty, C, 0, bh, ps);
         int st = TPL(mm_nt)(datt, dy, v, T, T, hs, acc, &r, tsc + bh * T * hs);
         if (!st)
             st = TPL(round_slot)(datt, T * T, gs, &r); /* ROUND_GRAD */
@@ -280,6 +341,10 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
             st = TPL(mm_tn)(dk, datt, q, T, hs, T, acc, &r, NULL);
         if (!st)
             st = TPL(round_slot)(dk, T * hs, gs, &r); /* ROUND_GRAD */
+        REAL *dqkv = A + lay->dqkv;
+        TPL(head_put)(dqkv, 3 * C, 0, dq, bh, ps);
+        TPL(head_put)(dqkv, 3 * C, C, dk, bh, ps);
+        TPL(head_put)(dqkv, 3 * C, 2 * C, dv, bh, ps);
         if (st < status)
             status = st;
     }
@@ -289,23 +354,33 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
 
 /* ---- the pass, phase by phase; every phase draws from ps->rng in the order written ---- */
 
+/* rows [lo, lo + len) of enc: k->out = wte[token] + wpe[position] (k->x wte, k->y wpe) */
+static void TPL(embed_rows)(const void *vctx, size_t lo, size_t len)
+{
+    const TPL(rows_ctx) *k = vctx;
+    const size_t C = k->C, T = k->T;
+    for (size_t bt = lo; bt < lo + len; bt++) {
+        const size_t b = bt / T, t = bt % T;
+        const REAL *e = k->x + (size_t)k->tok[b * (T + 1) + t] * C, *p = k->y + t * C;
+        for (size_t c = 0; c < C; c++)
+            k->out[bt * C + c] = e[c] + p[c];
+    }
+}
+
 /* x = wte[token] + wpe[position], into enc                                          ROUND_ACT */
 static int TPL(embed_fwd)(const srl__gpt_pass *ps, const REAL *par, const int32_t *tok, REAL *A)
 {
     const size_t T = ps->d.T, C = ps->d.C, BT = ps->d.B * T;
-    const REAL *wte = par + ps->off[GP_WTE], *wpe = par + ps->off[GP_WPE];
     REAL *enc = A + ps->lay->enc;
-#pragma omp parallel for schedule(static) if (BT * C >= srl__models_omp_min && srl__workers_ok())
-    for (size_t bt = 0; bt < BT; bt++) {
-        const size_t b = bt / T, t = bt % T;
-        const REAL *e = wte + (size_t)tok[b * (T + 1) + t] * C, *p = wpe + t * C;
-        for (size_t c = 0; c < C; c++)
-            enc[bt * C + c] = e[c] + p[c];
-    }
-    return TPL(round_slot)(enc, BT * C, &ps->act, ps->rng);
+    const TPL(rows_ctx) k = {.out = enc, .x = par + ps->off[GP_WTE], .y = par + ps->off[GP_WPE],
+                             .C = C, .T = T, .tok = tok};
+    return TPL(each_rounded)(BT, C, BT * C, enc, TPL(embed_rows), &k, &ps->act, ps->rng);
 }
 
-/* Block l, forward: from the residual stream res (enc, or block l-1's res3) to its res3. */
+/* Block l, forward: from the residual stream res (enc, or block l-1's res3) to its res3. Its
+ * linear layers (qkv, proj, fc, fcproj) are mm_lin's, block-scaled where the strategy says so;
+ * the attention's products and the tied head stay with the kernels (as in the MXFP4 recipes,
+ * which quantize the linear layers). */
 static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, const REAL *res,
                           REAL *A)
 {
@@ -317,40 +392,31 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
     const block_off w = block_at(ps->off, l, C);
     REAL *Ly = A + lay->l0 + l * lay->per_layer, *tmpc = A + lay->tmpc, *tsc = A + lay->tsc;
     /* ln1 = layernorm(res)                                                        ROUND_ACT */
-    TPL(ln_fwd)(Ly + lay->ln1, Ly + lay->ln1_mean, Ly + lay->ln1_rstd, res, par + w.ln1w,
-                par + w.ln1b, BT, C);
-    SRL__TRY(TPL(round_slot)(Ly + lay->ln1, BT * C, act, rng));
+    SRL__TRY(TPL(ln_fwd)(Ly + lay->ln1, Ly + lay->ln1_mean, Ly + lay->ln1_rstd, res,
+                         par + w.ln1w, par + w.ln1b, BT, C, act, rng));
     /* qkv = ln1 @ qkvw                                                            ROUND_ACT */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT,
-                         C3, C, tsc));
+    SRL__TRY(TPL(mm_lin)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->qkv, BT * C3, act, rng));
-    TPL(split)(Ly + lay->qh, Ly + lay->qkv, C3, 0, d);
-    TPL(split)(Ly + lay->kh, Ly + lay->qkv, C3, C, d);
-    TPL(split)(Ly + lay->vh, Ly + lay->qkv, C3, 2 * C, d);
     SRL__TRY(TPL(attn_fwd)(ps, Ly, tsc, rng));
-    TPL(merge)(Ly + lay->atty, Ly + lay->yh, C, 0, d);
     /* res2 = res + atty @ projw                                         ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
-    TPL(add)(Ly + lay->res2, res, tmpc, BT * C);
-    SRL__TRY(TPL(round_slot)(Ly + lay->res2, BT * C, act, rng));
+    SRL__TRY(TPL(add)(Ly + lay->res2, res, tmpc, BT * C, act, rng));
     /* ln2 = layernorm(res2)                                                       ROUND_ACT */
-    TPL(ln_fwd)(Ly + lay->ln2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, Ly + lay->res2,
-                par + w.ln2w, par + w.ln2b, BT, C);
-    SRL__TRY(TPL(round_slot)(Ly + lay->ln2, BT * C, act, rng));
+    SRL__TRY(TPL(ln_fwd)(Ly + lay->ln2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, Ly + lay->res2,
+                         par + w.ln2w, par + w.ln2b, BT, C, act, rng));
     /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT,
-                         C4, C, tsc));
+    SRL__TRY(TPL(mm_lin)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
-    TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4);
-    SRL__TRY(TPL(round_slot)(Ly + lay->fchg, BT * C4, act, rng));
+    SRL__TRY(TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4, act, rng));
     /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_FPROP, tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C,
-                         C4, tsc));
+    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4,
+                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
-    TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C);
-    return TPL(round_slot)(Ly + lay->res3, BT * C, act, rng);
+    return TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C, act, rng);
 }
 
 /* lnf = layernorm(res); logits = lnf @ wte^T                            ROUND_ACT (both lines) */
@@ -360,9 +426,8 @@ static int TPL(head_fwd)(const srl__gpt_pass *ps, const REAL *par, const REAL *r
     const size_t BT = ps->d.B * ps->d.T, C = ps->d.C, V = ps->d.V;
     const size_t *off = ps->off;
     REAL *lnf = A + lay->lnf, *logits = A + lay->logits;
-    TPL(ln_fwd)(lnf, A + lay->lnf_mean, A + lay->lnf_rstd, res, par + off[GP_LNFW],
-                par + off[GP_LNFB], BT, C);
-    SRL__TRY(TPL(round_slot)(lnf, BT * C, &ps->act, ps->rng));
+    SRL__TRY(TPL(ln_fwd)(lnf, A + lay->lnf_mean, A + lay->lnf_rstd, res, par + off[GP_LNFW],
+                         par + off[GP_LNFB], BT, C, &ps->act, ps->rng));
     SRL__TRY(TPL(mm_nt)(logits, lnf, par + off[GP_WTE], BT, V, C, ps->accum, ps->rng,
                         A + lay->tsc));
     return TPL(round_slot)(logits, BT * V, &ps->act, ps->rng);
@@ -407,9 +472,9 @@ static int TPL(head_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, c
     SRL__TRY(TPL(mm_nn)(dln, dlogits, par + off[GP_WTE], BT, C, V, ps->accum, ps->rng, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, &ps->grad, ps->rng));
     /* lnf = layernorm(res)                                                           ROUND_GRAD */
-    TPL(ln_bwd)(dres, grad + off[GP_LNFW], grad + off[GP_LNFB], dln, res, A + lay->lnf_mean,
-                A + lay->lnf_rstd, par + off[GP_LNFW], BT, C);
-    return TPL(round_slot)(dres, BT * C, &ps->grad, ps->rng);
+    return TPL(ln_bwd)(dres, grad + off[GP_LNFW], grad + off[GP_LNFB], dln, res,
+                       A + lay->lnf_mean, A + lay->lnf_rstd, par + off[GP_LNFW], BT, C, &ps->grad,
+                       ps->rng);
 }
 
 /* Block l, backward: dres = d res3 in, d res (the block's input) out; the block's weight
@@ -428,47 +493,41 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
     REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
     /* res3 = res2 + fchg @ fcprojw: dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dfchg, dres, par + w.fcprojw, BT, C4, C, tsc));
+    SRL__TRY(TPL(mm_lin)(dfchg, dres, par + w.fcprojw, BT, C4, C,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcprojw, Ly + lay->fchg, dres, C4, C,
-                         BT, tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* fchg = gelu(fch)                                                               ROUND_GRAD */
-    TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4);
-    SRL__TRY(TPL(round_slot)(dfch, BT * C4, gs, rng));
+    SRL__TRY(TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4, gs, rng));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dfch, par + w.fcw, BT, C, C4, tsc));
+    SRL__TRY(TPL(mm_lin)(dln, dfch, par + w.fcw, BT, C, C4,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
-    TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2, Ly + lay->ln2_mean,
-                Ly + lay->ln2_rstd, par + w.ln2w, BT, C);
-    SRL__TRY(TPL(round_slot)(dtmp, BT * C, gs, rng));
-    TPL(add)(dres, dres, dtmp, BT * C);
-    SRL__TRY(TPL(round_slot)(dres, BT * C, gs, rng));
+    SRL__TRY(TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2,
+                         Ly + lay->ln2_mean, Ly + lay->ln2_rstd, par + w.ln2w, BT, C, gs, rng));
+    SRL__TRY(TPL(add)(dres, dres, dtmp, BT * C, gs, rng));
     /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, A + lay->datty, dres, par + w.projw, BT, C, C,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(A + lay->datty, dres, par + w.projw, BT, C, C,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(A + lay->datty, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.projw, Ly + lay->atty, dres, C, C, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.projw, Ly + lay->atty, dres, C, C, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* attention */
-    TPL(split)(A + lay->dyh, A + lay->datty, C, 0, d);
     SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
-    TPL(merge)(dqkv, A + lay->dqh, C3, 0, d);
-    TPL(merge)(dqkv, A + lay->dkh, C3, C, d);
-    TPL(merge)(dqkv, A + lay->dvh, C3, 2 * C, d);
     /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_DGRAD, dln, dqkv, par + w.qkvw, BT, C, C3, tsc));
+    SRL__TRY(TPL(mm_lin)(dln, dqkv, par + w.qkvw, BT, C, C3,
+                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
     SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
-    SRL__TRY(TPL(mm_lin)(ps, SRL_STRATEGY_WGRAD, grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
-                         tsc));
+    SRL__TRY(TPL(mm_lin)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
+                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */
-    TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
-                Ly + lay->ln1_rstd, par + w.ln1w, BT, C);
-    SRL__TRY(TPL(round_slot)(dtmp, BT * C, gs, rng));
-    TPL(add)(dres, dres, dtmp, BT * C);
-    return TPL(round_slot)(dres, BT * C, gs, rng);
+    SRL__TRY(TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
+                         Ly + lay->ln1_rstd, par + w.ln1w, BT, C, gs, rng));
+    return TPL(add)(dres, dres, dtmp, BT * C, gs, rng);
 }
 
 /* x = wte[token] + wpe[position]: dwte[token] += dx (after the head's part, rows in order);

@@ -12,27 +12,9 @@
  *   h_{l+1} = act(z_l)      (l < D; ROUND_ACT)        output y = z_D
  * teacher:  loss = (1/B) sum_b 1/2 ||y_b - t_b||^2
  * mixture:  loss = (1/B) sum_b -log softmax(y_b)[label_b]
- * Products summed in the order l = 0 .. k-1 (the kernels' recursive order), so _emu with the
+ * Products (model_ops.h's mm_lin: block-scaled where the strategy says so, else the kernels)
+ * summed in the order l = 0 .. k-1 (the kernels' recursive order), so _emu with the
  * fp32 strategy equals _plain bit for bit; the other operations are the same code everywhere. */
-
-/* The layer's products: a block-scaled GEMM (srlab/mxgemm.h) where the strategy turns one on
- * (_emu only; gemm k of SRL_STRATEGY_*), otherwise mm_nn, mm_nt, mm_tn. The reduction dimension
- * is the one the kernels sum over: nin for Fprop, nout for Dgrad, the batch for Wgrad. */
-static int TPL(mm_layer)(const mlp_pass *ps, int k, REAL *C, const REAL *A, const REAL *B,
-                         size_t m, size_t n, size_t kk, REAL *scratch)
-{
-#if PASS_MODE == SRL__PASS_EMU
-    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
-                                                              SRL_MXGEMM_TN};
-    if (ps->mx[k])
-        return srl_mxgemm_f(C, A, B, m, n, kk, lay[k], ps->mx[k], ps->rng);
-#endif
-    switch (k) {
-    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    default: return TPL(mm_tn)(C, A, B, m, n, kk, ps->accum, ps->rng, scratch);
-    }
-}
 
 /* act(x) and act'(x) for ReLU, tanh, GELU (tanh form, as the GPT's). */
 static inline REAL TPL(act)(int a, REAL x)
@@ -66,7 +48,8 @@ static int TPL(layer_fwd)(const mlp_pass *ps, const REAL *par, size_t l, const R
     REAL *z = A + y->z[l];
     const REAL *W = par + ps->off[2 * l], *bias = par + ps->off[2 * l + 1];
     /* z = h @ W + b                                                               ROUND_ACT */
-    SRL__TRY(TPL(mm_layer)(ps, SRL_STRATEGY_FPROP, z, h, W, B, nout, nin, A + y->scratch));
+    SRL__TRY(TPL(mm_lin)(z, h, W, B, nout, nin, SRL_STRATEGY_FPROP, ps->mx, ps->accum, ps->rng,
+                         A + y->scratch));
 #pragma omp parallel for schedule(static) if (B * nout >= srl__models_omp_min && srl__workers_ok())
     for (size_t i = 0; i < B; i++)
         for (size_t j = 0; j < nout; j++)
@@ -121,15 +104,15 @@ static int TPL(layer_bwd)(const mlp_pass *ps, const REAL *par, REAL *grad, size_
     const mlp_layout *y = ps->lay;
     const REAL *h = l ? A + y->h[l] : x;
     REAL *dz = A + y->dz, *dh = A + y->dh, *sc = A + y->scratch;
-    SRL__TRY(TPL(mm_layer)(ps, SRL_STRATEGY_WGRAD, grad + ps->off[2 * l], h, dz, nin, nout, B,
-                           sc));
+    SRL__TRY(TPL(mm_lin)(grad + ps->off[2 * l], h, dz, nin, nout, B, SRL_STRATEGY_WGRAD, ps->mx,
+                         ps->accum, ps->rng, sc));
     SRL__TRY(TPL(mm_tn)(grad + ps->off[2 * l + 1], A + y->ones, dz, 1, nout, B, ps->accum,
                         ps->rng, sc));
     if (l == 0)
         return SRL_OK;
     /* dh = dz W^T                                                                 ROUND_GRAD */
-    SRL__TRY(TPL(mm_layer)(ps, SRL_STRATEGY_DGRAD, dh, dz, par + ps->off[2 * l], B, nin, nout,
-                           sc));
+    SRL__TRY(TPL(mm_lin)(dh, dz, par + ps->off[2 * l], B, nin, nout, SRL_STRATEGY_DGRAD, ps->mx,
+                         ps->accum, ps->rng, sc));
     SRL__TRY(TPL(round_slot)(dh, B * nin, &ps->grad, ps->rng));
     /* h = act(z_{l-1}): dz_{l-1} = dh act'(z_{l-1})                               ROUND_GRAD */
     const REAL *zp = A + y->z[l - 1];

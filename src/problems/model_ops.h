@@ -14,8 +14,16 @@
  *                               that _emu with the fp32 strategy equals _plain bit for bit).
  *                               mm_nt's plain loop transposes B into scratch (k*n elements).
  *   mm_draws                    the draws one product takes from rng (0 outside _emu)
+ *   mm_lin                      a linear layer's product (Fprop, Dgrad or Wgrad): block-scaled
+ *                               where the strategy says so, else mm_nn, mm_nt or mm_tn
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
+ *   round_part                  the part [lo, lo + len) of round_slot(x, n, ...): the same
+ *                               values and draws (element i takes draw rng->counter + i), rng
+ *                               unchanged; for a thread rounding the share of x it has just
+ *                               written, in the loop's own parallel region (no region and no
+ *                               pass over x of its own); the caller then advances rng by
+ *                               round_draws(n, slot)
  *   gelu, gelu_grad             GELU in its tanh form and its derivative (gelu_th and
  *   gelu_th, gelu_grad_th       gelu_grad_th: the same with the tanh term handed over)
  *   xent_row                    one row of softmax cross-entropy and its gradient */
@@ -73,6 +81,15 @@ static int TPL(round_slot)(REAL *x, size_t n, const srl_slot *slot, srl_rng *rng
 static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
 {
     return srl_rounding_is_stochastic(slot->mode) ? n : 0;
+}
+static inline int TPL(round_part)(REAL *x, size_t lo, size_t len, const srl_slot *slot,
+                                  const srl_rng *rng)
+{
+    if (!rng)
+        return srl__round_slot(x + lo, len, slot, NULL);
+    srl_rng r = *rng;
+    srl_rng_seek(&r, rng->counter + lo);
+    return srl__round_slot(x + lo, len, slot, &r);
 }
 #else
 /* Row i of C, columns [0, n) of a panel: c = a_i0 B[0,:], then c += a_il B[l,:] for l = 1 ..
@@ -164,7 +181,36 @@ static inline uint64_t TPL(round_draws)(size_t n, const srl_slot *slot)
     (void)n, (void)slot;
     return 0;
 }
+static inline int TPL(round_part)(REAL *x, size_t lo, size_t len, const srl_slot *slot,
+                                  const srl_rng *rng)
+{
+    (void)x, (void)lo, (void)len, (void)slot, (void)rng;
+    return SRL_OK;
+}
 #endif
+
+/* A linear layer's product, gemm `kind` of SRL_STRATEGY_* (Fprop: C = A B, mm_nn; Dgrad: A B^T,
+ * mm_nt; Wgrad: A^T B, mm_tn; the reduction dimension kk the one the kernels sum over): a
+ * block-scaled GEMM (srlab/mxgemm.h) where the strategy turns one on for that gemm (mx[kind]
+ * set; _emu only), otherwise the kernels with accum. The MLP's layers and the GPT's blocks. */
+static inline int TPL(mm_lin)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n,
+                              size_t kk, int kind, const srl_mxgemm *const *mx,
+                              const srl_accum *accum, srl_rng *rng, REAL *scratch)
+{
+#if PASS_MODE == SRL__PASS_EMU
+    static const srl_mxgemm_layout lay[SRL_STRATEGY_GEMMS] = {SRL_MXGEMM_NN, SRL_MXGEMM_NT,
+                                                              SRL_MXGEMM_TN};
+    if (mx[kind])
+        return srl_mxgemm_f(C, A, B, m, n, kk, lay[kind], mx[kind], rng);
+#else
+    (void)mx;
+#endif
+    switch (kind) {
+    case SRL_STRATEGY_FPROP: return TPL(mm_nn)(C, A, B, m, n, kk, accum, rng, scratch);
+    case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, accum, rng, scratch);
+    default: return TPL(mm_tn)(C, A, B, m, n, kk, accum, rng, scratch);
+    }
+}
 
 /* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
 
