@@ -11,39 +11,51 @@
  * A file that defines SRL_ISA_IFMA before including this one also gets a fourth copy, name_v4i,
  * level 3: x86-64-v4 plus AVX-512 IFMA (52-bit integer multiply-add, not part of x86-64-v4;
  * src/round/round_bulk.c's pcg64 lanes use it). One that defines SRL_ISA_BF16 gets name_v4b, level 3:
- * x86-64-v4 plus AVX-512 BF16 (src/linalg/gemm32.c's products rounded to bfloat16). */
+ * x86-64-v4 plus AVX-512 BF16 (src/linalg/gemm32.c's products rounded to bfloat16).
+ * A template tests SRL_ISA_LEVEL (and SRL_ISA_IFMA_ON, 1 in the v4i copy only), never the
+ * compiler's __AVX512F__, __AVX2__, ... macros: `#pragma GCC target` defines those for the
+ * compiler but not for `gcc -E`, whose output is what ccache hashes when its direct mode misses,
+ * so an edit of code under them that kept the line count was served a stale object. */
 #include "core/isa.h"
 
 #define ISA(name) SRL_CAT(name, _base)
+#define SRL_ISA_IFMA_ON 0
 #define SRL_ISA_LEVEL 0
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL
+#undef SRL_ISA_IFMA_ON
 #undef ISA
 
 #if SRL_MULTI_ISA
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 #define ISA(name) SRL_CAT(name, _v3)
+#define SRL_ISA_IFMA_ON 0
 #define SRL_ISA_LEVEL 1
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL
+#undef SRL_ISA_IFMA_ON
 #undef ISA
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
 #define ISA(name) SRL_CAT(name, _v4)
+#define SRL_ISA_IFMA_ON 0
 #define SRL_ISA_LEVEL 2
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL
+#undef SRL_ISA_IFMA_ON
 #undef ISA
 #pragma GCC pop_options
 #if defined(SRL_ISA_IFMA)
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4,avx512ifma")
 #define ISA(name) SRL_CAT(name, _v4i)
+#define SRL_ISA_IFMA_ON 1
 #define SRL_ISA_LEVEL 3
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL
+#undef SRL_ISA_IFMA_ON
 #undef ISA
 #pragma GCC pop_options
 #endif
@@ -51,9 +63,11 @@
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4,avx512bf16")
 #define ISA(name) SRL_CAT(name, _v4b)
+#define SRL_ISA_IFMA_ON 0
 #define SRL_ISA_LEVEL 3
 #include SRL_ISA_TEMPLATE
 #undef SRL_ISA_LEVEL
+#undef SRL_ISA_IFMA_ON
 #undef ISA
 #pragma GCC pop_options
 #endif

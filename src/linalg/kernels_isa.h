@@ -85,9 +85,9 @@ SRL_INLINE srl__u64x8 ISA(prod_inexact)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 p
 {
     const srl__f64x8 zd = {0, 0, 0, 0, 0, 0, 0, 0};
     srl__f64x8 e;
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
     e = (srl__f64x8)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);
-#elif defined(__FMA__)
+#elif SRL_ISA_LEVEL >= 1
     __m256d a2[2], b2[2], p2[2], e2[2];
     memcpy(a2, &a, sizeof a2);
     memcpy(b2, &b, sizeof b2);
@@ -331,9 +331,9 @@ MK_GENERIC(MK_INSTANCE)
 
 SRL_INLINE srl__f64x8 ISA(fma_d8)(srl__f64x8 a, srl__f64x8 b, srl__f64x8 c)
 {
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
     return (srl__f64x8)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
-#elif defined(__FMA__)
+#elif SRL_ISA_LEVEL >= 1
     __m256d a2[2], b2[2], c2[2];
     memcpy(a2, &a, sizeof a2);
     memcpy(b2, &b, sizeof b2);

@@ -36,14 +36,14 @@ SRL_INLINE void ISA(lane_pcg32_operands)(srl__u64x8 st, srl__u32x16 *x, srl__u32
 
 SRL_INLINE srl__u32x16 ISA(lane_rotr32)(srl__u32x16 x, srl__u32x16 rot)
 {
-#if defined(__AVX512F__) /* one instruction (GCC 12 does not find it in the shifts) */
+#if SRL_ISA_LEVEL >= 2 /* one instruction (GCC 12 does not find it in the shifts) */
     return (srl__u32x16)_mm512_rorv_epi32((__m512i)x, (__m512i)rot);
 #else
     return (x >> rot) | (x << ((-rot) & 31u));
 #endif
 }
 
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if SRL_ISA_LEVEL == 1
 /* Under AVX2 GCC 12 keeps a 512-bit vector that is seen as another element type (the 64-bit
  * states as pairs of 32-bit lanes) on the stack, in 128-bit pieces reloaded whole: the output
  * function then costs several times the rest of the loop. Here it works on the states' 256-bit
@@ -133,11 +133,11 @@ SRL_INLINE srl__u64x8 ISA(lane_draw)(srl__u64x8 ev, srl__u64x8 od)
 /* Is any lane nonzero? */
 SRL_INLINE int ISA(lane_any)(srl__u64x8 v)
 {
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
     __m512i w;
     memcpy(&w, &v, sizeof w);
     return _mm512_test_epi64_mask(w, w) != 0;
-#elif defined(__AVX2__)
+#elif SRL_ISA_LEVEL == 1
     __m256i lo, hi;
     memcpy(&lo, &v, sizeof lo);
     memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
@@ -154,7 +154,7 @@ SRL_INLINE int ISA(lane_any)(srl__u64x8 v)
  * 256-bit halves, which AVX2 compares in one instruction each (unsigned through a sign flip
  * GCC adds), and the masks are joined. The baseline keeps the plain comparison: SSE2 has no
  * 64-bit compare, and the split measured slower there. Same bits on every level. */
-#if defined(__AVX512F__) || !defined(__AVX2__)
+#if SRL_ISA_LEVEL != 1
 #define SRL__LANE_CMP(NAME, V, M, H, HM, OP)                                                      \
     SRL_INLINE M ISA(NAME)(V a, V b)                                                              \
     {                                                                                             \

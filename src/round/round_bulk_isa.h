@@ -44,7 +44,7 @@ static void ISA(fill_pcg32)(uint64_t *u, size_t k, srl__lanes *ln)
  * (high, low) word pairs; inside a kernel a chain is an ISA(p64) (ISA(p64_from) at the start,
  * ISA(p64_to) at the end), whose form depends on the instruction set. Integer arithmetic only:
  * every level gives the same bits (tests/round/test_round_isa.c forces each). */
-#if defined(__AVX512IFMA__)
+#if SRL_ISA_IFMA_ON
 /* The IFMA level: a state as three limbs of 52, 52 and 24 bits (s = s0 + s1 2^52 + s2 2^104), the
  * map's a and c likewise. A step leaves its carries in the limbs' upper bits (s0, s1 above bit
  * 52, s2 above bit 24): the multiply-adds read only the low 52 bits, the carries are already
@@ -252,7 +252,7 @@ SRL_INLINE ISA(p64map) ISA(p64_map)(const srl__lanes *ln)
  * a 64-bit multiply of the masked operands). */
 SRL_INLINE srl__u64x8 ISA(lane_mul32)(srl__u64x8 x, srl__u64x8 y)
 {
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
     __m512i a, b;
     memcpy(&a, &x, sizeof a);
     memcpy(&b, &y, sizeof b);
@@ -580,11 +580,11 @@ SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
 {
 #if defined(__x86_64__)
     if (nt) {
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
         __m512i w;
         memcpy(&w, &v, sizeof w);
         _mm512_stream_si512((__m512i *)(void *)p, w);
-#elif defined(__AVX2__)
+#elif SRL_ISA_LEVEL == 1
         __m256i w0, w1;
         memcpy(&w0, &v, sizeof w0);
         memcpy(&w1, (const char *)&v + 32, sizeof w1);
@@ -626,7 +626,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     const ISA(p64map) map = ISA(p64_map)(ln);
     uint64_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     int nok_set = 0; /* SRL_NOK_FIRST */
-#if defined(__AVX512F__) && !defined(SRL_MUTANTS) /* the rn / rz groups' constants (below) */
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS) /* the rn / rz groups' constants (below) */
     const __m512i fa_one = _mm512_set1_epi64(1), fa_sign = _mm512_slli_epi64(fa_one, 63);
     const __m512i fa_abs = _mm512_andnot_si512(fa_sign, _mm512_set1_epi64(-1));
     const __m512i fa_mask = _mm512_set1_epi64((long long)((UINT64_C(1) << vp->s) - 1));
@@ -653,7 +653,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         srl__u64x8 b;
         memcpy(&b, x + i, sizeof b);
-#if defined(__AVX512F__) && !defined(SRL_MUTANTS)
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS)
         /* rn and rz of binary64 out: a group whose lanes all lie in [lo, hi] and stay there
          * (nearly every group of bf16, fp16, e5m2 data) in AVX-512 intrinsics, its masks in mask
          * registers, where the generic code spends an instruction on each: lane_round's rule

@@ -32,10 +32,10 @@ static void ISA(hi16)(uint32_t *z, size_t k, srl__ov8q *ev, uint64_t a64, uint64
 static void ISA(sqrt_f)(float *y, size_t k)
 {
     size_t i = 0;
-#if defined(__AVX512F__)
+#if SRL_ISA_LEVEL >= 2
     for (; i + 16 <= k; i += 16)
         _mm512_storeu_ps(y + i, _mm512_sqrt_ps(_mm512_loadu_ps(y + i)));
-#elif defined(__AVX__)
+#elif SRL_ISA_LEVEL >= 1
     for (; i + 8 <= k; i += 8)
         _mm256_storeu_ps(y + i, _mm256_sqrt_ps(_mm256_loadu_ps(y + i)));
 #elif defined(__SSE2__)
