@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -500,10 +501,16 @@ static void steal_unit(const g32_steal *st, float *Ap, const float *Bp, size_t s
     const size_t kc = g->k - p0 < pl->chunk ? g->k - p0 : pl->chunk;
     const size_t ic = u * st->tu * G32_MR;
     const size_t mc = g->m - ic < st->tu * G32_MR ? g->m - ic : st->tu * G32_MR;
-    while (atomic_load_explicit(&st->done[u], memory_order_acquire) < s) {
+    /* spin a while, then yield: the thread computing its previous chunk may wait for this CPU
+     * (under SCHED_FIFO a spinning thread never gives it up) */
+    for (unsigned spins = 0; atomic_load_explicit(&st->done[u], memory_order_acquire) < s;) {
+        if (++spins < 4096) {
 #if defined(__SSE2__)
-        _mm_pause();
+            _mm_pause();
 #endif
+        } else {
+            thrd_yield();
+        }
     }
     block(pl, Ap, Bp, ic, mc, jc, nc, p0, kc);
     if (g->ep && p0 + kc == g->k) { /* these outputs are final: the epilogue, here */
