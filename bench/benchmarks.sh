@@ -268,7 +268,8 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
 - **Matrix products** (`bench/peers.sh --openblas`): n x n x n binary32 products,
   srlab's `prod=fp32:rn,acc=fp32:rn` (each output summed in a fixed order, the same bits on
   every thread count and instruction set) against `cblas_sgemm`; each call after a 0.2 s pause
-  so that the previous call's threads have stopped spinning.
+  so that the previous call's threads have stopped spinning, then once more at once ("back to
+  back": threads spinning, operands in the caches; the last two columns are those speedups).
 - **GPT training** (`bench/peers.sh --llmc`): the same model sizes in llm.c's `train_gpt2.c` and
   in `srlab train --problem gpt`, AdamW (lr 1e-3, weight decay 0.1); sizes a = 2 layers, width
   64, 2 heads, context 32, batch 16; b = 3, 96, 4, 64, 8; c = 4, 256, 4, 128, 8 (vocabulary 16,

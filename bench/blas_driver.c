@@ -15,7 +15,11 @@
  * processes then count less) and wall-clock time on more; speedups from wall-clock times. Per
  * (size, thread count): the median GFLOP/s of each, the
  * ratio srlab / OpenBLAS paired by repeat (median, smallest, largest), and each one's speedup
- * over one thread paired by repeat. OPENBLAS_CORETYPE (read by OpenBLAS when it loads) picks
+ * over one thread paired by repeat; then the same speedups of a second call made right after
+ * each timed one ("back to back": the threads still spinning, the operands in the caches),
+ * which show how much of the speedup after a pause the pause itself takes (a sleeping worker
+ * takes about 0.1 ms to start on the VM we measure on, and the other processes that ran during
+ * the pause have evicted the operands), for both libraries alike. OPENBLAS_CORETYPE (read by OpenBLAS when it loads) picks
  * its kernel; the first line names the one it uses.
  * Usage: blas_driver --openblas LIB [--sizes "512 1024"] [--threads "1 2"] [--reps R] */
 #define _POSIX_C_SOURCE 200809L
@@ -70,6 +74,21 @@ static void pause_threads(void)
     nanosleep(&ts, NULL);
 }
 
+/* C = A B by OpenBLAS (who 0) or srlab (1); non-zero (a message printed) if srlab fails. */
+static int product(int who, const float *A, const float *B, float *C, size_t n, const srl_accum *c)
+{
+    if (who == 0) {
+        cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)n, (int)n, (int)n, 1.0f,
+                    A, (int)n, B, (int)n, 0.0f, C, (int)n);
+        return 0;
+    }
+    if (srl_gemm_f(C, A, B, n, n, n, c, NULL) != SRL_OK) {
+        fprintf(stderr, "blas_driver: srl_gemm_f failed\n");
+        return 1;
+    }
+    return 0;
+}
+
 static void set_threads(int t)
 {
 #ifdef _OPENMP
@@ -101,8 +120,9 @@ int main(int argc, char **argv)
         return 1;
     printf("# OpenBLAS kernel: %s (%s)\n", openblas_get_corename(), openblas_get_config());
     printf("| size | threads | OpenBLAS GFLOP/s | srlab GFLOP/s | srlab / OpenBLAS (paired) | "
-           "OpenBLAS speedup over 1 thread | srlab speedup over 1 thread |\n"
-           "|---|---|---|---|---|---|---|\n");
+           "OpenBLAS speedup over 1 thread | srlab speedup over 1 thread | "
+           "OpenBLAS speedup, back to back | srlab speedup, back to back |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
     for (int si = 0; si < ns; si++) {
         const size_t n = (size_t)sizes[si];
         float *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B);
@@ -117,7 +137,8 @@ int main(int argc, char **argv)
             A[i] = (float)srl_rng_normal(&g);
             B[i] = (float)srl_rng_normal(&g);
         }
-        static double t[MAXW][2][MAXR], w[MAXW][2][MAXR]; /* rate's time, wall time */
+        /* rate's time, wall time, wall time back to back */
+        static double t[MAXW][2][MAXR], w[MAXW][2][MAXR], wb[MAXW][2][MAXR];
         for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
             for (int ti = 0; ti < nt; ti++) {
                 set_threads(threads[ti]);
@@ -126,39 +147,43 @@ int main(int argc, char **argv)
                     pause_threads();
                     const int cpu = threads[ti] == 1;
                     const double t0 = clock_now(cpu), w0 = clock_now(0);
-                    if (who == 0) {
-                        cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)n,
-                                    (int)n, (int)n, 1.0f, A, (int)n, B, (int)n, 0.0f, C, (int)n);
-                    } else if (srl_gemm_f(C, A, B, n, n, n, &c, NULL) != SRL_OK) {
-                        fprintf(stderr, "blas_driver: srl_gemm_f failed\n");
+                    if (product(who, A, B, C, n, &c) != 0)
                         return 1;
-                    }
                     const double dt = clock_now(cpu) - t0, dw = clock_now(0) - w0;
+                    /* the same call again at once: back to back */
+                    const double b0 = clock_now(0);
+                    if (product(who, A, B, C, n, &c) != 0)
+                        return 1;
+                    const double db = clock_now(0) - b0;
                     if (r >= 0) {
                         t[ti][who][r] = dt;
                         w[ti][who][r] = dw;
+                        wb[ti][who][r] = db;
                     }
                 }
             }
         }
         const double gf = 2.0 * (double)n * (double)n * (double)n / 1e9;
         for (int ti = 0; ti < nt; ti++) {
-            double ratio[MAXR], sp[2][MAXR], tt[2][MAXR];
+            double ratio[MAXR], sp[2][MAXR], spb[2][MAXR], tt[2][MAXR];
             for (int r = 0; r < reps; r++) {
                 ratio[r] = t[ti][0][r] / t[ti][1][r];
                 for (int q = 0; q < 2; q++) {
                     sp[q][r] = w[0][q][r] / w[ti][q][r];
+                    spb[q][r] = wb[0][q][r] / wb[ti][q][r];
                     tt[q][r] = t[ti][q][r];
                 }
             }
-            char rs[64], s0[64] = "-", s1[64] = "-";
+            char rs[64], s0[64] = "-", s1[64] = "-", b0[64] = "-", b1[64] = "-";
             spread(rs, sizeof rs, ratio, reps);
             if (ti > 0 && threads[0] == 1) {
                 spread(s0, sizeof s0, sp[0], reps);
                 spread(s1, sizeof s1, sp[1], reps);
+                spread(b0, sizeof b0, spb[0], reps);
+                spread(b1, sizeof b1, spb[1], reps);
             }
-            printf("| %zu | %d | %.1f | %.1f | %s | %s | %s |\n", n, threads[ti],
-                   gf / median(tt[0], reps), gf / median(tt[1], reps), rs, s0, s1);
+            printf("| %zu | %d | %.1f | %.1f | %s | %s | %s | %s | %s |\n", n, threads[ti],
+                   gf / median(tt[0], reps), gf / median(tt[1], reps), rs, s0, s1, b0, b1);
         }
         free(A);
         free(B);

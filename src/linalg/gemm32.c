@@ -26,11 +26,14 @@
  * a time, each output with its pcg32 state, positioned at its draw for the chunk's first term:
  * sr_states). A lane the vector code cannot decide (outside the accumulator's normal range, or
  * an SR tie of an inexact sum) is recomputed by the definition with its draw (g32_fix).
- * Threads: the outputs are cut into as many rectangles as there are threads (bands of rows, or
- * of columns when C is wider than tall), each packed and computed by its own thread in its own
- * workspace (srl__kern_ws: the thread's own, kept between calls); an output's sum is the same
- * whoever computes it. Without a workspace the caller falls back to another engine
- * (kernels.c). */
+ * Threads: the rows of C are cut into units of a few panels, a band of them per thread, each
+ * thread packing its own copy of B and taking its band's units first, then those left in the
+ * others' bands (srl__bands, src/core/threads.h: the two vCPUs of the VMs we measure on run at
+ * speeds up to 20% apart, and a woken worker starts 0.1 ms late); with too few rows, rectangles
+ * (bands of rows or of columns, whichever split more evenly), one per thread. Each thread works
+ * in its own workspace (srl__kern_ws: the thread's own, kept between calls); an output's sum is
+ * the same whoever computes it. A caller's epilogue (gemm_ep.h) runs on each unit's rows as
+ * they are finished. Without a workspace the caller falls back to another engine (kernels.c). */
 #include "srlab/kernels.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi" /* the vectors never cross a call by value */
@@ -40,6 +43,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -413,6 +417,20 @@ static void tile(const g32_plan *pl, const float *Ap, const float *Bp, size_t kc
     }
 }
 
+/* Rows [ic, ic + mc) by columns [jc, jc + nc) of C, terms [p0, p0 + kc): A's block packed into
+ * Ap, then the tiles over B's packed panels Bp. */
+static void block(const g32_plan *pl, float *Ap, const float *Bp, size_t ic, size_t mc, size_t jc,
+                  size_t nc, size_t p0, size_t kc)
+{
+    pack_a(Ap, pl->g, ic, mc, p0, kc);
+    for (size_t jp = 0; jp < nc; jp += pl->nr) {
+        const size_t w = nc - jp < pl->nr ? nc - jp : pl->nr;
+        for (size_t ip = 0; ip < mc; ip += G32_MR)
+            tile(pl, Ap + ip * kc, Bp + jp * kc, kc, p0, ic + ip,
+                 mc - ip < G32_MR ? mc - ip : G32_MR, jc + jp, w);
+    }
+}
+
 /* Rows [i0, i1) by columns [j0, j1) of C: the loop nest, in the thread's workspace. */
 static void rect(g32_plan *pl, size_t i0, size_t i1, size_t j0, size_t j1)
 {
@@ -430,13 +448,7 @@ static void rect(g32_plan *pl, size_t i0, size_t i1, size_t j0, size_t j1)
             pack_b(Bp, g, jc, nc, p0, kc, pl->nr, pl->group, pl->pk == G32_P_BF16);
             for (size_t ic = i0; ic < i1; ic += pl->mc) {
                 const size_t mc = i1 - ic < pl->mc ? i1 - ic : pl->mc;
-                pack_a(Ap, g, ic, mc, p0, kc);
-                for (size_t jp = 0; jp < nc; jp += pl->nr) {
-                    const size_t w = nc - jp < pl->nr ? nc - jp : pl->nr;
-                    for (size_t ip = 0; ip < mc; ip += G32_MR)
-                        tile(pl, Ap + ip * kc, Bp + jp * kc, kc, p0, ic + ip,
-                             mc - ip < G32_MR ? mc - ip : G32_MR, jc + jp, w);
-                }
+                block(pl, Ap, Bp, ic, mc, jc, nc, p0, kc);
             }
         }
     }
@@ -463,6 +475,123 @@ static void part(void *vpl, size_t t)
         const size_t j1 = (lo + len) * pl->nr;
         rect(pl, 0, g->m, lo * pl->nr, j1 < g->n ? j1 : g->n);
     }
+}
+
+/* ---- bands of rows with stealing (src/core/threads.h, srl__bands) ----
+ * The rows of C are cut into units of a few panels; for every chunk s = (block of columns jc,
+ * chunk of terms p0), in the loop nest's order, a thread packs B's chunk into its own workspace
+ * (and reads its own copy while it computes: on the VM we measure on, tiles reading panels of B
+ * that another core had packed were slower than packing twice), then takes the chunk's units,
+ * its own band's first. A unit waits for its own previous chunk (its sums continue from C);
+ * nothing else waits. Which thread computes a unit never changes a sum: same bits. */
+typedef struct g32_steal {
+    g32_plan *pl;
+    size_t tu, units, nseq, nch;
+    srl__bands *bands;    /* per chunk s */
+    _Atomic size_t *done; /* per unit: chunks it has finished */
+    _Atomic int ep_status; /* an epilogue's failure (the last one) */
+} g32_steal;
+
+static void steal_unit(const g32_steal *st, float *Ap, const float *Bp, size_t s, size_t u)
+{
+    g32_plan *pl = st->pl;
+    const srl__g32 *g = pl->g;
+    const size_t jc = s / st->nch * pl->nc, p0 = s % st->nch * pl->chunk;
+    const size_t nc = g->n - jc < pl->nc ? g->n - jc : pl->nc;
+    const size_t kc = g->k - p0 < pl->chunk ? g->k - p0 : pl->chunk;
+    const size_t ic = u * st->tu * G32_MR;
+    const size_t mc = g->m - ic < st->tu * G32_MR ? g->m - ic : st->tu * G32_MR;
+    /* spin a while, then yield: the thread computing its previous chunk may wait for this CPU
+     * (under SCHED_FIFO a spinning thread never gives it up) */
+    for (unsigned spins = 0; atomic_load_explicit(&st->done[u], memory_order_acquire) < s;) {
+        if (++spins < 4096) {
+#if defined(__SSE2__)
+            _mm_pause();
+#endif
+        } else {
+            thrd_yield();
+        }
+    }
+    block(pl, Ap, Bp, ic, mc, jc, nc, p0, kc);
+    if (g->ep && p0 + kc == g->k) { /* these outputs are final: the epilogue, here */
+        int e = SRL_OK;
+        if (nc == g->n) {
+            e = g->ep->fn(g->ep->ctx, ic * g->n, mc * g->n);
+        } else {
+            for (size_t r = ic; r < ic + mc; r++) {
+                const int er = g->ep->fn(g->ep->ctx, r * g->n + jc, nc);
+                e = er < e ? er : e;
+            }
+        }
+        if (e != SRL_OK)
+            atomic_store(&st->ep_status, e);
+    }
+    atomic_store_explicit(&st->done[u], s + 1, memory_order_release);
+}
+
+static void steal_run(const g32_steal *st, size_t me)
+{
+    g32_plan *pl = st->pl;
+    const srl__g32 *g = pl->g;
+    float *Ap = srl__kern_ws(0, (pl->ap_len + pl->bp_len) * sizeof(float));
+    if (!Ap)
+        return; /* the others take this thread's units */
+    float *Bp = Ap + pl->ap_len;
+    for (size_t s = 0; s < st->nseq; s++) {
+        if (!srl__bands_left(&st->bands[s])) /* a late thread packs nothing */
+            continue;
+        const size_t jc = s / st->nch * pl->nc, p0 = s % st->nch * pl->chunk;
+        const size_t nc = g->n - jc < pl->nc ? g->n - jc : pl->nc;
+        const size_t kc = g->k - p0 < pl->chunk ? g->k - p0 : pl->chunk;
+        pack_b(Bp, g, jc, nc, p0, kc, pl->nr, pl->group, pl->pk == G32_P_BF16);
+        for (size_t u; srl__bands_next(&st->bands[s], me, &u);)
+            steal_unit(st, Ap, Bp, s, u);
+    }
+}
+
+/* The bands on pl->parts threads; false (nothing computed) without memory for the counters. */
+static bool steal(g32_plan *pl)
+{
+    const srl__g32 *g = pl->g;
+    g32_steal st;
+    st.pl = pl;
+    const size_t urows = (g->m + G32_MR - 1) / G32_MR;
+    /* about 8 units per thread, at most a block of A */
+    size_t tu = (urows + 8 * pl->parts - 1) / (8 * pl->parts);
+    tu = tu < 1 ? 1 : tu > pl->mc / G32_MR ? pl->mc / G32_MR : tu;
+    st.tu = tu;
+    st.units = (urows + tu - 1) / tu;
+    st.nch = (g->k + pl->chunk - 1) / pl->chunk;
+    st.nseq = (g->n + pl->nc - 1) / pl->nc * st.nch;
+    const size_t kc = pl->chunk < g->k ? pl->chunk : g->k;
+    pl->ap_len = round_up(tu * G32_MR * kc, 16);
+    pl->bp_len = round_up(g->n < pl->nc ? g->n : pl->nc, pl->nr) * kc;
+    st.bands = st.units < ((size_t)1 << 32) ? malloc(st.nseq * sizeof *st.bands) : NULL;
+    st.done = malloc(st.units * sizeof *st.done);
+    if (!st.bands || !st.done) {
+        free(st.bands);
+        free((void *)st.done);
+        return false;
+    }
+    for (size_t s = 0; s < st.nseq; s++)
+        srl__bands_init(&st.bands[s], st.units, pl->parts);
+    for (size_t u = 0; u < st.units; u++)
+        atomic_init(&st.done[u], 0);
+    atomic_init(&st.ep_status, SRL_OK);
+#if SRL_HAVE_OPENMP
+#pragma omp parallel num_threads((int)pl->parts)
+#endif
+    steal_run(&st, srl__thread_num());
+    for (size_t u = 0; u < st.units; u++) /* every unit, unless no thread found a workspace */
+        if (atomic_load_explicit(&st.done[u], memory_order_relaxed) != st.nseq)
+            pl->nomem = 1;
+    if (g->ep && !pl->nomem) {
+        g->ep->done = true;
+        g->ep->status = atomic_load(&st.ep_status);
+    }
+    free(st.bands);
+    free((void *)st.done);
+    return true;
 }
 
 int srl__gemm32(const srl__g32 *g, int lvl, bool par)
@@ -511,6 +640,8 @@ int srl__gemm32(const srl__g32 *g, int lvl, bool par)
     pl.by_rows = g->m >= g->n;
     if (pl.parts > 1 && split_balance(urows, pl.parts) != split_balance(ucols, pl.parts))
         pl.by_rows = split_balance(urows, pl.parts) > split_balance(ucols, pl.parts);
+    if (pl.parts > 1 && pl.by_rows && urows >= 2 * pl.parts && steal(&pl))
+        return pl.nomem ? SRL_ENOMEM : SRL_OK;
     const size_t units = pl.by_rows ? urows : ucols;
     if (pl.parts > units)
         pl.parts = units;

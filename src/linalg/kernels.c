@@ -447,6 +447,7 @@ typedef struct gemm_args {
     size_t m, n, k;
     size_t a_row, a_step, b_row, b_step;
     bool isf;
+    srl__gemm_ep *ep; /* binary32 only; NULL: none */
 } gemm_args;
 
 static void store(void *C, size_t o, double v, bool isf)
@@ -474,6 +475,7 @@ static srl__g32 g32_args(const gemm_args *g, const srl_accum *c, bool fused)
     a.b_step = g->b_step;
     a.K = c->order == SRL_ORDER_BLOCKED ? c->block : g->k;
     a.fused = fused;
+    a.ep = g->ep;
     return a;
 }
 
@@ -531,7 +533,7 @@ static int gemm_plan(const gemm_args *g, const srl_accum *c, const kcfg *kc, con
 int srl__kernels_engine(const srl_accum *c, const void *A, const void *B, size_t m, size_t n,
                         size_t k, int isf, const srl_rng *rng)
 {
-    const gemm_args g = {NULL, A, B, m, n, k, k, 1, n, 1, isf != 0};
+    const gemm_args g = {NULL, A, B, m, n, k, k, 1, n, 1, isf != 0, NULL};
     if (!c || srl__accum_check(c, true, rng, g.isf) != SRL_OK || !m || !n || !k)
         return -2;
     kcfg kc;
@@ -735,27 +737,38 @@ static void gemm_engines(const gemm_args *g, const srl_accum *c, const kcfg *kc,
 int srl_gemm(double *C, const double *A, const double *B, size_t m, size_t n, size_t k,
              const srl_accum *c, srl_rng *rng)
 {
-    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, false};
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, false, NULL};
     return gemm_run(&g, c, rng);
 }
 
 int srl_gemm_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
                const srl_accum *c, srl_rng *rng)
 {
-    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, true};
+    const gemm_args g = {C, A, B, m, n, k, k, 1, n, 1, true, NULL};
     return gemm_run(&g, c, rng);
 }
 
 int srl_gemm_tn_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
                   const srl_accum *c, srl_rng *rng)
 {
-    const gemm_args g = {C, A, B, m, n, k, 1, m, n, 1, true}; /* A^T[i, l] = A[l*m + i] */
+    const gemm_args g = {C, A, B, m, n, k, 1, m, n, 1, true, NULL}; /* A^T[i, l] = A[l*m + i] */
     return gemm_run(&g, c, rng);
 }
 
 int srl_gemm_nt_f(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
                   const srl_accum *c, srl_rng *rng)
 {
-    const gemm_args g = {C, A, B, m, n, k, k, 1, 1, k, true}; /* B^T[l, j] = B[j*k + l] */
+    const gemm_args g = {C, A, B, m, n, k, k, 1, 1, k, true, NULL}; /* B^T[l, j] = B[j*k + l] */
+    return gemm_run(&g, c, rng);
+}
+
+int srl__gemm_f_ep(float *C, const float *A, const float *B, size_t m, size_t n, size_t k,
+                   int layout, const srl_accum *c, srl_rng *rng, srl__gemm_ep *ep)
+{
+    const size_t a_row = layout == 2 ? 1 : k, a_step = layout == 2 ? m : 1;
+    const size_t b_row = layout == 1 ? 1 : n, b_step = layout == 1 ? k : 1;
+    const gemm_args g = {C, A, B, m, n, k, a_row, a_step, b_row, b_step, true, ep};
+    ep->done = false;
+    ep->status = SRL_OK;
     return gemm_run(&g, c, rng);
 }

@@ -45,6 +45,7 @@
 #include "round/round_bulk.h"
 #include "srlab/kernels.h"
 #include "srlab/ops.h"
+#include "linalg/gemm_ep.h"
 
 /* Outputs (multiply-adds) below which a call stays on the calling thread. */
 #define KERN_OMP_MIN ((size_t)1 << 15)
@@ -239,6 +240,7 @@ typedef struct srl__g32 {
     const kcfg *kc;
     const srl_rng *rng;
     uint64_t c0, D;
+    srl__gemm_ep *ep; /* NULL: none */
 } srl__g32;
 
 /* The largest block size of a blocked order (K < k) the engine takes: a chunk holds whole blocks. */

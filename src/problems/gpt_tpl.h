@@ -26,23 +26,29 @@
  * (round_part), and rng then advances past the phase's draws, so that the values and draws are
  * round_slot's after the loop, without a region and a pass over the array of their own (at GPT
  * size b on two threads the bf16 strategies' separate roundings took 0.55 ms a step, longer than
- * on one thread). */
+ * on one thread). The linear layers do the same in their product's threads (mm_lin_rounded). */
 
 /* Items [0, n) of `width` elements of out (n elements in all): body(ctx, lo, len) writes items
- * [lo, lo + len) on each thread (srl__share_mine's share), which then rounds them into slot. */
+ * [lo, lo + len), a piece of about an eighth of a thread's share at a time (srl__bands: its own
+ * band's pieces first, then those the other threads have not begun), and the thread rounds each
+ * piece into slot as it finishes it. */
 static int TPL(each_rounded)(size_t n, size_t width, size_t total, REAL *out,
                              void (*body)(const void *ctx, size_t lo, size_t len),
                              const void *ctx, const srl_slot *slot, srl_rng *rng)
 {
     int status = SRL_OK;
+    const size_t nt = srl__max_threads(), pieces = n < 8 * nt ? n : 8 * nt;
+    srl__bands bands;
+    srl__bands_init(&bands, pieces, nt);
 #pragma omp parallel reduction(min : status) \
     if (total >= srl__models_omp_min && srl__workers_ok())
-    {
+    for (size_t p; srl__bands_next(&bands, srl__thread_num(), &p);) {
         size_t lo, len;
-        srl__share_mine(n, &lo, &len);
+        srl__share(n, pieces, p, &lo, &len);
         body(ctx, lo, len);
         const size_t e0 = lo * width, e1 = (lo + len) * width < total ? (lo + len) * width : total;
-        status = TPL(round_part)(out, e0, e1 > e0 ? e1 - e0 : 0, slot, rng);
+        const int st = TPL(round_part)(out, e0, e1 > e0 ? e1 - e0 : 0, slot, rng);
+        status = st < status ? st : status;
     }
     rng_advance(rng, TPL(round_draws)(total, slot));
     return status;
@@ -231,10 +237,10 @@ static void TPL(head_put)(REAL *dst, size_t w, size_t col0, const REAL *src, siz
  *   att = softmax_causal(q k^T * scale)       (T,T)   ROUND_ACT
  *   y   = att v                               (T,hs)  ROUND_ACT
  *   atty[b, :, h hs ..] = y                           (merge)
- * (b,h) pairs in parallel, each with its own block of draws. Each pair splits its own slices
- * and merges its own output: on the thread that uses them, while they are in its cache (as
- * loops of their own, two of the five passes over the activations did not speed up on two
- * threads at GPT size b). */
+ * (b,h) pairs in parallel (srl__bands), each with its own block of draws. Each pair splits its
+ * own slices and merges its own output: on the thread that uses them, while they are in its
+ * cache (as loops of their own, two of the five passes over the activations did not speed up on
+ * two threads at GPT size b). */
 static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *rng)
 {
     const srl__gpt_layout *lay = ps->lay;
@@ -246,9 +252,11 @@ static int TPL(attn_fwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *tsc, srl_rng *
     const uint64_t D2 = TPL(mm_draws)(T, hs, T, acc), R2 = TPL(round_draws)(T * hs, act);
     const uint64_t per = D1 + R1 + D2 + R2;
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) \
+    srl__bands bands; /* each pair's outputs and draws are its own: any thread, same bits */
+    srl__bands_init(&bands, B * NH, srl__max_threads());
+#pragma omp parallel reduction(min : status) \
     if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
-    for (size_t bh = 0; bh < B * NH; bh++) {
+    for (size_t bh; srl__bands_next(&bands, srl__thread_num(), &bh);) {
         srl_rng r = rng_ahead(rng, bh * per);
         REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         REAL *v = Ly + lay->vh + bh * T * hs;
@@ -303,9 +311,11 @@ static int TPL(attn_bwd)(const srl__gpt_pass *ps, REAL *Ly, REAL *A, REAL *tsc, 
     const uint64_t Gtt = TPL(round_draws)(T * T, gs), Gth = TPL(round_draws)(T * hs, gs);
     const uint64_t per = (Dtt + Gtt) + (Dth + Gth) + Gtt + 2 * (Dth + Gth);
     int status = SRL_OK;
-#pragma omp parallel for schedule(static) reduction(min : status) \
+    srl__bands bands; /* each pair's outputs and draws are its own: any thread, same bits */
+    srl__bands_init(&bands, B * NH, srl__max_threads());
+#pragma omp parallel reduction(min : status) \
     if (B * NH > 1 && B * NH * T * T * hs >= 4 * srl__models_omp_min && srl__workers_ok())
-    for (size_t bh = 0; bh < B * NH; bh++) {
+    for (size_t bh; srl__bands_next(&bands, srl__thread_num(), &bh);) {
         srl_rng r = rng_ahead(rng, bh * per);
         const REAL *q = Ly + lay->qh + bh * T * hs, *k = Ly + lay->kh + bh * T * hs;
         const REAL *v = Ly + lay->vh + bh * T * hs, *att = Ly + lay->att + bh * T * T;
@@ -395,27 +405,23 @@ static int TPL(block_fwd)(const srl__gpt_pass *ps, const REAL *par, size_t l, co
     SRL__TRY(TPL(ln_fwd)(Ly + lay->ln1, Ly + lay->ln1_mean, Ly + lay->ln1_rstd, res,
                          par + w.ln1w, par + w.ln1b, BT, C, act, rng));
     /* qkv = ln1 @ qkvw                                                            ROUND_ACT */
-    SRL__TRY(TPL(mm_lin)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C,
-                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(Ly + lay->qkv, BT * C3, act, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(Ly + lay->qkv, Ly + lay->ln1, par + w.qkvw, BT, C3, C,
+                                 SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc, act));
     SRL__TRY(TPL(attn_fwd)(ps, Ly, tsc, rng));
     /* res2 = res + atty @ projw                                         ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
-                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(tmpc, Ly + lay->atty, par + w.projw, BT, C, C,
+                                 SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc, act));
     SRL__TRY(TPL(add)(Ly + lay->res2, res, tmpc, BT * C, act, rng));
     /* ln2 = layernorm(res2)                                                       ROUND_ACT */
     SRL__TRY(TPL(ln_fwd)(Ly + lay->ln2, Ly + lay->ln2_mean, Ly + lay->ln2_rstd, Ly + lay->res2,
                          par + w.ln2w, par + w.ln2b, BT, C, act, rng));
     /* fch = ln2 @ fcw; fchg = gelu(fch)                                 ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C,
-                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(Ly + lay->fch, BT * C4, act, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(Ly + lay->fch, Ly + lay->ln2, par + w.fcw, BT, C4, C,
+                                 SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc, act));
     SRL__TRY(TPL(gelu_fwd)(Ly + lay->fchg, Ly + lay->fcth, Ly + lay->fch, BT * C4, act, rng));
     /* res3 = res2 + fchg @ fcprojw                                      ROUND_ACT (both lines) */
-    SRL__TRY(TPL(mm_lin)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4,
-                         SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(tmpc, BT * C, act, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(tmpc, Ly + lay->fchg, par + w.fcprojw, BT, C, C4,
+                                 SRL_STRATEGY_FPROP, ps->mx, ps->accum, rng, tsc, act));
     return TPL(add)(Ly + lay->res3, Ly + lay->res2, tmpc, BT * C, act, rng);
 }
 
@@ -493,17 +499,15 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     REAL *dres = A + lay->dres, *dln = A + lay->dln, *dtmp = A + lay->dtmp;
     REAL *dfchg = A + lay->dfchg, *dfch = A + lay->dfch, *dqkv = A + lay->dqkv;
     /* res3 = res2 + fchg @ fcprojw: dfchg = dres fcprojw^T (ROUND_GRAD); dfcprojw = fchg^T dres */
-    SRL__TRY(TPL(mm_lin)(dfchg, dres, par + w.fcprojw, BT, C4, C,
-                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(dfchg, BT * C4, gs, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(dfchg, dres, par + w.fcprojw, BT, C4, C,
+                                 SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc, gs));
     SRL__TRY(TPL(mm_lin)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT,
                          SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* fchg = gelu(fch)                                                               ROUND_GRAD */
     SRL__TRY(TPL(gelu_bwd)(dfch, Ly + lay->fch, Ly + lay->fcth, dfchg, BT * C4, gs, rng));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-    SRL__TRY(TPL(mm_lin)(dln, dfch, par + w.fcw, BT, C, C4,
-                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(dln, dfch, par + w.fcw, BT, C, C4,
+                                 SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc, gs));
     SRL__TRY(TPL(mm_lin)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
                          SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
@@ -511,17 +515,15 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
                          Ly + lay->ln2_mean, Ly + lay->ln2_rstd, par + w.ln2w, BT, C, gs, rng));
     SRL__TRY(TPL(add)(dres, dres, dtmp, BT * C, gs, rng));
     /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-    SRL__TRY(TPL(mm_lin)(A + lay->datty, dres, par + w.projw, BT, C, C,
-                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(A + lay->datty, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(A + lay->datty, dres, par + w.projw, BT, C, C,
+                                 SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc, gs));
     SRL__TRY(TPL(mm_lin)(grad + w.projw, Ly + lay->atty, dres, C, C, BT,
                          SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* attention */
     SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
     /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-    SRL__TRY(TPL(mm_lin)(dln, dqkv, par + w.qkvw, BT, C, C3,
-                         SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc));
-    SRL__TRY(TPL(round_slot)(dln, BT * C, gs, rng));
+    SRL__TRY(TPL(mm_lin_rounded)(dln, dqkv, par + w.qkvw, BT, C, C3,
+                                 SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc, gs));
     SRL__TRY(TPL(mm_lin)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
                          SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
     /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */

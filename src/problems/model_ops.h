@@ -16,6 +16,8 @@
  *   mm_draws                    the draws one product takes from rng (0 outside _emu)
  *   mm_lin                      a linear layer's product (Fprop, Dgrad or Wgrad): block-scaled
  *                               where the strategy says so, else mm_nn, mm_nt or mm_tn
+ *   mm_lin_rounded              mm_lin, its output then rounded into a slot (round_slot), by
+ *                               the product's own threads where its engine can
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
  *   round_part                  the part [lo, lo + len) of round_slot(x, n, ...): the same
@@ -30,6 +32,7 @@
 
 #include "core/isa.h"     /* SRL__PLAIN_CLONES */
 #include "core/threads.h" /* srl__workers_ok */
+#include "linalg/gemm_ep.h"
 #include "problems/tanh32.h"
 
 #undef R_EXP
@@ -210,6 +213,56 @@ static inline int TPL(mm_lin)(REAL *C, const REAL *A, const REAL *B, size_t m, s
     case SRL_STRATEGY_DGRAD: return TPL(mm_nt)(C, A, B, m, n, kk, accum, rng, scratch);
     default: return TPL(mm_tn)(C, A, B, m, n, kk, accum, rng, scratch);
     }
+}
+
+/* mm_lin, then C (m x n) rounded into slot as round_slot(C, m n, slot, rng) after it rounds it
+ * (the same values and draws: element e at the draw rng's counter + the product's draws + e),
+ * by the product's threads as they finish their rows where its engine runs an epilogue
+ * (src/linalg/gemm_ep.h), else after it: no region and no pass over C of its own. */
+#if PASS_MODE == SRL__PASS_EMU
+typedef struct TPL(ep_ctx) {
+    REAL *C;
+    const srl_slot *slot;
+    srl_rng r; /* at the first draw of the rounding */
+    const srl_rng *rp; /* &r, or NULL without draws */
+} TPL(ep_ctx);
+
+static int TPL(ep_round)(void *vctx, size_t e0, size_t len)
+{
+    const TPL(ep_ctx) *c = vctx;
+    return TPL(round_part)(c->C, e0, len, c->slot, c->rp);
+}
+#endif
+
+static inline int TPL(mm_lin_rounded)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n,
+                                      size_t kk, int kind, const srl_mxgemm *const *mx,
+                                      const srl_accum *accum, srl_rng *rng, REAL *scratch,
+                                      const srl_slot *slot)
+{
+#if PASS_MODE == SRL__PASS_EMU
+    if (!mx[kind]) {
+        TPL(ep_ctx) c = {C, slot, {0}, NULL};
+        if (rng) {
+            c.r = *rng;
+            srl_rng_seek(&c.r, rng->counter + TPL(mm_draws)(m, n, kk, accum));
+            c.rp = &c.r;
+        }
+        srl__gemm_ep ep = {TPL(ep_round), &c, false, SRL_OK};
+        const int layout = kind == SRL_STRATEGY_FPROP ? 0 : kind == SRL_STRATEGY_DGRAD ? 1 : 2;
+        const int st = srl__gemm_f_ep(C, A, B, m, n, kk, layout, accum, rng, &ep);
+        if (st != SRL_OK || (ep.done && ep.status != SRL_OK))
+            return st != SRL_OK ? st : ep.status;
+        if (ep.done) {
+            const uint64_t d = TPL(round_draws)(m * n, slot);
+            if (rng && d)
+                srl_rng_seek(rng, rng->counter + d);
+            return SRL_OK;
+        }
+        return TPL(round_slot)(C, m * n, slot, rng);
+    }
+#endif
+    const int st = TPL(mm_lin)(C, A, B, m, n, kk, kind, mx, accum, rng, scratch);
+    return st != SRL_OK ? st : TPL(round_slot)(C, m * n, slot, rng);
 }
 
 /* ---- GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ---- */
