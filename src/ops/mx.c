@@ -364,23 +364,21 @@ int srl_mx_quantize_float(float *y, uint8_t *scales, double *ts, const float *x,
         srl__bulk_mx_f2f(y, scales, x, n, &f->elem, (size_t)f->block, (int)r, m, rng)) {
         if (ts)
             *ts = 1.0;
-    } else { /* NVFP4 and odd block sizes: through binary64 */
-        double *xd = malloc((n ? n : 1) * sizeof *xd);
-        if (!xd)
-            return SRL_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            xd[i] = x[i];
-        const double t = srl_mx_tensor_scale(xd, n, f, r);
-        if (ts)
-            *ts = t;
-        run_all(xd, scales, xd, n, t, f, r, m, rng);
-        for (size_t i = 0; i < n; i++)
-            y[i] = (float)xd[i];
-        free(xd);
+        if (srl_rounding_is_stochastic(m))
+            srl_rng_seek(rng, rng->counter + n);
+        return SRL_OK;
     }
-    if (srl_rounding_is_stochastic(m))
-        srl_rng_seek(rng, rng->counter + n);
-    return SRL_OK;
+    /* NVFP4 and odd block sizes: through binary64 */
+    double *xd = malloc((n ? n : 1) * sizeof *xd);
+    if (!xd)
+        return SRL_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        xd[i] = x[i];
+    st = srl_mx_quantize(xd, scales, ts, xd, n, f, r, m, rng);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)xd[i];
+    free(xd);
+    return st;
 }
 
 /* ---- teaching ---- */

@@ -848,6 +848,84 @@ static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m
 #undef SRL_VEC
 }
 
+/* ---- a group's sixteen draws in registers (vec_f2f, mx_tile_m) ----
+ * Lane l of ev0 / ev1 is the pcg32 state of draw d + l / d + 8 + l, and pcg64's chains c1 / c2
+ * make the same draws likewise. ISA(draws16_next) gives a group's draws' high halves (all that
+ * binary32 lanes read) and steps on by sixteen: pcg32 (src 1) from the states alone (their
+ * outputs), the group keeping the states before the step (e0, e1); pcg64 (src 2) keeps the full
+ * draws (d0, d1). ISA(draws16_put) writes a flagged group's full draws to u for the reference
+ * path. */
+typedef struct ISA(draws16) {
+    srl__u64x8 ev0, ev1;
+    ISA(p64) c1, c2;
+    ISA(p64map) map;
+    uint64_t a32, c32, mult, inc;
+} ISA(draws16);
+typedef struct ISA(group16) {
+    srl__u32x16 hi;
+    srl__u64x8 e0, e1, d0, d1;
+} ISA(group16);
+
+SRL_INLINE ISA(draws16) ISA(draws16_from)(const srl__lanes *ln)
+{
+    ISA(draws16) g;
+    g.a32 = ln->a32, g.c32 = ln->c32, g.mult = SRL_PCG32_MULT, g.inc = ln->inc;
+    g.ev0 = ln->ev, g.ev1 = ln->ev * ln->a16 + ln->c16;
+    g.c1 = ISA(p64_from)(ln->sh, ln->sl), g.c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    g.map = ISA(p64_map)(ln);
+    return g;
+}
+
+SRL_INLINE ISA(group16) ISA(draws16_next)(ISA(draws16) *g, int src)
+{
+    typedef srl__u32x16 V;
+    ISA(group16) d;
+    d.hi = (V){0};
+    d.e0 = g->ev0, d.e1 = g->ev1, d.d0 = g->ev0 & 0, d.d1 = d.d0;
+    if (src == 1) {
+        d.hi = ISA(lane_pcg32_out16)(g->ev0, g->ev1);
+        g->ev0 = g->ev0 * g->a32 + g->c32;
+        g->ev1 = g->ev1 * g->a32 + g->c32;
+    } else if (src == 2) {
+        d.d0 = ISA(p64_out)(g->c1);
+        d.d1 = ISA(p64_out)(g->c2);
+        g->c1 = ISA(p64_step)(g->c1, &g->map);
+        g->c2 = ISA(p64_step)(g->c2, &g->map);
+        V w0, w1;
+        memcpy(&w0, &d.d0, sizeof w0);
+        memcpy(&w1, &d.d1, sizeof w1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        d.hi = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                       28, 30);
+#else
+        d.hi = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                       29, 31);
+#endif
+    }
+    return d;
+}
+
+SRL_INLINE void ISA(draws16_put)(const ISA(draws16) *g, ISA(group16) d, int src, uint64_t *u)
+{
+    if (src == 1) {
+        d.d0 = ISA(lane_draw)(d.e0, d.e0 * g->mult + g->inc);
+        d.d1 = ISA(lane_draw)(d.e1, d.e1 * g->mult + g->inc);
+    }
+    if (src != 0) {
+        memcpy(u, &d.d0, sizeof d.d0);
+        memcpy(u + 8, &d.d1, sizeof d.d1);
+    }
+}
+
+/* The lanes' state after the draws made (pcg32: ev0 the next group's states). */
+SRL_INLINE void ISA(draws16_to)(const ISA(draws16) *g, srl__lanes *ln)
+{
+    ln->ev = g->ev0;
+    ln->od = g->ev0 * g->mult + g->inc;
+    ISA(p64_to)(g->c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(g->c2, &ln->sh2, &ln->sl2);
+}
+
 /* ---- the vector path for binary32 input and output (all modes) ----
  * Sixteen elements per step in 32-bit lanes, as vec_d2d does eight: the same rounding of bit
  * patterns (lane_round32), the same range check, the subnormal range on the lanes. A binary32
@@ -866,38 +944,14 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     const ISA(group32_k) gk = ISA(group32_consts)(vp);
     const ISA(group32p_k) gkp = ISA(group32p_consts)(vp);
     const V zero = (V){0}, one = zero + 1;
-    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
-    srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
-    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
-    const ISA(p64map) map = ISA(p64_map)(ln);
+    ISA(draws16) g = ISA(draws16_from)(ln);
     uint32_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     V badv = zero;
     int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        V ud = zero;
-        const srl__u64x8 e0 = ev0, e1 = ev1;
-        srl__u64x8 d0 = ev0 & 0, d1 = d0; /* the group's full draws (pcg32: only if flagged) */
-        if (src == 1) {
-            ud = ISA(lane_pcg32_out16)(ev0, ev1);
-            ev0 = ev0 * a32 + c32;
-            ev1 = ev1 * a32 + c32;
-        } else if (src == 2) {
-            d0 = ISA(p64_out)(c1);
-            d1 = ISA(p64_out)(c2);
-            c1 = ISA(p64_step)(c1, &map);
-            c2 = ISA(p64_step)(c2, &map);
-            V w0, w1;
-            memcpy(&w0, &d0, sizeof w0);
-            memcpy(&w1, &d1, sizeof w1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                         28, 30);
-#else
-            ud = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
-                                         29, 31);
-#endif
-        }
+        const ISA(group16) dg = ISA(draws16_next)(&g, src);
+        const V ud = dg.hi;
         /* Fetch ahead, as vec_d2d does: without it the loads stall the longer loop bodies (sr,
          * fp8's range checks), which then run at 0.6-0.8x memcpy. Not on the pattern path: its
          * short loop keeps up with the hardware's own prefetch, and the extra load slot cost it
@@ -915,14 +969,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
             continue;
         if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
             SRL_NOK_FIRST(i);
-            if (src == 1) {
-                d0 = ISA(lane_draw)(e0, e0 * mult + inc);
-                d1 = ISA(lane_draw)(e1, e1 * mult + inc);
-            }
-            if (src != 0) {
-                memcpy(u + i, &d0, sizeof d0);
-                memcpy(u + i + 8, &d1, sizeof d1);
-            }
+            ISA(draws16_put)(&g, dg, src, u + i);
             badv |= one;
         }
         if (nok_set)
@@ -932,14 +979,14 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     if (i < k) { /* the last partial group goes to the reference path */
         SRL_NOK_FIRST(i);
         if (src == 1) {
-            const srl__u64x8 d0 = ISA(lane_draw)(ev0, ev0 * mult + inc);
-            const srl__u64x8 d1 = ISA(lane_draw)(ev1, ev1 * mult + inc);
+            const srl__u64x8 d0 = ISA(lane_draw)(g.ev0, g.ev0 * g.mult + g.inc);
+            const srl__u64x8 d1 = ISA(lane_draw)(g.ev1, g.ev1 * g.mult + g.inc);
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = l < 8 ? d0[l] : d1[l - 8];
-            ev0 = ev0 * a32 + c32;
-            ev1 = ev1 * a32 + c32;
+            g.ev0 = g.ev0 * g.a32 + g.c32;
+            g.ev1 = g.ev1 * g.a32 + g.c32;
         } else if (src == 2) {
-            const srl__u64x8 t0 = ISA(p64_out)(c1), t1 = ISA(p64_out)(c2);
+            const srl__u64x8 t0 = ISA(p64_out)(g.c1), t1 = ISA(p64_out)(g.c2);
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = l < 8 ? t0[l] : t1[l - 8];
         }
@@ -947,10 +994,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     }
     if (bad)
         SRL_FLAGS_FROM_NOK();
-    ln->ev = ev0;
-    ln->od = ev0 * mult + inc;
-    ISA(p64_to)(c1, &ln->sh, &ln->sl);
-    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+    ISA(draws16_to)(&g, ln);
     return bad;
 }
 
@@ -1334,8 +1378,7 @@ SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, cons
 
 /* Draws. At x86-64-v3 (eight-lane vectors) the tile's draws are made first, into u, as
  * lanes_fill makes them, and read back per group; elsewhere a group of sixteen makes its own in
- * registers, as vec_f2f does (the same draws: lane l of ev0 / ev1 the state of draw d + l /
- * d + 8 + l, pcg64's chains c1 / c2 likewise), and writes them to u only for a flagged group. */
+ * registers, as vec_f2f does (ISA(draws16)), and writes them to u only for a flagged group. */
 #define SRL_MX_REG (SRL_ISA_LEVEL != 1)
 
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
@@ -1360,10 +1403,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2) : sat;
     int flagged = 0;
 #if SRL_MX_REG
-    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
-    srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
-    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
-    const ISA(p64map) map = ISA(p64_map)(ln);
+    ISA(draws16) g = ISA(draws16_from)(ln);
 #else
     if (src == 1)
         ISA(fill_pcg32)(u, k, ln);
@@ -1379,27 +1419,8 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             const size_t i = i0 + j;
             V ud = zero;
 #if SRL_MX_REG
-            srl__u64x8 e0 = ev0, e1 = ev1, d0 = ev0 & 0, d1 = d0;
-            if (src == 1) {
-                ud = ISA(lane_pcg32_out16)(ev0, ev1);
-                ev0 = ev0 * a32 + c32;
-                ev1 = ev1 * a32 + c32;
-            } else if (src == 2) {
-                d0 = ISA(p64_out)(c1);
-                d1 = ISA(p64_out)(c2);
-                c1 = ISA(p64_step)(c1, &map);
-                c2 = ISA(p64_step)(c2, &map);
-                V w0, w1;
-                memcpy(&w0, &d0, sizeof w0);
-                memcpy(&w1, &d1, sizeof w1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-                ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                                             26, 28, 30);
-#else
-                ud = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
-                                             27, 29, 31);
-#endif
-            }
+            const ISA(group16) dg = ISA(draws16_next)(&g, src);
+            ud = dg.hi;
 #else
             if (src != 0) { /* the draws' high halves */
                 V d0, d1;
@@ -1485,23 +1506,13 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                 for (size_t l = 0; l < SRL_MXK; l++)
                     flag[i + l] = (unsigned char)(sbad[l] & 1u);
 #if SRL_MX_REG
-                if (src == 1) {
-                    d0 = ISA(lane_draw)(e0, e0 * mult + inc);
-                    d1 = ISA(lane_draw)(e1, e1 * mult + inc);
-                }
-                if (src != 0) {
-                    memcpy(u + i, &d0, sizeof d0);
-                    memcpy(u + i + 8, &d1, sizeof d1);
-                }
+                ISA(draws16_put)(&g, dg, src, u + i);
 #endif
             }
         }
     }
 #if SRL_MX_REG
-    ln->ev = ev0;
-    ln->od = ev0 * mult + inc;
-    ISA(p64_to)(c1, &ln->sh, &ln->sl);
-    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+    ISA(draws16_to)(&g, ln);
 #endif
     return flagged;
 }
