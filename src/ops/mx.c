@@ -455,6 +455,7 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
     const size_t bs = (size_t)j->f->block, cb = NV_CHUNK / bs;
     const bool sto = srl_rounding_is_stochastic(j->m);
     const uint64_t c0 = sto ? j->rng->counter : 0;
+    const int lvl = j->lvl < 2 ? j->lvl : 2; /* (no IFMA copy) */
     uint64_t u[NV_CHUNK];
     float xin[NV_CHUNK];
     double vb[NV_CHUNK / 8], rb[NV_CHUNK / 8];
@@ -466,7 +467,14 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         const size_t k = (ce * bs < j->n ? ce * bs : j->n) - i0;
         const float *xc = (const float *)j->x + i0;
         float *yc = (float *)j->y + i0;
-        for (size_t b = c; b < ce; b++) {
+        size_t bv = c; /* blocks of 16 eight at a time, in vectors, as scale_of makes them */
+        if (bs == 16) {
+            bv = c + (k / 16 & ~(size_t)7);
+            SRL_ISA_CALL(lvl, nv_scales16,
+                         (vb, rb, j->scales ? j->scales + c : NULL, xc, bv - c,
+                          nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
+        }
+        for (size_t b = bv; b < ce; b++) {
             const size_t lo = (b - c) * bs, len = k - lo < bs ? k - lo : bs;
             srl_mx_scale s;
             scale_of(&s, block_amax_f(xc + lo, len), j->f, j->r, j->ts);
@@ -481,7 +489,6 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (sto)
             srl__draws(u, k, &g);
         const size_t kk = k & ~(size_t)7;
-        const int lvl = j->lvl < 2 ? j->lvl : 2;
         const int flagged = SRL_ISA_CALL(lvl, nv_elems,
                                          (yc, xc, kk, bs, vb, rb, j->m.mode, j->m.r, u, flag));
         for (size_t i = flagged ? 0 : kk; i < k; i++) {

@@ -36,8 +36,12 @@ typedef int64_t ISA(nv_s64x8) __attribute__((vector_size(64)));
         r_;                                                                                       \
     })
 
-static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const double *vb,
-                         const double *rb, srl_mode mode, int r, const uint64_t *u, unsigned char *flag)
+/* The same for 64-bit integer lanes. */
+#define SRL_NV_SEL_S(m, a, b) (((a) & (m)) | ((b) & ~(m)))
+
+static inline __attribute__((always_inline)) int
+ISA(nv_elems_m)(float *y, const float *x, size_t k, size_t bs, const double *vb, const double *rb,
+                srl_mode mode, int r, const uint64_t *u, unsigned char *flag)
 {
     typedef srl__f64x8 D;
     typedef srl__u64x8 U;
@@ -119,8 +123,11 @@ static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const do
         memcpy(&m, &mb, sizeof m);
         const srl__f32x8 yf = __builtin_convertvector(m, srl__f32x8);
         memcpy(y + i, &yf, sizeof yf);
-        if (__builtin_expect(und[0] | und[1] | und[2] | und[3] | und[4] | und[5] | und[6] | und[7],
-                             0)) {
+        srl__u64x4 u4, h4;
+        memcpy(&u4, &und, sizeof u4);
+        memcpy(&h4, (const char *)&und + sizeof u4, sizeof h4);
+        u4 |= h4;
+        if (__builtin_expect((u4[0] | u4[1] | u4[2] | u4[3]) != 0, 0)) {
             if (!flagged)
                 memset(flag, 0, k);
             flagged = 1;
@@ -130,4 +137,98 @@ static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const do
     }
     return flagged;
 }
+
+/* The scales of nb whole blocks of 16 elements of x (nb a multiple of 8), eight blocks at a time
+ * in binary64 lanes, as mx.c's scale_of and nv_sb make them one by one: vb[b] = s_b s_t (NaN for
+ * a block with a NaN or an infinity, 0 for s_b = 0), rb[b] = 1 / vb[b] rounded, codes[b] (when
+ * not NULL) E4M3's code of s_b (0x7F: NaN). d = t s_t, up: the ceil rule (s_b rounded up). */
+static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float *x, size_t nb,
+                             double d, double ts, int up)
+{
+    typedef srl__f64x8 D;
+    typedef srl__u64x8 U;
+    typedef ISA(nv_s64x8) S;
+    const D zero = (D){0};
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        srl__u32x8 am32;
+        for (int l = 0; l < 8; l++) { /* each block's largest magnitude's bits */
+            srl__u32x16 v;
+            memcpy(&v, x + 16 * (b0 + (size_t)l), sizeof v);
+            v &= 0x7fffffffu;
+            srl__u32x8 a, b;
+            memcpy(&a, &v, sizeof a);
+            memcpy(&b, (const char *)&v + sizeof a, sizeof b);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > b), a, b);
+            srl__u32x8 c = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            c = __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            c = __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            am32[l] = a[0];
+        }
+        const U amb = __builtin_convertvector(am32, U);
+        const S bad = (S)(amb >= 0x7f800000u);
+        srl__f32x8 af;
+        memcpy(&af, &am32, sizeof af);
+        const D amax = __builtin_convertvector(af, D);
+        const D qa = amax / d; /* (one division per block) */
+        U qb;
+        memcpy(&qb, &qa, sizeof qb);
+        const S e = SRL_NV_SEL_S(qa >= 0x1p-6, (S)(qb >> 52) - (1023 + 3), (S){0} - 9);
+        const U spb = (U)((e + 1023) << 52), ispb = (U)((1023 - e) << 52);
+        D sp, isp;
+        memcpy(&sp, &spb, sizeof sp);
+        memcpy(&isp, &ispb, sizeof isp);
+        const D qs = SRL_NV_SEL(qa < 448, qa * isp, zero); /* (L < 16 below 448) */
+        const S L = __builtin_convertvector(qs, S);
+        const D lo = __builtin_convertvector(L, D) * sp, hi = lo + sp;
+        D sb;
+        if (up) {
+            sb = SRL_NV_SEL(amax > lo * d, hi, lo);
+        } else {
+            const D mid = (lo + sp * 0.5) * d;
+            const D tie = SRL_NV_SEL((L & 1) == 0, lo, hi), below = SRL_NV_SEL(amax < mid, lo, tie);
+            sb = SRL_NV_SEL(amax > mid, hi, below);
+        }
+        sb = SRL_NV_SEL(qa >= 448, zero + 448, sb);
+        const D v = SRL_NV_SEL(bad, zero + NAN, sb * ts);
+        const D r = 1.0 / v;
+        memcpy(vb + b0, &v, sizeof v);
+        memcpy(rb + b0, &r, sizeof r);
+        if (codes) {
+            U sbb;
+            memcpy(&sbb, &sb, sizeof sbb);
+            const S sub = sb < 0x1p-6;
+            const S cn = ((S)(sbb >> 52) - 1023 + 7) << 3 | (S)((sbb >> 49) & 7);
+            const S cs = __builtin_convertvector(sb * 0x1p9, S);
+            S c = (cn & ~sub) | (cs & sub);
+            c = (c & ~bad) | (((S){0} + 0x7F) & bad);
+            for (int l = 0; l < 8; l++)
+                codes[b0 + (size_t)l] = (uint8_t)c[l];
+        }
+    }
+}
+
+/* nv_elems_m with the mode a constant in each copy (the decision's switch out of the loop). */
+static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const double *vb,
+                         const double *rb, srl_mode mode, int r, const uint64_t *u,
+                         unsigned char *flag)
+{
+#define SRL_NV_M(M) ISA(nv_elems_m)(y, x, k, bs, vb, rb, M, r, u, flag)
+    switch (mode) {
+    case SRL_RN: return SRL_NV_M(SRL_RN);
+    case SRL_RNA: return SRL_NV_M(SRL_RNA);
+    case SRL_RZ: return SRL_NV_M(SRL_RZ);
+    case SRL_RU: return SRL_NV_M(SRL_RU);
+    case SRL_RD: return SRL_NV_M(SRL_RD);
+    case SRL_RO: return SRL_NV_M(SRL_RO);
+    case SRL_SR: return SRL_NV_M(SRL_SR);
+    case SRL_SR_EQ: return SRL_NV_M(SRL_SR_EQ);
+    case SRL_SR_BITS: return SRL_NV_M(SRL_SR_BITS);
+    default: return SRL_NV_M(mode); /* (every lane flagged) */
+    }
+#undef SRL_NV_M
+}
 #undef SRL_NV_SEL
+#undef SRL_NV_SEL_S

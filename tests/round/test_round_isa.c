@@ -420,7 +420,8 @@ int main(int argc, char **argv)
         GROUP(what, before_t);
     }
 
-    /* NVFP4 at its elements' decisions (src/ops/mx_nv_isa.h decides them from exact products):
+    /* NVFP4 at its elements' and its scales' decisions (src/ops/mx_nv_isa.h makes both from
+     * exact products):
      * a first block whose 2688 makes the tensor scale 1 (ocp, ceil), then blocks whose largest
      * magnitude 6 s_b makes the block scale s_b (a few E4M3 values, normal and subnormal), their
      * other elements E2M1's grid points and midpoints times s_b (exact binary32 numbers: ties,
@@ -432,8 +433,11 @@ int main(int argc, char **argv)
         static const double pos[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2,
                                      2.5,  3,   3.5,  4, 5,    6,   7};
         srl_mx_format f;
+        srl_format e4m3s;
+        const srl_format *fs_e4m3 = &e4m3s;
         float *xt = calloc(N_MIX, sizeof *xt);
-        if (!xt || srl_mx_parse(&f, "nvfp4", &err) != SRL_OK)
+        if (!xt || srl_mx_parse(&f, "nvfp4", &err) != SRL_OK ||
+            srl_format_parse(&e4m3s, "e4m3,saturate=on", &err) != SRL_OK)
             return 1;
         size_t n = 16;
         xt[0] = 2688;
@@ -449,6 +453,27 @@ int main(int argc, char **argv)
                 }
             }
         n -= n % 16;
+        /* then blocks whose largest magnitude is 6 s for s each E4M3 value and midpoint (s_b's
+         * ties under the ocp rule, exact quotients under ceil) and one binary32 unit either
+         * side, eight blocks to a vector of the scale pass; below 448, so that 2688 stays the
+         * largest magnitude and the tensor scale 1 */
+        double prev = 0;
+        for (uint64_t code = 1; code < 0x7E && n + 80 <= N_MIX; code++) {
+            double v;
+            if (srl_format_decode(&v, fs_e4m3, code) != SRL_OK)
+                continue;
+            const double mid = (prev + v) / 2;
+            prev = v;
+            const float c[5] = {(float)(6 * v), (float)(6 * mid), nextafterf((float)(6 * mid), 0),
+                                nextafterf((float)(6 * mid), INFINITY),
+                                nextafterf((float)(6 * v), INFINITY)};
+            for (int q = 0; q < 5; q++) {
+                xt[n] = c[q], xt[n + 1] = -c[q] / 3, xt[n + 2] = c[q] / 7, xt[n + 3] = (float)mid;
+                for (int z = 4; z < 16; z++)
+                    xt[n + (size_t)z] = xt[n + (size_t)z % 4] / (float)(z + 1);
+                n += 16;
+            }
+        }
         for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
             for (size_t mi = 0; mi < NM; mi++)
                 for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
