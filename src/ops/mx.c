@@ -455,7 +455,7 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
     const size_t bs = (size_t)j->f->block, cb = NV_CHUNK / bs;
     const bool sto = srl_rounding_is_stochastic(j->m);
     const uint64_t c0 = sto ? j->rng->counter : 0;
-    const int lvl = j->lvl < 2 ? j->lvl : 2; /* (no IFMA copy) */
+    const int lvl = j->lvl;
     uint64_t u[NV_CHUNK];
     float xin[NV_CHUNK];
     double vb[NV_CHUNK / 8], rb[NV_CHUNK / 8];
@@ -507,20 +507,25 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
 static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size_t n,
                      const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
+    const int lvl = srl__bulk_isa_level() < 2 ? srl__bulk_isa_level() : 2; /* (no IFMA copy) */
     uint32_t amax = 0; /* the largest finite magnitude's bits */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t b;
-        memcpy(&b, x + i, 4);
-        b &= 0x7fffffffu;
-        amax = b > amax && b < 0x7f800000u ? b : amax;
-    }
+#if SRL_HAVE_OPENMP
+    if (n >= SRL_BULK_OMP_MIN && srl__may_fork()) {
+#pragma omp parallel reduction(max : amax)
+        {
+            size_t lo, len;
+            srl__share(n, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo, &len);
+            amax = SRL_ISA_CALL(lvl, nv_amax, (x + lo, len));
+        }
+    } else
+#endif
+        amax = SRL_ISA_CALL(lvl, nv_amax, (x, n));
     float a;
     memcpy(&a, &amax, 4);
     const double t = tensor_scale_of(a, r);
     if (ts)
         *ts = t;
-    const mx_job j = {y, scales, x, n, t, f, r, m, rng, srl__bulk_isa_level(),
-                      y < x + n && x < y + n};
+    const mx_job j = {y, scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n};
     split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
 }
 

@@ -210,6 +210,31 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
     }
 }
 
+/* The bits of the largest finite magnitude among x[0..n) (0 if none). */
+static uint32_t ISA(nv_amax)(const float *x, size_t n)
+{
+    typedef srl__u32x16 V;
+    V m = (V){0};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        V v;
+        memcpy(&v, x + i, sizeof v);
+        v &= 0x7fffffffu;
+        v &= (V)(v < 0x7f800000u); /* (an infinity or a NaN counts as 0) */
+        m = SRL_NV_SEL_S((V)(v > m), v, m);
+    }
+    uint32_t a = 0;
+    for (int l = 0; l < 16; l++)
+        a = m[l] > a ? m[l] : a;
+    for (; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, x + i, sizeof b);
+        b &= 0x7fffffffu;
+        a = b > a && b < 0x7f800000u ? b : a;
+    }
+    return a;
+}
+
 /* nv_elems_m with the mode a constant in each copy (the decision's switch out of the loop). */
 static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const double *vb,
                          const double *rb, srl_mode mode, int r, const uint64_t *u,
