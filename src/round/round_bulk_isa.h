@@ -1366,10 +1366,107 @@ SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const f
     }
 }
 
-/* mx_scales with OCP's block of 32 known to the compiler (its loop unrolled). */
+#if SRL_ISA_LEVEL != 1
+/* mx_scales for sixteen blocks of 32 at a time (nb a multiple of 16), in sixteen-lane vectors:
+ * each block's two vectors' lane maxima, then four levels of pairing (halves, quarters, eighths,
+ * sixteenths of two vectors) leave block b0 + i's largest magnitude in lane i, and k, the codes
+ * and 2^-k, 2^k follow in the lanes as srl__mx_k32 and mx_scales make them; sixteen blocks with a
+ * lane that srl__mx_k32 sends to srl__mx_k (a zero or binary32 subnormal largest magnitude, or
+ * an E whose xmax lies below 2^emax's binade) take mx_scales' scalar steps from those maxima. */
+SRL_INLINE void ISA(mx_scales32x16)(float (*cb)[2], int *kb, uint8_t *scales, const float *x,
+                                    size_t nb, const srl_format *elem, int rule)
+{
+    typedef srl__u32x16 V;
+    typedef int32_t SI __attribute__((vector_size(sizeof(V))));
+    const V absm = (V){0} + 0x7fffffffu;
+    const int64_t xfrac = srl__mx_xfrac(elem);
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        V m[16];
+        for (int l = 0; l < 16; l++) {
+            const float *xb = x + 32 * (b0 + (size_t)l);
+            __builtin_prefetch((const char *)xb + SRL_PREFETCH_BYTES); /* (vec_f2f) */
+            __builtin_prefetch((const char *)(xb + 16) + SRL_PREFETCH_BYTES);
+            V v0, v1;
+            memcpy(&v0, xb, sizeof v0);
+            memcpy(&v1, xb + 16, sizeof v1);
+            m[l] = ISA(mx_max)(v0 & absm, v1 & absm);
+        }
+        for (int l = 0; l < 8; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 2, 3, 4, 5, 6,
+                                                       7, 16, 17, 18, 19, 20, 21, 22, 23),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 8, 9, 10, 11, 12,
+                                                       13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31));
+        for (int l = 0; l < 4; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 2, 3, 8, 9, 10,
+                                                       11, 16, 17, 18, 19, 24, 25, 26, 27),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 4, 5, 6, 7, 12, 13,
+                                                       14, 15, 20, 21, 22, 23, 28, 29, 30, 31));
+        for (int l = 0; l < 2; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 4, 5, 8, 9, 12,
+                                                       13, 16, 17, 20, 21, 24, 25, 28, 29),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 2, 3, 6, 7, 10, 11,
+                                                       14, 15, 18, 19, 22, 23, 26, 27, 30, 31));
+        const V am = ISA(mx_max)(__builtin_shufflevector(m[0], m[1], 0, 2, 4, 6, 8, 10, 12, 14, 16,
+                                                         18, 20, 22, 24, 26, 28, 30),
+                                 __builtin_shufflevector(m[0], m[1], 1, 3, 5, 7, 9, 11, 13, 15, 17,
+                                                         19, 21, 23, 25, 27, 29, 31));
+        const V bad = (V)(am >= 0x7f800000u);
+        const V odd = (V)(am - 0x00800000u >= 0x7f000000u) & ~bad;
+        if (__builtin_expect(xfrac < 0 || ISA(lane_any32)(odd), 0)) {
+            for (size_t l = 0; l < 16; l++) { /* (mx_scales' steps) */
+                const size_t b = b0 + l;
+                const int bl = am[l] >= 0x7f800000u;
+                const int kk = bl ? 0 : srl__mx_k32(am[l], xfrac, elem, rule);
+                kb[b] = kk;
+                if (scales)
+                    scales[b] = bl ? 0xFF : (uint8_t)(kk + 127);
+                cb[b][0] = bl ? 0.0f : srl__pow2f(-kk);
+                cb[b][1] = bl ? 1.0f : srl__pow2f(kk);
+            }
+            continue;
+        }
+        SI kv = (SI)(am >> 23) - (127 + elem->emax);
+        if (rule == SRL__MX_RULE_CEIL)
+            kv -= (SI)((am & 0x7fffffu) > (uint32_t)xfrac); /* (a comparison is -1) */
+        kv = (SI)ISA(mx_maxs)((V)kv, (V){0} + (uint32_t)SRL__MX_KMIN);
+        kv = (SI)ISA(mx_min)((V)(kv - SRL__MX_KMIN),
+                             (V){0} + (uint32_t)(SRL__MX_KMAX - SRL__MX_KMIN)) +
+             SRL__MX_KMIN;
+        kv &= (SI)~bad;
+        memcpy(kb + b0, &kv, sizeof kv);
+        if (scales)
+            for (int l = 0; l < 16; l++)
+                scales[b0 + (size_t)l] = (uint8_t)(bad[l] ? 0xFF : kv[l] + 127);
+        /* 2^-k and 2^k as binary32 (2^-127: subnormal), {0, 1} for a bad block */
+        const V lo = (V)(-kv >= -126), hi = (V)(kv >= -126);
+        const V sub = (V){0} + (1u << 22), one = (V){0} + 0x3f800000u;
+        const V p0 = ((((V)(127 - kv) << 23) & lo) | (sub & ~lo)) & ~bad;
+        const V p1 = (((((V)(kv + 127) << 23) & hi) | (sub & ~hi)) & ~bad) | (one & bad);
+        const V c0 = __builtin_shufflevector(p0, p1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6,
+                                             22, 7, 23);
+        const V c1 = __builtin_shufflevector(p0, p1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29,
+                                             14, 30, 15, 31);
+        memcpy(&cb[b0][0], &c0, sizeof c0);
+        memcpy(&cb[b0 + 8][0], &c1, sizeof c1);
+    }
+}
+#endif
+
+/* mx_scales with OCP's block of 32 known to the compiler (its loop unrolled; sixteen blocks at a
+ * time in sixteen-lane vectors). */
 SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, const float *x,
                                   size_t k, size_t bs, const srl_format *elem, int rule)
 {
+#if SRL_ISA_LEVEL != 1
+    if (bs == 32) {
+        const size_t nv = k / 32 & ~(size_t)15;
+        ISA(mx_scales32x16)(cb, kb, scales, x, nv, elem, rule);
+        if (nv * 32 < k)
+            ISA(mx_scales)(cb + nv, kb + nv, scales ? scales + nv : NULL, x + nv * 32, k - nv * 32,
+                           32, elem, rule);
+        return;
+    }
+#endif
     if (bs == 32)
         ISA(mx_scales)(cb, kb, scales, x, k, 32, elem, rule);
     else
