@@ -20,8 +20,10 @@
 #include <string.h>
 #include <threads.h>
 
+#include "core/mutant.h"
 #include "core/threads.h"
 #include "ops/mx_impl.h"
+#include "round/lanes.h"
 #include "round/mx_scale.h"
 #include "round/round_bulk.h"
 #include "round/round_core.h"
@@ -159,16 +161,21 @@ double srl_mx_gain(const srl_mx_format *f, srl_mx_rule r)
 
 /* ---- scales ---- */
 
-static const srl_format *e4m3_sat(void)
-{
-    return &srl_mx_preset(0)->elem; /* e4m3,saturate=on */
-}
-
 /* NVFP4's target for an element's largest magnitude: 6 (E2M1's largest), 4.5 under the 3/4
  * rule (so that s_b's rounding, at most a factor 1 + 2^-4, cannot take an element past 6). */
 static double nv_target(srl_mx_rule r)
 {
     return r == SRL_MX_34 ? 4.5 : 6.0;
+}
+
+/* NVFP4's tensor scale for a tensor whose largest finite magnitude is amax. */
+static double tensor_scale_of(double amax, srl_mx_rule r)
+{
+    if (amax == 0)
+        return 1.0;
+    const double st = srl_div(amax, 448.0 * nv_target(r), srl_format_find("fp32"), SRL_ROUND_RN,
+                              NULL);
+    return st > 0 ? st : 0x1p-149;
 }
 
 double srl_mx_tensor_scale(const double *x, size_t n, const srl_mx_format *f, srl_mx_rule r)
@@ -179,11 +186,7 @@ double srl_mx_tensor_scale(const double *x, size_t n, const srl_mx_format *f, sr
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]) && fabs(x[i]) > amax)
             amax = fabs(x[i]);
-    if (amax == 0)
-        return 1.0;
-    const double st = srl_div(amax, 448.0 * nv_target(r), srl_format_find("fp32"), SRL_ROUND_RN,
-                              NULL);
-    return st > 0 ? st : 0x1p-149;
+    return tensor_scale_of(amax, r);
 }
 
 /* The largest magnitude of a block; -1 when it holds a NaN or an infinity. */
@@ -197,6 +200,45 @@ static double block_amax(const double *x, size_t n)
         amax = a > amax ? a : amax;
     }
     return bad ? -1 : amax;
+}
+
+/* amax / d (d > 0 with at most 28 significant bits, amax >= 0 a binary32 number) rounded once
+ * into E4M3 (saturating at 448), to nearest even or up, without srl_div: qa, the quotient q
+ * rounded to binary64, picks E4M3's neighbours lo <= qa < hi = lo + 2^e. q < hi (rounding is
+ * monotone and hi is a binary64 number), and q < lo only within rounding error of lo, where both
+ * rules give lo; amax against the exact products lo d and (lo + 2^(e-1)) d (at most 33 bits)
+ * decides each rule. */
+static double nv_sb(double amax, double d, bool up)
+{
+    const double qa = amax / d; /* (one division per block) */
+    if (qa >= 448)
+        return 448; /* (q >= 464 overflows to 448 in E4M3's saturation, 448 <= q < 464 is 448) */
+    int e = -9; /* the spacing 2^e of E4M3 at qa: subnormal 2^-9, else 2^(ilogb(qa) - 3) */
+    uint64_t b;
+    memcpy(&b, &qa, sizeof b);
+    if (qa >= 0x1p-6)
+        e = (int)(b >> 52) - 1023 - 3;
+    const uint64_t bs = (uint64_t)(1023 + e) << 52, bi = (uint64_t)(1023 - e) << 52;
+    double sp, isp;
+    memcpy(&sp, &bs, sizeof sp);
+    memcpy(&isp, &bi, sizeof isp);
+    const uint64_t L = (uint64_t)(qa * isp); /* lo = L 2^e (L < 16) */
+    const double lo = (double)L * sp, hi = lo + sp;
+    if (up)
+        return amax > lo * d ? hi : lo;
+    const double mid = (lo + sp * 0.5) * d;
+    return amax > mid ? hi : amax < mid ? lo : L % 2 == 0 ? lo : hi;
+}
+
+/* E4M3's code of a value of E4M3 in [0, 448]. */
+static uint8_t nv_code(double sb)
+{
+    if (sb < 0x1p-6)
+        return (uint8_t)(sb * 0x1p9); /* subnormal: exponent field 0 */
+    uint64_t b;
+    memcpy(&b, &sb, sizeof b);
+    const int e = (int)(b >> 52) - 1023;                          /* sb = 1.fff 2^e */
+    return (uint8_t)((e + 7) << 3 | (int)((b >> 49) & 7)); /* the top 3 fraction bits */
 }
 
 static void scale_of(srl_mx_scale *s, double amax, const srl_mx_format *f, srl_mx_rule r,
@@ -216,14 +258,9 @@ static void scale_of(srl_mx_scale *s, double amax, const srl_mx_format *f, srl_m
         return;
     }
     /* NVFP4: s_b = round(amax / (t s_t)) into E4M3, the exact quotient rounded once */
-    const double t = nv_target(r);
-    const srl_rounding how = {r == SRL_MX_CEIL ? SRL_RU : SRL_RN, 0};
-    s->sb = srl_div(amax, t * ts, e4m3_sat(), how, NULL); /* t ts: exact (3 bits times 24) */
-    s->value = s->sb * ts;                                /* exact: 4 bits times 24 */
-    uint64_t code = 0;
-    if (srl_format_encode(&code, e4m3_sat(), s->sb) != SRL_OK) /* (s_b is a value of E4M3) */
-        code = 0x7F;
-    s->code = (uint8_t)code;
+    s->sb = nv_sb(amax, nv_target(r) * ts, r == SRL_MX_CEIL); /* t ts: exact (4 bits times 24) */
+    s->value = s->sb * ts;                                       /* exact: 4 bits times 24 */
+    s->code = nv_code(s->sb);
 }
 
 int srl_mx_block_scale(srl_mx_scale *s, const double *x, size_t n, const srl_mx_format *f,
@@ -288,12 +325,16 @@ static int check(const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const sr
     return SRL_OK;
 }
 
-/* Splits the blocks over the threads (whole blocks; one contiguous share each). */
-static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
-                    const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
+/* One thread's blocks [b0, b1) of a job, g positioned at the draw of element b0 * block. */
+typedef void (*blocks_fn)(const void *job, size_t b0, size_t b1, srl_rng g);
+
+/* Splits the nb blocks of bs elements (n in all) over the threads (whole blocks; one contiguous
+ * share each). */
+static void split_blocks(const void *job, blocks_fn fn, size_t n, size_t bs, srl_rounding m,
+                         const srl_rng *rng)
 {
     const bool sto = srl_rounding_is_stochastic(m);
-    const size_t bs = (size_t)f->block, nb = (n + bs - 1) / bs;
+    const size_t nb = (n + bs - 1) / bs;
     srl_rng g0;
     if (sto)
         g0 = *rng;
@@ -311,13 +352,41 @@ static void run_all(double *y, uint8_t *scales, const double *x, size_t n, doubl
             if (sto && len)
                 srl_rng_seek(&g, c0 + lo * bs);
             if (len)
-                run_blocks(y, scales, x, n, lo, lo + len, ts, f, r, m, g, sto, false);
+                fn(job, lo, lo + len, g);
         }
         return;
     }
 #endif
     (void)c0;
-    run_blocks(y, scales, x, n, 0, nb, ts, f, r, m, g0, sto, false);
+    fn(job, 0, nb, g0);
+}
+
+/* A quantization split over the threads: y and x binary64 (run_all) or binary32 (nv_float). */
+typedef struct mx_job {
+    void *y;
+    uint8_t *scales;
+    const void *x;
+    size_t n;
+    double ts;
+    const srl_mx_format *f;
+    srl_mx_rule r;
+    srl_rounding m;
+    const srl_rng *rng; /* (nv_float: the caller's, for the reference's extra words) */
+    int lvl, alias;     /* (nv_float: the instruction-set level; y overlaps x) */
+} mx_job;
+
+static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
+{
+    const mx_job *j = job;
+    run_blocks(j->y, j->scales, j->x, j->n, b0, b1, j->ts, j->f, j->r, j->m, g,
+               srl_rounding_is_stochastic(j->m), false);
+}
+
+static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
+                    const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
+{
+    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0};
+    split_blocks(&j, mx_job_blocks, n, (size_t)f->block, m, rng);
 }
 
 int srl__mx_quantize_row(double *y, const double *x, size_t n, double ts, const srl_mx_format *f,
@@ -354,6 +423,112 @@ int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, siz
     return SRL_OK;
 }
 
+/* ---- NVFP4 of binary32 arrays: the elements without a division (src/ops/mx_nv_isa.h) ----
+ * Each thread takes its blocks a chunk at a time: the chunk's scales (scale_of, the reference's),
+ * its draws (srl__draws), the vector kernel on its whole groups of eight, then the reference
+ * (quantize_one's arithmetic) for the lanes the kernel flags and the last partial group. Not in a
+ * build with the defects (src/core/mutant.h): they live in the reference's decision. */
+#define SRL_ISA_TEMPLATE "ops/mx_nv_isa.h"
+#include "core/isa_instantiate.h"
+#undef SRL_ISA_TEMPLATE
+
+#define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
+
+/* block_amax of binary32 values. */
+static double block_amax_f(const float *x, size_t n)
+{
+    uint32_t amax = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, x + i, 4);
+        b &= 0x7fffffffu;
+        amax = b > amax ? b : amax;
+    }
+    float a;
+    memcpy(&a, &amax, 4);
+    return amax >= 0x7f800000u ? -1 : (double)a;
+}
+
+static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
+{
+    const mx_job *j = job;
+    const size_t bs = (size_t)j->f->block, cb = NV_CHUNK / bs;
+    const bool sto = srl_rounding_is_stochastic(j->m);
+    const uint64_t c0 = sto ? j->rng->counter : 0;
+    const int lvl = j->lvl;
+    uint64_t u[NV_CHUNK];
+    float xin[NV_CHUNK];
+    double vb[NV_CHUNK / 8], rb[NV_CHUNK / 8];
+    unsigned char flag[NV_CHUNK];
+    if (!sto)
+        memset(u, 0, sizeof u);
+    for (size_t c = b0; c < b1; c += cb) {
+        const size_t ce = c + cb < b1 ? c + cb : b1, i0 = c * bs;
+        const size_t k = (ce * bs < j->n ? ce * bs : j->n) - i0;
+        const float *xc = (const float *)j->x + i0;
+        float *yc = (float *)j->y + i0;
+        size_t bv = c; /* blocks of 16 eight at a time, in vectors, as scale_of makes them */
+        if (bs == 16) {
+            bv = c + (k / 16 & ~(size_t)7);
+            SRL_ISA_CALL(lvl, nv_scales16,
+                         (vb, rb, j->scales ? j->scales + c : NULL, xc, bv - c,
+                          nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
+        }
+        for (size_t b = bv; b < ce; b++) {
+            const size_t lo = (b - c) * bs, len = k - lo < bs ? k - lo : bs;
+            srl_mx_scale s;
+            scale_of(&s, block_amax_f(xc + lo, len), j->f, j->r, j->ts);
+            if (j->scales)
+                j->scales[b] = s.code;
+            vb[b - c] = s.nan ? NAN : s.sb == 0 ? 0 : s.value;
+            rb[b - c] = 1.0 / vb[b - c]; /* (a division per block) */
+        }
+        if (j->alias)
+            memcpy(xin, xc, k * sizeof *xin);
+        const float *xr = j->alias ? xin : xc;
+        if (sto)
+            srl__draws(u, k, &g);
+        const size_t kk = k & ~(size_t)7;
+        const int flagged = SRL_ISA_CALL(lvl, nv_elems,
+                                         (yc, xc, kk, bs, vb, rb, j->m.mode, j->m.r, u, flag));
+        for (size_t i = flagged ? 0 : kk; i < k; i++) {
+            if (i < kk && !flag[i])
+                continue;
+            const double v = vb[i / bs], xv = xr[i];
+            yc[i] = (float)(v != v   ? NAN
+                            : v == 0 ? 0.0 * xv
+                                     : srl_op_apply_draw(SRL_DIV, xv, v, 0, &j->f->elem, j->m,
+                                                         u[i], j->rng, c0 + i0 + i) * v);
+        }
+    }
+}
+
+/* NVFP4 of a binary32 array whose block is a multiple of 8 of at most NV_CHUNK elements. */
+static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size_t n,
+                     const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
+{
+    const int lvl = srl__bulk_isa_level() < 2 ? srl__bulk_isa_level() : 2; /* (no IFMA copy) */
+    uint32_t amax = 0; /* the largest finite magnitude's bits */
+#if SRL_HAVE_OPENMP
+    if (n >= SRL_BULK_OMP_MIN && srl__may_fork()) {
+#pragma omp parallel reduction(max : amax)
+        {
+            size_t lo, len;
+            srl__share(n, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo, &len);
+            amax = SRL_ISA_CALL(lvl, nv_amax, (x + lo, len));
+        }
+    } else
+#endif
+        amax = SRL_ISA_CALL(lvl, nv_amax, (x, n));
+    float a;
+    memcpy(&a, &amax, 4);
+    const double t = tensor_scale_of(a, r);
+    if (ts)
+        *ts = t;
+    const mx_job j = {y, scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n};
+    split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
+}
+
 int srl_mx_quantize_float(float *y, uint8_t *scales, double *ts, const float *x, size_t n,
                           const srl_mx_format *f, srl_mx_rule r, srl_rounding m, srl_rng *rng)
 {
@@ -364,23 +539,28 @@ int srl_mx_quantize_float(float *y, uint8_t *scales, double *ts, const float *x,
         srl__bulk_mx_f2f(y, scales, x, n, &f->elem, (size_t)f->block, (int)r, m, rng)) {
         if (ts)
             *ts = 1.0;
-    } else { /* NVFP4 and odd block sizes: through binary64 */
-        double *xd = malloc((n ? n : 1) * sizeof *xd);
-        if (!xd)
-            return SRL_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            xd[i] = x[i];
-        const double t = srl_mx_tensor_scale(xd, n, f, r);
-        if (ts)
-            *ts = t;
-        run_all(xd, scales, xd, n, t, f, r, m, rng);
-        for (size_t i = 0; i < n; i++)
-            y[i] = (float)xd[i];
-        free(xd);
+        if (srl_rounding_is_stochastic(m))
+            srl_rng_seek(rng, rng->counter + n);
+        return SRL_OK;
     }
-    if (srl_rounding_is_stochastic(m))
-        srl_rng_seek(rng, rng->counter + n);
-    return SRL_OK;
+    if (f->scale == SRL_MX_E4M3_T32 && !SRL__HAVE_MUTANTS && f->block % 8 == 0 &&
+        f->block <= NV_CHUNK) {
+        nv_float(y, scales, ts, x, n, f, r, m, rng);
+        if (srl_rounding_is_stochastic(m))
+            srl_rng_seek(rng, rng->counter + n);
+        return SRL_OK;
+    }
+    /* odd block sizes: through binary64 */
+    double *xd = malloc((n ? n : 1) * sizeof *xd);
+    if (!xd)
+        return SRL_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        xd[i] = x[i];
+    st = srl_mx_quantize(xd, scales, ts, xd, n, f, r, m, rng);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)xd[i];
+    free(xd);
+    return st;
 }
 
 /* ---- teaching ---- */

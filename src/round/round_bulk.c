@@ -132,6 +132,11 @@ int srl__round_bulk_isa(int force)
     return isa_level();
 }
 
+int srl__bulk_isa_level(void)
+{
+    return isa_level();
+}
+
 #define DISPATCH(name, args) SRL_ISA_CALL4(lvl, name, args)
 
 static void lanes_fill(uint64_t *u, size_t k, srl__lanes *ln, int lvl)

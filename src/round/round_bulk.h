@@ -47,6 +47,10 @@ void srl__draws(uint64_t *u, size_t k, srl_rng *g);
  * and return the level that will run. Not thread-safe: set it before rounding. */
 int srl__round_bulk_isa(int force);
 
+/* The level the bulk kernels run at (the CPU's, at most the forced one): for other templates that
+ * follow srl__round_bulk_isa (src/ops/mx.c). */
+int srl__bulk_isa_level(void);
+
 /* Below this many elements bulk calls stay on the calling thread: SRL_BULK_OMP_MIN, but for
  * binary32 in and out on the pattern path (bf16, tf32 of binary32; srl__vparams.pat), whose loop
  * is a dozen instructions: there SRL_BULK_OMP_MIN_PAT_SR for the stochastic modes and

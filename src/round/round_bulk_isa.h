@@ -848,6 +848,84 @@ static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m
 #undef SRL_VEC
 }
 
+/* ---- a group's sixteen draws in registers (vec_f2f, mx_tile_m) ----
+ * Lane l of ev0 / ev1 is the pcg32 state of draw d + l / d + 8 + l, and pcg64's chains c1 / c2
+ * make the same draws likewise. ISA(draws16_next) gives a group's draws' high halves (all that
+ * binary32 lanes read) and steps on by sixteen: pcg32 (src 1) from the states alone (their
+ * outputs), the group keeping the states before the step (e0, e1); pcg64 (src 2) keeps the full
+ * draws (d0, d1). ISA(draws16_put) writes a flagged group's full draws to u for the reference
+ * path. */
+typedef struct ISA(draws16) {
+    srl__u64x8 ev0, ev1;
+    ISA(p64) c1, c2;
+    ISA(p64map) map;
+    uint64_t a32, c32, mult, inc;
+} ISA(draws16);
+typedef struct ISA(group16) {
+    srl__u32x16 hi;
+    srl__u64x8 e0, e1, d0, d1;
+} ISA(group16);
+
+SRL_INLINE ISA(draws16) ISA(draws16_from)(const srl__lanes *ln)
+{
+    ISA(draws16) g;
+    g.a32 = ln->a32, g.c32 = ln->c32, g.mult = SRL_PCG32_MULT, g.inc = ln->inc;
+    g.ev0 = ln->ev, g.ev1 = ln->ev * ln->a16 + ln->c16;
+    g.c1 = ISA(p64_from)(ln->sh, ln->sl), g.c2 = ISA(p64_from)(ln->sh2, ln->sl2);
+    g.map = ISA(p64_map)(ln);
+    return g;
+}
+
+SRL_INLINE ISA(group16) ISA(draws16_next)(ISA(draws16) *g, int src)
+{
+    typedef srl__u32x16 V;
+    ISA(group16) d;
+    d.hi = (V){0};
+    d.e0 = g->ev0, d.e1 = g->ev1, d.d0 = g->ev0 & 0, d.d1 = d.d0;
+    if (src == 1) {
+        d.hi = ISA(lane_pcg32_out16)(g->ev0, g->ev1);
+        g->ev0 = g->ev0 * g->a32 + g->c32;
+        g->ev1 = g->ev1 * g->a32 + g->c32;
+    } else if (src == 2) {
+        d.d0 = ISA(p64_out)(g->c1);
+        d.d1 = ISA(p64_out)(g->c2);
+        g->c1 = ISA(p64_step)(g->c1, &g->map);
+        g->c2 = ISA(p64_step)(g->c2, &g->map);
+        V w0, w1;
+        memcpy(&w0, &d.d0, sizeof w0);
+        memcpy(&w1, &d.d1, sizeof w1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        d.hi = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                       28, 30);
+#else
+        d.hi = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                       29, 31);
+#endif
+    }
+    return d;
+}
+
+SRL_INLINE void ISA(draws16_put)(const ISA(draws16) *g, ISA(group16) d, int src, uint64_t *u)
+{
+    if (src == 1) {
+        d.d0 = ISA(lane_draw)(d.e0, d.e0 * g->mult + g->inc);
+        d.d1 = ISA(lane_draw)(d.e1, d.e1 * g->mult + g->inc);
+    }
+    if (src != 0) {
+        memcpy(u, &d.d0, sizeof d.d0);
+        memcpy(u + 8, &d.d1, sizeof d.d1);
+    }
+}
+
+/* The lanes' state after the draws made (pcg32: ev0 the next group's states). */
+SRL_INLINE void ISA(draws16_to)(const ISA(draws16) *g, srl__lanes *ln)
+{
+    ln->ev = g->ev0;
+    ln->od = g->ev0 * g->mult + g->inc;
+    ISA(p64_to)(g->c1, &ln->sh, &ln->sl);
+    ISA(p64_to)(g->c2, &ln->sh2, &ln->sl2);
+}
+
 /* ---- the vector path for binary32 input and output (all modes) ----
  * Sixteen elements per step in 32-bit lanes, as vec_d2d does eight: the same rounding of bit
  * patterns (lane_round32), the same range check, the subnormal range on the lanes. A binary32
@@ -866,38 +944,14 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     const ISA(group32_k) gk = ISA(group32_consts)(vp);
     const ISA(group32p_k) gkp = ISA(group32p_consts)(vp);
     const V zero = (V){0}, one = zero + 1;
-    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
-    srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
-    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
-    const ISA(p64map) map = ISA(p64_map)(ln);
+    ISA(draws16) g = ISA(draws16_from)(ln);
     uint32_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     V badv = zero;
     int nok_set = 0; /* SRL_NOK_FIRST */
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        V ud = zero;
-        const srl__u64x8 e0 = ev0, e1 = ev1;
-        srl__u64x8 d0 = ev0 & 0, d1 = d0; /* the group's full draws (pcg32: only if flagged) */
-        if (src == 1) {
-            ud = ISA(lane_pcg32_out16)(ev0, ev1);
-            ev0 = ev0 * a32 + c32;
-            ev1 = ev1 * a32 + c32;
-        } else if (src == 2) {
-            d0 = ISA(p64_out)(c1);
-            d1 = ISA(p64_out)(c2);
-            c1 = ISA(p64_step)(c1, &map);
-            c2 = ISA(p64_step)(c2, &map);
-            V w0, w1;
-            memcpy(&w0, &d0, sizeof w0);
-            memcpy(&w1, &d1, sizeof w1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                         28, 30);
-#else
-            ud = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
-                                         29, 31);
-#endif
-        }
+        const ISA(group16) dg = ISA(draws16_next)(&g, src);
+        const V ud = dg.hi;
         /* Fetch ahead, as vec_d2d does: without it the loads stall the longer loop bodies (sr,
          * fp8's range checks), which then run at 0.6-0.8x memcpy. Not on the pattern path: its
          * short loop keeps up with the hardware's own prefetch, and the extra load slot cost it
@@ -915,14 +969,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
             continue;
         if (__builtin_expect(ISA(lane_any32)(nok), 0)) {
             SRL_NOK_FIRST(i);
-            if (src == 1) {
-                d0 = ISA(lane_draw)(e0, e0 * mult + inc);
-                d1 = ISA(lane_draw)(e1, e1 * mult + inc);
-            }
-            if (src != 0) {
-                memcpy(u + i, &d0, sizeof d0);
-                memcpy(u + i + 8, &d1, sizeof d1);
-            }
+            ISA(draws16_put)(&g, dg, src, u + i);
             badv |= one;
         }
         if (nok_set)
@@ -932,14 +979,14 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     if (i < k) { /* the last partial group goes to the reference path */
         SRL_NOK_FIRST(i);
         if (src == 1) {
-            const srl__u64x8 d0 = ISA(lane_draw)(ev0, ev0 * mult + inc);
-            const srl__u64x8 d1 = ISA(lane_draw)(ev1, ev1 * mult + inc);
+            const srl__u64x8 d0 = ISA(lane_draw)(g.ev0, g.ev0 * g.mult + g.inc);
+            const srl__u64x8 d1 = ISA(lane_draw)(g.ev1, g.ev1 * g.mult + g.inc);
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = l < 8 ? d0[l] : d1[l - 8];
-            ev0 = ev0 * a32 + c32;
-            ev1 = ev1 * a32 + c32;
+            g.ev0 = g.ev0 * g.a32 + g.c32;
+            g.ev1 = g.ev1 * g.a32 + g.c32;
         } else if (src == 2) {
-            const srl__u64x8 t0 = ISA(p64_out)(c1), t1 = ISA(p64_out)(c2);
+            const srl__u64x8 t0 = ISA(p64_out)(g.c1), t1 = ISA(p64_out)(g.c2);
             for (size_t l = 0; i + l < k; l++)
                 u[i + l] = l < 8 ? t0[l] : t1[l - 8];
         }
@@ -947,10 +994,7 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     }
     if (bad)
         SRL_FLAGS_FROM_NOK();
-    ln->ev = ev0;
-    ln->od = ev0 * mult + inc;
-    ISA(p64_to)(c1, &ln->sh, &ln->sl);
-    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+    ISA(draws16_to)(&g, ln);
     return bad;
 }
 
@@ -1322,10 +1366,107 @@ SRL_INLINE void ISA(mx_scales)(float (*cb)[2], int *kb, uint8_t *scales, const f
     }
 }
 
-/* mx_scales with OCP's block of 32 known to the compiler (its loop unrolled). */
+#if SRL_ISA_LEVEL != 1
+/* mx_scales for sixteen blocks of 32 at a time (nb a multiple of 16), in sixteen-lane vectors:
+ * each block's two vectors' lane maxima, then four levels of pairing (halves, quarters, eighths,
+ * sixteenths of two vectors) leave block b0 + i's largest magnitude in lane i, and k, the codes
+ * and 2^-k, 2^k follow in the lanes as srl__mx_k32 and mx_scales make them; sixteen blocks with a
+ * lane that srl__mx_k32 sends to srl__mx_k (a zero or binary32 subnormal largest magnitude, or
+ * an E whose xmax lies below 2^emax's binade) take mx_scales' scalar steps from those maxima. */
+SRL_INLINE void ISA(mx_scales32x16)(float (*cb)[2], int *kb, uint8_t *scales, const float *x,
+                                    size_t nb, const srl_format *elem, int rule)
+{
+    typedef srl__u32x16 V;
+    typedef int32_t SI __attribute__((vector_size(sizeof(V))));
+    const V absm = (V){0} + 0x7fffffffu;
+    const int64_t xfrac = srl__mx_xfrac(elem);
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        V m[16];
+        for (int l = 0; l < 16; l++) {
+            const float *xb = x + 32 * (b0 + (size_t)l);
+            __builtin_prefetch((const char *)xb + SRL_PREFETCH_BYTES); /* (vec_f2f) */
+            __builtin_prefetch((const char *)(xb + 16) + SRL_PREFETCH_BYTES);
+            V v0, v1;
+            memcpy(&v0, xb, sizeof v0);
+            memcpy(&v1, xb + 16, sizeof v1);
+            m[l] = ISA(mx_max)(v0 & absm, v1 & absm);
+        }
+        for (int l = 0; l < 8; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 2, 3, 4, 5, 6,
+                                                       7, 16, 17, 18, 19, 20, 21, 22, 23),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 8, 9, 10, 11, 12,
+                                                       13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31));
+        for (int l = 0; l < 4; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 2, 3, 8, 9, 10,
+                                                       11, 16, 17, 18, 19, 24, 25, 26, 27),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 4, 5, 6, 7, 12, 13,
+                                                       14, 15, 20, 21, 22, 23, 28, 29, 30, 31));
+        for (int l = 0; l < 2; l++)
+            m[l] = ISA(mx_max)(__builtin_shufflevector(m[2 * l], m[2 * l + 1], 0, 1, 4, 5, 8, 9, 12,
+                                                       13, 16, 17, 20, 21, 24, 25, 28, 29),
+                               __builtin_shufflevector(m[2 * l], m[2 * l + 1], 2, 3, 6, 7, 10, 11,
+                                                       14, 15, 18, 19, 22, 23, 26, 27, 30, 31));
+        const V am = ISA(mx_max)(__builtin_shufflevector(m[0], m[1], 0, 2, 4, 6, 8, 10, 12, 14, 16,
+                                                         18, 20, 22, 24, 26, 28, 30),
+                                 __builtin_shufflevector(m[0], m[1], 1, 3, 5, 7, 9, 11, 13, 15, 17,
+                                                         19, 21, 23, 25, 27, 29, 31));
+        const V bad = (V)(am >= 0x7f800000u);
+        const V odd = (V)(am - 0x00800000u >= 0x7f000000u) & ~bad;
+        if (__builtin_expect(xfrac < 0 || ISA(lane_any32)(odd), 0)) {
+            for (size_t l = 0; l < 16; l++) { /* (mx_scales' steps) */
+                const size_t b = b0 + l;
+                const int bl = am[l] >= 0x7f800000u;
+                const int kk = bl ? 0 : srl__mx_k32(am[l], xfrac, elem, rule);
+                kb[b] = kk;
+                if (scales)
+                    scales[b] = bl ? 0xFF : (uint8_t)(kk + 127);
+                cb[b][0] = bl ? 0.0f : srl__pow2f(-kk);
+                cb[b][1] = bl ? 1.0f : srl__pow2f(kk);
+            }
+            continue;
+        }
+        SI kv = (SI)(am >> 23) - (127 + elem->emax);
+        if (rule == SRL__MX_RULE_CEIL)
+            kv -= (SI)((am & 0x7fffffu) > (uint32_t)xfrac); /* (a comparison is -1) */
+        kv = (SI)ISA(mx_maxs)((V)kv, (V){0} + (uint32_t)SRL__MX_KMIN);
+        kv = (SI)ISA(mx_min)((V)(kv - SRL__MX_KMIN),
+                             (V){0} + (uint32_t)(SRL__MX_KMAX - SRL__MX_KMIN)) +
+             SRL__MX_KMIN;
+        kv &= (SI)~bad;
+        memcpy(kb + b0, &kv, sizeof kv);
+        if (scales)
+            for (int l = 0; l < 16; l++)
+                scales[b0 + (size_t)l] = (uint8_t)(bad[l] ? 0xFF : kv[l] + 127);
+        /* 2^-k and 2^k as binary32 (2^-127: subnormal), {0, 1} for a bad block */
+        const V lo = (V)(-kv >= -126), hi = (V)(kv >= -126);
+        const V sub = (V){0} + (1u << 22), one = (V){0} + 0x3f800000u;
+        const V p0 = ((((V)(127 - kv) << 23) & lo) | (sub & ~lo)) & ~bad;
+        const V p1 = (((((V)(kv + 127) << 23) & hi) | (sub & ~hi)) & ~bad) | (one & bad);
+        const V c0 = __builtin_shufflevector(p0, p1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6,
+                                             22, 7, 23);
+        const V c1 = __builtin_shufflevector(p0, p1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29,
+                                             14, 30, 15, 31);
+        memcpy(&cb[b0][0], &c0, sizeof c0);
+        memcpy(&cb[b0 + 8][0], &c1, sizeof c1);
+    }
+}
+#endif
+
+/* mx_scales with OCP's block of 32 known to the compiler (its loop unrolled; sixteen blocks at a
+ * time in sixteen-lane vectors). */
 SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, const float *x,
                                   size_t k, size_t bs, const srl_format *elem, int rule)
 {
+#if SRL_ISA_LEVEL != 1
+    if (bs == 32) {
+        const size_t nv = k / 32 & ~(size_t)15;
+        ISA(mx_scales32x16)(cb, kb, scales, x, nv, elem, rule);
+        if (nv * 32 < k)
+            ISA(mx_scales)(cb + nv, kb + nv, scales ? scales + nv : NULL, x + nv * 32, k - nv * 32,
+                           32, elem, rule);
+        return;
+    }
+#endif
     if (bs == 32)
         ISA(mx_scales)(cb, kb, scales, x, k, 32, elem, rule);
     else
@@ -1334,8 +1475,7 @@ SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, cons
 
 /* Draws. At x86-64-v3 (eight-lane vectors) the tile's draws are made first, into u, as
  * lanes_fill makes them, and read back per group; elsewhere a group of sixteen makes its own in
- * registers, as vec_f2f does (the same draws: lane l of ev0 / ev1 the state of draw d + l /
- * d + 8 + l, pcg64's chains c1 / c2 likewise), and writes them to u only for a flagged group. */
+ * registers, as vec_f2f does (ISA(draws16)), and writes them to u only for a flagged group. */
 #define SRL_MX_REG (SRL_ISA_LEVEL != 1)
 
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
@@ -1360,10 +1500,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2) : sat;
     int flagged = 0;
 #if SRL_MX_REG
-    const uint64_t a32 = ln->a32, c32 = ln->c32, mult = SRL_PCG32_MULT, inc = ln->inc;
-    srl__u64x8 ev0 = ln->ev, ev1 = ln->ev * ln->a16 + ln->c16;
-    ISA(p64) c1 = ISA(p64_from)(ln->sh, ln->sl), c2 = ISA(p64_from)(ln->sh2, ln->sl2);
-    const ISA(p64map) map = ISA(p64_map)(ln);
+    ISA(draws16) g = ISA(draws16_from)(ln);
 #else
     if (src == 1)
         ISA(fill_pcg32)(u, k, ln);
@@ -1379,27 +1516,8 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             const size_t i = i0 + j;
             V ud = zero;
 #if SRL_MX_REG
-            srl__u64x8 e0 = ev0, e1 = ev1, d0 = ev0 & 0, d1 = d0;
-            if (src == 1) {
-                ud = ISA(lane_pcg32_out16)(ev0, ev1);
-                ev0 = ev0 * a32 + c32;
-                ev1 = ev1 * a32 + c32;
-            } else if (src == 2) {
-                d0 = ISA(p64_out)(c1);
-                d1 = ISA(p64_out)(c2);
-                c1 = ISA(p64_step)(c1, &map);
-                c2 = ISA(p64_step)(c2, &map);
-                V w0, w1;
-                memcpy(&w0, &d0, sizeof w0);
-                memcpy(&w1, &d1, sizeof w1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-                ud = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                                             26, 28, 30);
-#else
-                ud = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
-                                             27, 29, 31);
-#endif
-            }
+            const ISA(group16) dg = ISA(draws16_next)(&g, src);
+            ud = dg.hi;
 #else
             if (src != 0) { /* the draws' high halves */
                 V d0, d1;
@@ -1485,23 +1603,13 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                 for (size_t l = 0; l < SRL_MXK; l++)
                     flag[i + l] = (unsigned char)(sbad[l] & 1u);
 #if SRL_MX_REG
-                if (src == 1) {
-                    d0 = ISA(lane_draw)(e0, e0 * mult + inc);
-                    d1 = ISA(lane_draw)(e1, e1 * mult + inc);
-                }
-                if (src != 0) {
-                    memcpy(u + i, &d0, sizeof d0);
-                    memcpy(u + i + 8, &d1, sizeof d1);
-                }
+                ISA(draws16_put)(&g, dg, src, u + i);
 #endif
             }
         }
     }
 #if SRL_MX_REG
-    ln->ev = ev0;
-    ln->od = ev0 * mult + inc;
-    ISA(p64_to)(c1, &ln->sh, &ln->sl);
-    ISA(p64_to)(c2, &ln->sh2, &ln->sl2);
+    ISA(draws16_to)(&g, ln);
 #endif
     return flagged;
 }

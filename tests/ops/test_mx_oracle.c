@@ -497,6 +497,44 @@ int main(void)
         GROUP("scale selection: every binary64 exponent, every MX format and rule, brute force",
               before);
     }
+    /* NVFP4's block scale s_b against MPFR: amax at t s_t times each E4M3 value, the midpoints
+     * (ties of rn) and one binary64 unit either side, for tensor scales 1, a 24-bit one, one
+     * whose products with E4M3's midpoints are near binary64's precision and the smallest */
+    {
+        const long before = srl_test_failures;
+        const srl_mx_format *f = srl_mx_preset(srl_mx_preset_count() - 1);
+        const srl_format *e4 = fmt("e4m3,saturate=on");
+        const double tss[] = {1.0, 0x1.6a09e6p-3, 0x1.fffffep+100, 0x1p-149};
+        double prev = 0;
+        for (uint64_t code = 1; code <= 0x7E; code++) {
+            double v;
+            if (srl_format_decode(&v, e4, code) != SRL_OK)
+                continue;
+            const double mid = (prev + v) / 2;
+            const double cands[5] = {v, mid, nextafter(mid, 0), nextafter(mid, INFINITY),
+                                     nextafter(v, INFINITY)};
+            prev = v;
+            for (size_t q = 0; q < sizeof tss / sizeof *tss; q++)
+                for (int c = 0; c < 5; c++)
+                    for (int r = 0; r < SRL_MX_RULE_COUNT; r++) {
+                        const double t = r == SRL_MX_34 ? 4.5 : 6, amax = cands[c] * t * tss[q];
+                        const double x[2] = {amax, -amax / 3};
+                        srl_mx_scale s;
+                        const int st = srl_mx_block_scale(&s, x, 2, f, (srl_mx_rule)r, tss[q]);
+                        const double sb = ref_op(&w, e4, SRL_DIV, amax, t * tss[q],
+                                                 r == SRL_MX_CEIL ? SRL_RU : SRL_RN,
+                                                 SRL_ROUND_RN, 0, NULL, 0);
+                        uint64_t want = 0;
+                        CHECK(st == SRL_OK && s.sb == sb &&
+                                  srl_format_encode(&want, e4, sb) == SRL_OK && s.code == want,
+                              "nvfp4 %s: amax %a, s_t %a: s_b %a (code 0x%02X), MPFR %a",
+                              srl_mx_rule_name((srl_mx_rule)r), amax, tss[q], s.sb, s.code, sb);
+                    }
+        }
+        GROUP("nvfp4's block scale at E4M3's values and midpoints times t s_t, every rule, "
+              "against MPFR",
+              before);
+    }
     opref_ws_clear(&w);
     mpfr_free_cache();
     printf("%ld comparisons failed\n", nbad);

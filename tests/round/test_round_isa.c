@@ -420,6 +420,73 @@ int main(int argc, char **argv)
         GROUP(what, before_t);
     }
 
+    /* NVFP4 at its elements' and its scales' decisions (src/ops/mx_nv_isa.h makes both from
+     * exact products):
+     * a first block whose 2688 makes the tensor scale 1 (ocp, ceil), then blocks whose largest
+     * magnitude 6 s_b makes the block scale s_b (a few E4M3 values, normal and subnormal), their
+     * other elements E2M1's grid points and midpoints times s_b (exact binary32 numbers: ties,
+     * exact results) and one binary32 unit either side, both signs; every rule, mode and
+     * stream. */
+    {
+        const long before_nv = srl_test_failures;
+        static const double sbs[] = {1, 0.75, 0x1p-4, 0x1.8p-7, 0x1p-9, 0x1.cp5};
+        static const double pos[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2,
+                                     2.5,  3,   3.5,  4, 5,    6,   7};
+        srl_mx_format f;
+        srl_format e4m3s;
+        const srl_format *fs_e4m3 = &e4m3s;
+        float *xt = calloc(N_MIX, sizeof *xt);
+        if (!xt || srl_mx_parse(&f, "nvfp4", &err) != SRL_OK ||
+            srl_format_parse(&e4m3s, "e4m3,saturate=on", &err) != SRL_OK)
+            return 1;
+        size_t n = 16;
+        xt[0] = 2688;
+        for (size_t si = 0; si < sizeof sbs / sizeof *sbs; si++)
+            for (size_t pi = 0; pi < sizeof pos / sizeof *pos; pi++) {
+                const float v = (float)(pos[pi] * sbs[si]);
+                const float near[3] = {v, nextafterf(v, 0), nextafterf(v, INFINITY)};
+                for (int k = 0; k < 3; k++) {
+                    if (n % 16 == 0)
+                        xt[n++] = (float)(6 * sbs[si]);
+                    xt[n] = n % 3 ? near[k] : -near[k];
+                    n++;
+                }
+            }
+        n -= n % 16;
+        /* then blocks whose largest magnitude is 6 s for s each E4M3 value and midpoint (s_b's
+         * ties under the ocp rule, exact quotients under ceil) and one binary32 unit either
+         * side, eight blocks to a vector of the scale pass; below 448, so that 2688 stays the
+         * largest magnitude and the tensor scale 1 */
+        double prev = 0;
+        for (uint64_t code = 1; code < 0x7E && n + 80 <= N_MIX; code++) {
+            double v;
+            if (srl_format_decode(&v, fs_e4m3, code) != SRL_OK)
+                continue;
+            const double mid = (prev + v) / 2;
+            prev = v;
+            const float c[5] = {(float)(6 * v), (float)(6 * mid), nextafterf((float)(6 * mid), 0),
+                                nextafterf((float)(6 * mid), INFINITY),
+                                nextafterf((float)(6 * v), INFINITY)};
+            for (int q = 0; q < 5; q++) {
+                xt[n] = c[q], xt[n + 1] = -c[q] / 3, xt[n + 2] = c[q] / 7, xt[n + 3] = (float)mid;
+                for (int z = 4; z < 16; z++)
+                    xt[n + (size_t)z] = xt[n + (size_t)z % 4] / (float)(z + 1);
+                n += 16;
+            }
+        }
+        for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+            for (size_t mi = 0; mi < NM; mi++)
+                for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
+                    snprintf(what, sizeof what, "nvfp4 %s %s %s, grid and midpoints (%zu values)",
+                             srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                             ki ? "pcg64" : "pcg32", n);
+                    check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
+                }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: nvfp4 at E2M1's grid and midpoints", names[lvl]);
+        GROUP(what, before_nv);
+    }
+
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
      * arrays repeat the mix. */
     const long before = srl_test_failures;

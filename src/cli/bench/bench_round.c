@@ -8,9 +8,10 @@
  * / values per second of memcpy on the same number of threads (above 1: faster than copying the
  * array, possible because large outputs are written with streaming stores).
  * Then block quantization (srlab/mx.h) of the binary32 normal array, beside bf16 bulk rounding
- * of the same array in the same mode: mxfp8 and mxfp4 (ocp rule) and mxfp4 (3/4 rule) in rn and
- * sr, nvfp4 in rn; ratio_to_bf16 = the bf16 rounding's time over the case's (issue 32 aims at
- * 0.5 or more for the MX formats). */
+ * of the same array in the same mode: every block format (srl_mx_preset: mxfp8-e4m3, mxfp8-e5m2,
+ * mxfp6-e3m2, mxfp6-e2m3, mxfp4, mxint8, nvfp4) under every scale rule (ocp, 3/4, ceil) in rn
+ * and sr; ratio_to_bf16 = the bf16 rounding's time over the case's (issue 32 aims at 0.5 or
+ * more). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -101,7 +102,7 @@ static void print_row(FILE *out, int csv, const char *name, const round_job *j, 
     if (csv)
         fprintf(out, "%s,%s,%s,%d,%.1f,%.3f\n", name, elem, dist, th, mv, mv / mv_copy);
     else
-        fprintf(out, "%-16s %-9s %-8s %8d %12.1f %16.3f\n", name, elem, dist, th, mv,
+        fprintf(out, "%-20s %-9s %-8s %8d %12.1f %16.3f\n", name, elem, dist, th, mv,
                 mv / mv_copy);
 }
 
@@ -151,13 +152,10 @@ static double time_mx(const round_job *j, const srl_mx_format *f, srl_mx_rule r,
     return cli_bench_median(t, REPS);
 }
 
-/* bf16 rn and sr, then each block format in the same mode, with the ratio of their times. */
+/* bf16 rn and sr, then each block format under each scale rule in the same mode, with the ratio
+ * of their times. */
 static void run_mx(FILE *out, int csv, const round_job *j, int th, int *failed)
 {
-    static const struct {
-        const char *fmt, *rule, *mode;
-    } cases[] = {{"mxfp8", "ocp", "rn"}, {"mxfp4", "ocp", "rn"}, {"nvfp4", "ocp", "rn"},
-                 {"mxfp8", "ocp", "sr"}, {"mxfp4", "ocp", "sr"}, {"mxfp4", "3/4", "sr"}};
     double t_bf16[2] = {0, 0}; /* rn, sr */
     for (int k = 0; k < 2; k++) {
         srl_rounding m = k ? SRL_ROUND_SR : SRL_ROUND_RN;
@@ -165,20 +163,18 @@ static void run_mx(FILE *out, int csv, const round_job *j, int th, int *failed)
         const double mv = (double)j->n / t_bf16[k] / 1e6;
         print_row(out, csv, k ? "bf16/sr" : "bf16/rn", j, "normal", th, mv, mv);
     }
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        srl_mx_format f;
-        srl_mx_rule r;
-        srl_rounding m;
-        if (srl_mx_parse(&f, cases[c].fmt, NULL) != SRL_OK ||
-            srl_mx_rule_parse(&r, cases[c].rule, NULL) != SRL_OK ||
-            srl_rounding_parse(&m, cases[c].mode, NULL) != SRL_OK)
-            continue;
-        const double t = time_mx(j, &f, r, &m, failed);
-        char name[48];
-        snprintf(name, sizeof name, "%s/%s/%s", cases[c].fmt, cases[c].rule, cases[c].mode);
-        const double tb = t_bf16[m.mode == SRL_SR];
-        print_row(out, csv, name, j, "normal", th, (double)j->n / t / 1e6, (double)j->n / tb / 1e6);
-    }
+    for (size_t fi = 0; fi < srl_mx_preset_count(); fi++)
+        for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+            for (int k = 0; k < 2; k++) {
+                const srl_mx_format *f = srl_mx_preset(fi);
+                const srl_rounding m = k ? SRL_ROUND_SR : SRL_ROUND_RN;
+                const double t = time_mx(j, f, (srl_mx_rule)r, &m, failed);
+                char name[sizeof f->name + 16];
+                snprintf(name, sizeof name, "%s/%s/%s", f->name, srl_mx_rule_name((srl_mx_rule)r),
+                         k ? "sr" : "rn");
+                print_row(out, csv, name, j, "normal", th, (double)j->n / t / 1e6,
+                          (double)j->n / t_bf16[k] / 1e6);
+            }
 }
 
 int cli_bench_round(FILE *out, int csv)
@@ -210,7 +206,7 @@ int cli_bench_round(FILE *out, int csv)
         fprintf(out, "case,elem,input,threads,mvalues_per_s,ratio_to_memcpy\n");
     else
         fprintf(out, "bulk rounding of %d values (binary64 and binary32 in/out; standard normal "
-                     "and uniform [-1,1], seed 1), median of %d runs\n%-16s %-9s %-8s %8s %12s "
+                     "and uniform [-1,1], seed 1), median of %d runs\n%-20s %-9s %-8s %8s %12s "
                      "%16s\n", N_VALUES, REPS, "case", "elem", "input", "threads", "Mvalues/s",
                 "ratio_to_memcpy");
     for (int ti = 0; ti < nt_cases; ti++) {
@@ -222,7 +218,7 @@ int cli_bench_round(FILE *out, int csv)
         fprintf(out, "\ncase,elem,input,threads,mvalues_per_s,ratio_to_bf16\n");
     else
         fprintf(out, "\nblock quantization of the same %d binary32 normal values beside bf16 bulk "
-                     "rounding in the same mode\n%-16s %-9s %-8s %8s %12s %16s\n", N_VALUES,
+                     "rounding in the same mode\n%-20s %-9s %-8s %8s %12s %16s\n", N_VALUES,
                 "case", "elem", "input", "threads", "Mvalues/s", "ratio_to_bf16");
     for (int ti = 0; ti < nt_cases; ti++) {
         set_threads(thread_counts[ti]);

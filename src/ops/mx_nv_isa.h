@@ -1,0 +1,259 @@
+/* src/ops/mx_nv_isa.h: NVFP4's elements of binary32 inputs without a division (template,
+ * instantiated per instruction set by src/ops/mx.c through src/core/isa_instantiate.h).
+ *
+ * An element is q = x / v rounded once into E2M1 (v = s_b s_t: a 4-bit E4M3 value times a
+ * binary32, at most 28 significant bits, exact in binary64), then e v rounded to binary32. In
+ * binary64 lanes: the binade of |q| from |x| >= 2v, 4v (exact products), so the grid spacing of
+ * |q| is 2^qe (qe = -1, 0, 1) and |x| = (T + f) w with w = v 2^qe exactly; T from |x| times
+ * 1/w (rounded twice: off by at most one, which the sign of r0 = |x| - T w corrects); then
+ * r = |x| - T w is exact (|x| >= T w >= w puts |x|'s last bit at most 2^23 times below w's top
+ * bit, and w has 28 bits, so r < w needs at most 52 bits; T = 0: r = |x|). Every deterministic
+ * mode decides from r, w and T exactly: inexact iff r > 0, rn / rna from 2r against w. sr and
+ * sr:r=R need f = r / w: fa = r (1/w) lies within 2^-51.9 of f, so U < f is decided from the
+ * draw's first 32 bits unless they fall within 2^-16 units of f 2^32 (sr:r=R: F = floor(f 2^R)
+ * unless f 2^R lies within 2^(R-50) of an integer); such a lane (probability about 2^-31) is
+ * flagged for the reference path. |q| >= 6 gives 6 in every mode (E2M1 saturates); the result
+ * (T + away) w, at most 6v, is exact in binary64 and rounded once to binary32 as the reference's
+ * (double)(e s) is. */
+
+/* Elements [0, k) of x, k a multiple of 8, blocks of bs (a multiple of 8) elements with vb[b]
+ * per block (0: a zero scale, giving +-0; NaN: a block with a NaN or an infinity, giving NaN)
+ * and rb[b] = 1 / vb[b] rounded;
+ * u: the elements' draws. Returns whether a lane was flagged (flag[i] = 1; flag is cleared
+ * here first when so). */
+typedef int64_t ISA(nv_s64x8) __attribute__((vector_size(64)));
+
+/* Lanes of a where m (0 or -1 per lane), else of b (binary64 lanes; D and U in scope). */
+#define SRL_NV_SEL(m, a, b)                                                                       \
+    __extension__({                                                                               \
+        const D a_ = (a), b_ = (b);                                                               \
+        U ua_, ub_;                                                                               \
+        memcpy(&ua_, &a_, sizeof ua_);                                                            \
+        memcpy(&ub_, &b_, sizeof ub_);                                                            \
+        ua_ = (ua_ & (U)(m)) | (ub_ & ~(U)(m));                                                   \
+        D r_;                                                                                     \
+        memcpy(&r_, &ua_, sizeof r_);                                                             \
+        r_;                                                                                       \
+    })
+
+/* The same for 64-bit integer lanes. */
+#define SRL_NV_SEL_S(m, a, b) (((a) & (m)) | ((b) & ~(m)))
+
+static inline __attribute__((always_inline)) int
+ISA(nv_elems_m)(float *y, const float *x, size_t k, size_t bs, const double *vb, const double *rb,
+                srl_mode mode, int r, const uint64_t *u, unsigned char *flag)
+{
+    typedef srl__f64x8 D;
+    typedef srl__u64x8 U;
+    typedef ISA(nv_s64x8) S;
+    const U sgnm = (U){0} + 0x8000000000000000u;
+    int flagged = 0;
+    for (size_t i = 0; i < k; i += 8) {
+        const double v = vb[i / bs];
+        srl__f32x8 xf;
+        memcpy(&xf, x + i, sizeof xf);
+        if (!(v > 0)) { /* a zero scale: +-0; a NaN one: NaN */
+            for (int l = 0; l < 8; l++)
+                y[i + l] = v == 0 ? copysignf(0.0f, xf[l]) : NAN;
+            continue;
+        }
+        const D xd = __builtin_convertvector(xf, D);
+        U bits;
+        memcpy(&bits, &xd, sizeof bits);
+        const U sgn = bits & sgnm, abits = bits & ~sgnm;
+        D ax;
+        memcpy(&ax, &abits, sizeof ax);
+        const D vv = (D){0} + v, rv = (D){0} + rb[i / bs];
+        const S big = ax >= vv * 4, mid = ax >= vv * 2, sat = ax >= vv * 6, neg = (S)sgn != 0;
+        /* w = v/2, v, 2v and 1/w likewise (powers of two apart: exact) */
+        const D w1 = SRL_NV_SEL(mid, vv, vv * 0.5), rw1 = SRL_NV_SEL(mid, rv, rv * 2);
+        const D w = SRL_NV_SEL(big, vv * 2, w1), rw = SRL_NV_SEL(big, rv * 0.5, rw1);
+        D qa = ax * rw;
+        qa = SRL_NV_SEL(qa < 8, qa, (D){0} + 8); /* (a saturated lane's T is not used) */
+        S T = __builtin_convertvector(qa, S);
+        const D r0 = ax - __builtin_convertvector(T, D) * w;
+        T = T + (S)(r0 >= w) - (S)(r0 < 0); /* (comparisons are 0 or -1) */
+        const D Td = __builtin_convertvector(T, D), rr = ax - Td * w;
+        const S inexact = rr > 0, todd = (T & 1) != 0;
+        S away = (S){0}, und = (S){0};
+        switch (mode) {
+        case SRL_RN: away = (rr * 2 > w) | ((rr * 2 == w) & todd); break;
+        case SRL_RNA: away = rr * 2 >= w; break;
+        case SRL_RZ: break;
+        case SRL_RU: away = inexact & ~neg; break;
+        case SRL_RD: away = inexact & neg; break;
+        case SRL_RO: away = inexact & ~todd; break;
+        case SRL_SR_EQ: {
+            U ub;
+            memcpy(&ub, u + i, sizeof ub);
+            away = inexact & -(S)(ub >> 63);
+            break;
+        }
+        case SRL_SR: {
+            U ub;
+            memcpy(&ub, u + i, sizeof ub);
+            const D uf = __builtin_convertvector(ub >> 32, D);
+            const D d = rr * rw * 0x1p32 - uf;
+            away = inexact & (d >= 1 + 0x1p-16);
+            und = inexact & ~away & (d > -0x1p-16);
+            break;
+        }
+        case SRL_SR_BITS: {
+            U ub;
+            memcpy(&ub, u + i, sizeof ub);
+            if (r > 48) {
+                und = inexact;
+                break;
+            }
+            const double sc = (double)(UINT64_C(1) << r), e = sc * 0x1p-50;
+            const D g = rr * rw * sc;
+            const S flo = __builtin_convertvector(g - e, S), fhi = __builtin_convertvector(g + e, S);
+            const S F = __builtin_convertvector(g, S), Z = (S)(ub >> (64 - r));
+            und = inexact & ((flo != fhi) | (g - e < 0));
+            away = inexact & ~und & ((F + Z) >= (S){0} + (int64_t)(UINT64_C(1) << r));
+            break;
+        }
+        default: und = (S){0} - 1; break;
+        }
+        D m = (Td + __builtin_convertvector(away & 1, D)) * w;
+        m = SRL_NV_SEL((m < vv * 6) & ~sat, m, vv * 6);
+        U mb;
+        memcpy(&mb, &m, sizeof mb);
+        mb |= sgn;
+        memcpy(&m, &mb, sizeof m);
+        const srl__f32x8 yf = __builtin_convertvector(m, srl__f32x8);
+        memcpy(y + i, &yf, sizeof yf);
+        srl__u64x4 u4, h4;
+        memcpy(&u4, &und, sizeof u4);
+        memcpy(&h4, (const char *)&und + sizeof u4, sizeof h4);
+        u4 |= h4;
+        if (__builtin_expect((u4[0] | u4[1] | u4[2] | u4[3]) != 0, 0)) {
+            if (!flagged)
+                memset(flag, 0, k);
+            flagged = 1;
+            for (int l = 0; l < 8; l++)
+                flag[i + l] = und[l] != 0;
+        }
+    }
+    return flagged;
+}
+
+/* The scales of nb whole blocks of 16 elements of x (nb a multiple of 8), eight blocks at a time
+ * in binary64 lanes, as mx.c's scale_of and nv_sb make them one by one: vb[b] = s_b s_t (NaN for
+ * a block with a NaN or an infinity, 0 for s_b = 0), rb[b] = 1 / vb[b] rounded, codes[b] (when
+ * not NULL) E4M3's code of s_b (0x7F: NaN). d = t s_t, up: the ceil rule (s_b rounded up). */
+static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float *x, size_t nb,
+                             double d, double ts, int up)
+{
+    typedef srl__f64x8 D;
+    typedef srl__u64x8 U;
+    typedef ISA(nv_s64x8) S;
+    const D zero = (D){0};
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        srl__u32x8 am32;
+        for (int l = 0; l < 8; l++) { /* each block's largest magnitude's bits */
+            srl__u32x16 v;
+            memcpy(&v, x + 16 * (b0 + (size_t)l), sizeof v);
+            v &= 0x7fffffffu;
+            srl__u32x8 a, b;
+            memcpy(&a, &v, sizeof a);
+            memcpy(&b, (const char *)&v + sizeof a, sizeof b);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > b), a, b);
+            srl__u32x8 c = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            c = __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            c = __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6);
+            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+            am32[l] = a[0];
+        }
+        const U amb = __builtin_convertvector(am32, U);
+        const S bad = (S)(amb >= 0x7f800000u);
+        srl__f32x8 af;
+        memcpy(&af, &am32, sizeof af);
+        const D amax = __builtin_convertvector(af, D);
+        const D qa = amax / d; /* (one division per block) */
+        U qb;
+        memcpy(&qb, &qa, sizeof qb);
+        const S e = SRL_NV_SEL_S(qa >= 0x1p-6, (S)(qb >> 52) - (1023 + 3), (S){0} - 9);
+        const U spb = (U)((e + 1023) << 52), ispb = (U)((1023 - e) << 52);
+        D sp, isp;
+        memcpy(&sp, &spb, sizeof sp);
+        memcpy(&isp, &ispb, sizeof isp);
+        const D qs = SRL_NV_SEL(qa < 448, qa * isp, zero); /* (L < 16 below 448) */
+        const S L = __builtin_convertvector(qs, S);
+        const D lo = __builtin_convertvector(L, D) * sp, hi = lo + sp;
+        D sb;
+        if (up) {
+            sb = SRL_NV_SEL(amax > lo * d, hi, lo);
+        } else {
+            const D mid = (lo + sp * 0.5) * d;
+            const D tie = SRL_NV_SEL((L & 1) == 0, lo, hi), below = SRL_NV_SEL(amax < mid, lo, tie);
+            sb = SRL_NV_SEL(amax > mid, hi, below);
+        }
+        sb = SRL_NV_SEL(qa >= 448, zero + 448, sb);
+        const D v = SRL_NV_SEL(bad, zero + NAN, sb * ts);
+        const D r = 1.0 / v;
+        memcpy(vb + b0, &v, sizeof v);
+        memcpy(rb + b0, &r, sizeof r);
+        if (codes) {
+            U sbb;
+            memcpy(&sbb, &sb, sizeof sbb);
+            const S sub = sb < 0x1p-6;
+            const S cn = ((S)(sbb >> 52) - 1023 + 7) << 3 | (S)((sbb >> 49) & 7);
+            const S cs = __builtin_convertvector(sb * 0x1p9, S);
+            S c = (cn & ~sub) | (cs & sub);
+            c = (c & ~bad) | (((S){0} + 0x7F) & bad);
+            for (int l = 0; l < 8; l++)
+                codes[b0 + (size_t)l] = (uint8_t)c[l];
+        }
+    }
+}
+
+/* The bits of the largest finite magnitude among x[0..n) (0 if none). */
+static uint32_t ISA(nv_amax)(const float *x, size_t n)
+{
+    typedef srl__u32x16 V;
+    V m = (V){0};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        V v;
+        memcpy(&v, x + i, sizeof v);
+        v &= 0x7fffffffu;
+        v &= (V)(v < 0x7f800000u); /* (an infinity or a NaN counts as 0) */
+        m = SRL_NV_SEL_S((V)(v > m), v, m);
+    }
+    uint32_t a = 0;
+    for (int l = 0; l < 16; l++)
+        a = m[l] > a ? m[l] : a;
+    for (; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, x + i, sizeof b);
+        b &= 0x7fffffffu;
+        a = b > a && b < 0x7f800000u ? b : a;
+    }
+    return a;
+}
+
+/* nv_elems_m with the mode a constant in each copy (the decision's switch out of the loop). */
+static int ISA(nv_elems)(float *y, const float *x, size_t k, size_t bs, const double *vb,
+                         const double *rb, srl_mode mode, int r, const uint64_t *u,
+                         unsigned char *flag)
+{
+#define SRL_NV_M(M) ISA(nv_elems_m)(y, x, k, bs, vb, rb, M, r, u, flag)
+    switch (mode) {
+    case SRL_RN: return SRL_NV_M(SRL_RN);
+    case SRL_RNA: return SRL_NV_M(SRL_RNA);
+    case SRL_RZ: return SRL_NV_M(SRL_RZ);
+    case SRL_RU: return SRL_NV_M(SRL_RU);
+    case SRL_RD: return SRL_NV_M(SRL_RD);
+    case SRL_RO: return SRL_NV_M(SRL_RO);
+    case SRL_SR: return SRL_NV_M(SRL_SR);
+    case SRL_SR_EQ: return SRL_NV_M(SRL_SR_EQ);
+    case SRL_SR_BITS: return SRL_NV_M(SRL_SR_BITS);
+    default: return SRL_NV_M(mode); /* (every lane flagged) */
+    }
+#undef SRL_NV_M
+}
+#undef SRL_NV_SEL
+#undef SRL_NV_SEL_S
