@@ -3,16 +3,18 @@
 # (issue 16): baseline x86-64, x86-64-v3, x86-64-v4 and x86-64-v4 with AVX-512 IFMA (the pcg64
 # lanes' 52-bit multiply-adds), beside memcpy of the input's bytes and the same copy with
 # streaming stores (issue 33 item 6's reference for arrays beyond the caches;
-# bench/levels_driver.c).
+# bench/levels_driver.c). Arrays of 16 MiB or more are evicted from the caches before each
+# contender (untimed), so that every one starts from memory, whatever ran before it.
 #
 # Usage: bench/levels.sh [--build DIR] [--n N] [--reps R] [--threads "1 2"] [--dist "normal uniform"]
-#                        [--against DIR]
+#                        [--against DIR] [--only TEXT]
 #   --build DIR    srlab's meson build directory (default: build, next to this script's parent)
 #   --against DIR  another build directory (say, an older commit built in a git worktree): its
 #                  libsrlab is loaded into the same process and runs every case too, after this
 #                  build's levels in every repeat; the table gains its rate, this build's top
 #                  level over it, and its output must be the baseline's bytes as well (a change
 #                  of speed that keeps the bits, measured in one process)
+#   --only TEXT    only the cases whose name contains TEXT (say ', binary32' or 'e4m3 rn')
 #   --n N, --reps R, --dist LIST   values per case, repeats, input distributions
 #   --threads LIST thread counts (OMP_NUM_THREADS; default "1")
 #   SRL_BENCH_SCHED=fifo|other  the driver under SCHED_FIFO priority 1 or the normal policy
@@ -28,7 +30,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform" against=
+build="$root/build" n=10000000 reps=9 threads=1 dists="normal uniform" against= only=
 me=levels.sh
 # shellcheck source=bench/args.sh
 . "$here/args.sh"
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2 ;;
     --dist) dists=$2 ;;
     --against) against=$2 ;;
+    --only) only=$2 ;;
     *) bad "unknown option '$1'" ;;
     esac
     shift 2
@@ -71,7 +74,11 @@ for t in $threads; do
     for d in $dists; do
         echo "# load before: $(uptime | sed 's/.*load/load/'); scheduling: ${SRL_BENCH_SCHED:-other}"
         timed env OMP_NUM_THREADS="$t" "$tmp/levels_driver" --n "$n" --reps "$reps" --dist "$d" \
-            ${against:+--against "$against"} || status=1
+            ${against:+--against "$against"} ${only:+--only "$only"} || {
+            rc=$?
+            [ $rc -ne 2 ] || exit 2 # (a bad --only: the driver's message names it)
+            status=1
+        }
     done
 done
 exit $status

@@ -14,7 +14,12 @@
  * of level after the levels of this build, in every repeat: the table gains its rate and this
  * build's top level over it, and its output too must be the baseline's bytes. The two builds
  * must share the public API's types (srl_format, srl_rounding, srl_rng).
- * Usage: levels_driver [--n N] [--reps R] [--dist normal|uniform] [--against LIB] */
+ * Arrays beyond the caches (input or output of at least EVICT_MIN_BYTES, timing.h) are evicted
+ * from the caches before each contender, untimed: every one starts from memory (without it,
+ * the streaming copy, which ran right after memcpy, found memcpy's last lines of the input still
+ * in the caches).
+ * --only TEXT: only the cases whose name (the table's first column) contains TEXT.
+ * Usage: levels_driver [--n N] [--reps R] [--dist normal|uniform] [--against LIB] [--only TEXT] */
 #define _GNU_SOURCE /* RTLD_DEEPBIND */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -83,7 +88,7 @@ int main(int argc, char **argv)
 {
     size_t n = 10000000;
     int reps = 9, uniform = 0;
-    const char *against = NULL;
+    const char *against = NULL, *only = NULL;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc) {
             fprintf(stderr, "levels_driver: '%s' needs a value\n", argv[i]);
@@ -99,6 +104,8 @@ int main(int argc, char **argv)
             uniform = 1;
         else if (!strcmp(argv[i], "--against"))
             against = argv[i + 1];
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
         else {
             fprintf(stderr, "levels_driver: unknown argument '%s %s'\n", argv[i], argv[i + 1]);
             return 2;
@@ -170,9 +177,21 @@ int main(int argc, char **argv)
     for (int l = 0; l < 3 * (top + 1) + 3 + 3 * (against != NULL); l++)
         printf("---|");
     printf("\n");
-    int status = 0;
+    int status = 0, shown = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const level_case *k = &cases[c];
+        char name[96];
+        snprintf(name, sizeof name, "%s %s, %s%s", k->fmt, k->mode, path_names[k->path],
+                 k->mode[0] == 's' ? (k->kind == SRL_RNG_PCG64 ? " (pcg64)" : " (pcg32)") : "");
+        if (only && !strstr(name, only))
+            continue;
+        shown++;
+        /* the case's arrays, and whether they are beyond the caches */
+        const void *in = k->path == B32 ? (const void *)xf : (const void *)xd;
+        const void *out = k->path == B64 ? (const void *)yd : (const void *)yf;
+        const size_t in_bytes = n * (k->path == B32 ? sizeof *xf : sizeof *xd),
+                     out_bytes = n * (k->path == B64 ? sizeof *yd : sizeof *yf);
+        const int evict = in_bytes >= EVICT_MIN_BYTES || out_bytes >= EVICT_MIN_BYTES;
         srl_format f;
         srl_rounding m;
         srl_err err;
@@ -190,6 +209,13 @@ int main(int argc, char **argv)
                     srl__round_bulk_isa(l); /* this build at level l */
                 srl_rng s;
                 lib->rng_init(&s, k->kind, 7, 0);
+                if (evict) {
+                    evict_bytes(in, in_bytes);
+                    if (l >= mc) /* (the copies write the input's type: yd but for binary32) */
+                        evict_bytes(k->path == B32 ? (void *)yf : (void *)yd, in_bytes);
+                    else
+                        evict_bytes(out, out_bytes);
+                }
                 const double t0 = now(!wall);
                 int st = SRL_OK;
                 if (l >= mc) {
@@ -224,9 +250,6 @@ int main(int argc, char **argv)
                 }
             }
         srl__round_bulk_isa(-1);
-        char name[96];
-        snprintf(name, sizeof name, "%s %s, %s%s", k->fmt, k->mode, path_names[k->path],
-                 k->mode[0] == 's' ? (k->kind == SRL_RNG_PCG64 ? " (pcg64)" : " (pcg32)") : "");
         double rate[7];
         for (int l = 0; l <= sc; l++)
             rate[l] = (double)n / median(t[l], reps) / 1e6;
@@ -245,5 +268,9 @@ int main(int argc, char **argv)
             status = 1;
     }
     free(xd), free(yd), free(rd), free(xf), free(yf), free(rf);
+    if (!shown) {
+        fprintf(stderr, "levels_driver: --only '%s': no case's name contains it\n", only);
+        return 2;
+    }
     return status;
 }

@@ -51,6 +51,8 @@
 # for arrays beyond the caches (the default 10^7 values) the latter is about the fastest any
 # elementwise kernel moves those bytes, and its rate over CPFloat's ("ceiling") is the most any
 # rounding kernel could gain on CPFloat on this machine (in the caches, ordinary stores win).
+# Arrays of 16 MiB or more are evicted from the caches before each of the four (untimed), so
+# that every one starts from memory, whatever ran before it.
 # GPT timing: within a round the contenders run one after another (llm.c, then each strategy),
 # and each contender's thread counts run back to back, so that a change of load, or of the
 # machine (a VM's speed can change between processes by 20%), hits them alike; per step, CPU

@@ -7,7 +7,12 @@
  * copy is about the fastest any elementwise kernel can move these bytes when they do not fit in
  * the caches (10^7 values): "ceiling" is then its rate over CPFloat's, the most any rounding
  * kernel could gain on CPFloat here (a factor-2 goal is out of reach wherever it is below 2).
- * For arrays in the caches, ordinary stores win and the column means nothing. The reported
+ * For arrays in the caches, ordinary stores win and the column means nothing. Arrays beyond
+ * the caches (EVICT_MIN_BYTES, timing.h) are evicted from the caches before each contender,
+ * untimed, so that every one starts from memory: without it the streaming copy, which runs
+ * right after memcpy, found memcpy's last lines of the input still in the caches, and srlab
+ * after CPFloat the same, while each one that followed a contender with dirty output lines had
+ * to write them back on its own time. The reported
  * rate is n / median time, the time being the process's CPU time on one thread and wall-clock
  * time on more (CPU time would count both cores). For deterministic modes the outputs are compared byte for byte ("same" column).
  * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] [--isa v3|v4]
@@ -143,22 +148,32 @@ int main(int argc, char **argv)
         o->flip = CPFLOAT_SOFTERR_NO;
         o->p = 0;
         const size_t bytes = n * (bc->single ? sizeof(float) : sizeof(double));
+        const void *in = bc->single ? (const void *)xf : (const void *)xd;
+        const int evict = bytes >= EVICT_MIN_BYTES;
         int err = 0;
         for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
             srl_rng g;
             srl_rng_init(&g, bc->kind, 1, 1);
-            double t0 = now(cpu);
-            err |= bc->single ? cpfloatf((float *)yc, xf, n, o) : cpfloat(yc, xd, n, o);
-            double t1 = now(cpu);
-            err |= bc->single ? srl_round_array_float((float *)ys, xf, n, f, m, &g)
-                              : srl_round_array(ys, xd, n, f, m, &g);
-            double t2 = now(cpu);
-            copy_bytes(yc, bc->single ? (const void *)xf : (const void *)xd, bytes);
-            double t3 = now(cpu);
-            stream_copy_bytes(yc, bc->single ? (const void *)xf : (const void *)xd, bytes);
-            double t4 = now(cpu);
+            double t[5];
+            for (int c = 0; c < 4; c++) { /* CPFloat, srlab, memcpy, the streaming copy */
+                void *out = c == 1 ? (void *)ys : (void *)yc;
+                if (evict)
+                    evict_bytes(in, bytes), evict_bytes(out, bytes);
+                t[c] = now(cpu);
+                if (c == 0)
+                    err |= bc->single ? cpfloatf((float *)yc, xf, n, o) : cpfloat(yc, xd, n, o);
+                else if (c == 1)
+                    err |= bc->single ? srl_round_array_float((float *)ys, xf, n, f, m, &g)
+                                      : srl_round_array(ys, xd, n, f, m, &g);
+                else if (c == 2)
+                    copy_bytes(yc, in, bytes);
+                else
+                    stream_copy_bytes(yc, in, bytes);
+                t[c + 1] = now(cpu);
+                t[c] = t[c + 1] - t[c];
+            }
             if (r >= 0)
-                tc[r] = t1 - t0, tsr[r] = t2 - t1, tm[r] = t3 - t2, tn[r] = t4 - t3;
+                tc[r] = t[0], tsr[r] = t[1], tm[r] = t[2], tn[r] = t[3];
         }
         /* one more pair of calls for the comparison (the copies above overwrote yc) */
         const char *same = "-";

@@ -10,7 +10,12 @@
  *   stream_copy_bytes the same copy with non-temporal (streaming) stores, which skip the read
  *                     of each destination line that an ordinary store costs: about the fastest
  *                     any elementwise kernel can move these bytes, so the ceiling of what a
- *                     rounding kernel can gain over another one that runs at memory speed. */
+ *                     rounding kernel can gain over another one that runs at memory speed;
+ *   evict_bytes       every cache line of an array out of every cache level (written back if
+ *                     dirty): the drivers run it on a case's arrays before each contender when
+ *                     they are beyond the caches (EVICT_MIN_BYTES), so that each one starts
+ *                     from memory, whatever ran before it (a contender that followed one which
+ *                     had just read the same input would find its end still in the caches). */
 #ifndef SRL_BENCH_TIMING_H
 #define SRL_BENCH_TIMING_H
 
@@ -149,6 +154,23 @@ static inline void copy_bytes(void *dst, const void *src, size_t bytes)
 static inline void stream_copy_bytes(void *dst, const void *src, size_t bytes)
 {
     split_copy(dst, src, bytes, 1);
+}
+
+/* Arrays of at least this many bytes are evicted before each contender (evict_bytes): beyond
+ * the caches, where the issue's ratios to the streaming copy are taken (the size from which
+ * srlab's bulk kernels store with streaming stores too). */
+#define EVICT_MIN_BYTES ((size_t)16 << 20)
+
+static inline void evict_bytes(const void *p, size_t bytes)
+{
+#ifdef __SSE2__
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+    for (; c < (const char *)p + bytes; c += 64)
+        _mm_clflush(c);
+    _mm_mfence();
+#else
+    (void)p, (void)bytes;
+#endif
 }
 
 #endif

@@ -79,6 +79,8 @@ typedef struct srl__vparams {
                          and no saturation (bf16, tf32 of binary32): see SRL_DEFINE_GROUP */
     uint64_t inf;     /* the input format's infinity (bits) */
     uint64_t qnan;    /* its canonical quiet NaN, positive (the reference path's NaN) */
+    int zero_ref;     /* 1: zeros go to the reference path (the block-scaled path: a zero
+                         there may be a scaled value that underflowed; ISA(hw32)) */
 } srl__vparams;
 
 static void lanes_init(srl__lanes *ln, const srl_rng *g)
@@ -187,6 +189,7 @@ static void vparams_init(srl__vparams *vp, const srl_format *f, int mbits, int b
     vp->pat = pattern_format(f, bias);
     vp->inf = (uint64_t)(2 * bias + 1) << mbits;
     vp->qnan = vp->inf | UINT64_C(1) << (mbits - 1);
+    vp->zero_ref = 0;
 }
 
 /* Draws for a block: the pcg32 lanes (src 1) or the pcg64 lanes (src 2), from which the vector
@@ -367,6 +370,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             vparams_init(&vp, a->elem, 52, 1023, 0x1p-1022, lo, hi);
         else
             vparams_init(&vp, a->elem, 23, 127, 0x1p-126, lo32, hi32);
+        vp.zero_ref = 1;
     }
     srl__lanes ln;
     const int src = block_lanes(&ln, rng, first, sto);

@@ -605,6 +605,121 @@ SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
     memcpy(p, &v, sizeof v);
 }
 
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS)
+/* ---- x86-64-v4: groups rounded by the hardware (rn, rz, ru, rd) ----
+ * In the IEEE modes m (rn, rz, ru, rd) a group whose lanes all lie in the format's range takes
+ * one floating-point addition rounded in m and one exact subtraction, in AVX-512's embedded
+ * rounding (the mode is the instruction's: MXCSR is neither read nor changed, no exception flag
+ * is raised), about half the instructions of the integer rule:
+ *     y = (x + c) - c,   c = copysign(2^(P-1) u, x),
+ * P the input's precision (24, 53), u the format's spacing at x: 2^(e-p+1) in its binade
+ * [2^e, 2^(e+1)) of the normal range, q = 2^(emin-p+1) below xmin (its subnormal range, zero
+ * included). Proof. The input numbers in [c, 2c] are the multiples of u there (their spacing is
+ * 2^(1-P) c = u). |x| < c: in the normal range |x| < 2^(e+1) <= 2^(e+P-p) = c as p <= P - 1
+ * (s = P - p >= 1 on every vector path); below xmin, |x| < xmin = 2^(p-1) q <= c. So
+ * |x| + c lies in [c, 2c), where rounding in m to the input's grid is rounding to the multiples
+ * of u: the sum rounds to c + r, r being |x| rounded in m to a multiple of u (with x's sign, the
+ * negative sum, for ru and rd), which is the format's rounding of x (its numbers around x are
+ * the multiples of u, up to 2^(e+1)). Ties go to even alike: c / u = 2^(P-1) is even, so
+ * c + k u has k's parity in its last bit. r is a format number, so an input number, and
+ * (c + r) - c = r exactly, whatever the subtraction's mode; an r of zero comes out +0 (in rz)
+ * and x's sign is or-ed back, as the reference path's zero keeps it. The result never exceeds
+ * xmax for |x| <= xmax (xmax is a multiple of its u; rounding is monotonic), so the range test
+ * is on the input: a lane above xmax (overflow, infinities, NaNs) sends the group to the
+ * integer rule (and so to the reference path), as does one of the input's own subnormals
+ * (under DAZ, an MXCSR flag that embedded rounding does not override, the sum would see zero),
+ * and, when q is not a normal input number or the format has no subnormals, one in (0, lo).
+ * No other operand or result is subnormal: r is 0 or at least q, c at least 2^(P-1) q.
+ * c's bits: in the normal range, x's exponent field plus s (c = 2^(e+s)); below xmin,
+ * q's bits plus P - 1 in the exponent field (cq); the larger of the two as integers (positive
+ * floats order as their bits) is cq exactly below xmin (e < emin) and the former from xmin up
+ * (equal in xmin's binade); for zero it is cq (or, without cq, 2^(s - bias), a normal number:
+ * 0 + c - c = 0 too). The largest c, 2^(emax+s), must be finite: ISA(hwN_consts) checks it.
+ * Not in a build with the defects (src/core/mutant.h): they live in lane_round, bypassed. */
+#define SRL_DEFINE_HW(NAME, W, MBITS, ET, FT, SET1, AND, ANDNOT, ADD, SUB, SRL, MAX, CMPLE,     \
+                      CMPGT, MCMPGE, TERN, CASTF, CASTI, ADDR, SUBR, MASKT, ALL)                  \
+    typedef struct ISA(NAME##_k) {                                                                \
+        __m512i emask, cs, csub, hi, low, one, mask, half, lo, span;                              \
+        __m128i s;                                                                                \
+    } ISA(NAME##_k);                                                                              \
+    /* the constants of a tile; which groups can take mode m and this format: SRL_HW_ADD (the      \
+       addition), SRL_HW_INT (the integer rule, for rz), neither (0) */                      \
+    SRL_INLINE int ISA(NAME##_consts)(ISA(NAME##_k) *k, const srl__vparams *vp, srl_mode m)      \
+    {                                                                                             \
+        const uint64_t emax_field = (UINT64_C(1) << ((W) - 1 - (MBITS))) - 2;                     \
+        if (vp->s < 1)                                                                            \
+            return 0;                                                                             \
+        k->hi = SET1((ET)vp->hi);                                                                 \
+        k->mask = SET1((ET)((UINT64_C(1) << vp->s) - 1));                                         \
+        k->half = SET1((ET)((UINT64_C(1) << vp->s >> 1) - 1));                                    \
+        k->lo = SET1((ET)vp->lo);                                                                 \
+        k->span = SET1((ET)(vp->hi - vp->lo));                                                    \
+        k->s = _mm_cvtsi32_si128(vp->s);                                                          \
+        const int in = m == SRL_RZ ? SRL_HW_INT : 0;                                              \
+        if (!(m == SRL_RN || m == SRL_RZ || m == SRL_RU || m == SRL_RD) ||                        \
+            (vp->hi >> (MBITS)) + (uint64_t)vp->s > emax_field)                                   \
+            return in;                                                                            \
+        const uint64_t cq = vp->qbits + ((uint64_t)(MBITS) << (MBITS));                           \
+        const int sub = vp->sub && vp->qbits != 0 && (cq >> (MBITS)) <= emax_field;               \
+        k->emask = SET1((ET)((emax_field + 1) << (MBITS)));                                       \
+        k->cs = SET1((ET)((uint64_t)vp->s << (MBITS)));                                           \
+        k->csub = SET1((ET)(sub ? cq : 0));                                                       \
+        k->one = SET1((ET)(vp->zero_ref ? 0 : 1));                                                \
+        k->low = SET1((ET)((sub ? UINT64_C(1) << (MBITS) : vp->lo) - (vp->zero_ref ? 0 : 1)));    \
+        return in | SRL_HW_ADD;                                                                       \
+    }                                                                                             \
+    /* the addition: a group's results into *out; 0 if a lane is outside its range (*out is    \
+       then not the result) */                                                                    \
+    SRL_INLINE int ISA(NAME)(__m512i *out, __m512i b, srl_mode m, const ISA(NAME##_k) *k)        \
+    {                                                                                             \
+        const __m512i sign = SET1((ET)(UINT64_C(1) << ((W) - 1)));                                \
+        const __m512i a = ANDNOT(sign, b);                                                        \
+        /* a <= hi, and a - one >= low - one, low the least nonzero magnitude taken (one = 1:  \
+           a = 0 wraps round and is taken; one = 0, vp->zero_ref: it is not) */                  \
+        const MASKT ok = MCMPGE(CMPLE(a, k->hi), SUB(a, k->one), k->low);                         \
+        /* c | (b & sign) */                                                                      \
+        const __m512i c = TERN(MAX(ADD(AND(a, k->emask), k->cs), k->csub), b, sign, 0xf8);       \
+        const FT xf_ = CASTF(b), cf_ = CASTF(c);                                                  \
+        const FT t = m == SRL_RN   ? ADDR(xf_, cf_, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) \
+                     : m == SRL_RZ ? ADDR(xf_, cf_, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)     \
+                     : m == SRL_RU ? ADDR(xf_, cf_, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)  \
+                                   : ADDR(xf_, cf_, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); \
+        const __m512i r = CASTI(SUBR(t, cf_, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));          \
+        *out = TERN(r, b, sign, 0xf8); /* r | (b & sign) */                                       \
+        return ok == (ALL);                                                                       \
+    }                                                                                             \
+    /* rn or rz of a group whose lanes all lie in [lo, hi] and stay there: lane_round's rule   \
+       (decide.h's carry form for rn: (a + 2^(s-1) - 1 + T's last bit) with the low s bits     \
+       cleared) and group's range test, the masks in mask registers; taken for rz, where it is  \
+       a few instructions fewer than the addition (a group it cannot take tries the addition   \
+       next: 6% slower than this alone in the caches, on binary64, where that was the first    \
+       tier for rn too it made rn 11% slower than the addition alone); 0 if a lane is not */  \
+    SRL_INLINE int ISA(NAME##_int)(__m512i *out, __m512i b, srl_mode m, const ISA(NAME##_k) *k)  \
+    {                                                                                             \
+        const __m512i one = SET1(1), sign = SET1((ET)(UINT64_C(1) << ((W) - 1)));                 \
+        const __m512i a = ANDNOT(sign, b);                                                        \
+        const __m512i res =                                                                       \
+            m == SRL_RZ ? ANDNOT(k->mask, a)                                                      \
+                        : ANDNOT(k->mask, ADD(ADD(a, k->half), AND(SRL(a, k->s), one)));          \
+        const MASKT kn = CMPGT(SUB(a, k->lo), k->span) | CMPGT(res, k->hi);                       \
+        *out = TERN(res, b, sign, 0xf8); /* res | (b & sign) */                                   \
+        return kn == 0;                                                                           \
+    }
+#define SRL_HW_INT 1
+#define SRL_HW_ADD 2
+SRL_DEFINE_HW(hw32, 32, 23, int, __m512, _mm512_set1_epi32, _mm512_and_si512, _mm512_andnot_si512,
+              _mm512_add_epi32, _mm512_sub_epi32, _mm512_srl_epi32, _mm512_max_epu32,
+              _mm512_cmple_epu32_mask, _mm512_cmpgt_epu32_mask, _mm512_mask_cmpge_epu32_mask,
+              _mm512_ternarylogic_epi32, _mm512_castsi512_ps, _mm512_castps_si512,
+              _mm512_add_round_ps, _mm512_sub_round_ps, __mmask16, 0xffff)
+SRL_DEFINE_HW(hw64, 64, 52, long long, __m512d, _mm512_set1_epi64, _mm512_and_si512,
+              _mm512_andnot_si512, _mm512_add_epi64, _mm512_sub_epi64, _mm512_srl_epi64,
+              _mm512_max_epu64, _mm512_cmple_epu64_mask, _mm512_cmpgt_epu64_mask,
+              _mm512_mask_cmpge_epu64_mask, _mm512_ternarylogic_epi64, _mm512_castsi512_pd,
+              _mm512_castpd_si512, _mm512_add_round_pd, _mm512_sub_round_pd, __mmask8, 0xff)
+#undef SRL_DEFINE_HW
+#endif
+
 SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl_mode mode,
                             int r, const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                             unsigned char *flag, int nt)
@@ -626,15 +741,9 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
     const ISA(p64map) map = ISA(p64_map)(ln);
     uint64_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     int nok_set = 0; /* SRL_NOK_FIRST */
-#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS) /* the rn / rz groups' constants (below) */
-    const __m512i fa_one = _mm512_set1_epi64(1), fa_sign = _mm512_slli_epi64(fa_one, 63);
-    const __m512i fa_abs = _mm512_andnot_si512(fa_sign, _mm512_set1_epi64(-1));
-    const __m512i fa_mask = _mm512_set1_epi64((long long)((UINT64_C(1) << vp->s) - 1));
-    const __m512i fa_half = _mm512_srli_epi64(fa_mask, 1);
-    const __m512i fa_lo = _mm512_set1_epi64((long long)vp->lo);
-    const __m512i fa_span = _mm512_set1_epi64((long long)(vp->hi - vp->lo));
-    const __m512i fa_hi = _mm512_set1_epi64((long long)vp->hi);
-    const __m128i fa_s = _mm_cvtsi32_si128(vp->s);
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS) /* (ISA(hw64)) */
+    ISA(hw64_k) fk = {0};
+    const int fast = src == 0 ? ISA(hw64_consts)(&fk, vp, mode) : 0;
 #endif
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
@@ -654,32 +763,19 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         srl__u64x8 b;
         memcpy(&b, x + i, sizeof b);
 #if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS)
-        /* rn and rz of binary64 out: a group whose lanes all lie in [lo, hi] and stay there
-         * (nearly every group of bf16, fp16, e5m2 data) in AVX-512 intrinsics, its masks in mask
-         * registers, where the generic code spends an instruction on each: lane_round's rule
-         * (decide.h's carry form for rn) and group64's range test, so the same bits in about
-         * half the instructions (1.7-2.2x the groups per second in the caches); any other group
-         * goes on below. Not in a build with the defects (src/core/mutant.h): they live in
-         * lane_round, which this bypasses. */
-        if (src == 0 && y && (mode == SRL_RN || mode == SRL_RZ)) {
-            __m512i bz;
+        if (fast) { /* a group by ISA(hw64_int) or ISA(hw64), else on below */
+            __m512i o, bz;
             memcpy(&bz, &b, sizeof bz);
-            const __m512i a = _mm512_and_si512(bz, fa_abs);
-            const __m512i res =
-                mode == SRL_RZ
-                    ? _mm512_andnot_si512(fa_mask, a)
-                    : _mm512_andnot_si512(
-                          fa_mask,
-                          _mm512_add_epi64(_mm512_add_epi64(a, fa_half),
-                                           _mm512_and_si512(_mm512_srl_epi64(a, fa_s), fa_one)));
-            const __mmask8 kn = _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(a, fa_lo), fa_span) |
-                                _mm512_cmpgt_epu64_mask(res, fa_hi);
-            if (__builtin_expect(kn == 0, 1)) {
-                /* res | (b & sign) */
-                const __m512i o = _mm512_ternarylogic_epi64(res, bz, fa_sign, 0xf8);
-                srl__u64x8 ov;
-                memcpy(&ov, &o, sizeof ov);
-                ISA(store64)(y + i, ov, nt);
+            if (__builtin_expect(((fast & SRL_HW_INT) && ISA(hw64_int)(&o, bz, mode, &fk)) ||
+                                     ((fast & SRL_HW_ADD) && ISA(hw64)(&o, bz, mode, &fk)),
+                                 1)) {
+                if (y) {
+                    srl__u64x8 ov;
+                    memcpy(&ov, &o, sizeof ov);
+                    ISA(store64)(y + i, ov, nt);
+                } else { /* (exact: the format fits binary32) */
+                    _mm256_storeu_ps(yf + i, _mm512_cvtpd_ps(_mm512_castsi512_pd(o)));
+                }
                 if (nok_set)
                     memset(nok_buf + i, 0, 8 * sizeof *nok_buf);
                 continue;
@@ -948,6 +1044,10 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     uint32_t *const nok_buf = ln->nok; /* the block's workspace: no tile array on the stack */
     V badv = zero;
     int nok_set = 0; /* SRL_NOK_FIRST */
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS) /* (ISA(hw32)) */
+    ISA(hw32_k) fk = {0};
+    const int fast = src == 0 && !pat ? ISA(hw32_consts)(&fk, vp, mode) : 0;
+#endif
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
         const ISA(group16) dg = ISA(draws16_next)(&g, src);
@@ -960,6 +1060,21 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
             __builtin_prefetch((const char *)(x + i) + SRL_PREFETCH_BYTES);
         V b;
         memcpy(&b, x + i, sizeof b);
+#if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS)
+        if (fast) { /* a group by ISA(hw32_int) or ISA(hw32), else on below */
+            __m512i o, bz;
+            memcpy(&bz, &b, sizeof bz);
+            if (__builtin_expect(((fast & SRL_HW_INT) && ISA(hw32_int)(&o, bz, mode, &fk)) ||
+                                     ((fast & SRL_HW_ADD) && ISA(hw32)(&o, bz, mode, &fk)),
+                                 1)) {
+                memcpy(&b, &o, sizeof b);
+                ISA(store64)(y + i, (srl__u64x8)b, nt);
+                if (nok_set)
+                    memset(nok_buf + i, 0, 16 * sizeof *nok_buf);
+                continue;
+            }
+        }
+#endif
         V nok;
         V und = zero; /* (never: ub = W) */
         const V yb = pat ? ISA(group32p)(b, ud, 32, mode, r, &gkp, &nok, &und)
