@@ -265,6 +265,9 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   deterministic modes). The streaming copy moves the same bytes with non-temporal stores: for
   arrays beyond the caches it is about the fastest any elementwise pass can go, so "ceiling"
   (streaming copy / CPFloat) is the most any rounding kernel could gain on CPFloat there.
+  Before each contender the arrays (16 MiB or more) are flushed from the caches, untimed, so
+  that every one starts from memory: without it the streaming copy, run after memcpy, found
+  the input's last lines still cached.
 - **Matrix products** (`bench/peers.sh --openblas`): n x n x n binary32 products,
   srlab's `prod=fp32:rn,acc=fp32:rn` (each output summed in a fixed order, the same bits on
   every thread count and instruction set) against `cblas_sgemm`; each call after a 0.2 s pause
