@@ -26,7 +26,7 @@
 #include "../testutil.h"
 
 #ifndef SRL_TEST_STACK
-#define SRL_TEST_STACK "16k" /* 160k under AddressSanitizer, whose redzones grow every frame */
+#define SRL_TEST_STACK "16k" /* 240k under AddressSanitizer, whose redzones grow every frame */
 #endif
 #define SEED UINT64_C(0x5ac5)
 #define N ((size_t)1 << 17) /* above every loop's threshold for forking */
