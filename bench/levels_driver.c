@@ -151,6 +151,10 @@ int main(int argc, char **argv)
         {"e5m2", "rn", B32, SRL_RNG_PCG32},   {"bf16", "sr", B32, SRL_RNG_PCG32},
         {"bf16", "sr", B32, SRL_RNG_PCG64},   {"e4m3", "sr", B32, SRL_RNG_PCG32},
         {"e4m3", "sr", B32, SRL_RNG_PCG64},
+        /* rz of the other formats: fp8's normal ranges start at 2^-6 (e4m3) and 2^-14 */
+        {"fp16", "rz", B64, SRL_RNG_PCG32},   {"e4m3", "rz", B64, SRL_RNG_PCG32},
+        {"e5m2", "rz", B64, SRL_RNG_PCG32},   {"fp16", "rz", B32, SRL_RNG_PCG32},
+        {"e4m3", "rz", B32, SRL_RNG_PCG32},   {"e5m2", "rz", B32, SRL_RNG_PCG32},
         {"bf16", "rn", D2F, SRL_RNG_PCG32},   {"bf16", "sr", D2F, SRL_RNG_PCG32},
         {"bf16", "sr", D2F, SRL_RNG_PCG64},   {"e4m3", "sr", D2F, SRL_RNG_PCG32},
         {"e4m3", "sr", D2F, SRL_RNG_PCG64},

@@ -655,7 +655,13 @@ SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
         k->lo = SET1((ET)vp->lo);                                                                 \
         k->span = SET1((ET)(vp->hi - vp->lo));                                                    \
         k->s = _mm_cvtsi32_si128(vp->s);                                                          \
-        const int in = m == SRL_RZ ? SRL_HW_INT : 0;                                              \
+        /* the integer rule first for rz only where groups rarely leave its range: formats whose \
+           normal range reaches 2^-14 (bf16, tf32, fp16, e5m2); e4m3's starts at 2^-6, below   \
+           which 1.2% of standard-normal values lie, sending 18% of the groups to the addition \
+           after it (e4m3 rz of binary32 ran at 0.53x memcpy, rn at 1.3x) */                   \
+        const int in = m == SRL_RZ && (vp->lo >> (MBITS)) + 14 <= (emax_field + 1) / 2         \
+                           ? SRL_HW_INT                                                           \
+                           : 0;                                                                   \
         if (!(m == SRL_RN || m == SRL_RZ || m == SRL_RU || m == SRL_RD) ||                        \
             (vp->hi >> (MBITS)) + (uint64_t)vp->s > emax_field)                                   \
             return in;                                                                            \
