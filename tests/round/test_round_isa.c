@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "core/isa.h"             /* SRL_MULTI_ISA */
 #include "round/round_bulk.h" /* srl__round_bulk_isa */
 #include "srlab/format.h"
@@ -166,16 +170,18 @@ static void check_path(int path, const double *xd, const float *xf, size_t n,
 /* Block quantization of binary32 values (srl_mx_quantize_float, whose MX formats run on the bulk
  * kernels at the forced level) against srl_mx_quantize of the same values (binary64, the
  * element-by-element reference path): every output and scale code bit for bit, the counter. */
-static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
-                     srl_rounding m, srl_rng_kind kind, const char *what)
+static void check_mx_at(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
+                        srl_rounding m, srl_rng_kind kind, const char *what, size_t yoff)
 {
-    float *y = malloc(n * sizeof *y);
+    /* the output yoff floats past a 64-byte boundary (the streaming stores' line offset) */
+    float *const ya = aligned_alloc(64, ((n + yoff) * sizeof(float) + 63) / 64 * 64);
+    float *const y = ya ? ya + yoff : NULL;
     double *xd = malloc(n * sizeof *xd);
     const size_t nb = (n + (size_t)f->block - 1) / (size_t)f->block;
     uint8_t *c = malloc(nb), *cr = malloc(nb);
     CHECK(y && xd && c && cr, "out of memory");
     if (!y || !xd || !c || !cr) {
-        free(y), free(xd), free(c), free(cr);
+        free(ya), free(xd), free(c), free(cr);
         return;
     }
     for (size_t i = 0; i < n; i++)
@@ -196,7 +202,13 @@ static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_r
         CHECK(!memcmp(&y[i], &want, sizeof want), "%s: element %zu, x = %a: %a, reference %a",
               what, i, (double)xf[i], (double)y[i], (double)want);
     }
-    free(y), free(xd), free(c), free(cr);
+    free(ya), free(xd), free(c), free(cr);
+}
+
+static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
+                     srl_rounding m, srl_rng_kind kind, const char *what)
+{
+    check_mx_at(xf, n, f, r, m, kind, what, 4);
 }
 
 int main(int argc, char **argv)
@@ -488,7 +500,11 @@ int main(int argc, char **argv)
     }
 
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
-     * arrays repeat the mix. */
+     * arrays repeat the mix. One thread: a thread's share of the array is what must exceed
+     * 16 MiB (with two, neither half would stream). */
+#if defined(_OPENMP)
+    omp_set_num_threads(1);
+#endif
     const long before = srl_test_failures;
     for (size_t i = N_MIX; i < 2 * N_BIG; i++) {
         if (i < N_BIG)
@@ -510,13 +526,28 @@ int main(int argc, char **argv)
             check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[2], ms[big_modes[bm]], kinds[ki], what);
         }
     {
-        srl_mx_format f;
-        if (srl_mx_parse(&f, "mxfp4", &err) != SRL_OK)
-            return 1;
-        for (size_t bm = 0; bm < 2; bm++) {
-            snprintf(what, sizeof what, "mxfp4 ocp %s pcg32, n = %zu", mode_specs[big_modes[bm]],
-                     2 * N_BIG - 1);
-            check_mx(xf + 1, 2 * N_BIG - 1, &f, SRL_MX_OCP, ms[big_modes[bm]], kinds[0], what);
+        /* MX: each tile streamed out of the workspace (round_bulk.c, stream_copy32: the lanes
+         * up to the first 64-byte line and after the last by plain stores); the output 0, 4
+         * and 15 floats past a line, the carry forms (mxfp4, the wide 3/4 form of e4m3) and
+         * the general one (mxint8) */
+        static const struct {
+            const char *fmt;
+            srl_mx_rule rule;
+            size_t mode, yoff;
+        } bigs[] = {{"mxfp4", SRL_MX_OCP, 0, 4},      {"mxfp4", SRL_MX_OCP, 1, 4},
+                    {"mxfp4", SRL_MX_OCP, 0, 0},      {"mxfp4", SRL_MX_OCP, 1, 15},
+                    {"mxfp8-e4m3", SRL_MX_34, 1, 0},  {"mxfp8-e4m3", SRL_MX_34, 0, 15},
+                    {"mxint8", SRL_MX_CEIL, 1, 1}};
+        for (size_t q = 0; q < sizeof bigs / sizeof *bigs; q++) {
+            srl_mx_format f;
+            if (srl_mx_parse(&f, bigs[q].fmt, &err) != SRL_OK)
+                return 1;
+            const size_t mi = big_modes[bigs[q].mode];
+            snprintf(what, sizeof what, "%s %s %s pcg32, n = %zu, output %zu floats past a line",
+                     bigs[q].fmt, srl_mx_rule_name(bigs[q].rule), mode_specs[mi], 2 * N_BIG - 1,
+                     bigs[q].yoff);
+            check_mx_at(xf + 1, 2 * N_BIG - 1, &f, bigs[q].rule, ms[mi], kinds[0], what,
+                        bigs[q].yoff);
         }
     }
     snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
