@@ -534,6 +534,51 @@ static int TPL(head_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, c
                        &ps->grad, ps->rng);
 }
 
+/* Products below LIN_PAIR_MAX multiply-adds are too small to split well over two threads (GPT
+ * size b: each thread packed its own copy of an operand, and the Wgrads ran 1.2x or slower). */
+#ifndef LIN_PAIR_MAX
+#define LIN_PAIR_MAX ((size_t)1 << 25)
+#endif
+
+/* A linear layer's backward from dY (BT x nout), its input X (BT x nin) and weight W (nin x
+ * nout): dX = dY W^T (Dgrad, rounded into the grad slot, with the stage sg: NULL none, *done as
+ * mm_lin_rounded's) and dW = X^T dY (Wgrad), the same number of multiply-adds each. On two
+ * threads and below LIN_PAIR_MAX, both at once, one per thread (a region of two sections: each
+ * product on its thread, none split, one fork for both); otherwise one after the other on every
+ * thread. Same values and draws either way: the Dgrad's and its rounding's, then the Wgrad's,
+ * each product starting at its own offset (a copy of rng), rng then past them all. */
+static int TPL(lin_bwd)(const srl__gpt_pass *ps, REAL *dX, REAL *dW, const REAL *dY,
+                        const REAL *X, const REAL *W, size_t nin, size_t nout,
+                        const TPL(stage) *sg, bool *done, REAL *tsc)
+{
+    const size_t BT = ps->d.B * ps->d.T;
+    srl_rng *rng = ps->rng;
+    const srl_slot *gs = &ps->grad;
+    if (!(srl__max_threads() == 2 && BT * nin * nout < LIN_PAIR_MAX && srl__may_fork())) {
+        SRL__TRY(TPL(mm_lin_rounded)(dX, dY, W, BT, nin, nout, SRL_STRATEGY_DGRAD, ps->mx,
+                                     ps->accum, rng, tsc, gs, sg, done));
+        return TPL(mm_lin)(dW, X, dY, nin, nout, BT, SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng,
+                           tsc);
+    }
+    const uint64_t dd = TPL(lin_draws)(BT, nin, nout, SRL_STRATEGY_DGRAD, ps->mx, ps->accum);
+    const uint64_t rd = TPL(round_draws)(BT * nin, gs);
+    const uint64_t dw = TPL(lin_draws)(nin, nout, BT, SRL_STRATEGY_WGRAD, ps->mx, ps->accum);
+    srl_rng r1 = rng_ahead(rng, 0), r2 = rng_ahead(rng, dd + rd);
+    int s1 = SRL_OK, s2 = SRL_OK;
+    /* each section writes its own status; the region's end (a barrier) makes them visible */
+#pragma omp parallel sections num_threads(2)
+    {
+#pragma omp section
+        s1 = TPL(mm_lin_rounded)(dX, dY, W, BT, nin, nout, SRL_STRATEGY_DGRAD, ps->mx, ps->accum,
+                                 rng ? &r1 : NULL, tsc, gs, sg, done);
+#pragma omp section
+        s2 = TPL(mm_lin)(dW, X, dY, nin, nout, BT, SRL_STRATEGY_WGRAD, ps->mx, ps->accum,
+                         rng ? &r2 : NULL, NULL);
+    }
+    rng_advance(rng, dd + rd + dw);
+    return s1 != SRL_OK ? s1 : s2;
+}
+
 /* Block l, backward: dres = d res3 in, d res (the block's input) out; the block's weight
  * gradients into grad. GELU's backward is a stage of the product before it, the residual
  * additions stages of the layer norms' backward. */
@@ -556,33 +601,24 @@ static int TPL(block_bwd)(const srl__gpt_pass *ps, const REAL *par, REAL *grad, 
     const TPL(rows_ctx) kg = {.out = dfch, .th = Ly + lay->fcth, .x = Ly + lay->fch, .y = dfchg};
     const TPL(stage) gelu = {dfch, TPL(gelu_bwd_els), &kg,
                              TPL(lin_draws)(C4, C, BT, SRL_STRATEGY_WGRAD, ps->mx, ps->accum)};
-    SRL__TRY(TPL(mm_lin_rounded)(dfchg, dres, par + w.fcprojw, BT, C4, C, SRL_STRATEGY_DGRAD,
-                                 ps->mx, ps->accum, rng, tsc, gs, &gelu, &done));
-    SRL__TRY(TPL(mm_lin)(grad + w.fcprojw, Ly + lay->fchg, dres, C4, C, BT,
-                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
+    SRL__TRY(TPL(lin_bwd)(ps, dfchg, grad + w.fcprojw, dres, Ly + lay->fchg, par + w.fcprojw, C4,
+                          C, &gelu, &done, tsc));
     SRL__TRY(TPL(lin_finish)(ps, &gelu, BT * C4, done, gs));
     /* fch = ln2 @ fcw: dln = dfch fcw^T (ROUND_GRAD); dfcw = ln2^T dfch */
-    SRL__TRY(TPL(mm_lin_rounded)(dln, dfch, par + w.fcw, BT, C, C4, SRL_STRATEGY_DGRAD, ps->mx,
-                                 ps->accum, rng, tsc, gs, NULL, NULL));
-    SRL__TRY(TPL(mm_lin)(grad + w.fcw, Ly + lay->ln2, dfch, C, C4, BT,
-                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
+    SRL__TRY(TPL(lin_bwd)(ps, dln, grad + w.fcw, dfch, Ly + lay->ln2, par + w.fcw, C, C4, NULL,
+                          NULL, tsc));
     /* ln2 = layernorm(res2); dres = d res2 = dres + dtmp                  ROUND_GRAD (both) */
     SRL__TRY(TPL(ln_bwd)(dtmp, grad + w.ln2w, grad + w.ln2b, dln, Ly + lay->res2,
                          Ly + lay->ln2_mean, Ly + lay->ln2_rstd, par + w.ln2w, BT, C, dres, gs,
                          rng));
     /* res2 = res + atty @ projw: datty = dres projw^T (ROUND_GRAD); dprojw = atty^T dres */
-    SRL__TRY(TPL(mm_lin_rounded)(A + lay->datty, dres, par + w.projw, BT, C, C,
-                                 SRL_STRATEGY_DGRAD, ps->mx, ps->accum, rng, tsc, gs, NULL,
-                                 NULL));
-    SRL__TRY(TPL(mm_lin)(grad + w.projw, Ly + lay->atty, dres, C, C, BT,
-                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
+    SRL__TRY(TPL(lin_bwd)(ps, A + lay->datty, grad + w.projw, dres, Ly + lay->atty,
+                          par + w.projw, C, C, NULL, NULL, tsc));
     /* attention */
     SRL__TRY(TPL(attn_bwd)(ps, Ly, A, tsc, rng));
     /* qkv = ln1 @ qkvw: dln = dqkv qkvw^T (ROUND_GRAD); dqkvw = ln1^T dqkv */
-    SRL__TRY(TPL(mm_lin_rounded)(dln, dqkv, par + w.qkvw, BT, C, C3, SRL_STRATEGY_DGRAD, ps->mx,
-                                 ps->accum, rng, tsc, gs, NULL, NULL));
-    SRL__TRY(TPL(mm_lin)(grad + w.qkvw, Ly + lay->ln1, dqkv, C, C3, BT,
-                         SRL_STRATEGY_WGRAD, ps->mx, ps->accum, rng, tsc));
+    SRL__TRY(TPL(lin_bwd)(ps, dln, grad + w.qkvw, dqkv, Ly + lay->ln1, par + w.qkvw, C, C3, NULL,
+                          NULL, tsc));
     /* ln1 = layernorm(res); dres = d res = dres + dtmp                    ROUND_GRAD (both) */
     return TPL(ln_bwd)(dtmp, grad + w.ln1w, grad + w.ln1b, dln, resin, Ly + lay->ln1_mean,
                        Ly + lay->ln1_rstd, par + w.ln1w, BT, C, dres, gs, rng);
