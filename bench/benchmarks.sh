@@ -25,7 +25,8 @@
 # Each part runs one of the project's own drivers: bench/levels.sh (bulk rounding beside memcpy),
 # srlab bench kernels, train and sweep (against in-process references), bench/peers.sh (CPFloat
 # with its streaming-copy ceiling, OpenBLAS, llm.c), python/bench_torch.py (when torch and the
-# build's python module import). The full run took 7 minutes on 2 idle cores (Zen 5 VM, every peer given).
+# build's python module import). The full run took 7 minutes on 2 idle cores (Zen 5 VM, every peer given)
+# with one round of size g; its three rounds now add about 4 minutes.
 # Exit status: 2 for a bad argument (the message names it), 1 if a part fails (its message is
 # printed, and the old file is kept).
 set -eu
@@ -198,8 +199,10 @@ if [ -n "$llmc" ]; then
     if [ $quick = 1 ]; then
         skipped "GPT-2's shapes beside llm.c, on one token file" "--quick (3 GB and minutes a run)"
     else
+        # three rounds of 2 timed steps (one gave a single pair of steps per speedup, too noisy on
+        # a shared VM): about 2 minutes a round, most of it llm.c's one-thread steps (19.5 s each)
         part md "GPT-2's shapes beside llm.c, on one token file (\`bench/peers.sh --llmc --gpt-sizes g\`)" \
-            sh "$here/peers.sh" --build "$build" --llmc "$llmc" --gpt-sizes g --gpt-steps 3 --gpt-rounds 1 \
+            sh "$here/peers.sh" --build "$build" --llmc "$llmc" --gpt-sizes g --gpt-steps 3 --gpt-rounds 3 \
             --gpt-strategies "fp32 bf16-sr" --threads "1 2"
     fi
 else

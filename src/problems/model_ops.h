@@ -17,7 +17,10 @@
  *   mm_lin                      a linear layer's product (Fprop, Dgrad or Wgrad): block-scaled
  *                               where the strategy says so, else mm_nn, mm_nt or mm_tn
  *   mm_lin_rounded              mm_lin, its output then rounded into a slot (round_slot), by
- *                               the product's own threads where its engine can
+ *                               the product's own threads where its engine can, and there also
+ *                               an elementwise stage on the rounded output (a stage: an
+ *                               operation writing another array, rounded in turn)
+ *   lin_draws                   the draws mm_lin takes from rng
  *   round_slot, round_draws     x rounded in place into a slot (the strategy's act or grad
  *                               slot, srl__round_slot) and its draws; no-ops outside _emu
  *   round_part                  the part [lo, lo + len) of round_slot(x, n, ...): the same
@@ -215,37 +218,77 @@ static inline int TPL(mm_lin)(REAL *C, const REAL *A, const REAL *B, size_t m, s
     }
 }
 
+/* The draws mm_lin takes (its rng advances by as many). */
+static inline uint64_t TPL(lin_draws)(size_t m, size_t n, size_t kk, int kind,
+                                      const srl_mxgemm *const *mx, const srl_accum *accum)
+{
+#if PASS_MODE == SRL__PASS_EMU
+    if (mx[kind])
+        return srl_mxgemm_draws(m, n, kk, mx[kind]);
+#else
+    (void)mx, (void)kind;
+#endif
+    return TPL(mm_draws)(m, n, kk, accum);
+}
+
+/* An elementwise stage on a product's rounded output: fn(ctx, e0, len) writes the elements
+ * [e0, e0 + len) of out from those of the output, and out is rounded into the same slot with
+ * the draws that begin `skip` draws after the output's own rounding's (the draws of whatever the
+ * caller does in between). */
+typedef struct TPL(stage) {
+    REAL *out;
+    void (*fn)(const void *ctx, size_t e0, size_t len);
+    const void *ctx;
+    uint64_t skip;
+} TPL(stage);
+
 /* mm_lin, then C (m x n) rounded into slot as round_slot(C, m n, slot, rng) after it rounds it
  * (the same values and draws: element e at the draw rng's counter + the product's draws + e),
  * by the product's threads as they finish their rows where its engine runs an epilogue
- * (src/linalg/gemm_ep.h), else after it: no region and no pass over C of its own. */
+ * (src/linalg/gemm_ep.h), else after it: no region and no pass over C of its own. With a stage
+ * `then` (NULL: none), *then_done says whether the epilogue also ran it, its draws at rng's
+ * counter (on return) + then->skip + e for element e; rng does not advance past them (the caller
+ * does, or runs the stage itself when the epilogue did not). */
 #if PASS_MODE == SRL__PASS_EMU
 typedef struct TPL(ep_ctx) {
     REAL *C;
     const srl_slot *slot;
-    srl_rng r; /* at the first draw of the rounding */
-    const srl_rng *rp; /* &r, or NULL without draws */
+    srl_rng r, r2; /* at the first draw of the rounding, of the stage's */
+    const srl_rng *rp, *rp2; /* &r, &r2, or NULL without draws */
+    const TPL(stage) *then;
 } TPL(ep_ctx);
 
 static int TPL(ep_round)(void *vctx, size_t e0, size_t len)
 {
     const TPL(ep_ctx) *c = vctx;
-    return TPL(round_part)(c->C, e0, len, c->slot, c->rp);
+    const int st = TPL(round_part)(c->C, e0, len, c->slot, c->rp);
+    if (st != SRL_OK || !c->then)
+        return st;
+    c->then->fn(c->then->ctx, e0, len);
+    return TPL(round_part)(c->then->out, e0, len, c->slot, c->rp2);
 }
 #endif
 
 static inline int TPL(mm_lin_rounded)(REAL *C, const REAL *A, const REAL *B, size_t m, size_t n,
                                       size_t kk, int kind, const srl_mxgemm *const *mx,
                                       const srl_accum *accum, srl_rng *rng, REAL *scratch,
-                                      const srl_slot *slot)
+                                      const srl_slot *slot, const TPL(stage) *then,
+                                      bool *then_done)
 {
+    if (then_done)
+        *then_done = false;
 #if PASS_MODE == SRL__PASS_EMU
     if (!mx[kind]) {
-        TPL(ep_ctx) c = {C, slot, {0}, NULL};
+        TPL(ep_ctx) c = {C, slot, {0}, {0}, NULL, NULL, then};
+        const uint64_t d = TPL(round_draws)(m * n, slot);
         if (rng) {
             c.r = *rng;
             srl_rng_seek(&c.r, rng->counter + TPL(mm_draws)(m, n, kk, accum));
             c.rp = &c.r;
+            c.r2 = c.r;
+            if (then)
+                srl_rng_seek(&c.r2, c.r.counter + d + then->skip);
+            c.rp2 = &c.r2;
         }
         srl__gemm_ep ep = {TPL(ep_round), &c, false, SRL_OK};
         const int layout = kind == SRL_STRATEGY_FPROP ? 0 : kind == SRL_STRATEGY_DGRAD ? 1 : 2;
@@ -253,14 +296,16 @@ static inline int TPL(mm_lin_rounded)(REAL *C, const REAL *A, const REAL *B, siz
         if (st != SRL_OK || (ep.done && ep.status != SRL_OK))
             return st != SRL_OK ? st : ep.status;
         if (ep.done) {
-            const uint64_t d = TPL(round_draws)(m * n, slot);
             if (rng && d)
                 srl_rng_seek(rng, rng->counter + d);
+            if (then_done)
+                *then_done = then != NULL;
             return SRL_OK;
         }
         return TPL(round_slot)(C, m * n, slot, rng);
     }
 #endif
+    (void)then;
     const int st = TPL(mm_lin)(C, A, B, m, n, kk, kind, mx, accum, rng, scratch);
     return st != SRL_OK ? st : TPL(round_slot)(C, m * n, slot, rng);
 }
