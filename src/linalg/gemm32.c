@@ -489,7 +489,8 @@ typedef struct g32_steal {
     size_t tu, units, nseq, nch;
     srl__bands *bands;    /* per chunk s */
     _Atomic size_t *done; /* per unit: chunks it has finished */
-    _Atomic int ep_status; /* an epilogue's failure (the last one) */
+    _Atomic int *ep_status; /* an epilogue's failure (the last one); through a pointer, as
+                              done: st is const in the threads, and C11 atomics are not */
 } g32_steal;
 
 static void steal_unit(const g32_steal *st, float *Ap, const float *Bp, size_t s, size_t u)
@@ -524,7 +525,7 @@ static void steal_unit(const g32_steal *st, float *Ap, const float *Bp, size_t s
             }
         }
         if (e != SRL_OK)
-            atomic_store(&st->ep_status, e);
+            atomic_store(st->ep_status, e);
     }
     atomic_store_explicit(&st->done[u], s + 1, memory_order_release);
 }
@@ -577,7 +578,9 @@ static bool steal(g32_plan *pl)
         srl__bands_init(&st.bands[s], st.units, pl->parts);
     for (size_t u = 0; u < st.units; u++)
         atomic_init(&st.done[u], 0);
-    atomic_init(&st.ep_status, SRL_OK);
+    _Atomic int ep_status;
+    atomic_init(&ep_status, SRL_OK);
+    st.ep_status = &ep_status;
 #if SRL_HAVE_OPENMP
 #pragma omp parallel num_threads((int)pl->parts)
 #endif
@@ -587,7 +590,7 @@ static bool steal(g32_plan *pl)
             pl->nomem = 1;
     if (g->ep && !pl->nomem) {
         g->ep->done = true;
-        g->ep->status = atomic_load(&st.ep_status);
+        g->ep->status = atomic_load(&ep_status);
     }
     free(st.bands);
     free((void *)st.done);
