@@ -218,8 +218,11 @@ static void store_fence(void)
 /* A block [first, first + n) on the vector path (round_bulk_isa.h): binary64 -> binary64,
  * binary32 -> binary32 and binary64 -> binary32. Per tile, the vector kernel, then the reference path for the flagged
  * elements (which the kernel wrote back unchanged, so x[i] still holds the input when y == x).
- * With streaming stores (large outputs of the input's type), y must be 64-byte aligned: the first h elements go
- * through the reference path (with their own draws), the vector path starts at first + h.
+ * With streaming stores (large outputs: binary64 -> binary32 too, whose binary32 y is half the
+ * traffic of the copy it would otherwise read in first), y must be 64-byte aligned: the first
+ * h elements go through the reference path (with their own draws), the vector path starts at
+ * first + h. (Streaming changes nothing a later read of this thread sees, so an aliased y and x
+ * read the same as with ordinary stores; the fences order the stores for other threads.)
  * The kernels make their draws themselves (and put them in u where the reference path needs
  * them). */
 #define DEFINE_VBLOCK(NAME, TILE, IN_T, OUT_T, MBITS, BIAS, NORMAL_MIN, BITS_T)                    \
@@ -228,8 +231,8 @@ static void store_fence(void)
     {                                                                                             \
         const bool sto = srl_rounding_is_stochastic(m);                                           \
         const int lvl = isa_level();                                                              \
-        const int nt = SRL_MULTI_ISA && sizeof *y == sizeof *x && (MBITS) + 1 > f->p &&           \
-                       n * sizeof *y >= SRL_NT_MIN_BYTES && ((uintptr_t)y % sizeof *y) == 0;      \
+        const int nt = SRL_MULTI_ISA && (MBITS) + 1 > f->p && n * sizeof *y >= SRL_NT_MIN_BYTES && \
+                       ((uintptr_t)y % sizeof *y) == 0;                                           \
         const size_t h = nt ? ((64 - ((uintptr_t)y & 63)) & 63) / sizeof *y : 0;                  \
         for (size_t i = 0; i < h; i++)                                                            \
             y[i] = (OUT_T)srl__round_one((double)x[i], f, m,                                      \

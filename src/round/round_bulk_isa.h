@@ -422,8 +422,8 @@ SRL_INLINE srl__u64x4 ISA(pcg32_draw4)(srl__u64x4 st, uint64_t mult, uint64_t in
  * not at all (`src` 0, deterministic modes). The results go to y (binary64), or, with y NULL
  * and yf given, to yf converted to binary32 (srl_round_array_d2f: the format fits binary32, so
  * every result of the lanes converts exactly; a flagged lane's conversion is overwritten by the
- * reference path). With `nt` the results are written with streaming stores (y must then be
- * 64-byte aligned): for arrays far larger than the caches this avoids reading y's lines before
+ * reference path). With `nt` the results are written with streaming stores (y or yf must then
+ * be 64-byte aligned): for arrays far larger than the caches this avoids reading y's lines before
  * overwriting them. Every
  * scalar is broadcast first, and only ==, < are used: GCC 12 scalarises vector-with-scalar
  * comparisons and vector <=. */
@@ -575,6 +575,24 @@ SRL_DEFINE_GROUP(group32x8p, srl__u32x8, uint32_t, 32, 23, lane_round32x8, lane_
 #endif
 #undef SRL_DEFINE_GROUP
 
+#if defined(__x86_64__)
+/* Stream 32 bytes from v to p (32-byte aligned). */
+SRL_INLINE void ISA(stream32)(void *p, const void *v)
+{
+#if SRL_ISA_LEVEL >= 1
+    __m256i w;
+    memcpy(&w, v, sizeof w);
+    _mm256_stream_si256((__m256i *)p, w);
+#else
+    for (int q = 0; q < 2; q++) {
+        __m128i w;
+        memcpy(&w, (const char *)v + 16 * q, sizeof w);
+        _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), w);
+    }
+#endif
+}
+#endif
+
 /* Store 64 bytes; streaming when nt (p 64-byte aligned). */
 SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
 {
@@ -584,19 +602,25 @@ SRL_INLINE void ISA(store64)(void *p, srl__u64x8 v, int nt)
         __m512i w;
         memcpy(&w, &v, sizeof w);
         _mm512_stream_si512((__m512i *)(void *)p, w);
-#elif SRL_ISA_LEVEL == 1
-        __m256i w0, w1;
-        memcpy(&w0, &v, sizeof w0);
-        memcpy(&w1, (const char *)&v + 32, sizeof w1);
-        _mm256_stream_si256((__m256i *)(void *)p, w0);
-        _mm256_stream_si256((__m256i *)(void *)((char *)p + 32), w1);
 #else
-        for (int q = 0; q < 4; q++) {
-            __m128i w;
-            memcpy(&w, (const char *)&v + 16 * q, sizeof w);
-            _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), w);
-        }
+        ISA(stream32)(p, &v);
+        ISA(stream32)((char *)p + 32, (const char *)&v + 32);
 #endif
+        return;
+    }
+#else
+    (void)nt;
+#endif
+    memcpy(p, &v, sizeof v);
+}
+
+/* Store eight binary32 values (32 bytes); streaming when nt (p 32-byte aligned: two of these
+ * fill a line, one after the other, so the line leaves the write-combining buffer whole). */
+SRL_INLINE void ISA(store32f)(float *p, srl__f32x8 v, int nt)
+{
+#if defined(__x86_64__)
+    if (nt) {
+        ISA(stream32)(p, &v);
         return;
     }
 #else
@@ -780,7 +804,11 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
                     memcpy(&ov, &o, sizeof ov);
                     ISA(store64)(y + i, ov, nt);
                 } else { /* (exact: the format fits binary32) */
-                    _mm256_storeu_ps(yf + i, _mm512_cvtpd_ps(_mm512_castsi512_pd(o)));
+                    const __m256 of = _mm512_cvtpd_ps(_mm512_castsi512_pd(o));
+                    if (nt)
+                        _mm256_stream_ps(yf + i, of);
+                    else
+                        _mm256_storeu_ps(yf + i, of);
                 }
                 if (nok_set)
                     memset(nok_buf + i, 0, 8 * sizeof *nok_buf);
@@ -809,8 +837,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
         } else {
             srl__f64x8 yd;
             memcpy(&yd, &yb, sizeof yd);
-            const srl__f32x8 yv = __builtin_convertvector(yd, srl__f32x8);
-            memcpy(yf + i, &yv, sizeof yv);
+            ISA(store32f)(yf + i, __builtin_convertvector(yd, srl__f32x8), nt);
         }
         if (nok_set)
             memcpy(nok_buf + i, &nok, sizeof nok);
@@ -879,7 +906,10 @@ SRL_INLINE int ISA(vec_d2d_h)(double *y, float *yf, const double *x, size_t k, s
             } else {
                 __m256d d;
                 memcpy(&d, &yb, sizeof d);
-                _mm_storeu_ps(yf + i + 4 * h, _mm256_cvtpd_ps(d));
+                if (nt)
+                    _mm_stream_ps(yf + i + 4 * h, _mm256_cvtpd_ps(d));
+                else
+                    _mm_storeu_ps(yf + i + 4 * h, _mm256_cvtpd_ps(d));
             }
             memcpy(nok_buf + i + 4 * h, &nok, sizeof nok);
             if (__builtin_expect(ISA(any64x4)(nok), 0)) {
@@ -937,13 +967,13 @@ static int ISA(tile_vec_d2d)(double *y, const double *x, size_t k, srl_rounding 
 #undef SRL_VEC
 }
 
-/* binary64 in, binary32 out (never streaming: nt is 0) */
+/* binary64 in, binary32 out; streaming when nt (y 64-byte aligned), as tile_vec_d2d */
 static int ISA(tile_vec_d2f)(float *y, const double *x, size_t k, srl_rounding m,
                              const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
                              unsigned char *flag, int nt)
 {
-    (void)nt;
-#define SRL_VEC(MODE, R, SRC) SRL_VEC_D2D(NULL, y, 0, MODE, R, SRC)
+#define SRL_VEC(MODE, R, SRC)                                                                     \
+    (nt ? SRL_VEC_D2D(NULL, y, 1, MODE, R, SRC) : SRL_VEC_D2D(NULL, y, 0, MODE, R, SRC))
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(m.r);
 #undef SRL_VEC_STO

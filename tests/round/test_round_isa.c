@@ -247,7 +247,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "mode '%s': %s\n", mode_specs[i], err.msg);
             return 1;
         }
-    double *xd = malloc(N_BIG * sizeof *xd);
+    double *xd = malloc(2 * N_BIG * sizeof *xd); /* (d2f's big case: 2 N_BIG values) */
     float *xf = malloc(2 * N_BIG * sizeof *xf);
     if (!xd || !xf)
         return 1;
@@ -507,8 +507,7 @@ int main(int argc, char **argv)
 #endif
     const long before = srl_test_failures;
     for (size_t i = N_MIX; i < 2 * N_BIG; i++) {
-        if (i < N_BIG)
-            xd[i] = xd[i % N_MIX];
+        xd[i] = xd[i % N_MIX];
         xf[i] = xf[i % N_MIX];
     }
     static const size_t big_modes[] = {0, 6}; /* rn, sr (indices into mode_specs) */
@@ -518,6 +517,10 @@ int main(int argc, char **argv)
             const char *const kind = ki ? "pcg64" : "pcg32";
             snprintf(what, sizeof what, "e4m3 %s %s d2d, n = %zu", mode, kind, N_BIG - 1);
             check_path(0, xd + 1, NULL, N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
+            /* binary64 -> binary32: over 16 MiB of binary32 output (streamed from its first
+             * 64-byte line on) */
+            snprintf(what, sizeof what, "e4m3 %s %s d2f, n = %zu", mode, kind, 2 * N_BIG - 1);
+            check_path(2, xd + 1, NULL, 2 * N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
             snprintf(what, sizeof what, "e4m3 %s %s f2f, n = %zu", mode, kind, 2 * N_BIG - 1);
             check_path(1, NULL, xf + 1, 2 * N_BIG - 1, &fs[0], ms[big_modes[bm]], kinds[ki], what);
             /* bf16 of binary32: the pattern path, which takes a block's whole groups of
