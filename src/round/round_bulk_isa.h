@@ -1672,6 +1672,16 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     const V q_half = qw - (one << mb), q_3half = qw | (one << (mb - 1)), q_two = qw + (one << mb);
     const V c_sv = zero + (uint32_t)(elem->emin + (wide ? bw : 127)) + c_offw, implicit = one << mb;
     const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2) : sat;
+#if SRL_ISA_LEVEL >= 2
+    /* forms 3 and 4: C's fields from av's exponent field, 2^32 / q's from C's (see the loop),
+     * and the least exponent field that is not tiny (the carry form's sv <= 31) */
+    const int hw = form == 3, hwsr = form == 4;
+    const V expm = zero + 0x7f800000u, eminq = emin_b << 23;
+    const V cadd = zero + (((uint32_t)(24 - elem->p) << 23) | 0x400000u);
+    const V pk = zero + ((309u << 23) | 0x400000u);
+    const int tiny_e = elem->emin + 127 + 24 - elem->p - 31;
+    const V tinylim = zero + (tiny_e > 0 ? (uint32_t)tiny_e << 23 : 0u);
+#endif
     int flagged = 0;
 #if SRL_MX_REG
     ISA(draws16) g = ISA(draws16_from)(ln);
@@ -1714,6 +1724,50 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             V w;
             memcpy(&w, &vf, sizeof w);
             V res, sbad;
+#if SRL_ISA_LEVEL >= 2
+            if (hw) {
+                /* rn by binary32's own addition (form 3; mx_tile says when): with q av's
+                 * spacing in E (2^(max(e, emin) - p + 1), E's subnormal spacing below its
+                 * normal range) and C = 1.5 x 2^23 q, C + av lies in C's binade (av < 2^p q <=
+                 * 2^22 q), whose spacing is q, so the sum rounded to nearest-even is C plus av
+                 * rounded to E's grid, ties to the even multiple of q (C is one), and the
+                 * difference is exact: RN_E(av), the carry form's result, in three instructions
+                 * and no shifts. The rounding is the instruction's own, whatever MXCSR says. */
+                const V av = ISA(mx_min)(w & absm, sat);
+                const V cq = ISA(mx_max)(av & expm, eminq) + cadd;
+                const __m512 t = _mm512_add_round_ps((__m512)av, (__m512)cq,
+                                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                res = (V)_mm512_sub_round_ps(t, (__m512)cq,
+                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                sbad = zero;
+            } else if (hwsr) {
+                /* sr by the addition (form 4): C as in form 3; C + av rounded toward zero is C
+                 * plus av rounded down to E's grid, so down = (C + av) - C and rem = av - down
+                 * are exact, and X = rem 2^32 / q (a product by a power of two, exact) is the
+                 * carry form's low bits of av put at the draw's scale: an integer below 2^32
+                 * for every lane that is not tiny. Up (one step of C's binade, q) iff X > the
+                 * draw's 32 bits, the carry form's rule; a tiny lane (av below 2^-31 q's
+                 * binade) has X < 2^24 and is flagged where the draw is below 2^24, as the
+                 * carry form flags it. */
+                const V av = ISA(mx_min)(w & absm, sat);
+                const V cq = ISA(mx_max)(av & expm, eminq) + cadd;
+                const __m512 cf = (__m512)cq;
+                const __m512 t = _mm512_add_round_ps((__m512)av, cf,
+                                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                const __m512 down = _mm512_sub_round_ps(t, cf,
+                                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                const __m512 rem = _mm512_sub_round_ps((__m512)av, down,
+                                                       _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                const __m512 xs = _mm512_mul_round_ps(rem, (__m512)(pk - cq),
+                                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                const __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
+                const __mmask16 up = _mm512_cmpgt_epu32_mask(xi, (__m512i)ud);
+                const __m512i t1 = _mm512_mask_add_epi32((__m512i)t, up, (__m512i)t, (__m512i)one);
+                res = (V)_mm512_sub_round_ps((__m512)t1, cf,
+                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                sbad = (V)(av < tinylim) & ~xz & (V)(ud < (one << 24));
+            } else
+#endif
             if (fast) { /* see above */
                 V av, sub = zero;
                 if (wide) { /* (3/4) x 2^-k = 3M 2^(e - 152 - k), exactly, on the wide pattern */
@@ -1797,17 +1851,37 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
     ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0)
 #define SRL_MXF(MODE, FORM)                                                                       \
     ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, FORM)
-    const int form = srl__mx_form(elem, rule, m.mode);
+    int form = srl__mx_form(elem, rule, m.mode);
+#if SRL_ISA_LEVEL >= 2
+    /* rn by the addition (mx_tile_m's form 3) where C = 1.5 x 2^23 q is a normal binary32
+     * number for every q of E (E's normal range inside binary32's, and C below 2^128) and
+     * C + av stays in C's binade (p <= 22) */
+    if (form == 1 && m.mode == SRL_RN && elem->p <= 22 && elem->emin >= -126 &&
+        elem->emax - elem->p + 24 <= 127)
+        form = 3;
+    /* sr likewise (form 4), where 2^32 / q is a normal binary32 number too */
+    if (form == 1 && m.mode == SRL_SR && elem->p <= 22 && elem->emin >= -126 &&
+        elem->emax - elem->p + 24 <= 127 && elem->emin - elem->p + 1 >= -95)
+        form = 4;
+#endif
     if (rule == SRL__MX_RULE_34 && form != 2)
         return -1; /* (the caller takes the scaled tile) */
     switch (m.mode) {
-    case SRL_RN: return form == 2 ? SRL_MXF(SRL_RN, 2) : form ? SRL_MXF(SRL_RN, 1) : SRL_MXT(SRL_RN, 0);
+    case SRL_RN:
+        return form == 3   ? SRL_MXF(SRL_RN, 3)
+               : form == 2 ? SRL_MXF(SRL_RN, 2)
+               : form      ? SRL_MXF(SRL_RN, 1)
+                           : SRL_MXT(SRL_RN, 0);
     case SRL_RNA: return SRL_MXT(SRL_RNA, 0);
     case SRL_RZ: return SRL_MXT(SRL_RZ, 0);
     case SRL_RU: return SRL_MXT(SRL_RU, 0);
     case SRL_RD: return SRL_MXT(SRL_RD, 0);
     case SRL_RO: return SRL_MXT(SRL_RO, 0);
-    case SRL_SR: return form == 2 ? SRL_MXF(SRL_SR, 2) : form ? SRL_MXF(SRL_SR, 1) : SRL_MXT(SRL_SR, 0);
+    case SRL_SR:
+        return form == 4   ? SRL_MXF(SRL_SR, 4)
+               : form == 2 ? SRL_MXF(SRL_SR, 2)
+               : form      ? SRL_MXF(SRL_SR, 1)
+                           : SRL_MXT(SRL_SR, 0);
     case SRL_SR_EQ: return SRL_MXT(SRL_SR_EQ, 0);
     case SRL_SR_BITS: return SRL_MXT(SRL_SR_BITS, r32);
     default: return -1; /* (a mode without a loop: the caller's other path) */

@@ -432,6 +432,59 @@ int main(int argc, char **argv)
         GROUP(what, before_t);
     }
 
+    /* sr's tiny lanes where their 32 bits do not decide (the block kernel flags them for the
+     * reference path): blocks of 32 led by 2^emax (scale 2^0 under ocp and ceil), and wherever
+     * the element's draw has its high 32 bits d below 2^20, x = q 2^-32 (d + 3/4), q E's least
+     * spacing: the first 32 bits say down (floor(x 2^32 / q) = d), the whole draw says up in
+     * three draws of four. Elsewhere E's values and halfway points. A kernel that decided such a
+     * lane itself would give 0 where the reference gives q. */
+    {
+        const long before_y = srl_test_failures;
+        static const char *const tiny_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
+                                                 "mxfp4"};
+        const size_t nt = (size_t)32 * 4096;
+        float *xt = malloc(nt * sizeof *xt);
+        if (!xt)
+            return 1;
+        srl_rounding sr;
+        if (srl_rounding_parse(&sr, "sr", &err) != SRL_OK)
+            return 1;
+        for (size_t fi = 0; fi < sizeof tiny_specs / sizeof *tiny_specs; fi++) {
+            srl_mx_format f;
+            if (srl_mx_parse(&f, tiny_specs[fi], &err) != SRL_OK)
+                return 1;
+            const srl_format *e = &f.elem;
+            for (int ki = 0; ki < 2; ki++) {
+                srl_rng g;
+                srl_rng_init(&g, kinds[ki], SEED, 5);
+                size_t tiny = 0;
+                for (size_t i = 0; i < nt; i++) {
+                    const uint64_t d = srl_rng_draw_at(&g, START + i) >> 32;
+                    if (i % 32 == 0) {
+                        xt[i] = (float)ldexp(1.0, e->emax);
+                    } else if (d < (UINT64_C(1) << 20)) {
+                        xt[i] = (float)ldexp((double)d + 0.75, e->emin - e->p + 1 - 32);
+                        tiny++;
+                    } else {
+                        xt[i] = (float)ldexp(1.0 + (double)(i % 8) / 16, e->emin + (int)(i % 5));
+                    }
+                    if (i % 3 == 1)
+                        xt[i] = -xt[i];
+                }
+                CHECK(tiny >= 16, "%s: only %zu tiny lanes at their draws", tiny_specs[fi], tiny);
+                for (int r = 0; r < SRL_MX_RULE_COUNT; r++) {
+                    snprintf(what, sizeof what, "%s %s sr %s, tiny lanes at their draws (%zu)",
+                             tiny_specs[fi], srl_mx_rule_name((srl_mx_rule)r),
+                             ki ? "pcg64" : "pcg32", tiny);
+                    check_mx(xt, nt, &f, (srl_mx_rule)r, sr, kinds[ki], what);
+                }
+            }
+        }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: block formats' sr tiny lanes", names[lvl]);
+        GROUP(what, before_y);
+    }
+
     /* NVFP4 at its elements' and its scales' decisions (src/ops/mx_nv_isa.h makes both from
      * exact products):
      * a first block whose 2688 makes the tensor scale 1 (ocp, ceil), then blocks whose largest
