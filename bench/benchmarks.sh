@@ -25,8 +25,8 @@
 # Each part runs one of the project's own drivers: bench/levels.sh (bulk rounding beside memcpy),
 # srlab bench kernels, train and sweep (against in-process references), bench/peers.sh (CPFloat
 # with its streaming-copy ceiling, OpenBLAS, llm.c), python/bench_torch.py (when torch and the
-# build's python module import). The full run took 7 minutes on 2 idle cores (Zen 5 VM, every peer given)
-# with one round of size g; its three rounds now add about 4 minutes.
+# build's python module import). The full run took 7 minutes on 2 idle cores (Zen 5 VM, every
+# peer given) with one round of size g; with its three rounds, 14 minutes on the Zen 4 VM.
 # Exit status: 2 for a bad argument (the message names it), 1 if a part fails (its message is
 # printed, and the old file is kept).
 set -eu
@@ -304,7 +304,8 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
   `OMP_WAIT_POLICY=passive` unless it is set (spinning threads would otherwise take the timed
   threads' CPU on a shared machine). Each table's header says which policy was in force.
 - **Regenerating.** Run the script on the final code; it rewrites this file whole (7 minutes
-  with every peer on the idle 2-core Zen 5 VM; each table says how long its run took). `--quick` runs every part on tiny sizes for the test
+  with every peer on the idle 2-core Zen 5 VM, 14 on the Zen 4 VM with size g's three rounds;
+  each section's header says how long its run took). `--quick` runs every part on tiny sizes for the test
   (tests/cli/benchmarks_quick.sh), whose numbers mean nothing. A machine's tables that should
   stay once it is gone are copied into `bench/recorded/` and included below as recorded.
 EOF
