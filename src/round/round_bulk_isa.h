@@ -1746,9 +1746,9 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                  * are exact, and X = rem 2^32 / q (a product by a power of two, exact) is the
                  * carry form's low bits of av put at the draw's scale: an integer below 2^32
                  * for every lane that is not tiny. Up (one step of C's binade, q) iff X > the
-                 * draw's 32 bits, the carry form's rule; a tiny lane (av below 2^-31 q's
-                 * binade) has X < 2^24 and is flagged where the draw is below 2^24, as the
-                 * carry form flags it. */
+                 * draw's 32 bits, the carry form's rule; a tiny lane (av below q 2^-8, the
+                 * carry form's sv > 31) has X < 2^24 and is flagged where the draw is below
+                 * 2^24, as the carry form flags it. */
                 const V av = ISA(mx_min)(w & absm, sat);
                 const V cq = ISA(mx_max)(av & expm, eminq) + cadd;
                 const __m512 cf = (__m512)cq;
