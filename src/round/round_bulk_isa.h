@@ -807,11 +807,7 @@ SRL_INLINE int ISA(vec_d2d)(double *y, float *yf, const double *x, size_t k, srl
                     memcpy(&ov, &o, sizeof ov);
                     ISA(store64)(y + i, ov, nt);
                 } else { /* (exact: the format fits binary32) */
-                    const __m256 of = _mm512_cvtpd_ps(_mm512_castsi512_pd(o));
-                    if (nt)
-                        _mm256_stream_ps(yf + i, of);
-                    else
-                        _mm256_storeu_ps(yf + i, of);
+                    ISA(store32f)(yf + i, (srl__f32x8)_mm512_cvtpd_ps(_mm512_castsi512_pd(o)), nt);
                 }
                 if (nok_set)
                     memset(nok_buf + i, 0, 8 * sizeof *nok_buf);
@@ -1862,12 +1858,12 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
     /* rn by the addition (mx_tile_m's form 3) where C = 1.5 x 2^23 q is a normal binary32
      * number for every q of E (E's normal range inside binary32's, and C below 2^128) and
      * C + av stays in C's binade (p <= 22) */
-    if (form == 1 && m.mode == SRL_RN && elem->p <= 22 && elem->emin >= -126 &&
-        elem->emax - elem->p + 24 <= 127)
+    const int add = form == 1 && elem->p <= 22 && elem->emin >= -126 &&
+                    elem->emax - elem->p + 24 <= 127;
+    if (add && m.mode == SRL_RN)
         form = 3;
     /* sr likewise (form 4), where 2^32 / q is a normal binary32 number too */
-    if (form == 1 && m.mode == SRL_SR && elem->p <= 22 && elem->emin >= -126 &&
-        elem->emax - elem->p + 24 <= 127 && elem->emin - elem->p + 1 >= -95)
+    else if (add && m.mode == SRL_SR && elem->emin - elem->p + 1 >= -95)
         form = 4;
 #endif
     if (rule == SRL__MX_RULE_34 && form != 2)
