@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#if defined(__x86_64__)
+#include <immintrin.h> /* (mx_nv_isa.h's AVX-512 comparisons and streaming stores) */
+#endif
 
 #include "core/mutant.h"
 #include "core/threads.h"
@@ -361,6 +364,8 @@ static void split_blocks(const void *job, blocks_fn fn, size_t n, size_t bs, srl
     fn(job, 0, nb, g0);
 }
 
+typedef struct nv_row nv_row;
+
 /* A quantization split over the threads: y and x binary64 (run_all) or binary32 (nv_float). */
 typedef struct mx_job {
     void *y;
@@ -373,6 +378,7 @@ typedef struct mx_job {
     srl_rounding m;
     const srl_rng *rng; /* (nv_float: the caller's, for the reference's extra words) */
     int lvl, alias;     /* (nv_float: the instruction-set level; y overlaps x) */
+    const nv_row *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows') */
 } mx_job;
 
 static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
@@ -385,7 +391,7 @@ static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
 static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
                     const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
-    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0};
+    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL};
     split_blocks(&j, mx_job_blocks, n, (size_t)f->block, m, rng);
 }
 
@@ -428,11 +434,21 @@ int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, siz
  * its draws (srl__draws), the vector kernel on its whole groups of eight, then the reference
  * (quantize_one's arithmetic) for the lanes the kernel flags and the last partial group. Not in a
  * build with the defects (src/core/mutant.h): they live in the reference's decision. */
+#define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
+#define NV_STREAM_MIN (1u << 20) /* arrays from 4 MiB: the output streamed past the caches */
+
+/* rn, rna and rz of blocks of 16 (mx_nv_isa.h's nv_cmp16): a block's constants by its scale's
+ * E4M3 code, one row per code (nv_rows). */
+struct nv_row {
+    float th[7];      /* the comparisons' thresholds */
+    uint32_t sm;      /* the sign's mask */
+    uint32_t step[7]; /* the result's bits' steps */
+    uint32_t pad;
+};
+
 #define SRL_ISA_TEMPLATE "ops/mx_nv_isa.h"
 #include "core/isa_instantiate.h"
 #undef SRL_ISA_TEMPLATE
-
-#define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
 
 /* block_amax of binary32 values. */
 static double block_amax_f(const float *x, size_t n)
@@ -462,6 +478,12 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
     unsigned char flag[NV_CHUNK];
     if (!sto)
         memset(u, 0, sizeof u);
+    /* rn, rna, rz with blocks of 16: by comparisons (nv_cmp16), streaming the output of a large
+     * array (it is not read before it is overwritten) */
+    const srl_mode md = j->m.mode;
+    const int cmp = bs == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
+    const int nt = cmp && lvl >= 2 && j->n >= NV_STREAM_MIN;
+    uint8_t code[NV_CHUNK / 16]; /* (cmp: the chunk's scales' codes) */
     for (size_t c = b0; c < b1; c += cb) {
         const size_t ce = c + cb < b1 ? c + cb : b1, i0 = c * bs;
         const size_t k = (ce * bs < j->n ? ce * bs : j->n) - i0;
@@ -471,14 +493,16 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (bs == 16) {
             bv = c + (k / 16 & ~(size_t)7);
             SRL_ISA_CALL(lvl, nv_scales16,
-                         (vb, rb, j->scales ? j->scales + c : NULL, xc, bv - c,
-                          nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
+                         (cmp ? NULL : vb, rb, cmp ? code : j->scales ? j->scales + c : NULL, xc,
+                          bv - c, nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
         }
         for (size_t b = bv; b < ce; b++) {
             const size_t lo = (b - c) * bs, len = k - lo < bs ? k - lo : bs;
             srl_mx_scale s;
             scale_of(&s, block_amax_f(xc + lo, len), j->f, j->r, j->ts);
-            if (j->scales)
+            if (cmp)
+                code[b - c] = s.code;
+            else if (j->scales)
                 j->scales[b] = s.code;
             vb[b - c] = s.nan ? NAN : s.sb == 0 ? 0 : s.value;
             rb[b - c] = 1.0 / vb[b - c]; /* (a division per block) */
@@ -489,9 +513,18 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (sto)
             srl__draws(u, k, &g);
         const size_t kk = k & ~(size_t)7;
-        const int flagged = SRL_ISA_CALL(lvl, nv_elems,
-                                         (yc, xc, kk, bs, vb, rb, j->m.mode, j->m.r, u, flag));
-        for (size_t i = flagged ? 0 : kk; i < k; i++) {
+        size_t done = 0; /* (elements by comparisons: the chunk's whole blocks of 16) */
+        if (cmp && j->scales)
+            memcpy(j->scales + c, code, ce - c);
+        if (cmp && k >= 16) {
+            const size_t nw = k / 16;
+            SRL_ISA_CALL(lvl, nv_cmp16, (yc, xc, nw, code, j->rows, nt));
+            done = nw * 16;
+        }
+        const int flagged =
+            SRL_ISA_CALL(lvl, nv_elems, (yc + done, xc + done, kk - done, bs, vb + done / bs,
+                                         rb + done / bs, j->m.mode, j->m.r, u + done, flag + done));
+        for (size_t i = flagged ? done : kk; i < k; i++) {
             if (i < kk && !flag[i])
                 continue;
             const double v = vb[i / bs], xv = xr[i];
@@ -499,6 +532,69 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
                             : v == 0 ? 0.0 * xv
                                      : srl_op_apply_draw(SRL_DIV, xv, v, 0, &j->f->elem, j->m,
                                                          u[i], j->rng, c0 + i0 + i) * v);
+        }
+    }
+#if defined(__x86_64__)
+    if (nt)
+        _mm_sfence(); /* (the streamed lines out before the threads join) */
+#endif
+}
+
+/* The constants of rn, rna and rz by comparisons (mx_nv_isa.h's nv_cmp16) for tensor scale ts,
+ * one row per E4M3 code of s_b (0x7F: NaN). With v = s_b s_t, each of these modes takes the E2M1
+ * grid point g_c (c = 0..7 for 0, 1/2, 1, 3/2, 2, 3, 4, 6) with c the number of thresholds
+ * t_i v (i = 0..6) that |x| passes: rn and rna the midpoints (1/4, 3/4, 5/4, 7/4, 5/2, 7/2, 5),
+ * rz the grid points above 0 (1/2 ... 6; |q| >= 6 gives 6, as E2M1 saturates). |x| passes t v
+ * strictly (rn at a midpoint whose lower neighbour's code is even: the tie stays there, as
+ * nv_elems's 2r == w with T even) or at or above it (rn's other midpoints, rna, rz). t v has at
+ * most 31 bits, exact in binary64; a binary32 |x| is above t v iff it is above RD32(t v), and at
+ * or above t v iff it is above the largest binary32 number below t v: so each test is one
+ * binary32 comparison |x| > th_i, th_i the exact product rounded to nearest and stepped down one
+ * unit where it is above t v (or equal to it, for "at or above"). The th_i are nondecreasing (each
+ * is at most t_i v < t_(i+1) v, so at most the next), so the comparisons that hold are the first
+ * c, and the sum of their steps bits(RN32(g_(i+1) v)) - bits(RN32(g_i v)) (integers modulo 2^32)
+ * telescopes to the bits of RN32(g_c v), the reference's (float)(e v); then |x|'s sign (sm). A
+ * zero scale has th_i = +inf (no step: +-0); the NaN one th_i = -1, every step, no sign: NaN. */
+static void nv_rows(nv_row *nvr, double ts, srl_mode md)
+{
+    static const double mid[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5};
+    static const double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    for (int code = 0; code < 128; code++) {
+        nv_row *w = &nvr[code];
+        memset(w, 0, sizeof *w);
+        if (code == 0x7F) { /* NaN */
+            for (int i = 0; i < 7; i++)
+                w->th[i] = -1.0f;
+            w->step[0] = 0x7fc00000u; /* (NAN's bits) */
+            continue;
+        }
+        const int e = code >> 3, mt = code & 7; /* E4M3: subnormal below exponent field 1 */
+        const double sb = e ? ldexp(8 + mt, e - 10) : ldexp(mt, -9), v = sb * ts;
+        w->sm = 0x80000000u;
+        if (v == 0) {
+            for (int i = 0; i < 7; i++)
+                w->th[i] = INFINITY;
+            continue;
+        }
+        uint32_t prev = 0;
+        for (int i = 1; i < 8; i++) {
+            const float g = (float)(grid[i] * v); /* (at most 6 * 448 s_t: finite) */
+            uint32_t gb;
+            memcpy(&gb, &g, 4);
+            w->step[i - 1] = gb - prev;
+            prev = gb;
+        }
+        for (int i = 0; i < 7; i++) {
+            const double t = v * (md == SRL_RZ ? grid[i + 1] : mid[i]);
+            const bool ge = md != SRL_RN || (i & 1);
+            float c = t > FLT_MAX ? INFINITY : (float)t;
+            if ((double)c > t || (ge && (double)c == t)) {
+                uint32_t cb;
+                memcpy(&cb, &c, 4);
+                cb--; /* (c > 0: one unit down) */
+                memcpy(&c, &cb, 4);
+            }
+            w->th[i] = c;
         }
     }
 }
@@ -525,7 +621,13 @@ static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size
     const double t = tensor_scale_of(a, r);
     if (ts)
         *ts = t;
-    const mx_job j = {y, scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n};
+    nv_row nvr[128];
+    const srl_mode md = m.mode;
+    const bool cmp = f->block == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
+    if (cmp)
+        nv_rows(nvr, t, md);
+    const mx_job j = {y,   scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n,
+                      cmp ? nvr : NULL};
     split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
 }
 

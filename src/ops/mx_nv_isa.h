@@ -138,10 +138,133 @@ ISA(nv_elems_m)(float *y, const float *x, size_t k, size_t bs, const double *vb,
     return flagged;
 }
 
+/* ---- rn, rna and rz of blocks of 16 by comparisons (binary32 lanes, no flags): the constants
+ * per E4M3 code (mx.c's nv_rows, which says why these comparisons decide) ---- */
+
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+/* Block b's 16 results by the comparisons of row `code` (AVX-512). */
+static inline __attribute__((always_inline)) __m512i ISA(nv_cmp_block)(const float *x, size_t b,
+                                                                        const nv_row *row)
+{
+    const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
+    const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff)));
+    __m512i o = _mm512_and_si512(bits, _mm512_set1_epi32((int)row->sm));
+    for (int j = 0; j < 7; j++) {
+        const __mmask16 k = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(row->th[j]), _CMP_NLE_UQ);
+        o = _mm512_mask_add_epi32(o, k, o, _mm512_set1_epi32((int)row->step[j]));
+    }
+    return o;
+}
+#endif
+
+/* y[0, 16 nb) from x's blocks of 16 by the comparisons of the rows of their scales' codes
+ * (nb >= 1); nt: streaming stores (the caller fences). The comparisons are !(|x| <= th), so that
+ * a NaN element (in the NaN row, th = -1) passes them all, as every other element there does. A y off a 64-byte boundary by a lanes short of it streams the lines that pair
+ * each block's last 16 - a results with the next block's first a, and stores the two partial
+ * lines at the ends with masks. */
+static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *codes,
+                          const nv_row *nvr, int nt)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    if (!nt) {
+        for (size_t b = 0; b < nb; b++)
+            _mm512_storeu_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
+        return;
+    }
+    const unsigned a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    if ((uintptr_t)y % 4 == 0 && a == 0) {
+        for (size_t b = 0; b < nb; b++)
+            _mm512_stream_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
+        return;
+    }
+    if ((uintptr_t)y % 4 != 0) { /* (not a float's alignment: plain stores) */
+        for (size_t b = 0; b < nb; b++)
+            _mm512_storeu_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
+        return;
+    }
+    const __m512i idx = _mm512_add_epi32(_mm512_set1_epi32((int)a),
+                                         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
+                                                          4, 3, 2, 1, 0));
+    __m512i prev = ISA(nv_cmp_block)(x, 0, nvr + codes[0]);
+    _mm512_mask_storeu_epi32((void *)y, (__mmask16)((1u << a) - 1), prev);
+    for (size_t b = 1; b < nb; b++) {
+        const __m512i o = ISA(nv_cmp_block)(x, b, nvr + codes[b]);
+        _mm512_stream_si512((void *)(y + 16 * (b - 1) + a),
+                            _mm512_permutex2var_epi32(prev, idx, o));
+        prev = o;
+    }
+    _mm512_mask_storeu_epi32((void *)(y + 16 * (nb - 1) + a), (__mmask16)(0xffffu >> a),
+                             _mm512_permutex2var_epi32(prev, idx, prev));
+#else
+    (void)nt;
+    typedef srl__u32x16 V;
+    for (size_t b = 0; b < nb; b++) {
+        V bits;
+        memcpy(&bits, x + 16 * b, sizeof bits);
+        srl__f32x16 ax;
+        const V ab = bits & 0x7fffffffu;
+        memcpy(&ax, &ab, sizeof ax);
+        const nv_row *row = nvr + codes[b];
+        V o = bits & row->sm;
+        for (int j = 0; j < 7; j++)
+            o += ~(V)(ax <= row->th[j]) & row->step[j];
+        memcpy(y + 16 * b, &o, sizeof o);
+    }
+#endif
+}
+
+/* The bits of the largest magnitudes of the eight blocks of 16 at x (NaN's bits above an
+ * infinity's above every finite magnitude's). AVX-512: the sixteen-lane maxima folded into one
+ * vector as a transposition does (halves of two blocks side by side, then quarters, ...). */
+static inline __attribute__((always_inline)) void ISA(nv_amax8)(srl__u32x8 *am, const float *x)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff);
+    __m512i w[4], z[2];
+    for (int p = 0; p < 4; p++) { /* lanes 0-7: block 2p's halves' maxima; 8-15: 2p + 1's */
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512((const void *)(x + 32 * p)), absm);
+        const __m512i b =
+            _mm512_and_si512(_mm512_loadu_si512((const void *)(x + 32 * p + 16)), absm);
+        w[p] = _mm512_max_epu32(_mm512_shuffle_i32x4(a, b, 0x44), _mm512_shuffle_i32x4(a, b, 0xEE));
+    }
+    for (int p = 0; p < 2; p++) /* four lanes per block, blocks 4p .. 4p + 3 */
+        z[p] = _mm512_max_epu32(_mm512_shuffle_i32x4(w[2 * p], w[2 * p + 1], 0x88),
+                                _mm512_shuffle_i32x4(w[2 * p], w[2 * p + 1], 0xDD));
+    /* 128-bit lane k: two lanes of block k, two of block 4 + k; then one each */
+    __m512i m = _mm512_max_epu32(_mm512_unpacklo_epi64(z[0], z[1]),
+                                 _mm512_unpackhi_epi64(z[0], z[1]));
+    m = _mm512_max_epu32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xB1));
+    const __m512i o = _mm512_permutexvar_epi32(
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0), m);
+    const __m256i o8 = _mm512_castsi512_si256(o);
+    memcpy(am, &o8, sizeof *am);
+#else
+    srl__u32x8 am32;
+    for (int l = 0; l < 8; l++) { /* each block's largest magnitude's bits */
+        srl__u32x16 v;
+        memcpy(&v, x + 16 * l, sizeof v);
+        v &= 0x7fffffffu;
+        srl__u32x8 a, b;
+        memcpy(&a, &v, sizeof a);
+        memcpy(&b, (const char *)&v + sizeof a, sizeof b);
+        a = SRL_NV_SEL_S((srl__u32x8)(a > b), a, b);
+        srl__u32x8 c = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3);
+        a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+        c = __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5);
+        a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+        c = __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6);
+        a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
+        am32[l] = a[0];
+    }
+    *am = am32;
+#endif
+}
+
 /* The scales of nb whole blocks of 16 elements of x (nb a multiple of 8), eight blocks at a time
  * in binary64 lanes, as mx.c's scale_of and nv_sb make them one by one: vb[b] = s_b s_t (NaN for
- * a block with a NaN or an infinity, 0 for s_b = 0), rb[b] = 1 / vb[b] rounded, codes[b] (when
- * not NULL) E4M3's code of s_b (0x7F: NaN). d = t s_t, up: the ceil rule (s_b rounded up). */
+ * a block with a NaN or an infinity, 0 for s_b = 0), rb[b] = 1 / vb[b] rounded (neither when vb
+ * is NULL), codes[b] (when not NULL) E4M3's code of s_b (0x7F: NaN). d = t s_t, up: the ceil
+ * rule (s_b rounded up). */
 static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float *x, size_t nb,
                              double d, double ts, int up)
 {
@@ -151,22 +274,7 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
     const D zero = (D){0};
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         srl__u32x8 am32;
-        for (int l = 0; l < 8; l++) { /* each block's largest magnitude's bits */
-            srl__u32x16 v;
-            memcpy(&v, x + 16 * (b0 + (size_t)l), sizeof v);
-            v &= 0x7fffffffu;
-            srl__u32x8 a, b;
-            memcpy(&a, &v, sizeof a);
-            memcpy(&b, (const char *)&v + sizeof a, sizeof b);
-            a = SRL_NV_SEL_S((srl__u32x8)(a > b), a, b);
-            srl__u32x8 c = __builtin_shufflevector(a, a, 4, 5, 6, 7, 0, 1, 2, 3);
-            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
-            c = __builtin_shufflevector(a, a, 2, 3, 0, 1, 6, 7, 4, 5);
-            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
-            c = __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6);
-            a = SRL_NV_SEL_S((srl__u32x8)(a > c), a, c);
-            am32[l] = a[0];
-        }
+        ISA(nv_amax8)(&am32, x + 16 * b0);
         const U amb = __builtin_convertvector(am32, U);
         const S bad = (S)(amb >= 0x7f800000u);
         srl__f32x8 af;
@@ -193,9 +301,11 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
         }
         sb = SRL_NV_SEL(qa >= 448, zero + 448, sb);
         const D v = SRL_NV_SEL(bad, zero + NAN, sb * ts);
-        const D r = 1.0 / v;
-        memcpy(vb + b0, &v, sizeof v);
-        memcpy(rb + b0, &r, sizeof r);
+        if (vb) {
+            const D r = 1.0 / v;
+            memcpy(vb + b0, &v, sizeof v);
+            memcpy(rb + b0, &r, sizeof r);
+        }
         if (codes) {
             U sbb;
             memcpy(&sbb, &sb, sizeof sbb);

@@ -585,7 +585,8 @@ int main(int argc, char **argv)
         /* MX: each tile streamed out of the workspace (round_bulk.c, stream_copy32: the lanes
          * up to the first 64-byte line and after the last by plain stores); the output 0, 4
          * and 15 floats past a line, the carry forms (mxfp4, the wide 3/4 form of e4m3) and
-         * the general one (mxint8) */
+         * the general one (mxint8); nvfp4's rn by comparisons, streamed a block at a time (off
+         * a line: each line from two blocks, the partial lines at a chunk's ends by masks) */
         static const struct {
             const char *fmt;
             srl_mx_rule rule;
@@ -593,7 +594,8 @@ int main(int argc, char **argv)
         } bigs[] = {{"mxfp4", SRL_MX_OCP, 0, 4},      {"mxfp4", SRL_MX_OCP, 1, 4},
                     {"mxfp4", SRL_MX_OCP, 0, 0},      {"mxfp4", SRL_MX_OCP, 1, 15},
                     {"mxfp8-e4m3", SRL_MX_34, 1, 0},  {"mxfp8-e4m3", SRL_MX_34, 0, 15},
-                    {"mxint8", SRL_MX_CEIL, 1, 1}};
+                    {"mxint8", SRL_MX_CEIL, 1, 1},    {"nvfp4", SRL_MX_OCP, 0, 4},
+                    {"nvfp4", SRL_MX_CEIL, 0, 0},     {"nvfp4", SRL_MX_34, 0, 15}};
         for (size_t q = 0; q < sizeof bigs / sizeof *bigs; q++) {
             srl_mx_format f;
             if (srl_mx_parse(&f, bigs[q].fmt, &err) != SRL_OK)
