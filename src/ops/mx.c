@@ -365,6 +365,7 @@ static void split_blocks(const void *job, blocks_fn fn, size_t n, size_t bs, srl
 }
 
 typedef struct nv_row nv_row;
+typedef struct nv_srrow nv_srrow;
 
 /* A quantization split over the threads: y and x binary64 (run_all) or binary32 (nv_float). */
 typedef struct mx_job {
@@ -378,7 +379,8 @@ typedef struct mx_job {
     srl_rounding m;
     const srl_rng *rng; /* (nv_float: the caller's, for the reference's extra words) */
     int lvl, alias;     /* (nv_float: the instruction-set level; y overlaps x) */
-    const nv_row *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows') */
+    const nv_row *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows'; sr: rz's) */
+    const nv_srrow *srows; /* (nv_float in sr with blocks of 16: nv_rows_sr') */
 } mx_job;
 
 static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
@@ -391,7 +393,7 @@ static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
 static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
                     const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
-    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL};
+    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL, NULL};
     split_blocks(&j, mx_job_blocks, n, (size_t)f->block, m, rng);
 }
 
@@ -446,9 +448,29 @@ struct nv_row {
     uint32_t pad;
 };
 
+/* sr of blocks of 16 (mx_nv_isa.h's nv_sr16): by the code of s_b, g_k v for E2M1's grid points
+ * g_k (exact in binary64) and 2^32 / (w_k v) rounded, w_k = g_(k+1) - g_k (0 for k = 7 and for the
+ * zero scale). */
+struct nv_srrow {
+    double lo[8], r[8];
+};
+
 #define SRL_ISA_TEMPLATE "ops/mx_nv_isa.h"
 #include "core/isa_instantiate.h"
 #undef SRL_ISA_TEMPLATE
+
+/* The E4M3 value of code (0 .. 0x7E; subnormal below exponent field 1). */
+static double nv_code_value(int code)
+{
+    const int e = code >> 3, mt = code & 7;
+    return e ? ldexp(8 + mt, e - 10) : ldexp(mt, -9);
+}
+
+/* v = s_b s_t of a block whose scale has E4M3 code `code` (0x7F: NaN), as nv_blocks's vb. */
+static double nv_v(uint8_t code, double ts)
+{
+    return code == 0x7F ? NAN : nv_code_value(code) * ts;
+}
 
 /* block_amax of binary32 values. */
 static double block_amax_f(const float *x, size_t n)
@@ -480,8 +502,7 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         memset(u, 0, sizeof u);
     /* rn, rna, rz with blocks of 16: by comparisons (nv_cmp16), streaming the output of a large
      * array (it is not read before it is overwritten) */
-    const srl_mode md = j->m.mode;
-    const int cmp = bs == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
+    const int cmp = j->rows != NULL, srm = j->srows != NULL; /* (srm: sr by nv_sr16) */
     const int nt = cmp && lvl >= 2 && j->n >= NV_STREAM_MIN;
     uint8_t code[NV_CHUNK / 16]; /* (cmp: the chunk's scales' codes) */
     for (size_t c = b0; c < b1; c += cb) {
@@ -516,18 +537,26 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         size_t done = 0; /* (elements by comparisons: the chunk's whole blocks of 16) */
         if (cmp && j->scales)
             memcpy(j->scales + c, code, ce - c);
+        int fl0 = 0; /* (a lane of [0, done) flagged) */
         if (cmp && k >= 16) {
             const size_t nw = k / 16;
-            SRL_ISA_CALL(lvl, nv_cmp16, (yc, xc, nw, code, j->rows, nt));
+            if (srm)
+                fl0 = SRL_ISA_CALL(lvl, nv_sr16,
+                                   (yc, xc, nw, code, j->rows, j->srows, u, flag, nt));
+            else
+                SRL_ISA_CALL(lvl, nv_cmp16, (yc, xc, nw, code, j->rows, nt));
             done = nw * 16;
         }
-        const int flagged =
+        int flagged =
             SRL_ISA_CALL(lvl, nv_elems, (yc + done, xc + done, kk - done, bs, vb + done / bs,
                                          rb + done / bs, j->m.mode, j->m.r, u + done, flag + done));
-        for (size_t i = flagged ? done : kk; i < k; i++) {
+        if (fl0 && !flagged)
+            memset(flag + done, 0, kk - done);
+        flagged |= fl0;
+        for (size_t i = flagged ? (fl0 ? 0 : done) : kk; i < k; i++) {
             if (i < kk && !flag[i])
                 continue;
-            const double v = vb[i / bs], xv = xr[i];
+            const double v = i < done ? nv_v(code[i / 16], j->ts) : vb[i / bs], xv = xr[i];
             yc[i] = (float)(v != v   ? NAN
                             : v == 0 ? 0.0 * xv
                                      : srl_op_apply_draw(SRL_DIV, xv, v, 0, &j->f->elem, j->m,
@@ -568,8 +597,7 @@ static void nv_rows(nv_row *nvr, double ts, srl_mode md)
             w->step[0] = 0x7fc00000u; /* (NAN's bits) */
             continue;
         }
-        const int e = code >> 3, mt = code & 7; /* E4M3: subnormal below exponent field 1 */
-        const double sb = e ? ldexp(8 + mt, e - 10) : ldexp(mt, -9), v = sb * ts;
+        const double v = nv_code_value(code) * ts;
         w->sm = 0x80000000u;
         if (v == 0) {
             for (int i = 0; i < 7; i++)
@@ -599,6 +627,21 @@ static void nv_rows(nv_row *nvr, double ts, srl_mode md)
     }
 }
 
+/* nv_sr16's binary64 constants for tensor scale ts, one row per E4M3 code of s_b (nv_srrow). */
+static void nv_rows_sr(nv_srrow *srw, double ts)
+{
+    static const double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    for (int code = 0; code < 128; code++) {
+        nv_srrow *w = &srw[code];
+        memset(w, 0, sizeof *w);
+        const double v = code == 0x7F ? 0 : nv_code_value(code) * ts;
+        for (int k = 0; k < 8; k++) {
+            w->lo[k] = grid[k] * v;
+            w->r[k] = k < 7 && v > 0 ? 0x1p32 / ((grid[k + 1] - grid[k]) * v) : 0;
+        }
+    }
+}
+
 /* NVFP4 of a binary32 array whose block is a multiple of 8 of at most NV_CHUNK elements. */
 static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size_t n,
                      const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
@@ -622,12 +665,16 @@ static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size
     if (ts)
         *ts = t;
     nv_row nvr[128];
+    nv_srrow srw[128];
     const srl_mode md = m.mode;
     const bool cmp = f->block == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
-    if (cmp)
-        nv_rows(nvr, t, md);
+    const bool srm = f->block == 16 && md == SRL_SR && lvl >= 2; /* (nv_sr16: AVX-512) */
+    if (cmp || srm)
+        nv_rows(nvr, t, srm ? SRL_RZ : md);
+    if (srm)
+        nv_rows_sr(srw, t);
     const mx_job j = {y,   scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n,
-                      cmp ? nvr : NULL};
+                      cmp || srm ? nvr : NULL, srm ? srw : NULL};
     split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
 }
 

@@ -157,44 +157,65 @@ static inline __attribute__((always_inline)) __m512i ISA(nv_cmp_block)(const flo
 }
 #endif
 
-/* y[0, 16 nb) from x's blocks of 16 by the comparisons of the rows of their scales' codes
- * (nb >= 1); nt: streaming stores (the caller fences). The comparisons are !(|x| <= th), so that
- * a NaN element (in the NaN row, th = -1) passes them all, as every other element there does. A y off a 64-byte boundary by a lanes short of it streams the lines that pair
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+/* The output of blocks of 16, one block's vector at a time: plain stores, or streaming ones (the
+ * caller fences). A y off a 64-byte boundary by a lanes short of it streams the lines that pair
  * each block's last 16 - a results with the next block's first a, and stores the two partial
  * lines at the ends with masks. */
+typedef struct ISA(nv_out) {
+    int how; /* 0: plain, 1: streamed, 2: streamed off a line */
+    unsigned a;
+    __m512i idx, prev;
+} ISA(nv_out);
+
+static inline __attribute__((always_inline)) void ISA(nv_out_init)(ISA(nv_out) *w, const float *y,
+                                                                    int nt)
+{
+    w->a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    w->how = !nt || (uintptr_t)y % 4 != 0 ? 0 : w->a == 0 ? 1 : 2;
+    w->idx = _mm512_add_epi32(_mm512_set1_epi32((int)w->a),
+                              _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    w->prev = _mm512_setzero_si512();
+}
+
+static inline __attribute__((always_inline)) void ISA(nv_out_put)(ISA(nv_out) *w, float *y,
+                                                                   size_t b, __m512i o)
+{
+    if (w->how == 0) {
+        _mm512_storeu_si512((void *)(y + 16 * b), o);
+    } else if (w->how == 1) {
+        _mm512_stream_si512((void *)(y + 16 * b), o);
+    } else {
+        if (b == 0)
+            _mm512_mask_storeu_epi32((void *)y, (__mmask16)((1u << w->a) - 1), o);
+        else
+            _mm512_stream_si512((void *)(y + 16 * (b - 1) + w->a),
+                                _mm512_permutex2var_epi32(w->prev, w->idx, o));
+        w->prev = o;
+    }
+}
+
+static inline __attribute__((always_inline)) void ISA(nv_out_end)(ISA(nv_out) *w, float *y,
+                                                                   size_t nb)
+{
+    if (w->how == 2 && nb)
+        _mm512_mask_storeu_epi32((void *)(y + 16 * (nb - 1) + w->a), (__mmask16)(0xffffu >> w->a),
+                                 _mm512_permutex2var_epi32(w->prev, w->idx, w->prev));
+}
+#endif
+
+/* y[0, 16 nb) from x's blocks of 16 by the comparisons of the rows of their scales' codes; nt:
+ * streaming stores (nv_out). The comparisons are !(|x| <= th), so that a NaN element (in the NaN
+ * row, th = -1) passes them all, as every other element there does. */
 static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *codes,
                           const nv_row *nvr, int nt)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-    if (!nt) {
-        for (size_t b = 0; b < nb; b++)
-            _mm512_storeu_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
-        return;
-    }
-    const unsigned a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
-    if ((uintptr_t)y % 4 == 0 && a == 0) {
-        for (size_t b = 0; b < nb; b++)
-            _mm512_stream_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
-        return;
-    }
-    if ((uintptr_t)y % 4 != 0) { /* (not a float's alignment: plain stores) */
-        for (size_t b = 0; b < nb; b++)
-            _mm512_storeu_si512((void *)(y + 16 * b), ISA(nv_cmp_block)(x, b, nvr + codes[b]));
-        return;
-    }
-    const __m512i idx = _mm512_add_epi32(_mm512_set1_epi32((int)a),
-                                         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
-                                                          4, 3, 2, 1, 0));
-    __m512i prev = ISA(nv_cmp_block)(x, 0, nvr + codes[0]);
-    _mm512_mask_storeu_epi32((void *)y, (__mmask16)((1u << a) - 1), prev);
-    for (size_t b = 1; b < nb; b++) {
-        const __m512i o = ISA(nv_cmp_block)(x, b, nvr + codes[b]);
-        _mm512_stream_si512((void *)(y + 16 * (b - 1) + a),
-                            _mm512_permutex2var_epi32(prev, idx, o));
-        prev = o;
-    }
-    _mm512_mask_storeu_epi32((void *)(y + 16 * (nb - 1) + a), (__mmask16)(0xffffu >> a),
-                             _mm512_permutex2var_epi32(prev, idx, prev));
+    ISA(nv_out) w;
+    ISA(nv_out_init)(&w, y, nt);
+    for (size_t b = 0; b < nb; b++)
+        ISA(nv_out_put)(&w, y, b, ISA(nv_cmp_block)(x, b, nvr + codes[b]));
+    ISA(nv_out_end)(&w, y, nb);
 #else
     (void)nt;
     typedef srl__u32x16 V;
@@ -210,6 +231,80 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
             o += ~(V)(ax <= row->th[j]) & row->step[j];
         memcpy(y + 16 * b, &o, sizeof o);
     }
+#endif
+}
+
+/* sr of x's blocks of 16 (y[0, 16 nb)) with the draws u, by the rows of their scales' codes made
+ * for rz (nvr) and srw: the comparisons give k, |q|'s lower neighbour g_k on E2M1's grid (k = 7:
+ * |q| >= 6, which gives 6 whatever the draw), the result's bits RN32(g_k v) and, one step more,
+ * RN32(g_(k+1) v). The draw decides between them as nv_elems's does, in binary64 lanes:
+ * |x| - g_k v is exact (nv_elems's r), and times srw's 2^32 / (w v) (w the grid's spacing at g_k)
+ * it is F = f 2^32 to within 2^-20 (two roundings of numbers below 2^32), so with U the draw's
+ * first 32 bits, F - U >= 1 + 2^-16 is certainly away (f above the draw whatever its other bits)
+ * and F - U <= -2^-16 certainly not; a lane between, inexact (F > 0), is flagged for the
+ * reference path (probability about 2^-32). A zero scale's row has g_k v = 0 and 2^32 / (w v)
+ * = 0 (F = 0: exact, +-0); the NaN one k = 7. Returns whether a lane was flagged (flag cleared
+ * first then, over [0, 16 nb)). nt: streaming stores (the caller fences). Below AVX-512 every
+ * lane is flagged (mx.c takes this path only from x86-64-v4). y, nt: as nv_cmp16's. */
+static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *codes,
+                        const nv_row *nvr, const nv_srrow *srw, const uint64_t *u,
+                        unsigned char *flag, int nt)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    int flagged = 0;
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
+    ISA(nv_out) w;
+    ISA(nv_out_init)(&w, y, nt);
+    for (size_t b = 0; b < nb; b++) {
+        const nv_row *row = nvr + codes[b];
+        const nv_srrow *sw = srw + codes[b];
+        const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
+        const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, absm));
+        __m512i o = _mm512_and_si512(bits, _mm512_set1_epi32((int)row->sm)), kc = _mm512_setzero_si512();
+        for (int j = 0; j < 7; j++) {
+            const __mmask16 m = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(row->th[j]), _CMP_NLE_UQ);
+            o = _mm512_mask_add_epi32(o, m, o, _mm512_set1_epi32((int)row->step[j]));
+            kc = _mm512_mask_add_epi32(kc, m, kc, one);
+        }
+        const __m512d lov = _mm512_loadu_pd(sw->lo), rv = _mm512_loadu_pd(sw->r);
+        __mmask16 away = 0, und = 0;
+        for (int h = 0; h < 2; h++) {
+            const __m512d axd = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(ax, 1)
+                                                  : _mm512_castps512_ps256(ax));
+            const __m512i kh = _mm512_cvtepu32_epi64(h ? _mm512_extracti32x8_epi32(kc, 1)
+                                                       : _mm512_castsi512_si256(kc));
+            const __m512d f = _mm512_mul_pd(_mm512_sub_pd(axd, _mm512_permutexvar_pd(kh, lov)),
+                                            _mm512_permutexvar_pd(kh, rv));
+            const __m512i ub = _mm512_loadu_si512((const void *)(u + 16 * b + 8 * (size_t)h));
+            const __m512d d = _mm512_sub_pd(f, _mm512_cvtepu64_pd(_mm512_srli_epi64(ub, 32)));
+            const __mmask8 aw = _mm512_cmp_pd_mask(d, _mm512_set1_pd(1 + 0x1p-16), _CMP_GE_OQ);
+            const __mmask8 un = (__mmask8)(_mm512_cmp_pd_mask(d, _mm512_set1_pd(-0x1p-16),
+                                                              _CMP_GT_OQ) &
+                                           _mm512_cmp_pd_mask(f, _mm512_setzero_pd(), _CMP_GT_OQ) &
+                                           ~aw);
+            away |= (__mmask16)((unsigned)aw << (8 * h));
+            und |= (__mmask16)((unsigned)un << (8 * h));
+        }
+        const __mmask16 low = _mm512_cmplt_epi32_mask(kc, _mm512_set1_epi32(7));
+        away &= low, und &= low;
+        const __m512i rowv = _mm512_loadu_si512((const void *)row); /* (steps in lanes 8-14) */
+        o = _mm512_mask_add_epi32(
+            o, away, o, _mm512_permutexvar_epi32(_mm512_add_epi32(kc, _mm512_set1_epi32(8)), rowv));
+        ISA(nv_out_put)(&w, y, b, o);
+        if (__builtin_expect(und != 0, 0)) {
+            if (!flagged)
+                memset(flag, 0, 16 * nb);
+            flagged = 1;
+            for (int l = 0; l < 16; l++)
+                flag[16 * b + (size_t)l] = (und >> l) & 1;
+        }
+    }
+    ISA(nv_out_end)(&w, y, nb);
+    return flagged;
+#else
+    (void)y, (void)x, (void)codes, (void)nvr, (void)srw, (void)u, (void)nt;
+    memset(flag, 1, 16 * nb);
+    return nb != 0;
 #endif
 }
 

@@ -437,11 +437,13 @@ int main(int argc, char **argv)
      * the element's draw has its high 32 bits d below 2^20, x = q 2^-32 (d + 3/4), q E's least
      * spacing: the first 32 bits say down (floor(x 2^32 / q) = d), the whole draw says up in
      * three draws of four. Elsewhere E's values and halfway points. A kernel that decided such a
-     * lane itself would give 0 where the reference gives q. */
+     * lane itself would give 0 where the reference gives q. nvfp4 (mx_nv_isa.h's nv_sr16 flags
+     * them as well): the first element 2688 (tensor scale 1 under ocp and ceil), every other
+     * block of 16 led by 6 (block scale 1), the other values below 6. */
     {
         const long before_y = srl_test_failures;
         static const char *const tiny_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
-                                                 "mxfp4"};
+                                                 "mxfp4", "nvfp4"};
         const size_t nt = (size_t)32 * 4096;
         float *xt = malloc(nt * sizeof *xt);
         if (!xt)
@@ -460,13 +462,15 @@ int main(int argc, char **argv)
                 size_t tiny = 0;
                 for (size_t i = 0; i < nt; i++) {
                     const uint64_t d = srl_rng_draw_at(&g, START + i) >> 32;
-                    if (i % 32 == 0) {
-                        xt[i] = (float)ldexp(1.0, e->emax);
+                    const int nv = f.scale == SRL_MX_E4M3_T32;
+                    if (i % (size_t)f.block == 0) {
+                        xt[i] = nv ? (i ? 6.0f : 2688.0f) : (float)ldexp(1.0, e->emax);
                     } else if (d < (UINT64_C(1) << 20)) {
                         xt[i] = (float)ldexp((double)d + 0.75, e->emin - e->p + 1 - 32);
                         tiny++;
                     } else {
-                        xt[i] = (float)ldexp(1.0 + (double)(i % 8) / 16, e->emin + (int)(i % 5));
+                        xt[i] = (float)ldexp(1.0 + (double)(i % 8) / 16,
+                                             e->emin + (int)(i % 5) - 3 * nv);
                     }
                     if (i % 3 == 1)
                         xt[i] = -xt[i];
@@ -585,8 +589,8 @@ int main(int argc, char **argv)
         /* MX: each tile streamed out of the workspace (round_bulk.c, stream_copy32: the lanes
          * up to the first 64-byte line and after the last by plain stores); the output 0, 4
          * and 15 floats past a line, the carry forms (mxfp4, the wide 3/4 form of e4m3) and
-         * the general one (mxint8); nvfp4's rn by comparisons, streamed a block at a time (off
-         * a line: each line from two blocks, the partial lines at a chunk's ends by masks) */
+         * the general one (mxint8); nvfp4's rn and sr by comparisons, streamed a block at a time
+         * (off a line: each line from two blocks, the partial lines at a chunk's ends by masks) */
         static const struct {
             const char *fmt;
             srl_mx_rule rule;
@@ -595,7 +599,8 @@ int main(int argc, char **argv)
                     {"mxfp4", SRL_MX_OCP, 0, 0},      {"mxfp4", SRL_MX_OCP, 1, 15},
                     {"mxfp8-e4m3", SRL_MX_34, 1, 0},  {"mxfp8-e4m3", SRL_MX_34, 0, 15},
                     {"mxint8", SRL_MX_CEIL, 1, 1},    {"nvfp4", SRL_MX_OCP, 0, 4},
-                    {"nvfp4", SRL_MX_CEIL, 0, 0},     {"nvfp4", SRL_MX_34, 0, 15}};
+                    {"nvfp4", SRL_MX_CEIL, 0, 0},     {"nvfp4", SRL_MX_34, 0, 15},
+                    {"nvfp4", SRL_MX_OCP, 1, 4}};
         for (size_t q = 0; q < sizeof bigs / sizeof *bigs; q++) {
             srl_mx_format f;
             if (srl_mx_parse(&f, bigs[q].fmt, &err) != SRL_OK)
