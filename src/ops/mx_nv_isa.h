@@ -409,8 +409,9 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
             const S cs = __builtin_convertvector(sb * 0x1p9, S);
             S c = (cn & ~sub) | (cs & sub);
             c = (c & ~bad) | (((S){0} + 0x7F) & bad);
-            for (int l = 0; l < 8; l++)
-                codes[b0 + (size_t)l] = (uint8_t)c[l];
+            typedef uint8_t C8 __attribute__((vector_size(8)));
+            const C8 c8 = __builtin_convertvector(c, C8);
+            memcpy(codes + b0, &c8, sizeof c8);
         }
     }
 }
