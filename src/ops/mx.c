@@ -24,6 +24,7 @@
 #endif
 
 #include "core/mutant.h"
+#include "core/pcg_impl.h"
 #include "core/threads.h"
 #include "ops/mx_impl.h"
 #include "round/lanes.h"
@@ -455,6 +456,14 @@ struct nv_srrow {
     double lo[8], r[8];
 };
 
+/* nv_sr16's own pcg32 draws: s[0] lane l the state whose output is the first half of the draw of
+ * the next group's element l, s[1] of element 8 + l; (a, c) the map 32 steps on. */
+typedef struct nv_lanes {
+    srl__u64x8 s[2];
+    uint64_t a, c;
+} nv_lanes;
+
+#pragma GCC diagnostic ignored "-Wpsabi" /* (lanes_isa.h's vectors never cross a call by value) */
 #define SRL_ISA_TEMPLATE "ops/mx_nv_isa.h"
 #include "core/isa_instantiate.h"
 #undef SRL_ISA_TEMPLATE
@@ -505,6 +514,19 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
     const int cmp = j->rows != NULL, srm = j->srows != NULL; /* (srm: sr by nv_sr16) */
     const int nt = cmp && lvl >= 2 && j->n >= NV_STREAM_MIN;
     uint8_t code[NV_CHUNK / 16]; /* (cmp: the chunk's scales' codes) */
+    /* sr with pcg32: nv_sr16 makes the whole blocks' draws (their first 32 bits) itself; the
+     * others (a last partial block) and a flagged lane's whole draw come from g's stream */
+    const int reg = srm && g.kind == SRL_RNG_PCG32;
+    nv_lanes ln;
+    if (reg) {
+        uint64_t st = g.g.p32.state;
+        const uint64_t inc = g.g.p32.inc;
+        for (int l = 0; l < 16; l++) {
+            ln.s[l / 8][l % 8] = st;
+            st = (st * SRL_PCG32_MULT + inc) * SRL_PCG32_MULT + inc;
+        }
+        srl__lcg64_jump(&ln.a, &ln.c, SRL_PCG32_MULT, inc, 32);
+    }
     for (size_t c = b0; c < b1; c += cb) {
         const size_t ce = c + cb < b1 ? c + cb : b1, i0 = c * bs;
         const size_t k = (ce * bs < j->n ? ce * bs : j->n) - i0;
@@ -531,8 +553,13 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (j->alias)
             memcpy(xin, xc, k * sizeof *xin);
         const float *xr = j->alias ? xin : xc;
-        if (sto)
+        if (sto && !reg)
             srl__draws(u, k, &g);
+        if (reg && k % 16) { /* (the array's last chunk) */
+            srl_rng gt = g;
+            srl_rng_seek(&gt, c0 + i0 + k / 16 * 16);
+            srl__draws(u + k / 16 * 16, k % 16, &gt);
+        }
         const size_t kk = k & ~(size_t)7;
         size_t done = 0; /* (elements by comparisons: the chunk's whole blocks of 16) */
         if (cmp && j->scales)
@@ -541,8 +568,8 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (cmp && k >= 16) {
             const size_t nw = k / 16;
             if (srm)
-                fl0 = SRL_ISA_CALL(lvl, nv_sr16,
-                                   (yc, xc, nw, code, j->rows, j->srows, u, flag, nt));
+                fl0 = SRL_ISA_CALL(lvl, nv_sr16, (yc, xc, nw, code, j->rows, j->srows,
+                                                  reg ? NULL : u, &ln, flag, nt));
             else
                 SRL_ISA_CALL(lvl, nv_cmp16, (yc, xc, nw, code, j->rows, nt));
             done = nw * 16;
@@ -557,10 +584,11 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
             if (i < kk && !flag[i])
                 continue;
             const double v = i < done ? nv_v(code[i / 16], j->ts) : vb[i / bs], xv = xr[i];
+            const uint64_t ui = reg && i < done ? srl_rng_draw_at(&g, c0 + i0 + i) : u[i];
             yc[i] = (float)(v != v   ? NAN
                             : v == 0 ? 0.0 * xv
-                                     : srl_op_apply_draw(SRL_DIV, xv, v, 0, &j->f->elem, j->m,
-                                                         u[i], j->rng, c0 + i0 + i) * v);
+                                     : srl_op_apply_draw(SRL_DIV, xv, v, 0, &j->f->elem, j->m, ui,
+                                                         j->rng, c0 + i0 + i) * v);
         }
     }
 #if defined(__x86_64__)

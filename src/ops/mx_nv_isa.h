@@ -21,6 +21,8 @@
  * and rb[b] = 1 / vb[b] rounded;
  * u: the elements' draws. Returns whether a lane was flagged (flag[i] = 1; flag is cleared
  * here first when so). */
+#include "round/lanes_isa.h" /* (pcg32's lane output, for nv_sr16's draws) */
+
 typedef int64_t ISA(nv_s64x8) __attribute__((vector_size(64)));
 
 /* Lanes of a where m (0 or -1 per lane), else of b (binary64 lanes; D and U in scope). */
@@ -234,27 +236,20 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
 #endif
 }
 
-/* sr of x's blocks of 16 (y[0, 16 nb)) with the draws u, by the rows of their scales' codes made
- * for rz (nvr) and srw: the comparisons give k, |q|'s lower neighbour g_k on E2M1's grid (k = 7:
- * |q| >= 6, which gives 6 whatever the draw), the result's bits RN32(g_k v) and, one step more,
- * RN32(g_(k+1) v). The draw decides between them as nv_elems's does, in binary64 lanes:
- * |x| - g_k v is exact (nv_elems's r), and times srw's 2^32 / (w v) (w the grid's spacing at g_k)
- * it is F = f 2^32 to within 2^-20 (two roundings of numbers below 2^32), so with U the draw's
- * first 32 bits, F - U >= 1 + 2^-16 is certainly away (f above the draw whatever its other bits)
- * and F - U <= -2^-16 certainly not; a lane between, inexact (F > 0), is flagged for the
- * reference path (probability about 2^-32). A zero scale's row has g_k v = 0 and 2^32 / (w v)
- * = 0 (F = 0: exact, +-0); the NaN one k = 7. Returns whether a lane was flagged (flag cleared
- * first then, over [0, 16 nb)). nt: streaming stores (the caller fences). Below AVX-512 every
- * lane is flagged (mx.c takes this path only from x86-64-v4). y, nt: as nv_cmp16's. */
-static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *codes,
-                        const nv_row *nvr, const nv_srrow *srw, const uint64_t *u,
-                        unsigned char *flag, int nt)
-{
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+/* nv_sr16's loop; reg: the draws' first 32 bits made here from pcg32 states (nv_lanes) rather
+ * than read from u. */
+static inline __attribute__((always_inline)) int
+ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const nv_row *nvr,
+               const nv_srrow *srw, const uint64_t *u, nv_lanes *ln, unsigned char *flag, int nt,
+               int reg)
+{
     int flagged = 0;
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
     ISA(nv_out) w;
     ISA(nv_out_init)(&w, y, nt);
+    srl__u64x8 s0 = reg ? ln->s[0] : (srl__u64x8){0}, s1 = reg ? ln->s[1] : (srl__u64x8){0};
+    const uint64_t la = reg ? ln->a : 0, lc = reg ? ln->c : 0;
     for (size_t b = 0; b < nb; b++) {
         const nv_row *row = nvr + codes[b];
         const nv_srrow *sw = srw + codes[b];
@@ -266,6 +261,20 @@ static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *code
             o = _mm512_mask_add_epi32(o, m, o, _mm512_set1_epi32((int)row->step[j]));
             kc = _mm512_mask_add_epi32(kc, m, kc, one);
         }
+        __m512d uf[2];
+        if (reg) { /* the sixteen elements' first outputs, then the states 32 steps on */
+            const srl__u32x16 d16 = ISA(lane_pcg32_out16)(s0, s1);
+            __m512i d;
+            memcpy(&d, &d16, sizeof d);
+            uf[0] = _mm512_cvtepu32_pd(_mm512_castsi512_si256(d));
+            uf[1] = _mm512_cvtepu32_pd(_mm512_extracti32x8_epi32(d, 1));
+            s0 = s0 * la + lc;
+            s1 = s1 * la + lc;
+        } else {
+            for (int h = 0; h < 2; h++)
+                uf[h] = _mm512_cvtepu64_pd(_mm512_srli_epi64(
+                    _mm512_loadu_si512((const void *)(u + 16 * b + 8 * (size_t)h)), 32));
+        }
         const __m512d lov = _mm512_loadu_pd(sw->lo), rv = _mm512_loadu_pd(sw->r);
         __mmask16 away = 0, und = 0;
         for (int h = 0; h < 2; h++) {
@@ -275,8 +284,7 @@ static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *code
                                                        : _mm512_castsi512_si256(kc));
             const __m512d f = _mm512_mul_pd(_mm512_sub_pd(axd, _mm512_permutexvar_pd(kh, lov)),
                                             _mm512_permutexvar_pd(kh, rv));
-            const __m512i ub = _mm512_loadu_si512((const void *)(u + 16 * b + 8 * (size_t)h));
-            const __m512d d = _mm512_sub_pd(f, _mm512_cvtepu64_pd(_mm512_srli_epi64(ub, 32)));
+            const __m512d d = _mm512_sub_pd(f, uf[h]);
             const __mmask8 aw = _mm512_cmp_pd_mask(d, _mm512_set1_pd(1 + 0x1p-16), _CMP_GE_OQ);
             const __mmask8 un = (__mmask8)(_mm512_cmp_pd_mask(d, _mm512_set1_pd(-0x1p-16),
                                                               _CMP_GT_OQ) &
@@ -300,9 +308,34 @@ static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *code
         }
     }
     ISA(nv_out_end)(&w, y, nb);
+    if (reg)
+        ln->s[0] = s0, ln->s[1] = s1;
     return flagged;
+}
+#endif
+
+/* sr of x's blocks of 16 (y[0, 16 nb)) with the draws u (or, u NULL, pcg32's from ln, whose
+ * states move on 32 steps per block), by the rows of their scales' codes made
+ * for rz (nvr) and srw: the comparisons give k, |q|'s lower neighbour g_k on E2M1's grid (k = 7:
+ * |q| >= 6, which gives 6 whatever the draw), the result's bits RN32(g_k v) and, one step more,
+ * RN32(g_(k+1) v). The draw decides between them as nv_elems's does, in binary64 lanes:
+ * |x| - g_k v is exact (nv_elems's r), and times srw's 2^32 / (w v) (w the grid's spacing at g_k)
+ * it is F = f 2^32 to within 2^-20 (two roundings of numbers below 2^32), so with U the draw's
+ * first 32 bits, F - U >= 1 + 2^-16 is certainly away (f above the draw whatever its other bits)
+ * and F - U <= -2^-16 certainly not; a lane between, inexact (F > 0), is flagged for the
+ * reference path (probability about 2^-32). A zero scale's row has g_k v = 0 and 2^32 / (w v)
+ * = 0 (F = 0: exact, +-0); the NaN one k = 7. Returns whether a lane was flagged (flag cleared
+ * first then, over [0, 16 nb)). Below AVX-512 every lane is flagged (mx.c takes this path only
+ * from x86-64-v4). y, nt: as nv_cmp16's. */
+static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *codes,
+                        const nv_row *nvr, const nv_srrow *srw, const uint64_t *u, nv_lanes *ln,
+                        unsigned char *flag, int nt)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    return u ? ISA(nv_sr16_m)(y, x, nb, codes, nvr, srw, u, ln, flag, nt, 0)
+             : ISA(nv_sr16_m)(y, x, nb, codes, nvr, srw, u, ln, flag, nt, 1);
 #else
-    (void)y, (void)x, (void)codes, (void)nvr, (void)srw, (void)u, (void)nt;
+    (void)y, (void)x, (void)codes, (void)nvr, (void)srw, (void)u, (void)ln, (void)nt;
     memset(flag, 1, 16 * nb);
     return nb != 0;
 #endif

@@ -439,7 +439,8 @@ int main(int argc, char **argv)
      * three draws of four. Elsewhere E's values and halfway points. A kernel that decided such a
      * lane itself would give 0 where the reference gives q. nvfp4 (mx_nv_isa.h's nv_sr16 flags
      * them as well): the first element 2688 (tensor scale 1 under ocp and ceil), every other
-     * block of 16 led by 6 (block scale 1), the other values below 6. */
+     * block of 16 led by 6 (block scale 1), the other values below 6; once more without the last
+     * five elements (a partial last block). */
     {
         const long before_y = srl_test_failures;
         static const char *const tiny_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
@@ -481,6 +482,8 @@ int main(int argc, char **argv)
                              tiny_specs[fi], srl_mx_rule_name((srl_mx_rule)r),
                              ki ? "pcg64" : "pcg32", tiny);
                     check_mx(xt, nt, &f, (srl_mx_rule)r, sr, kinds[ki], what);
+                    if (f.block == 16) /* (nvfp4: a last partial block, its draws from g) */
+                        check_mx(xt, nt - 5, &f, (srl_mx_rule)r, sr, kinds[ki], what);
                 }
             }
         }
