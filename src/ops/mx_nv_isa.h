@@ -14,7 +14,9 @@
  * unless f 2^R lies within 2^(R-50) of an integer); such a lane (probability about 2^-31) is
  * flagged for the reference path. |q| >= 6 gives 6 in every mode (E2M1 saturates); the result
  * (T + away) w, at most 6v, is exact in binary64 and rounded once to binary32 as the reference's
- * (double)(e s) is. */
+ * (double)(e s) is. Blocks of 16 in rn, rna, rz and sr take nv_cmp16 / nv_sr16 below instead:
+ * E2M1's result by binary32 comparisons of |x| with a row of constants per E4M3 code (mx.c's
+ * nv_rows says why they decide exactly). */
 
 /* Elements [0, k) of x, k a multiple of 8, blocks of bs (a multiple of 8) elements with vb[b]
  * per block (0: a zero scale, giving +-0; NaN: a block with a NaN or an infinity, giving NaN)
