@@ -103,22 +103,29 @@ SRL_INLINE srl__u64x8 ISA(lane_pcg32_out)(srl__u64x8 st)
     return out & ((st - st) + 0xffffffffu);
 }
 
-/* Sixteen outputs in 32-bit lanes (lanes 0-7 from the states s0, 8-15 from s1): the operands'
- * low halves gathered first, so that one rotation serves all sixteen. */
+/* Sixteen outputs in 32-bit lanes (lanes 0-7 from the states s0, 8-15 from s1), from the
+ * states' 32-bit halves gathered first (lo, hi): ((st >> 18) ^ st) >> 27 cut to 32 bits is
+ * (st >> 27) ^ (st >> 45), that is (lo >> 27 | hi << 5) ^ (hi >> 13), and st >> 59 is
+ * hi >> 27. Eight instructions for sixteen outputs, where the operands on 64-bit lanes took
+ * eleven (the draws are a third of the block kernels' sr loop, src/round/round_bulk_isa.h). */
 SRL_INLINE srl__u32x16 ISA(lane_pcg32_out16)(srl__u64x8 s0, srl__u64x8 s1)
 {
-    srl__u32x16 x0, r0, x1, r1;
-    ISA(lane_pcg32_operands)(s0, &x0, &r0);
-    ISA(lane_pcg32_operands)(s1, &x1, &r1);
+    srl__u32x16 w0, w1;
+    memcpy(&w0, &s0, sizeof w0);
+    memcpy(&w1, &s1, sizeof w1);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define SRL__LOW_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+    const srl__u32x16 lo = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                                   23, 25, 27, 29, 31),
+                      hi = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                                   22, 24, 26, 28, 30);
 #else
-#define SRL__LOW_HALVES 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+    const srl__u32x16 lo = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                                   22, 24, 26, 28, 30),
+                      hi = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                                   23, 25, 27, 29, 31);
 #endif
-    const srl__u32x16 x = __builtin_shufflevector(x0, x1, SRL__LOW_HALVES);
-    const srl__u32x16 rot = __builtin_shufflevector(r0, r1, SRL__LOW_HALVES);
-#undef SRL__LOW_HALVES
-    return ISA(lane_rotr32)(x, rot);
+    const srl__u32x16 x = ((lo >> 27) | (hi << 5)) ^ (hi >> 13);
+    return ISA(lane_rotr32)(x, hi >> 27);
 }
 
 #endif

@@ -91,7 +91,7 @@ static inline int64_t srl__mx_xfrac(const srl_format *elem)
  * wide pattern of (3/4) x 2^-k (the 3/4 rule; E's xmax in the binade of 2^emax and its exponent
  * range small enough for the pattern's six exponent bits); 0, the general form (every mode but
  * the 3/4 rule, which then takes the scaled tile). On AVX-512, mx_tile turns form 1 of rn and
- * sr into forms 3 and 4, the same results by the hardware's addition. A build with defects
+ * sr into forms 3 and 4, and form 2 into 5 and 6, the same results by the hardware's addition. A build with defects
  * (src/core/mutant.h) takes the general form: the defects live in decide.h's rules. */
 static inline int srl__mx_form(const srl_format *elem, int rule, srl_mode mode)
 {

@@ -1088,7 +1088,7 @@ SRL_INLINE void ISA(draws16_to)(const ISA(draws16) *g, srl__lanes *ln)
  * draws in registers, as in vec_d2d, written to u only for a flagged group. */
 SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, int r,
                             const srl__vparams *vp, srl__lanes *ln, int src, uint64_t *u,
-                            unsigned char *flag, int nt, int pat)
+                            unsigned char *flag, int nt, int pat, int tiers)
 {
     typedef srl__u32x16 V;
     const ISA(group32_k) gk = ISA(group32_consts)(vp);
@@ -1100,7 +1100,9 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
     int nok_set = 0; /* SRL_NOK_FIRST */
 #if SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS) /* (ISA(hw32)) */
     ISA(hw32_k) fk = {0};
-    const int fast = src == 0 && !pat ? ISA(hw32_consts)(&fk, vp, mode) : 0;
+    const int fast = src == 0 && !pat ? ISA(hw32_consts)(&fk, vp, mode) & tiers : 0;
+#else
+    (void)tiers;
 #endif
     size_t i = 0;
     for (; i + 16 <= k; i += 16) {
@@ -1118,8 +1120,10 @@ SRL_INLINE int ISA(vec_f2f)(float *y, const float *x, size_t k, srl_mode mode, i
         if (fast) { /* a group by ISA(hw32_int) or ISA(hw32), else on below */
             __m512i o, bz;
             memcpy(&bz, &b, sizeof bz);
-            if (__builtin_expect(((fast & SRL_HW_INT) && ISA(hw32_int)(&o, bz, mode, &fk)) ||
-                                     ((fast & SRL_HW_ADD) && ISA(hw32)(&o, bz, mode, &fk)),
+            if (__builtin_expect(tiers == SRL_HW_ADD
+                                     ? ISA(hw32)(&o, bz, mode, &fk)
+                                     : ((fast & SRL_HW_INT) && ISA(hw32_int)(&o, bz, mode, &fk)) ||
+                                           ((fast & SRL_HW_ADD) && ISA(hw32)(&o, bz, mode, &fk)),
                                  1)) {
                 memcpy(&b, &o, sizeof b);
                 ISA(store64)(y + i, (srl__u64x8)b, nt);
@@ -1265,10 +1269,22 @@ static int ISA(tile_vec_f2f)(float *y, const float *x, size_t k, srl_rounding m,
 #define SRL_VEC(MODE, R, SRC)                                                                     \
     (vp->pat ? ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1)                      \
              : ISA(vec_f2f_h)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0))
+#elif SRL_ISA_LEVEL >= 2 && !defined(SRL_MUTANTS)
+    /* rz with the addition alone (e4m3's: ISA(hw32_consts)) gets a loop of its own, as
+     * tile_vec_d2d's rz_add: behind the integer rule's test the compiler put the addition out
+     * of line (e4m3 rz of binary32 ran at 0.81x the streaming copy, rn at 1.12x) */
+    ISA(hw32_k) rz_k;
+    const int rz_add = m.mode == SRL_RZ && src == 0 && !vp->pat &&
+                       ISA(hw32_consts)(&rz_k, vp, SRL_RZ) == SRL_HW_ADD;
+#define SRL_VEC(MODE, R, SRC)                                                                     \
+    ((MODE) == SRL_RZ && (SRC) == 0 && rz_add                                                     \
+         ? ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0, SRL_HW_ADD)                \
+     : vp->pat ? ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1, SRL_HW_INT | SRL_HW_ADD) \
+               : ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0, SRL_HW_INT | SRL_HW_ADD))
 #else
 #define SRL_VEC(MODE, R, SRC)                                                                     \
-    (vp->pat ? ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1)                        \
-             : ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0))
+    (vp->pat ? ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 1, 0)                     \
+             : ISA(vec_f2f)(y, x, k, MODE, R, vp, ln, SRC, u, flag, nt, 0, 0))
 #endif
 #define SRL_VEC_STO(MODE, R) (src == 1 ? SRL_VEC(MODE, R, 1) : SRL_VEC(MODE, R, 2))
     SRL_TILE_SWITCH(r32);
@@ -1671,12 +1687,14 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
 #if SRL_ISA_LEVEL >= 2
     /* forms 3 and 4: C's fields from av's exponent field, 2^32 / q's from C's (see the loop),
      * and the least exponent field that is not tiny (the carry form's sv <= 31) */
-    const int hw = form == 3, hwsr = form == 4;
+    const int hw = form == 3 || form == 5, hwsr = form == 4 || form == 6, q34 = form >= 5;
     const V expm = zero + 0x7f800000u, eminq = emin_b << 23;
     const V cadd = zero + (((uint32_t)(24 - elem->p) << 23) | 0x400000u);
     const V pk = zero + ((309u << 23) | 0x400000u);
-    const int tiny_e = elem->emin + 127 + 24 - elem->p - 31;
+    /* tiny: av below q 2^-8 (form 4), v below q 2^-7 (form 6, whose X has two more bits) */
+    const int tiny_e = elem->emin + 127 + 24 - elem->p - 31 + q34;
     const V tinylim = zero + (tiny_e > 0 ? (uint32_t)tiny_e << 23 : 0u);
+    const V draw_tiny = one << (24 + q34), qoff = zero + ((uint32_t)(elem->p - 1) << 23);
 #endif
     int flagged = 0;
 #if SRL_MX_REG
@@ -1691,6 +1709,9 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     ISA(mx_scales_bs)(cb, kb, scales, x, k, bs, elem, rule);
     for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
         const float c = cb[b][0], back = cb[b][1];
+#if SRL_ISA_LEVEL >= 2
+        const __m512 c34 = _mm512_set1_ps(c * 0.75f); /* (3/4) 2^-k: exact (c is 2^-k) */
+#endif
         const int bad = c == 0;
         for (size_t j = 0; j < bs; j += SRL_MXK) {
             const size_t i = i0 + j;
@@ -1713,14 +1734,38 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             }
             ISA(mxvf) vf;
             memcpy(&vf, x + i, sizeof vf);
-            V xz; /* the zeros of x (a nonzero x may scale to 0: a binary32 underflow) */
-            memcpy(&xz, &vf, sizeof xz);
-            xz = (V)((xz & absm) == zero);
+            V xb; /* x's bits: its zeros (a nonzero x may scale to 0, a binary32 underflow) and
+                   * its signs */
+            memcpy(&xb, &vf, sizeof xb);
+            const V xz = (V)((xb & absm) == zero);
             vf *= c;
             V w;
             memcpy(&w, &vf, sizeof w);
             V res, sbad;
 #if SRL_ISA_LEVEL >= 2
+            __mmask16 ksb = 0; /* forms 4 and 6: their flagged lanes */
+            if (q34) {
+                /* The 3/4 rule (forms 5 and 6): v = (3/4) x 2^-k needs up to 26 bits. hz = |x|
+                 * (3/4) 2^-k rounded toward zero and l = v - hz (the fused product's residual,
+                 * exact for every lane that is not tiny, and 0 <= l < hz's ulp) carry v
+                 * exactly. */
+                const __m512 ax = (__m512)(xb & absm);
+                const __m512 hz = _mm512_mul_round_ps(ax, c34,
+                                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                w = (V)hz;
+                if (hw) {
+                    /* rn (form 5): hz with its last bit set when l > 0 is v rounded to odd in
+                     * binary32 (the residual rounded up: nonzero iff l is). E's points and
+                     * midpoints are binary32 numbers with two or more zero bits at the end
+                     * (p <= 22), so v and its odd rounding lie on the same side of each, or v
+                     * is one of them and exact: RN_E of the one is RN_E of the other, and form
+                     * 3 rounds it. */
+                    const __m512 l = _mm512_fmsub_round_ps(ax, c34, hz,
+                                                           _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+                    const __mmask16 st = _mm512_test_epi32_mask((__m512i)l, (__m512i)absm);
+                    w = (V)_mm512_mask_or_epi32((__m512i)w, st, (__m512i)w, (__m512i)one);
+                }
+            }
             if (hw) {
                 /* rn by binary32's own addition (form 3; mx_tile says when): with q av's
                  * spacing in E (2^(max(e, emin) - p + 1), E's subnormal spacing below its
@@ -1746,28 +1791,45 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                  * carry form's sv > 31) has X < 2^24 and is flagged where the draw is below
                  * 2^24, as the carry form flags it. */
                 const V av = ISA(mx_min)(w & absm, sat);
-                const V cq = ISA(mx_max)(av & expm, eminq) + cadd;
+                const V mq = ISA(mx_max)(av & expm, eminq), cq = mq + cadd;
                 const __m512 cf = (__m512)cq;
+                const __m512 s32 = (__m512)(pk - cq); /* 2^32 / q */
                 const __m512 t = _mm512_add_round_ps((__m512)av, cf,
                                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
                 const __m512 down = _mm512_sub_round_ps(t, cf,
                                                         _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
                 const __m512 rem = _mm512_sub_round_ps((__m512)av, down,
                                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                const __m512 xs = _mm512_mul_round_ps(rem, (__m512)(pk - cq),
+                const __m512 xs = _mm512_mul_round_ps(rem, s32,
                                                       _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                const __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
+                __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
+                if (q34) {
+                    /* form 6: X = (rem + l) 2^32 / q, the two parts' sum as integers. l 2^32 / q
+                     * is an integer below 2^(p + 8) (v's last bit is 2^-25 of its binade's top,
+                     * q 2^-(p - 1) of it or more) and rem 2^32 / q one at most 2^32 - 2^(p + 8)
+                     * (rem a multiple of hz's ulp, below q): X < 2^32, exact. A lane clipped
+                     * to E's largest value has no residual. */
+                    const __m512 ax = (__m512)(xb & absm);
+                    const __m512 l = _mm512_fmsub_round_ps(ax, c34, (__m512)w,
+                                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    const __mmask16 in = _mm512_cmplt_epu32_mask((__m512i)w, (__m512i)sat);
+                    const __m512 xl = _mm512_mul_round_ps(l, s32,
+                                                          _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    xi = _mm512_add_epi32(xi, _mm512_maskz_cvtt_roundps_epu32(in, xl,
+                                                                             _MM_FROUND_NO_EXC));
+                }
                 const __mmask16 up = _mm512_cmpgt_epu32_mask(xi, (__m512i)ud);
-                const __m512i t1 = _mm512_mask_add_epi32((__m512i)t, up, (__m512i)t, (__m512i)one);
-                res = (V)_mm512_sub_round_ps((__m512)t1, cf,
-                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                /* (in mask registers: 5% faster than the vector comparisons) */
-                __mmask16 kt = _mm512_cmplt_epu32_mask((__m512i)av, (__m512i)tinylim);
-                kt = _mm512_mask_cmplt_epu32_mask(kt, (__m512i)ud, (__m512i)(one << 24));
-                V xr; /* x's bits: a zero is exact */
-                memcpy(&xr, x + i, sizeof xr);
-                kt = _mm512_mask_test_epi32_mask(kt, (__m512i)xr, (__m512i)absm);
-                sbad = (V)_mm512_movm_epi32(kt);
+                /* down + q (exact: at most 2^p q), q from C's exponent field */
+                res = (V)_mm512_mask_add_round_ps(down, up, down, (__m512)(mq - qoff),
+                                                  _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                /* (in a mask register, made a vector only for a flagged group; the draw
+                 * first: below 2^24 in one draw of 256) */
+                ksb = _mm512_cmplt_epu32_mask((__m512i)ud, (__m512i)draw_tiny);
+                if (__builtin_expect(ksb != 0, 0)) {
+                    ksb = _mm512_mask_cmplt_epu32_mask(ksb, (__m512i)av, (__m512i)tinylim);
+                    ksb = _mm512_mask_test_epi32_mask(ksb, (__m512i)xb, (__m512i)absm); /* 0 */
+                }
+                sbad = zero;
             } else
 #endif
             if (fast) { /* see above */
@@ -1822,11 +1884,17 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                     sbad |= over;
             }
             ISA(mxvf) of;
-            const V ob = res | (w & sgn);
+            const V ob = res | (xb & sgn);
             memcpy(&of, &ob, sizeof of);
             of *= back;
             memcpy(y + i, &of, sizeof of);
+#if SRL_ISA_LEVEL >= 2
+            if (hwsr && __builtin_expect(ksb != 0, 0))
+                sbad = (V)_mm512_movm_epi32(ksb);
+            if (__builtin_expect(hwsr ? ksb != 0 : SRL_MX_ANY(sbad), 0)) {
+#else
             if (__builtin_expect(SRL_MX_ANY(sbad), 0)) {
+#endif
                 if (!flagged)
                     memset(flag, 0, k);
                 flagged = 1;
@@ -1858,19 +1926,21 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
     /* rn by the addition (mx_tile_m's form 3) where C = 1.5 x 2^23 q is a normal binary32
      * number for every q of E (E's normal range inside binary32's, and C below 2^128) and
      * C + av stays in C's binade (p <= 22) */
-    const int add = form == 1 && elem->p <= 22 && elem->emin >= -126 &&
+    const int add = (form == 1 || form == 2) && elem->p <= 22 && elem->emin >= -126 &&
                     elem->emax - elem->p + 24 <= 127;
     if (add && m.mode == SRL_RN)
-        form = 3;
-    /* sr likewise (form 4), where 2^32 / q is a normal binary32 number too */
+        form = form == 2 ? 5 : 3; /* (the 3/4 rule: form 5) */
+    /* sr likewise (form 4; 6 with the 3/4 rule), where 2^32 / q is a normal binary32 number
+     * too */
     else if (add && m.mode == SRL_SR && elem->emin - elem->p + 1 >= -95)
-        form = 4;
+        form = form == 2 ? 6 : 4;
 #endif
-    if (rule == SRL__MX_RULE_34 && form != 2)
+    if (rule == SRL__MX_RULE_34 && form != 2 && form < 5)
         return -1; /* (the caller takes the scaled tile) */
     switch (m.mode) {
     case SRL_RN:
-        return form == 3   ? SRL_MXF(SRL_RN, 3)
+        return form == 5   ? SRL_MXF(SRL_RN, 5)
+               : form == 3 ? SRL_MXF(SRL_RN, 3)
                : form == 2 ? SRL_MXF(SRL_RN, 2)
                : form      ? SRL_MXF(SRL_RN, 1)
                            : SRL_MXT(SRL_RN, 0);
@@ -1880,7 +1950,8 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
     case SRL_RD: return SRL_MXT(SRL_RD, 0);
     case SRL_RO: return SRL_MXT(SRL_RO, 0);
     case SRL_SR:
-        return form == 4   ? SRL_MXF(SRL_SR, 4)
+        return form == 6   ? SRL_MXF(SRL_SR, 6)
+               : form == 4 ? SRL_MXF(SRL_SR, 4)
                : form == 2 ? SRL_MXF(SRL_SR, 2)
                : form      ? SRL_MXF(SRL_SR, 1)
                            : SRL_MXT(SRL_SR, 0);

@@ -492,6 +492,68 @@ int main(int argc, char **argv)
         GROUP(what, before_y);
     }
 
+    /* sr under the 3/4 rule where v = (3/4) x has more bits than binary32 holds, so that the part
+     * of v below binary32's last place decides (the block kernel's form 6 takes it from the
+     * fused product's residual). Blocks of 32 led by 2^emax (scale 2^0), and at each element
+     * whose draw has high 32 bits d: x = (2^23 + m) 2^(a - 22), m odd, v = N 2^(a - 24) with
+     * N = 3 (2^23 + m) odd and below 2^25, in binade a of E (its subnormal range up to
+     * emax - 2); q = 2^lq the spacing there, Q = q / 2^(a - 24) and G = 2^32 / Q. With
+     * N = t (mod Q), t = floor(d / G) + 1, X = (v - down) 2^32 / q = t G > d: up; v cut to
+     * binary32 has X - G <= d: down. Each lane is checked in binary64 before use. */
+    {
+        const long before_r = srl_test_failures;
+        static const char *const res_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
+                                                "mxfp4", "mxint8"};
+        const size_t nr = (size_t)32 * 2048;
+        float *xt = malloc(nr * sizeof *xt);
+        srl_rounding sr;
+        if (!xt || srl_rounding_parse(&sr, "sr", &err) != SRL_OK)
+            return 1;
+        for (size_t fi = 0; fi < sizeof res_specs / sizeof *res_specs; fi++) {
+            srl_mx_format f;
+            if (srl_mx_parse(&f, res_specs[fi], &err) != SRL_OK)
+                return 1;
+            const srl_format *e = &f.elem;
+            const int span = e->emax - e->emin; /* binades emin - 1 .. emax - 2 */
+            for (int ki = 0; ki < 2 && span >= 1; ki++) {
+                srl_rng g;
+                srl_rng_init(&g, kinds[ki], SEED, 5);
+                size_t hit = 0;
+                for (size_t i = 0; i < nr; i++) {
+                    xt[i] = (float)ldexp(1.0, i % 32 == 0 ? e->emax : e->emin);
+                    if (i % 32 == 0)
+                        continue;
+                    const uint64_t d = srl_rng_draw_at(&g, START + i) >> 32;
+                    const int a = e->emin - 1 + (int)(i % (size_t)span);
+                    const int lq = (a > e->emin ? a : e->emin) - e->p + 1, lQ = lq - a + 24;
+                    const uint64_t t = (d >> (32 - lQ)) + 1;
+                    /* m = (t - 3 2^23) / 3 mod Q (0xAA...AB: 3's inverse mod 2^64) */
+                    const uint64_t m = ((t - 3 * (UINT64_C(1) << 23)) * UINT64_C(0xAAAAAAAAAAAAAAAB)) &
+                                       ((UINT64_C(1) << lQ) - 1);
+                    if (!(t & 1) || m >= (UINT64_C(1) << 23) / 3)
+                        continue;
+                    const double x = ldexp((double)((UINT64_C(1) << 23) + m), a - 22);
+                    const double v = 0.75 * x, q = ldexp(1.0, lq), ulp = ldexp(1.0, a - 23);
+                    const double down = floor(v / q) * q, hz = floor(v / ulp) * ulp;
+                    const double X = ldexp((v - down) / q, 32), Xz = ldexp((hz - down) / q, 32);
+                    if (!(Xz <= (double)d && (double)d < X))
+                        continue;
+                    xt[i] = (float)(i % 3 == 1 ? -x : x);
+                    hit++;
+                }
+                CHECK(hit >= 2000, "%s: only %zu lanes where the residual decides",
+                      res_specs[fi], hit);
+                snprintf(what, sizeof what, "%s 3/4 sr %s, lanes where v's last bits decide (%zu)",
+                         res_specs[fi], ki ? "pcg64" : "pcg32", hit);
+                check_mx(xt, nr, &f, SRL_MX_34, sr, kinds[ki], what);
+            }
+        }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: block formats' 3/4 sr below binary32's last place",
+                 names[lvl]);
+        GROUP(what, before_r);
+    }
+
     /* NVFP4 at its elements' and its scales' decisions (src/ops/mx_nv_isa.h makes both from
      * exact products):
      * a first block whose 2688 makes the tensor scale 1 (ocp, ceil), then blocks whose largest
