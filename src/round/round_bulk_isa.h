@@ -1666,7 +1666,8 @@ SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, cons
 
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
                               size_t bs, const srl_format *elem, int rule, srl_mode mode, int r,
-                              srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int form)
+                              srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int form,
+                              int nform)
 {
     const int fast = form != 0, wide = form == 2;
     typedef ISA(mxv) V;
@@ -1694,7 +1695,12 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     /* tiny: av below q 2^-8 (form 4), v below q 2^-7 (form 6, whose X has two more bits) */
     const int tiny_e = elem->emin + 127 + 24 - elem->p - 31 + q34;
     const V tinylim = zero + (tiny_e > 0 ? (uint32_t)tiny_e << 23 : 0u);
+    /* form 4's groups wholly in E's normal range (nfast: see there) */
+    const int nfast = form == 4 && nform;
+    const V lowm = zero + ((1u << (24 - elem->p)) - 1u);
     const V draw_tiny = one << (24 + q34), qoff = zero + ((uint32_t)(elem->p - 1) << 23);
+#else
+    (void)nform;
 #endif
     int flagged = 0;
 #if SRL_MX_REG
@@ -1791,45 +1797,56 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                  * carry form's sv > 31) has X < 2^24 and is flagged where the draw is below
                  * 2^24, as the carry form flags it. */
                 const V av = ISA(mx_min)(w & absm, sat);
-                const V mq = ISA(mx_max)(av & expm, eminq), cq = mq + cadd;
-                const __m512 cf = (__m512)cq;
-                const __m512 s32 = (__m512)(pk - cq); /* 2^32 / q */
-                const __m512 t = _mm512_add_round_ps((__m512)av, cf,
-                                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                const __m512 down = _mm512_sub_round_ps(t, cf,
-                                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                const __m512 rem = _mm512_sub_round_ps((__m512)av, down,
-                                                       _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                const __m512 xs = _mm512_mul_round_ps(rem, s32,
-                                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
-                if (q34) {
-                    /* form 6: X = (rem + l) 2^32 / q, the two parts' sum as integers. l 2^32 / q
-                     * is an integer below 2^(p + 8) (v's last bit is 2^-25 of its binade's top,
-                     * q 2^-(p - 1) of it or more) and rem 2^32 / q one at most 2^32 - 2^(p + 8)
-                     * (rem a multiple of hz's ulp, below q): X < 2^32, exact. A lane clipped
-                     * to E's largest value has no residual. */
-                    const __m512 ax = (__m512)(xb & absm);
-                    const __m512 l = _mm512_fmsub_round_ps(ax, c34, (__m512)w,
+                if (nfast && _mm512_cmpge_epu32_mask((__m512i)av, (__m512i)eminq) == 0xffff) {
+                    /* a group wholly in E's normal range (mx_tile says for which E: almost
+                     * every group of fp8): E's spacing is av's ulp times 2^s, s = 24 - p, so
+                     * the carry form's sr with that constant s: the draw's first 32 - s bits
+                     * inverted, added to av, the low s bits cleared (up iff the low bits of av
+                     * exceed the draw's first 32 - s, the same rule as X > the draw's 32 bits
+                     * for an X that is a multiple of 2^(32 - s)). No lane is tiny. */
+                    res = (av + ((ud >> (uint32_t)(8 + elem->p)) ^ lowm)) & ~lowm;
+                    sbad = zero;
+                } else {
+                    const V mq = ISA(mx_max)(av & expm, eminq), cq = mq + cadd;
+                    const __m512 cf = (__m512)cq;
+                    const __m512 s32 = (__m512)(pk - cq); /* 2^32 / q */
+                    const __m512 t = _mm512_add_round_ps((__m512)av, cf,
+                                                         _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    const __m512 down = _mm512_sub_round_ps(t, cf,
+                                                            _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    const __m512 rem = _mm512_sub_round_ps((__m512)av, down,
                                                            _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                    const __mmask16 in = _mm512_cmplt_epu32_mask((__m512i)w, (__m512i)sat);
-                    const __m512 xl = _mm512_mul_round_ps(l, s32,
+                    const __m512 xs = _mm512_mul_round_ps(rem, s32,
                                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                    xi = _mm512_add_epi32(xi, _mm512_maskz_cvtt_roundps_epu32(in, xl,
-                                                                             _MM_FROUND_NO_EXC));
+                    __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
+                    if (q34) {
+                        /* form 6: X = (rem + l) 2^32 / q, the two parts' sum as integers. l 2^32 / q
+                         * is an integer below 2^(p + 8) (v's last bit is 2^-25 of its binade's top,
+                         * q 2^-(p - 1) of it or more) and rem 2^32 / q one at most 2^32 - 2^(p + 8)
+                         * (rem a multiple of hz's ulp, below q): X < 2^32, exact. A lane clipped
+                         * to E's largest value has no residual. */
+                        const __m512 ax = (__m512)(xb & absm);
+                        const __m512 l = _mm512_fmsub_round_ps(ax, c34, (__m512)w,
+                                                               _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                        const __mmask16 in = _mm512_cmplt_epu32_mask((__m512i)w, (__m512i)sat);
+                        const __m512 xl = _mm512_mul_round_ps(l, s32,
+                                                              _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                        xi = _mm512_add_epi32(xi, _mm512_maskz_cvtt_roundps_epu32(in, xl,
+                                                                                 _MM_FROUND_NO_EXC));
+                    }
+                    const __mmask16 up = _mm512_cmpgt_epu32_mask(xi, (__m512i)ud);
+                    /* down + q (exact: at most 2^p q), q from C's exponent field */
+                    res = (V)_mm512_mask_add_round_ps(down, up, down, (__m512)(mq - qoff),
+                                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    /* (in a mask register, made a vector only for a flagged group; the draw
+                     * first: below 2^24 in one draw of 256) */
+                    ksb = _mm512_cmplt_epu32_mask((__m512i)ud, (__m512i)draw_tiny);
+                    if (__builtin_expect(ksb != 0, 0)) {
+                        ksb = _mm512_mask_cmplt_epu32_mask(ksb, (__m512i)av, (__m512i)tinylim);
+                        ksb = _mm512_mask_test_epi32_mask(ksb, (__m512i)xb, (__m512i)absm); /* 0 */
+                    }
+                    sbad = zero;
                 }
-                const __mmask16 up = _mm512_cmpgt_epu32_mask(xi, (__m512i)ud);
-                /* down + q (exact: at most 2^p q), q from C's exponent field */
-                res = (V)_mm512_mask_add_round_ps(down, up, down, (__m512)(mq - qoff),
-                                                  _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                /* (in a mask register, made a vector only for a flagged group; the draw
-                 * first: below 2^24 in one draw of 256) */
-                ksb = _mm512_cmplt_epu32_mask((__m512i)ud, (__m512i)draw_tiny);
-                if (__builtin_expect(ksb != 0, 0)) {
-                    ksb = _mm512_mask_cmplt_epu32_mask(ksb, (__m512i)av, (__m512i)tinylim);
-                    ksb = _mm512_mask_test_epi32_mask(ksb, (__m512i)xb, (__m512i)absm); /* 0 */
-                }
-                sbad = zero;
             } else
 #endif
             if (fast) { /* see above */
@@ -1918,10 +1935,14 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
 {
     const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
 #define SRL_MXT(MODE, R)                                                                          \
-    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0)
+    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0, 0)
 #define SRL_MXF(MODE, FORM)                                                                       \
-    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, FORM)
+    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, FORM, nform)
     int form = srl__mx_form(elem, rule, m.mode);
+    /* sr's groups wholly in E's normal range take form 4's shortcut where most are (a block's
+     * elements span 2^(emax - emin) or more of E's normal range: fp8 and e3m2; for e2m1, e2m3
+     * and int8 the test would mostly fail, and cost fp4 10% in the caches) */
+    const int nform = elem->emax - elem->emin >= 4;
 #if SRL_ISA_LEVEL >= 2
     /* rn by the addition (mx_tile_m's form 3) where C = 1.5 x 2^23 q is a normal binary32
      * number for every q of E (E's normal range inside binary32's, and C below 2^128) and
