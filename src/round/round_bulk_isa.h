@@ -1620,9 +1620,11 @@ SRL_INLINE void ISA(mx_scales32x16)(float (*cb)[2], int *kb, uint8_t *scales, co
              SRL__MX_KMIN;
         kv &= (SI)~bad;
         memcpy(kb + b0, &kv, sizeof kv);
-        if (scales)
-            for (int l = 0; l < 16; l++)
-                scales[b0 + (size_t)l] = (uint8_t)(bad[l] ? 0xFF : kv[l] + 127);
+        if (scales) { /* (each lane's low byte: k + 127, or 0xFF for a bad block) */
+            typedef uint8_t B __attribute__((vector_size(16)));
+            const B sc = __builtin_convertvector((V)(kv + 127) | bad, B);
+            memcpy(scales + b0, &sc, sizeof sc);
+        }
         /* 2^-k and 2^k as binary32 (2^-127: subnormal), {0, 1} for a bad block */
         const V lo = (V)(-kv >= -126), hi = (V)(kv >= -126);
         const V sub = (V){0} + (1u << 22), one = (V){0} + 0x3f800000u;
@@ -1934,10 +1936,19 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
                         uint64_t *u, unsigned char *flag)
 {
     const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
+    /* (the draws' source known to the compiler where it can be: a deterministic mode makes
+     * none, and the fast forms' sr with pcg32 then steps its states with no test per group) */
 #define SRL_MXT(MODE, R)                                                                          \
-    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln, src, u, flag, 0, 0)
+    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln,                               \
+                   (MODE) == SRL_SR || (MODE) == SRL_SR_EQ || (MODE) == SRL_SR_BITS ? src : 0, u, \
+                   flag, 0, 0)
 #define SRL_MXF(MODE, FORM)                                                                       \
-    ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u, flag, FORM, nform)
+    ((MODE) == SRL_RN ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 0, u,    \
+                                       flag, FORM, nform)                                         \
+     : src == 1       ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 1, u,    \
+                                       flag, FORM, nform)                                         \
+                      : ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u,  \
+                                       flag, FORM, nform))
     int form = srl__mx_form(elem, rule, m.mode);
     /* sr's groups wholly in E's normal range take form 4's shortcut where most are (a block's
      * elements span 2^(emax - emin) or more of E's normal range: fp8 and e3m2; for e2m1, e2m3
