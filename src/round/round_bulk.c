@@ -47,6 +47,10 @@
  * small as 16 KiB. A block of at most SRL_TILE_SMALL elements (whose tiles are as small) keeps
  * a small one on the stack instead, sparing the allocation where the work is short. */
 #define SRL_TILE_SMALL 64
+/* Block quantization's one-pass tiles (block_mx_f2f, mx_tile) are four times as long: their
+ * per-tile steps (the draws' setup, the scales' pass, the workspace's flags) cost as much as a
+ * sixth of a 512-element tile's loop in the caches. 8 KiB of binary32 inputs, in L1 still. */
+#define SRL_MX_TILE (4 * SRL_TILE)
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
 #endif
@@ -315,13 +319,13 @@ typedef struct srl__mx_args {
 
 /* One thread's workspace for a tile of SRL_TILE elements (no tile array on the stack). */
 typedef struct mx_ws {
-    uint64_t u[SRL_TILE], nok[SRL_TILE];
+    uint64_t u[SRL_MX_TILE], nok[SRL_TILE];
     double td[SRL_TILE];
-    float tf[SRL_TILE];
-    float xin[SRL_TILE]; /* the tile's inputs, for the reference path (y may alias x) */
-    int kb[SRL_TILE];
-    unsigned char flag[SRL_TILE];
-    unsigned char special[SRL_TILE]; /* per block: a NaN or an infinity */
+    float tf[SRL_MX_TILE];
+    float xin[SRL_MX_TILE]; /* the tile's inputs, for the reference path (y may alias x) */
+    int kb[SRL_MX_TILE];
+    unsigned char flag[SRL_MX_TILE];
+    unsigned char special[SRL_MX_TILE]; /* per block: a NaN or an infinity */
 } mx_ws;
 
 /* The flagged lanes of a tile (flag[i], its block not special) through the reference path:
@@ -386,12 +390,19 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     memset(u, 0, sizeof w->u);
     const int alias = y < x + n && x < y + n; /* the reference path then needs a copy of x */
     const int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES;
-    for (size_t t0 = 0; t0 < n; t0 += SRL_TILE) {
-        const size_t k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
+    const int onepass = (!q34 || form == 2) && bs % 16 == 0;
+    for (size_t t0 = 0, k; t0 < n; t0 += k) {
+        /* one-pass tiles: SRL_MX_TILE elements, or the whole blocks left; the rest (a last
+         * block cut short) in the other path's tiles */
+        k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
+        if (onepass) {
+            const size_t kw = n - t0 < SRL_MX_TILE ? n - t0 : SRL_MX_TILE;
+            k = kw >= bs ? kw - kw % bs : k;
+        }
         if (alias)
             memcpy(xin, x + t0, k * sizeof *xin);
         int flagged;
-        if ((!q34 || form == 2) && bs % 16 == 0 && k % bs == 0) { /* the tile in one pass */
+        if (onepass && k % bs == 0) { /* the tile in one pass */
             memset(special, 0, k / bs);
             /* a large array: the tile into the workspace, then streamed out (below) */
             float *yt = nt ? tf : y + t0;

@@ -1713,7 +1713,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     else if (src == 2)
         ISA(fill_pcg64)(u, k, ln);
 #endif
-    float cb[SRL_TILE / 16][2];
+    float cb[SRL_MX_TILE / 16][2];
     ISA(mx_scales_bs)(cb, kb, scales, x, k, bs, elem, rule);
     for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
         const float c = cb[b][0], back = cb[b][1];
