@@ -457,6 +457,21 @@ static uint32_t ISA(nv_amax)(const float *x, size_t n)
     typedef srl__u32x16 V;
     V m = (V){0};
     size_t i = 0;
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    /* four running maxima, so that the loop is not one chain of dependent maxima */
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    __m512i a4[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                     _mm512_setzero_si512()};
+    for (; i + 64 <= n; i += 64)
+        for (int q = 0; q < 4; q++) {
+            const __m512i v =
+                _mm512_and_si512(_mm512_loadu_si512((const void *)(x + i + 16 * q)), absm);
+            a4[q] = _mm512_mask_max_epu32(a4[q], _mm512_cmplt_epu32_mask(v, inf), a4[q], v);
+        }
+    const __m512i a2 = _mm512_max_epu32(_mm512_max_epu32(a4[0], a4[1]),
+                                        _mm512_max_epu32(a4[2], a4[3]));
+    memcpy(&m, &a2, sizeof m);
+#endif
     for (; i + 16 <= n; i += 16) {
         V v;
         memcpy(&v, x + i, sizeof v);
