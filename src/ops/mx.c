@@ -436,9 +436,10 @@ int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, siz
  * of 16 at a time, else scale_of, the reference's), its draws (srl__draws), the vector kernel on
  * its whole groups of eight, then the reference (quantize_one's arithmetic) for the lanes the
  * kernel flags and the last partial group. Blocks of 16 in rn, rna and rz take nv_cmp16 instead
- * (comparisons with constants made once per call for each E4M3 code: nv_rows), and in sr from
- * x86-64-v4 nv_sr16 (the same with rz's comparisons, then the draw; with pcg32 its own draws in
- * registers). Not in a build with the defects (src/core/mutant.h): they live in the reference's
+ * (comparisons with constants made once per call for each E4M3 code: nv_rows; from x86-64-v4 an
+ * estimate and one comparison), and in sr from x86-64-v4 nv_sr16 (the same with rz's
+ * comparisons, then the draw in binary32 lanes; with pcg32 its own draws in registers); both
+ * take their scales' codes from nv_codes16 (nv_rows_sb). Not in a build with the defects (src/core/mutant.h): they live in the reference's
  * decision. */
 #define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
 #define NV_STREAM_MIN (1u << 20) /* arrays from 4 MiB: the output streamed past the caches */

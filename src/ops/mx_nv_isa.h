@@ -275,7 +275,8 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
     const __m512i ta = _mm512_loadu_si512((const void *)t->t32),
                   tb = _mm512_loadu_si512((const void *)(t->t32 + 16));
-    const __m512i hi32 = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i hi32 =
+        _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __m512 bnd = _mm512_set1_ps(2048), nbnd = _mm512_set1_ps(-2048);
     ISA(nv_out) w;
     ISA(nv_out_init)(&w, y, nt);
