@@ -365,8 +365,7 @@ static void split_blocks(const void *job, blocks_fn fn, size_t n, size_t bs, srl
     fn(job, 0, nb, g0);
 }
 
-typedef struct nv_row nv_row;
-typedef struct nv_srrow nv_srrow;
+typedef struct nv_tab nv_tab;
 
 /* A quantization split over the threads: y and x binary64 (run_all) or binary32 (nv_float). */
 typedef struct mx_job {
@@ -380,8 +379,8 @@ typedef struct mx_job {
     srl_rounding m;
     const srl_rng *rng; /* (nv_float: the caller's, for the reference's extra words) */
     int lvl, alias;     /* (nv_float: the instruction-set level; y overlaps x) */
-    const nv_row *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows'; sr: rz's) */
-    const nv_srrow *srows; /* (nv_float in sr with blocks of 16: nv_rows_sr') */
+    const nv_tab *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows'; sr: rz's) */
+    int srm;            /* (nv_float: sr of blocks of 16 by nv_sr16, with nv_rows_sr's) */
 } mx_job;
 
 static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
@@ -394,7 +393,7 @@ static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
 static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
                     const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
-    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL, NULL};
+    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL, 0};
     split_blocks(&j, mx_job_blocks, n, (size_t)f->block, m, rng);
 }
 
@@ -437,27 +436,50 @@ int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, siz
  * of 16 at a time, else scale_of, the reference's), its draws (srl__draws), the vector kernel on
  * its whole groups of eight, then the reference (quantize_one's arithmetic) for the lanes the
  * kernel flags and the last partial group. Blocks of 16 in rn, rna and rz take nv_cmp16 instead
- * (comparisons with constants made once per call for each E4M3 code: nv_rows), and in sr from
- * x86-64-v4 nv_sr16 (the same with rz's comparisons, then the draw; with pcg32 its own draws in
- * registers). Not in a build with the defects (src/core/mutant.h): they live in the reference's
+ * (comparisons with constants made once per call for each E4M3 code: nv_rows; from x86-64-v4 an
+ * estimate and one comparison), and in sr from x86-64-v4 nv_sr16 (the same with rz's
+ * comparisons, then the draw in binary32 lanes; with pcg32 its own draws in registers); both
+ * take their scales' codes from nv_codes16 (nv_rows_sb). Not in a build with the defects (src/core/mutant.h): they live in the reference's
  * decision. */
 #define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
 #define NV_STREAM_MIN (1u << 20) /* arrays from 4 MiB: the output streamed past the caches */
 
 /* rn, rna and rz of blocks of 16 (mx_nv_isa.h's nv_cmp16): a block's constants by its scale's
  * E4M3 code, one row per code (nv_rows). */
-struct nv_row {
-    float th[7];      /* the comparisons' thresholds */
-    uint32_t sm;      /* the sign's mask */
-    uint32_t step[7]; /* the result's bits' steps */
-    uint32_t pad;
-};
+typedef struct nv_row {
+    float th[8];     /* the thresholds th_0 .. th_6, then +inf (which nothing passes) */
+    uint32_t res[8]; /* the results' bits for c thresholds passed (c = 0 .. 7) */
+} nv_row;
 
-/* sr of blocks of 16 (mx_nv_isa.h's nv_sr16): by the code of s_b, g_k v for E2M1's grid points
- * g_k (exact in binary64) and 2^32 / (w_k v) rounded, w_k = g_(k+1) - g_k (0 for k = 7 and for the
- * zero scale). */
-struct nv_srrow {
-    double lo[8], r[8];
+/* The rest of a row: rv = 4 / v rounded to binary32 (0 for the zero and the NaN scale), for the
+ * estimate of c; sm, the sign's mask. */
+typedef struct nv_rowx {
+    float rv;
+    uint32_t sm;
+} nv_rowx;
+
+/* sr of blocks of 16 (mx_nv_isa.h's nv_sr16): by the code of s_b, for E2M1's grid points g_k:
+ * lo[k] = g_k v - RN32(g_k v) (exact in binary32) and r[k] = 2^32 / (w_k v) rounded to binary32,
+ * w_k = g_(k+1) - g_k; for k = 7 and every k of the zero and the NaN scale lo = -inf, r = -1,
+ * which make the fraction -inf: neither away nor flagged. */
+typedef struct nv_srrow {
+    float lo[8], r[8];
+} nv_srrow;
+
+/* The rows of a call, one per E4M3 code (0x7F: NaN), each followed by 32 bytes that a row's
+ * second half may be read with (row[128], sr[128]: padding); t32[k], k = floor(4 |x| rv)
+ * (clamped to 31): 16 plus the number of thresholds below k (in units of v / 4) of the call's
+ * mode; est: whether ts lets these decide (nv_rows). */
+struct nv_tab {
+    _Alignas(64) nv_row row[129];
+    nv_srrow sr[129];
+    nv_rowx rx[128];
+    uint32_t t32[32];
+    int est;
+    float tb[128]; /* nv_rows_sb's thresholds of s_b's codes */
+    float rd;      /* 1 / d rounded to binary32 */
+    int sbest, up; /* (sbest: whether rd and tb decide; up: the ceil rule) */
+    double d, ts;  /* d = t ts */
 };
 
 /* nv_sr16's own pcg32 draws: s[0] lane l the state whose output is the first half of the draw of
@@ -515,7 +537,7 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         memset(u, 0, sizeof u);
     /* rn, rna, rz with blocks of 16: by comparisons (nv_cmp16), streaming the output of a large
      * array (it is not read before it is overwritten) */
-    const int cmp = j->rows != NULL, srm = j->srows != NULL; /* (srm: sr by nv_sr16) */
+    const int cmp = j->rows != NULL, srm = j->srm; /* (srm: sr by nv_sr16) */
     const int nt = cmp && lvl >= 2 && j->n >= NV_STREAM_MIN;
     uint8_t code[NV_CHUNK / 16]; /* (cmp: the chunk's scales' codes) */
     /* sr with pcg32: nv_sr16 makes the whole blocks' draws (their first 32 bits) itself; the
@@ -539,9 +561,12 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         size_t bv = c; /* blocks of 16 eight at a time, in vectors, as scale_of makes them */
         if (bs == 16) {
             bv = c + (k / 16 & ~(size_t)7);
-            SRL_ISA_CALL(lvl, nv_scales16,
-                         (cmp ? NULL : vb, rb, cmp ? code : j->scales ? j->scales + c : NULL, xc,
-                          bv - c, nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
+            if (cmp)
+                SRL_ISA_CALL(lvl, nv_codes16, (code, xc, bv - c, j->rows));
+            else
+                SRL_ISA_CALL(lvl, nv_scales16,
+                             (vb, rb, j->scales ? j->scales + c : NULL, xc, bv - c,
+                              nv_target(j->r) * j->ts, j->ts, j->r == SRL_MX_CEIL));
         }
         for (size_t b = bv; b < ce; b++) {
             const size_t lo = (b - c) * bs, len = k - lo < bs ? k - lo : bs;
@@ -572,8 +597,8 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (cmp && k >= 16) {
             const size_t nw = k / 16;
             if (srm)
-                fl0 = SRL_ISA_CALL(lvl, nv_sr16, (yc, xc, nw, code, j->rows, j->srows,
-                                                  reg ? NULL : u, &ln, flag, nt));
+                fl0 = SRL_ISA_CALL(lvl, nv_sr16,
+                                   (yc, xc, nw, code, j->rows, reg ? NULL : u, &ln, flag, nt));
             else
                 SRL_ISA_CALL(lvl, nv_cmp16, (yc, xc, nw, code, j->rows, nt));
             done = nw * 16;
@@ -613,42 +638,60 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
  * binary32 comparison |x| > th_i, th_i the exact product rounded to nearest and stepped down one
  * unit where it is above t v (or equal to it, for "at or above"). The th_i are nondecreasing (each
  * is at most t_i v < t_(i+1) v, so at most the next), so the comparisons that hold are the first
- * c, and the sum of their steps bits(RN32(g_(i+1) v)) - bits(RN32(g_i v)) (integers modulo 2^32)
- * telescopes to the bits of RN32(g_c v), the reference's (float)(e v); then |x|'s sign (sm). A
- * zero scale has th_i = +inf (no step: +-0); the NaN one th_i = -1, every step, no sign: NaN. */
-static void nv_rows(nv_row *nvr, double ts, srl_mode md)
+ * c, and the result is res[c], the bits of RN32(g_c v), the reference's (float)(e v); then |x|'s
+ * sign (sm). A zero scale has th_i = +inf (c = 0: +-0); the NaN one th_i = +inf too, every res
+ * NaN's bits and no sign.
+ *
+ * From x86-64-v4 c is not counted but estimated and then corrected by one comparison: with
+ * k = floor(RN32(|x| rv)) (rv = RN32(4 / v), so |x| rv within 2^-22.9 of 4 |x| / v) clamped to
+ * 31, and the thresholds in units of v / 4 the integers m_i (1, 3, 5, 7, 10, 14, 20, or rz's 2,
+ * 4, 6, 8, 12, 16, 24), c0 = #{m_i < k} (t32). Each such m_i <= k - 1 < 4 |x| / v (k <= 31, so
+ * k - 1 < k (1 - 2^-22.9)): |x| > m_i v / 4, which passes either kind of test. A threshold
+ * passed has m_i <= 4 |x| / v < k + 1 + 2^-18 (k not clamped): beyond the c0 below k only m_i =
+ * k or k + 1, at most one of them (the m_i are at least 2 apart). So c = c0 + (|x| > th_c0), with
+ * th_7 = +inf. This needs rv (and sr's constants, nv_rows_sr) to be normal binary32 numbers and
+ * 6 v finite: est, for ts in [2^-80, 2^100] (v = s_b ts in [2^-89, 2^109]); other tensor scales
+ * take the comparisons one by one. The zero and the NaN scale have rv = 0: c0 = 0, or 7 for a
+ * NaN (0 times an infinity), and no threshold is passed. */
+static void nv_rows(nv_tab *t, double ts, srl_mode md)
 {
     static const double mid[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5};
     static const double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    memset(t, 0, sizeof *t);
+    t->est = ts >= 0x1p-80 && ts <= 0x1p100;
+    for (int k = 0; k < 32; k++) {
+        int c = 0;
+        for (int i = 0; i < 7; i++)
+            c += 4 * (md == SRL_RZ ? grid[i + 1] : mid[i]) < k;
+        t->t32[k] = (uint32_t)(16 + c);
+    }
     for (int code = 0; code < 128; code++) {
-        nv_row *w = &nvr[code];
-        memset(w, 0, sizeof *w);
+        nv_row *w = &t->row[code];
+        w->th[7] = INFINITY;
         if (code == 0x7F) { /* NaN */
-            for (int i = 0; i < 7; i++)
-                w->th[i] = -1.0f;
-            w->step[0] = 0x7fc00000u; /* (NAN's bits) */
+            for (int i = 0; i < 8; i++) {
+                w->th[i] = INFINITY;
+                w->res[i] = 0x7fc00000u; /* (NAN's bits) */
+            }
             continue;
         }
         const double v = nv_code_value(code) * ts;
-        w->sm = 0x80000000u;
+        t->rx[code].sm = 0x80000000u;
         if (v == 0) {
             for (int i = 0; i < 7; i++)
                 w->th[i] = INFINITY;
             continue;
         }
-        uint32_t prev = 0;
-        for (int i = 1; i < 8; i++) {
+        t->rx[code].rv = t->est ? (float)(4 / v) : 0;
+        for (int i = 0; i < 8; i++) {
             const float g = (float)(grid[i] * v); /* (at most 6 * 448 s_t: finite) */
-            uint32_t gb;
-            memcpy(&gb, &g, 4);
-            w->step[i - 1] = gb - prev;
-            prev = gb;
+            memcpy(&w->res[i], &g, 4);
         }
         for (int i = 0; i < 7; i++) {
-            const double t = v * (md == SRL_RZ ? grid[i + 1] : mid[i]);
+            const double th = v * (md == SRL_RZ ? grid[i + 1] : mid[i]);
             const bool ge = md != SRL_RN || (i & 1);
-            float c = t > FLT_MAX ? INFINITY : (float)t;
-            if ((double)c > t || (ge && (double)c == t)) {
+            float c = th > FLT_MAX ? INFINITY : (float)th;
+            if ((double)c > th || (ge && (double)c == th)) {
                 uint32_t cb;
                 memcpy(&cb, &c, 4);
                 cb--; /* (c > 0: one unit down) */
@@ -659,19 +702,58 @@ static void nv_rows(nv_row *nvr, double ts, srl_mode md)
     }
 }
 
-/* nv_sr16's binary64 constants for tensor scale ts, one row per E4M3 code of s_b (nv_srrow). */
-static void nv_rows_sr(nv_srrow *srw, double ts)
+/* nv_sr16's constants for tensor scale ts (est), one row per E4M3 code of s_b (nv_srrow): v, g_k
+ * v (at most 30 bits: 2 of g_k, 4 of s_b, 24 of s_t) and its part below RN32(g_k v) (at most 7
+ * bits, at least 2^-120) are exact in binary64 and the last in binary32. */
+static void nv_rows_sr(nv_tab *t, double ts)
 {
     static const double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
     for (int code = 0; code < 128; code++) {
-        nv_srrow *w = &srw[code];
-        memset(w, 0, sizeof *w);
+        nv_srrow *w = &t->sr[code];
         const double v = code == 0x7F ? 0 : nv_code_value(code) * ts;
         for (int k = 0; k < 8; k++) {
-            w->lo[k] = grid[k] * v;
-            w->r[k] = k < 7 && v > 0 ? 0x1p32 / ((grid[k + 1] - grid[k]) * v) : 0;
+            const double g = grid[k] * v;
+            w->lo[k] = k < 7 && v > 0 ? (float)(g - (double)(float)g) : -INFINITY;
+            w->r[k] = k < 7 && v > 0 ? (float)(0x1p32 / ((grid[k + 1] - grid[k]) * v)) : -1.0f;
         }
     }
+}
+
+/* The thresholds of s_b's codes for d = t ts (mx_nv_isa.h's nv_codes16): s_b's code is the
+ * number of thresholds that amax passes, each boundary B_j between E4M3 values m_j < m_(j+1)
+ * (codes j and j + 1, j = 0..125): to nearest their midpoint times d, passed strictly for j even
+ * (the tie stays at the even code, as nv_sb's) and at or above it for j odd; the ceil rule m_j d,
+ * passed strictly. B_j has at most 33 bits (5 of the midpoint, 4 of t, 24 of ts), exact in
+ * binary64, and is one binary32 comparison as nv_rows's thresholds are; tb[126] = +inf (448
+ * saturates). The estimate: on the finer grid G_i of E4M3's values and midpoints (m_j = G_2j, the
+ * midpoints G_(2j+1); index i = 2 code), amax d^-1 rounded twice (within 2^-22.9, where G's
+ * relative spacing is at least 2^-5) lies within G_i .. G_(i+1) of index kf = floor of its own
+ * index (binary32's bits shifted from 2^-6 on, 2^10 times it below), so every threshold of
+ * index below kf is passed and none above kf + 1; of kf and kf + 1 one is a threshold's: with
+ * c0 = (kf + up) / 2 thresholds below, the code is c0 + (amax > tb[c0]). This needs rd and the
+ * tb to be normal: sbest, ts in [2^-80, 2^100]. */
+static void nv_rows_sb(nv_tab *t, double ts, srl_mx_rule r)
+{
+    const double d = nv_target(r) * ts;
+    t->d = d, t->ts = ts, t->up = r == SRL_MX_CEIL;
+    t->sbest = ts >= 0x1p-80 && ts <= 0x1p100;
+    t->rd = t->sbest ? (float)(1 / d) : 0;
+    for (int j = 0; j < 127; j++) {
+        if (j == 126 || !t->sbest) {
+            t->tb[j] = INFINITY;
+            continue;
+        }
+        const double lo = nv_code_value(j), b = (t->up ? lo : (lo + nv_code_value(j + 1)) / 2) * d;
+        float c = (float)b;
+        if ((double)c > b || (!t->up && (j & 1) && (double)c == b)) {
+            uint32_t cb;
+            memcpy(&cb, &c, 4);
+            cb--; /* (c > 0: one unit down) */
+            memcpy(&c, &cb, 4);
+        }
+        t->tb[j] = c;
+    }
+    t->tb[127] = INFINITY;
 }
 
 /* NVFP4 of a binary32 array whose block is a multiple of 8 of at most NV_CHUNK elements. */
@@ -696,17 +778,19 @@ static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size
     const double t = tensor_scale_of(a, r);
     if (ts)
         *ts = t;
-    nv_row nvr[128];
-    nv_srrow srw[128];
+    nv_tab tab;
     const srl_mode md = m.mode;
     const bool cmp = f->block == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
-    const bool srm = f->block == 16 && md == SRL_SR && lvl >= 2; /* (nv_sr16: AVX-512) */
+    /* (nv_sr16: AVX-512, and a tensor scale for its binary32 constants) */
+    const bool srm = f->block == 16 && md == SRL_SR && lvl >= 2 && t >= 0x1p-80 && t <= 0x1p100;
     if (cmp || srm)
-        nv_rows(nvr, t, srm ? SRL_RZ : md);
+        nv_rows(&tab, t, srm ? SRL_RZ : md);
     if (srm)
-        nv_rows_sr(srw, t);
+        nv_rows_sr(&tab, t);
+    if (cmp || srm)
+        nv_rows_sb(&tab, t, r);
     const mx_job j = {y,   scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n,
-                      cmp || srm ? nvr : NULL, srm ? srw : NULL};
+                      cmp || srm ? &tab : NULL, srm};
     split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
 }
 

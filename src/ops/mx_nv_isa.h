@@ -146,18 +146,26 @@ ISA(nv_elems_m)(float *y, const float *x, size_t k, size_t bs, const double *vb,
  * per E4M3 code (mx.c's nv_rows, which says why these comparisons decide) ---- */
 
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-/* Block b's 16 results by the comparisons of row `code` (AVX-512). */
-static inline __attribute__((always_inline)) __m512i ISA(nv_cmp_block)(const float *x, size_t b,
-                                                                        const nv_row *row)
+/* The number of thresholds of `row` that ax passes, plus 16 (nv_rows's estimate c0 from t32
+ * (ta, tb), then one comparison); *rowv: the row (thresholds in lanes 0-7, results in 8-15). */
+static inline __attribute__((always_inline)) __m512i
+ISA(nv_count)(__m512 ax, const nv_row *row, float rv, __m512i ta, __m512i tb, __m512i *rowv)
 {
-    const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
-    const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff)));
-    __m512i o = _mm512_and_si512(bits, _mm512_set1_epi32((int)row->sm));
-    for (int j = 0; j < 7; j++) {
-        const __mmask16 k = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(row->th[j]), _CMP_NLE_UQ);
-        o = _mm512_mask_add_epi32(o, k, o, _mm512_set1_epi32((int)row->step[j]));
-    }
-    return o;
+    const __m512 q = _mm512_mul_ps(ax, _mm512_set1_ps(rv));
+    const __m512i k = _mm512_min_epu32(_mm512_cvttps_epu32(q), _mm512_set1_epi32(31));
+    const __m512i c0 = _mm512_permutex2var_epi32(ta, k, tb);
+    *rowv = _mm512_load_si512((const void *)row);
+    const __m512 th = _mm512_castsi512_ps(_mm512_permutexvar_epi32(c0, *rowv));
+    return _mm512_mask_add_epi32(c0, _mm512_cmp_ps_mask(ax, th, _CMP_GT_OQ), c0,
+                                 _mm512_set1_epi32(1));
+}
+
+/* Lanes c - 16 (c = 16 .. 23) of the row's results: indices 16 .. 31 take the second table, the
+ * 64 bytes from the row's results on (into the next row or the padding). */
+static inline __attribute__((always_inline)) __m512i ISA(nv_res)(__m512i rowv, const nv_row *row,
+                                                                  __m512i c)
+{
+    return _mm512_permutex2var_epi32(rowv, c, _mm512_loadu_si512((const void *)row->res));
 }
 #endif
 
@@ -208,19 +216,35 @@ static inline __attribute__((always_inline)) void ISA(nv_out_end)(ISA(nv_out) *w
 }
 #endif
 
-/* y[0, 16 nb) from x's blocks of 16 by the comparisons of the rows of their scales' codes; nt:
- * streaming stores (nv_out). The comparisons are !(|x| <= th), so that a NaN element (in the NaN
- * row, th = -1) passes them all, as every other element there does. */
+/* y[0, 16 nb) from x's blocks of 16 by the rows of their scales' codes; nt: streaming stores
+ * (nv_out). Below AVX-512, or with a tensor scale outside nv_rows's est, the thresholds one by
+ * one (the results' selections nested as the thresholds are nondecreasing). */
 static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *codes,
-                          const nv_row *nvr, int nt)
+                          const nv_tab *t, int nt)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-    ISA(nv_out) w;
-    ISA(nv_out_init)(&w, y, nt);
-    for (size_t b = 0; b < nb; b++)
-        ISA(nv_out_put)(&w, y, b, ISA(nv_cmp_block)(x, b, nvr + codes[b]));
-    ISA(nv_out_end)(&w, y, nb);
-#else
+    if (t->est) {
+        ISA(nv_out) w;
+        ISA(nv_out_init)(&w, y, nt);
+        const __m512i ta = _mm512_loadu_si512((const void *)t->t32),
+                      tb = _mm512_loadu_si512((const void *)(t->t32 + 16)),
+                      absm = _mm512_set1_epi32(0x7fffffff);
+        for (size_t b = 0; b < nb; b++) {
+            const unsigned code = codes[b];
+            const nv_row *row = t->row + code;
+            const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
+            const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, absm));
+            __m512i rowv;
+            const __m512i c = ISA(nv_count)(ax, row, t->rx[code].rv, ta, tb, &rowv);
+            const __m512i o = _mm512_ternarylogic_epi32(ISA(nv_res)(rowv, row, c), bits,
+                                                        _mm512_set1_epi32((int)t->rx[code].sm),
+                                                        0xF8); /* a | (b & c) */
+            ISA(nv_out_put)(&w, y, b, o);
+        }
+        ISA(nv_out_end)(&w, y, nb);
+        return;
+    }
+#endif
     (void)nt;
     typedef srl__u32x16 V;
     for (size_t b = 0; b < nb; b++) {
@@ -229,77 +253,69 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
         srl__f32x16 ax;
         const V ab = bits & 0x7fffffffu;
         memcpy(&ax, &ab, sizeof ax);
-        const nv_row *row = nvr + codes[b];
-        V o = bits & row->sm;
-        for (int j = 0; j < 7; j++)
-            o += ~(V)(ax <= row->th[j]) & row->step[j];
+        const nv_row *row = t->row + codes[b];
+        V o = (V){0} + row->res[0];
+        for (int j = 0; j < 7; j++) {
+            const V m = (V)(ax > row->th[j]);
+            o = (o & ~m) | (((V){0} + row->res[j + 1]) & m);
+        }
+        o |= bits & t->rx[codes[b]].sm;
         memcpy(y + 16 * b, &o, sizeof o);
     }
-#endif
 }
 
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
 /* nv_sr16's loop; reg: the draws' first 32 bits made here from pcg32 states (nv_lanes) rather
  * than read from u. */
 static inline __attribute__((always_inline)) int
-ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const nv_row *nvr,
-               const nv_srrow *srw, const uint64_t *u, nv_lanes *ln, unsigned char *flag, int nt,
-               int reg)
+ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const nv_tab *t,
+               const uint64_t *u, nv_lanes *ln, unsigned char *flag, int nt, int reg)
 {
     int flagged = 0;
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
+    const __m512i ta = _mm512_loadu_si512((const void *)t->t32),
+                  tb = _mm512_loadu_si512((const void *)(t->t32 + 16));
+    const __m512i hi32 =
+        _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512 bnd = _mm512_set1_ps(2048), nbnd = _mm512_set1_ps(-2048);
     ISA(nv_out) w;
     ISA(nv_out_init)(&w, y, nt);
     srl__u64x8 s0 = reg ? ln->s[0] : (srl__u64x8){0}, s1 = reg ? ln->s[1] : (srl__u64x8){0};
     const uint64_t la = reg ? ln->a : 0, lc = reg ? ln->c : 0;
     for (size_t b = 0; b < nb; b++) {
-        const nv_row *row = nvr + codes[b];
-        const nv_srrow *sw = srw + codes[b];
+        const unsigned code = codes[b];
+        const nv_row *row = t->row + code;
+        const nv_srrow *sw = t->sr + code;
         const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
         const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, absm));
-        __m512i o = _mm512_and_si512(bits, _mm512_set1_epi32((int)row->sm)), kc = _mm512_setzero_si512();
-        for (int j = 0; j < 7; j++) {
-            const __mmask16 m = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(row->th[j]), _CMP_NLE_UQ);
-            o = _mm512_mask_add_epi32(o, m, o, _mm512_set1_epi32((int)row->step[j]));
-            kc = _mm512_mask_add_epi32(kc, m, kc, one);
-        }
-        __m512d uf[2];
+        __m512i rowv;
+        const __m512i c = ISA(nv_count)(ax, row, t->rx[code].rv, ta, tb, &rowv);
+        __m512i d;
         if (reg) { /* the sixteen elements' first outputs, then the states 32 steps on */
             const srl__u32x16 d16 = ISA(lane_pcg32_out16)(s0, s1);
-            __m512i d;
             memcpy(&d, &d16, sizeof d);
-            uf[0] = _mm512_cvtepu32_pd(_mm512_castsi512_si256(d));
-            uf[1] = _mm512_cvtepu32_pd(_mm512_extracti32x8_epi32(d, 1));
             s0 = s0 * la + lc;
             s1 = s1 * la + lc;
-        } else {
-            for (int h = 0; h < 2; h++)
-                uf[h] = _mm512_cvtepu64_pd(_mm512_srli_epi64(
-                    _mm512_loadu_si512((const void *)(u + 16 * b + 8 * (size_t)h)), 32));
+        } else { /* (the draws' high halves) */
+            d = _mm512_permutex2var_epi32(_mm512_loadu_si512((const void *)(u + 16 * b)), hi32,
+                                          _mm512_loadu_si512((const void *)(u + 16 * b + 8)));
         }
-        const __m512d lov = _mm512_loadu_pd(sw->lo), rv = _mm512_loadu_pd(sw->r);
-        __mmask16 away = 0, und = 0;
-        for (int h = 0; h < 2; h++) {
-            const __m512d axd = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(ax, 1)
-                                                  : _mm512_castps512_ps256(ax));
-            const __m512i kh = _mm512_cvtepu32_epi64(h ? _mm512_extracti32x8_epi32(kc, 1)
-                                                       : _mm512_castsi512_si256(kc));
-            const __m512d f = _mm512_mul_pd(_mm512_sub_pd(axd, _mm512_permutexvar_pd(kh, lov)),
-                                            _mm512_permutexvar_pd(kh, rv));
-            const __m512d d = _mm512_sub_pd(f, uf[h]);
-            const __mmask8 aw = _mm512_cmp_pd_mask(d, _mm512_set1_pd(1 + 0x1p-16), _CMP_GE_OQ);
-            const __mmask8 un = (__mmask8)(_mm512_cmp_pd_mask(d, _mm512_set1_pd(-0x1p-16),
-                                                              _CMP_GT_OQ) &
-                                           _mm512_cmp_pd_mask(f, _mm512_setzero_pd(), _CMP_GT_OQ) &
-                                           ~aw);
-            away |= (__mmask16)((unsigned)aw << (8 * h));
-            und |= (__mmask16)((unsigned)un << (8 * h));
-        }
-        const __mmask16 low = _mm512_cmplt_epi32_mask(kc, _mm512_set1_epi32(7));
-        away &= low, und &= low;
-        const __m512i rowv = _mm512_loadu_si512((const void *)row); /* (steps in lanes 8-14) */
-        o = _mm512_mask_add_epi32(
-            o, away, o, _mm512_permutexvar_epi32(_mm512_add_epi32(kc, _mm512_set1_epi32(8)), rowv));
+        /* the fraction F = (|x| - g_k v) 2^32 / (w_k v) less the draw's first 32 bits U */
+        const __m512 lo = _mm512_castsi512_ps(ISA(nv_res)(rowv, row, c));
+        const __m512i swv = _mm512_load_si512((const void *)sw);
+        const __m512 r2 = _mm512_sub_ps(_mm512_sub_ps(ax, lo),
+                                        _mm512_castsi512_ps(_mm512_permutexvar_epi32(c, swv)));
+        const __m512 rk = _mm512_castsi512_ps(
+            _mm512_permutex2var_epi32(swv, c, _mm512_loadu_si512((const void *)sw->r)));
+        const __m512 dd = _mm512_sub_ps(_mm512_mul_ps(r2, rk), _mm512_cvtepu32_ps(d));
+        const __mmask16 away = _mm512_cmp_ps_mask(dd, bnd, _CMP_GE_OQ);
+        const __mmask16 und = _mm512_mask_cmp_ps_mask(
+            _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(r2, _mm512_setzero_ps(), _CMP_GT_OQ), dd,
+                                    nbnd, _CMP_GT_OQ),
+            dd, bnd, _CMP_LT_OQ);
+        const __m512i o = _mm512_ternarylogic_epi32(
+            ISA(nv_res)(rowv, row, _mm512_mask_add_epi32(c, away, c, one)), bits,
+            _mm512_set1_epi32((int)t->rx[code].sm), 0xF8); /* a | (b & c) */
         ISA(nv_out_put)(&w, y, b, o);
         if (__builtin_expect(und != 0, 0)) {
             if (!flagged)
@@ -317,27 +333,28 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
 #endif
 
 /* sr of x's blocks of 16 (y[0, 16 nb)) with the draws u (or, u NULL, pcg32's from ln, whose
- * states move on 32 steps per block), by the rows of their scales' codes made
- * for rz (nvr) and srw: the comparisons give k, |q|'s lower neighbour g_k on E2M1's grid (k = 7:
- * |q| >= 6, which gives 6 whatever the draw), the result's bits RN32(g_k v) and, one step more,
- * RN32(g_(k+1) v). The draw decides between them as nv_elems's does, in binary64 lanes:
- * |x| - g_k v is exact (nv_elems's r), and times srw's 2^32 / (w v) (w the grid's spacing at g_k)
- * it is F = f 2^32 to within 2^-20 (two roundings of numbers below 2^32), so with U the draw's
- * first 32 bits, F - U >= 1 + 2^-16 is certainly away (f above the draw whatever its other bits)
- * and F - U <= -2^-16 certainly not; a lane between, inexact (F > 0), is flagged for the
- * reference path (probability about 2^-32). A zero scale's row has g_k v = 0 and 2^32 / (w v)
- * = 0 (F = 0: exact, +-0); the NaN one k = 7. Returns whether a lane was flagged (flag cleared
- * first then, over [0, 16 nb)). Below AVX-512 every lane is flagged (mx.c takes this path only
- * from x86-64-v4). y, nt: as nv_cmp16's. */
+ * states move on 32 steps per block), by the rows of their scales' codes made for rz and
+ * nv_rows_sr's: the estimate and the comparison (nv_count) give k, |q|'s lower neighbour g_k on
+ * E2M1's grid (k = 7: |q| >= 6, which gives 6 whatever the draw), the result's bits RN32(g_k v)
+ * and, one step more, RN32(g_(k+1) v). The draw decides between them as nv_elems's does, in
+ * binary32 lanes: r1 = |x| - RN32(g_k v) is exact (Sterbenz: |x| >= g_k v and |x| < g_(k+1) v
+ * <= 2 g_k v for k >= 1; k = 0: |x|), r1 - lo[k] is r = |x| - g_k v rounded once (so r > 0 iff
+ * inexact), times r[k] F = r 2^32 / (w_k v) within 3.0001 2^-24 F < 769 (three roundings),
+ * then less U rounded to binary32 (off by at most 128) and the difference rounded (256): D
+ * within 1153 of F - U. D >= 2048 is away (F > U + 1: f above the draw whatever its other bits),
+ * D <= -2048 not (F < U); a lane between, inexact, is flagged for the reference path
+ * (probability about 2^-20). Returns whether a lane was flagged (flag cleared first then, over
+ * [0, 16 nb)). Below AVX-512 every lane is flagged (mx.c takes this path only from x86-64-v4
+ * and with nv_rows's est). y, nt: as nv_cmp16's. */
 static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *codes,
-                        const nv_row *nvr, const nv_srrow *srw, const uint64_t *u, nv_lanes *ln,
-                        unsigned char *flag, int nt)
+                        const nv_tab *t, const uint64_t *u, nv_lanes *ln, unsigned char *flag,
+                        int nt)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-    return u ? ISA(nv_sr16_m)(y, x, nb, codes, nvr, srw, u, ln, flag, nt, 0)
-             : ISA(nv_sr16_m)(y, x, nb, codes, nvr, srw, u, ln, flag, nt, 1);
+    return u ? ISA(nv_sr16_m)(y, x, nb, codes, t, u, ln, flag, nt, 0)
+             : ISA(nv_sr16_m)(y, x, nb, codes, t, u, ln, flag, nt, 1);
 #else
-    (void)y, (void)x, (void)codes, (void)nvr, (void)srw, (void)u, (void)ln, (void)nt;
+    (void)y, (void)x, (void)codes, (void)t, (void)u, (void)ln, (void)nt;
     memset(flag, 1, 16 * nb);
     return nb != 0;
 #endif
@@ -451,12 +468,66 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
     }
 }
 
+/* The E4M3 codes of s_b of nb whole blocks of 16 of x (nb a multiple of 8) as nv_scales16 makes
+ * them, from x86-64-v4 with nv_rows_sb's est by an estimate and one comparison (nv_rows_sb says
+ * why they decide), sixteen blocks at a time; otherwise by nv_scales16. */
+static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_tab *t)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    if (t->sbest) {
+        const __m512 rd = _mm512_set1_ps(t->rd), s10 = _mm512_set1_ps(0x1p10f);
+        const __m512i up = _mm512_set1_epi32(t->up), one = _mm512_set1_epi32(1);
+        for (size_t b0 = 0; b0 < nb; b0 += 16) {
+            srl__u32x8 am[2] = {{0}, {0}};
+            ISA(nv_amax8)(&am[0], x + 16 * b0);
+            if (b0 + 8 < nb)
+                ISA(nv_amax8)(&am[1], x + 16 * (b0 + 8));
+            __m512i a;
+            memcpy(&a, am, sizeof a);
+            const __m512 amax = _mm512_castsi512_ps(a);
+            const __m512 y = _mm512_mul_ps(amax, rd);
+            const __m512i kn = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 19),
+                                                _mm512_set1_epi32(1920));
+            const __m512i ks = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(y, s10)),
+                                                _mm512_set1_epi32(31));
+            const __m512i kf = _mm512_min_epi32(_mm512_max_epi32(ks, kn), _mm512_set1_epi32(252));
+            const __m512i c0 = _mm512_srli_epi32(_mm512_add_epi32(kf, up), 1);
+            const __m512 th = _mm512_i32gather_ps(c0, t->tb, 4);
+            __m512i c = _mm512_mask_add_epi32(c0, _mm512_cmp_ps_mask(amax, th, _CMP_GT_OQ), c0,
+                                              one);
+            c = _mm512_mask_mov_epi32(
+                c, _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                _mm512_set1_epi32(0x7F)); /* (a NaN or an infinity in the block) */
+            const __m128i c8 = _mm512_cvtepi32_epi8(c);
+            memcpy(codes + b0, &c8, b0 + 8 < nb ? 16 : 8);
+        }
+        return;
+    }
+#endif
+    ISA(nv_scales16)(NULL, NULL, codes, x, nb, t->d, t->ts, t->up);
+}
+
 /* The bits of the largest finite magnitude among x[0..n) (0 if none). */
 static uint32_t ISA(nv_amax)(const float *x, size_t n)
 {
     typedef srl__u32x16 V;
     V m = (V){0};
     size_t i = 0;
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+    /* four running maxima, so that the loop is not one chain of dependent maxima */
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    __m512i a4[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                     _mm512_setzero_si512()};
+    for (; i + 64 <= n; i += 64)
+        for (int q = 0; q < 4; q++) {
+            const __m512i v =
+                _mm512_and_si512(_mm512_loadu_si512((const void *)(x + i + 16 * q)), absm);
+            a4[q] = _mm512_mask_max_epu32(a4[q], _mm512_cmplt_epu32_mask(v, inf), a4[q], v);
+        }
+    const __m512i a2 = _mm512_max_epu32(_mm512_max_epu32(a4[0], a4[1]),
+                                        _mm512_max_epu32(a4[2], a4[3]));
+    memcpy(&m, &a2, sizeof m);
+#endif
     for (; i + 16 <= n; i += 16) {
         V v;
         memcpy(&v, x + i, sizeof v);

@@ -170,8 +170,9 @@ static void check_path(int path, const double *xd, const float *xf, size_t n,
 /* Block quantization of binary32 values (srl_mx_quantize_float, whose MX formats run on the bulk
  * kernels at the forced level) against srl_mx_quantize of the same values (binary64, the
  * element-by-element reference path): every output and scale code bit for bit, the counter. */
-static void check_mx_at(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
-                        srl_rounding m, srl_rng_kind kind, const char *what, size_t yoff)
+static void check_mx_from(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
+                          srl_rounding m, srl_rng_kind kind, const char *what, size_t yoff,
+                          uint64_t start)
 {
     /* the output yoff floats past a 64-byte boundary (the streaming stores' line offset) */
     float *const ya = aligned_alloc(64, ((n + yoff) * sizeof(float) + 63) / 64 * 64);
@@ -188,7 +189,7 @@ static void check_mx_at(const float *xf, size_t n, const srl_mx_format *f, srl_m
         xd[i] = (double)xf[i];
     srl_rng bulk, ref;
     srl_rng_init(&bulk, kind, SEED, 5);
-    srl_rng_seek(&bulk, START);
+    srl_rng_seek(&bulk, start);
     ref = bulk;
     const int st = srl_mx_quantize_float(y, c, NULL, xf, n, f, r, m, &bulk);
     const int sr = srl_mx_quantize(xd, cr, NULL, xd, n, f, r, m, &ref);
@@ -203,6 +204,12 @@ static void check_mx_at(const float *xf, size_t n, const srl_mx_format *f, srl_m
               what, i, (double)xf[i], (double)y[i], (double)want);
     }
     free(ya), free(xd), free(c), free(cr);
+}
+
+static void check_mx_at(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
+                        srl_rounding m, srl_rng_kind kind, const char *what, size_t yoff)
+{
+    check_mx_from(xf, n, f, r, m, kind, what, yoff, START);
 }
 
 static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_rule r,
@@ -619,6 +626,182 @@ int main(int argc, char **argv)
         free(xt);
         snprintf(what, sizeof what, "level %s: nvfp4 at E2M1's grid and midpoints", names[lvl]);
         GROUP(what, before_nv);
+    }
+
+    /* NVFP4 under a tensor scale s_t of 24 bits (v = s_b s_t and the thresholds are no binary32
+     * numbers) whose 1 / (6 s_t) rounds down in binary32: src/ops/mx_nv_isa.h's estimates of
+     * s_b's code and of an element's place on E2M1's grid then fall below the exact ones where
+     * the quotient is just above an E4M3 value or midpoint G, and the correcting comparison
+     * decides. s_t is the first such with at least four G of each kind where the estimate of
+     * the least binary32 amax above 6 G s_t falls below G. Blocks led by that amax, the one
+     * below and the one above it, for each G; their other elements g G s_t, g E2M1's grid
+     * points and midpoints up to 5, rounded, and one unit either side; every rule, mode and
+     * stream. */
+    {
+        const long before_ts = srl_test_failures;
+        static const double pos[] = {0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2,
+                                     2.5,  3,   3.5,  4, 5,    6,   7};
+        srl_mx_format f;
+        srl_format e4m3s;
+        srl_rounding rn, sr;
+        float *xt = calloc(N_MIX, sizeof *xt), y16[16], x16[16] = {0};
+        if (!xt || srl_mx_parse(&f, "nvfp4", &err) != SRL_OK ||
+            srl_format_parse(&e4m3s, "e4m3,saturate=on", &err) != SRL_OK ||
+            srl_rounding_parse(&rn, "rn", &err) != SRL_OK ||
+            srl_rounding_parse(&sr, "sr", &err) != SRL_OK)
+            return 1;
+        double ts = 1;
+        for (uint32_t mt = 0x2345; ; mt += 2) { /* (the tensor scale as ocp and ceil make it) */
+            x16[0] = (float)(2688 * (1 + ldexp(mt, -23)));
+            if (srl_mx_quantize_float(y16, NULL, &ts, x16, 16, &f, SRL_MX_OCP, rn, NULL) !=
+                SRL_OK)
+                return 1;
+            const float tf = (float)ts, rd = (float)(1 / (6 * ts));
+            uint32_t tb;
+            memcpy(&tb, &tf, sizeof tb);
+            if (!((double)rd < 1 / (6 * ts) && (tb & 1))) /* (24 bits) */
+                continue;
+            int below[2] = {0, 0};
+            double pv = 0;
+            for (uint64_t code = 1; code < 0x7E; code++) {
+                double v;
+                if (srl_format_decode(&v, &e4m3s, code) != SRL_OK)
+                    return 1;
+                for (int h = 0; h < 2; h++) {
+                    const double gv = h ? (pv + v) / 2 : v;
+                    float a = (float)(6 * gv * ts); /* (6 G s_t: exact in binary64) */
+                    if ((double)a <= 6 * gv * ts)
+                        a = nextafterf(a, INFINITY);
+                    below[h] += (double)(float)((double)a * rd) < gv;
+                }
+                pv = v;
+            }
+            if (below[0] >= 4 && below[1] >= 4)
+                break;
+        }
+        size_t n = 16;
+        xt[0] = x16[0];
+        double prev = 0;
+        for (uint64_t code = 1; code < 0x7E && n + 96 <= N_MIX; code++) {
+            double v;
+            if (srl_format_decode(&v, &e4m3s, code) != SRL_OK)
+                return 1;
+            const double mv[2] = {v, (prev + v) / 2};
+            prev = v;
+            for (int q = 0; q < 6; q++) {
+                const double m = mv[q % 2];
+                float a = (float)(6 * m * ts);
+                if ((double)a <= 6 * m * ts)
+                    a = nextafterf(a, INFINITY); /* (the least above 6 m s_t) */
+                xt[n] = q / 2 == 0 ? a : nextafterf(a, q / 2 == 1 ? 0 : INFINITY);
+                for (size_t z = 1; z < 16; z++) {
+                    const float e = (float)(pos[(z - 1) % 13] * m * ts); /* (below 6) */
+                    const float nz = (z + (size_t)q) % 3 == 0   ? e
+                                     : (z + (size_t)q) % 3 == 1 ? nextafterf(e, 0)
+                                                                : nextafterf(e, INFINITY);
+                    xt[n + z] = z % 2 ? nz : -nz;
+                }
+                n += 16;
+            }
+        }
+        for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+            for (size_t mi = 0; mi < NM; mi++)
+                for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
+                    snprintf(what, sizeof what, "nvfp4 %s %s %s, s_t = %a (%zu values)",
+                             srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                             ki ? "pcg64" : "pcg32", ts, n);
+                    check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
+                }
+        /* the same times 2^-100 and 2^-135: tensor scales where binary32's 4 / v, 1 / (t s_t) or
+         * 2^32 / (w v) overflow, which take the comparisons one by one and the general kernel */
+        float *xs2 = malloc(n * sizeof *xs2);
+        if (!xs2)
+            return 1;
+        for (int sc = 0; sc < 2; sc++) {
+            for (size_t i = 0; i < n; i++)
+                xs2[i] = ldexpf(xt[i], sc ? -135 : -100);
+            for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+                for (size_t mi = 0; mi < NM; mi++)
+                    for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
+                        snprintf(what, sizeof what, "nvfp4 %s %s %s, s_t = %a 2^%d (%zu values)",
+                                 srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                                 ki ? "pcg64" : "pcg32", ts, sc ? -135 : -100, n);
+                        check_mx(xs2, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
+                    }
+        }
+        free(xs2);
+        /* sr where |x| = RN32(g_k v) lies just above g_k v: inexact with F = f 2^32 below 769,
+         * up only for a draw below f, which binary32 lanes tell from an exact lane by
+         * nv_rows_sr's lo (g_k v's part below RN32(g_k v)). The s_b and k of the largest such
+         * F; the lane at each stream position (of 2^25 from START) whose draw's first 32 bits
+         * are below F - 1, in a call of two blocks of its own that starts there. */
+        static const double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+        double best = 0, bsb = 0;
+        int bk = 0;
+        for (uint64_t code = 8; code <= 0x7E; code++) {
+            double sb;
+            if (srl_format_decode(&sb, &e4m3s, code) != SRL_OK)
+                return 1;
+            for (int k = 1; k < 7; k++) {
+                const double l = grid[k] * sb * ts, fk = ((float)l - l) * 0x1p32 /
+                                                          ((grid[k + 1] - grid[k]) * sb * ts);
+                if (fk > best)
+                    best = fk, bsb = sb, bk = k;
+            }
+        }
+        CHECK(best > 129, "nvfp4 sr: s_t = %a: the largest F just above g_k v is %g", ts, best);
+        const uint64_t dmax = (uint64_t)(best - 1); /* (a draw below: up, whatever its rest) */
+        float xs[32] = {0};
+        xs[0] = x16[0];
+        xs[16] = (float)(6 * bsb * ts);
+        xs[21] = (float)(grid[bk] * bsb * ts);
+        for (int ki = 0; ki < 2; ki++) {
+            srl_rng g;
+            srl_rng_init(&g, kinds[ki], SEED, 5);
+            srl_rng_seek(&g, START);
+            size_t hits = 0;
+            for (uint64_t p = 0; p < (UINT64_C(1) << 25); p++) {
+                if (srl_rng_next(&g) >> 32 >= dmax || p < 21)
+                    continue;
+                snprintf(what, sizeof what, "nvfp4 sr %s, |x| = RN32(%g v) = %a (F = %.1f), s_b "
+                         "%g, its draw at %" PRIu64, ki ? "pcg64" : "pcg32", grid[bk],
+                         (double)xs[21], best, bsb, START + p);
+                check_mx_from(xs, 32, &f, SRL_MX_OCP, sr, kinds[ki], what, 0, START + p - 21);
+                hits++;
+            }
+            CHECK(hits >= 1, "nvfp4 sr %s: no draw below %" PRIu64 " at 2^25 positions",
+                  ki ? "pcg64" : "pcg32", dmax);
+        }
+        /* sr where each element's fraction F lies near its draw's first 32 bits d: |x| =
+         * RN32(g_k v + (d + 1/2) w_k v 2^-32), F within 1536 of d (|x|'s unit is up to 2^-23
+         * of g_k v < 3 w_k v), so that binary32's roundings (up to 1153) are what decide or flag
+         * the lane; blocks of s_b the E4M3 values from 2^-3 up, k = 1..6 */
+        for (int ki = 0; ki < 2; ki++) {
+            srl_rng g;
+            srl_rng_init(&g, kinds[ki], SEED, 5);
+            const size_t nf = N_MIX / 16 * 16;
+            double sb = 0;
+            for (size_t i = 0; i < nf; i++) {
+                if (i % 16 == 0) {
+                    if (srl_format_decode(&sb, &e4m3s, 0x20 + i / 16 % 0x5E) != SRL_OK)
+                        return 1;
+                    xt[i] = i ? (float)(6 * sb * ts) : x16[0];
+                    continue;
+                }
+                const int k = 1 + (int)(i % 6);
+                const double d = (double)(srl_rng_draw_at(&g, START + i) >> 32);
+                const float e = (float)(grid[k] * sb * ts +
+                                        (d + 0.5) * 0x1p-32 * (grid[k + 1] - grid[k]) * sb * ts);
+                xt[i] = i % 3 == 1 ? -e : e;
+            }
+            snprintf(what, sizeof what, "nvfp4 sr %s, s_t = %a, F near the draw (%zu values)",
+                     ki ? "pcg64" : "pcg32", ts, nf);
+            check_mx(xt, nf, &f, SRL_MX_OCP, sr, kinds[ki], what);
+        }
+        free(xt);
+        snprintf(what, sizeof what, "level %s: nvfp4 under a tensor scale of 24 bits",
+                 names[lvl]);
+        GROUP(what, before_ts);
     }
 
     /* The streaming-store path: outputs over 16 MiB, starting off a 64-byte boundary. The big
