@@ -47,9 +47,11 @@
  * small as 16 KiB. A block of at most SRL_TILE_SMALL elements (whose tiles are as small) keeps
  * a small one on the stack instead, sparing the allocation where the work is short. */
 #define SRL_TILE_SMALL 64
-/* Block quantization's one-pass tiles (block_mx_f2f, mx_tile) are four times as long: their
- * per-tile steps (the draws' setup, the scales' pass, the workspace's flags) cost as much as a
- * sixth of a 512-element tile's loop in the caches. 8 KiB of binary32 inputs, in L1 still. */
+/* Block quantization's one-pass tiles (block_mx_f2f, mx_tile) are four times as long where the
+ * output stays in the caches: their per-tile steps (the draws' setup, the scales' pass, the
+ * workspace's flags) cost as much as a sixth of a 512-element tile's loop there. 8 KiB of
+ * binary32 inputs, in L1 still. A streamed output keeps 512: its copy out of the workspace,
+ * four times as long a burst of streaming stores, cost more than that at 10^7 (one thread). */
 #define SRL_MX_TILE (4 * SRL_TILE)
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
@@ -391,12 +393,13 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     const int alias = y < x + n && x < y + n; /* the reference path then needs a copy of x */
     const int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES;
     const int onepass = (!q34 || form == 2) && bs % 16 == 0;
+    const size_t mxt = nt ? SRL_TILE : SRL_MX_TILE;
     for (size_t t0 = 0, k; t0 < n; t0 += k) {
-        /* one-pass tiles: SRL_MX_TILE elements, or the whole blocks left; the rest (a last
-         * block cut short) in the other path's tiles */
+        /* one-pass tiles: mxt elements, or the whole blocks left; the rest (a last block cut
+         * short) in the other path's tiles */
         k = n - t0 < SRL_TILE ? n - t0 : SRL_TILE;
         if (onepass) {
-            const size_t kw = n - t0 < SRL_MX_TILE ? n - t0 : SRL_MX_TILE;
+            const size_t kw = n - t0 < mxt ? n - t0 : mxt;
             k = kw >= bs ? kw - kw % bs : k;
         }
         if (alias)
