@@ -1686,7 +1686,8 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
     const V qw = wide ? zero + ((uint32_t)(elem->emin - elem->p + 1 + bw) << 25) : qbits;
     const V q_half = qw - (one << mb), q_3half = qw | (one << (mb - 1)), q_two = qw + (one << mb);
     const V c_sv = zero + (uint32_t)(elem->emin + (wide ? bw : 127)) + c_offw, implicit = one << mb;
-    const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2) : sat;
+    const V satw = wide ? zero + ((uint32_t)(elem->emax + bw) << 25 | (sat32 & 0x7fffffu) << 2)
+                        : sat;
 #if SRL_ISA_LEVEL >= 2
     /* forms 3 and 4: C's fields from av's exponent field, 2^32 / q's from C's (see the loop),
      * and the least exponent field that is not tiny (the carry form's sv <= 31) */
@@ -1768,8 +1769,8 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                      * (p <= 22), so v and its odd rounding lie on the same side of each, or v
                      * is one of them and exact: RN_E of the one is RN_E of the other, and form
                      * 3 rounds it. */
-                    const __m512 l = _mm512_fmsub_round_ps(ax, c34, hz,
-                                                           _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+                    const __m512 l = _mm512_fmsub_round_ps(
+                        ax, c34, hz, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
                     const __mmask16 st = _mm512_test_epi32_mask((__m512i)l, (__m512i)absm);
                     w = (V)_mm512_mask_or_epi32((__m512i)w, st, (__m512i)w, (__m512i)one);
                 }
@@ -1822,19 +1823,19 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
                                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
                     __m512i xi = _mm512_cvtt_roundps_epu32(xs, _MM_FROUND_NO_EXC);
                     if (q34) {
-                        /* form 6: X = (rem + l) 2^32 / q, the two parts' sum as integers. l 2^32 / q
-                         * is an integer below 2^(p + 8) (v's last bit is 2^-25 of its binade's top,
-                         * q 2^-(p - 1) of it or more) and rem 2^32 / q one at most 2^32 - 2^(p + 8)
-                         * (rem a multiple of hz's ulp, below q): X < 2^32, exact. A lane clipped
-                         * to E's largest value has no residual. */
-                        const __m512 ax = (__m512)(xb & absm);
-                        const __m512 l = _mm512_fmsub_round_ps(ax, c34, (__m512)w,
-                                                               _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                        /* form 6: X = (rem + l) 2^32 / q, the two parts' sum as integers.
+                         * l 2^32 / q is an integer below 2^(p + 8) (v's last bit is 2^-25 of
+                         * its binade's top, q 2^-(p - 1) of it or more) and rem 2^32 / q one at
+                         * most 2^32 - 2^(p + 8) (rem a multiple of hz's ulp, below q): X < 2^32,
+                         * exact. A lane clipped to E's largest value has no residual. */
+                        const __m512 ax = (__m512)(xb & absm); /* (the prologue's, again) */
+                        const __m512 l = _mm512_fmsub_round_ps(
+                            ax, c34, (__m512)w, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
                         const __mmask16 in = _mm512_cmplt_epu32_mask((__m512i)w, (__m512i)sat);
-                        const __m512 xl = _mm512_mul_round_ps(l, s32,
-                                                              _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                        xi = _mm512_add_epi32(xi, _mm512_maskz_cvtt_roundps_epu32(in, xl,
-                                                                                 _MM_FROUND_NO_EXC));
+                        const __m512 xl = _mm512_mul_round_ps(
+                            l, s32, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                        xi = _mm512_add_epi32(
+                            xi, _mm512_maskz_cvtt_roundps_epu32(in, xl, _MM_FROUND_NO_EXC));
                     }
                     const __mmask16 up = _mm512_cmpgt_epu32_mask(xi, (__m512i)ud);
                     /* down + q (exact: at most 2^p q), q from C's exponent field */
