@@ -13,7 +13,9 @@
  *     rows and one value of A a whole row of the tile;
  *   - the operands are copied ("packed") into the order the micro-kernel reads them: A by panels
  *     of G32_MR rows (l-major), B by panels of the tile's width; rows and columns past the
- *     matrix are zeros whose outputs are never stored;
+ *     matrix are zeros whose outputs are never stored. At x86-64-v4 the unfused kernels read A
+ *     with every value packed as a vector of its 16 copies (gemm32_isa.h, G32_AW, says why),
+ *     a panel at a time, which then passes over all of B's block;
  *   - k is cut into chunks of at most KC terms, so that a panel of B stays in the caches while
  *     MC rows of A pass over it (the goto/BLIS loop nest: columns by NC, terms by KC, rows by
  *     MC, then panels). Between two chunks a sum waits in C, a binary32 value read back
@@ -59,9 +61,9 @@
 enum { G32_FRESH = 0, G32_LOAD, G32_JOIN };
 
 /* Blocking: terms per chunk, rows per packed block of A, columns per packed block of B. For the
- * largest tile (6 x 64), a chunk of A's panel is 6 KiB (the first-level cache), the packed block
- * of A 96 KiB and the block of B 1 MiB (the second level). Larger blocks (blocked:K with K > KC)
- * keep the same footprint by taking fewer rows and columns. */
+ * largest tile (6 x 64), a chunk of A's panel is 6 KiB (the first-level cache; 96 KiB broadcast),
+ * the packed block of A 96 KiB and the block of B 1 MiB (the second level). Larger blocks
+ * (blocked:K with K > KC) keep the same footprint by taking fewer rows and columns. */
 #define KC 256
 #define MC 96
 #define NC 1024
@@ -128,6 +130,8 @@ static void g32_fix(const g32_ectx *e, int r, int v, size_t l, int join, const f
 
 typedef struct g32_level {
     int lanes, nv;      /* a tile is G32_MR rows by up to nv vectors of `lanes` columns */
+    int aw;             /* floats per value of A in the products' (not fused) panels */
+    void (*pack_wide)(float *pan, const float *const *src, size_t rows, size_t step, size_t kc);
     g32_fn kern[2][4];  /* [fused][vectors - 1] */
     g32e_fn emu[3][4];  /* [product kind][accumulation kind], x86-64-v4 */
 } g32_level;
@@ -217,6 +221,7 @@ typedef struct g32_plan {
     const srl__g32 *g;
     g32_level lv;
     size_t nr;           /* columns of a full tile */
+    size_t aw;           /* floats per value of A in its packed panels (gemm32_isa.h, G32_AW) */
     size_t chunk;        /* terms per chunk */
     size_t mc, nc;       /* rows per block of A, columns per block of B */
     size_t parts;        /* rectangles of C */
@@ -410,7 +415,7 @@ static void tile(const g32_plan *pl, const float *Ap, const float *Bp, size_t kc
         if (!full && how != G32_FRESH)
             for (size_t r = 0; r < rows; r++)
                 memcpy(tmp + r * wp, g->C + (i + r) * g->n + j, w * sizeof(float));
-        fn(len, Ap + s0 * G32_MR, Bp + s0 * wp, c, ldc, how);
+        fn(len, Ap + s0 * G32_MR * pl->aw, Bp + s0 * wp, c, ldc, how);
         if (!full)
             for (size_t r = 0; r < rows; r++)
                 memcpy(g->C + (i + r) * g->n + j, tmp + r * wp, w * sizeof(float));
@@ -422,7 +427,21 @@ static void tile(const g32_plan *pl, const float *Ap, const float *Bp, size_t kc
 static void block(const g32_plan *pl, float *Ap, const float *Bp, size_t ic, size_t mc, size_t jc,
                   size_t nc, size_t p0, size_t kc)
 {
-    pack_a(Ap, pl->g, ic, mc, p0, kc);
+    const srl__g32 *g = pl->g;
+    if (pl->aw > 1) { /* A broadcast, 16 times its size: a panel at a time, over all of B */
+        for (size_t ip = 0; ip < mc; ip += G32_MR) {
+            const size_t rows = mc - ip < G32_MR ? mc - ip : G32_MR;
+            const float *src[G32_MR];
+            for (size_t r = 0; r < G32_MR; r++)
+                src[r] = g->A + (ic + ip + (r < rows ? r : 0)) * g->a_row + p0 * g->a_step;
+            pl->lv.pack_wide(Ap, src, rows, g->a_step, kc);
+            for (size_t jp = 0; jp < nc; jp += pl->nr)
+                tile(pl, Ap, Bp + jp * kc, kc, p0, ic + ip, rows, jc + jp,
+                     nc - jp < pl->nr ? nc - jp : pl->nr);
+        }
+        return;
+    }
+    pack_a(Ap, g, ic, mc, p0, kc);
     for (size_t jp = 0; jp < nc; jp += pl->nr) {
         const size_t w = nc - jp < pl->nr ? nc - jp : pl->nr;
         for (size_t ip = 0; ip < mc; ip += G32_MR)
@@ -565,7 +584,7 @@ static bool steal(g32_plan *pl)
     st.nch = (g->k + pl->chunk - 1) / pl->chunk;
     st.nseq = (g->n + pl->nc - 1) / pl->nc * st.nch;
     const size_t kc = pl->chunk < g->k ? pl->chunk : g->k;
-    pl->ap_len = round_up(tu * G32_MR * kc, 16);
+    pl->ap_len = round_up((pl->aw > 1 ? pl->aw : tu) * G32_MR * kc, 16); /* a block, or a panel */
     pl->bp_len = round_up(g->n < pl->nc ? g->n : pl->nc, pl->nr) * kc;
     st.bands = st.units < ((size_t)1 << 32) ? malloc(st.nseq * sizeof *st.bands) : NULL;
     st.done = malloc(st.units * sizeof *st.done);
@@ -608,6 +627,7 @@ int srl__gemm32(const srl__g32 *g, int lvl, bool par)
     pl.emu = g->pk != G32_P_EXACT || g->ak != G32_A_NAT;
     pl.group = pl.emu ? 32 : (size_t)pl.lv.lanes; /* the emulated tiles take 32 columns */
     pl.pk = g->pk == G32_P_RN && g->ps == 16 && lvl >= 3 ? G32_P_BF16 : g->pk;
+    pl.aw = !pl.emu && !g->fused ? (size_t)pl.lv.aw : 1;
     if (pl.emu) {
         g32_ectx *e = &pl.ectx;
         e->g = g;
@@ -652,7 +672,8 @@ int srl__gemm32(const srl__g32 *g, int lvl, bool par)
     const size_t kc = pl.chunk < g->k ? pl.chunk : g->k;
     const size_t rows = pl.by_rows ? (units + pl.parts - 1) / pl.parts * G32_MR : g->m;
     const size_t cols = pl.by_rows ? g->n : (units + pl.parts - 1) / pl.parts * pl.nr;
-    pl.ap_len = round_up(rows < pl.mc ? rows : pl.mc, G32_MR) * kc;
+    pl.ap_len = pl.aw > 1 ? pl.aw * G32_MR * kc /* a panel at a time (block) */
+                          : round_up(rows < pl.mc ? rows : pl.mc, G32_MR) * kc;
     pl.bp_len = round_up(cols < pl.nc ? cols : pl.nc, pl.nr) * kc;
     pl.ap_len = round_up(pl.ap_len, 16); /* B's panels on 64-byte lines */
     srl__kern_for(pl.parts, pl.parts > 1, part, &pl);
