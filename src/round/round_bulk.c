@@ -319,7 +319,8 @@ typedef struct srl__mx_args {
     int rule;
 } srl__mx_args;
 
-/* One thread's workspace for a tile of SRL_TILE elements (no tile array on the stack). */
+/* One thread's workspace for a tile (SRL_MX_TILE elements in one pass, SRL_TILE in the other
+ * path; no tile array on the stack). */
 typedef struct mx_ws {
     uint64_t u[SRL_MX_TILE], nok[SRL_TILE];
     double td[SRL_TILE];
