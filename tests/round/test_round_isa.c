@@ -218,6 +218,23 @@ static void check_mx(const float *xf, size_t n, const srl_mx_format *f, srl_mx_r
     check_mx_at(xf, n, f, r, m, kind, what, 4);
 }
 
+/* check_mx under every scale rule and mode of ms, sr's modes with both generators, each case
+ * labelled "NAME RULE MODE GENERATOR, CONTEXT". */
+static void check_mx_every(const float *xf, size_t n, const srl_mx_format *f,
+                           const srl_rounding *ms, const char *name, const char *context)
+{
+    static const srl_rng_kind kinds[2] = {SRL_RNG_PCG32, SRL_RNG_PCG64};
+    char what[256];
+    for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
+        for (size_t mi = 0; mi < NM; mi++)
+            for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
+                snprintf(what, sizeof what, "%s %s %s %s, %s", name,
+                         srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
+                         ki ? "pcg64" : "pcg32", context);
+                check_mx(xf, n, f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
+            }
+}
+
 int main(int argc, char **argv)
 {
     static const char *const names[] = {"base", "v3", "v4", "v4i"};
@@ -271,7 +288,7 @@ int main(int argc, char **argv)
     static const srl_rng_kind kinds[2] = {SRL_RNG_PCG32, SRL_RNG_PCG64};
     /* (offset, length) pairs: the whole mix, a misaligned part, pieces shorter than a group */
     static const size_t parts[][2] = {{0, N_MIX}, {3, N_MIX - 3}, {1029, 13}, {4001, 7}};
-    char what[160];
+    char what[160], ctx[128];
     for (size_t fi = 0; fi < NF; fi++) {
         const long before = srl_test_failures;
         const int fits = srl_format_fits_float(&fs[fi]);
@@ -425,14 +442,8 @@ int main(int argc, char **argv)
                     }
                 }
             n -= n % 32;
-            for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
-                for (size_t mi = 0; mi < NM; mi++)
-                    for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
-                        snprintf(what, sizeof what, "%s %s %s %s, midpoints (%zu values)",
-                                 tie_specs[fi], srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
-                                 ki ? "pcg64" : "pcg32", n);
-                        check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
-                    }
+            snprintf(ctx, sizeof ctx, "midpoints (%zu values)", n);
+            check_mx_every(xt, n, &f, ms, tie_specs[fi], ctx);
         }
         free(xt);
         snprintf(what, sizeof what, "level %s: block formats at E's midpoints", names[lvl]);
@@ -615,14 +626,8 @@ int main(int argc, char **argv)
                 n += 16;
             }
         }
-        for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
-            for (size_t mi = 0; mi < NM; mi++)
-                for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
-                    snprintf(what, sizeof what, "nvfp4 %s %s %s, grid and midpoints (%zu values)",
-                             srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
-                             ki ? "pcg64" : "pcg32", n);
-                    check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
-                }
+        snprintf(ctx, sizeof ctx, "grid and midpoints (%zu values)", n);
+        check_mx_every(xt, n, &f, ms, "nvfp4", ctx);
         free(xt);
         snprintf(what, sizeof what, "level %s: nvfp4 at E2M1's grid and midpoints", names[lvl]);
         GROUP(what, before_nv);
@@ -704,14 +709,8 @@ int main(int argc, char **argv)
                 n += 16;
             }
         }
-        for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
-            for (size_t mi = 0; mi < NM; mi++)
-                for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
-                    snprintf(what, sizeof what, "nvfp4 %s %s %s, s_t = %a (%zu values)",
-                             srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
-                             ki ? "pcg64" : "pcg32", ts, n);
-                    check_mx(xt, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
-                }
+        snprintf(ctx, sizeof ctx, "s_t = %a (%zu values)", ts, n);
+        check_mx_every(xt, n, &f, ms, "nvfp4", ctx);
         /* the same times 2^-100 and 2^-135: tensor scales where binary32's 4 / v, 1 / (t s_t) or
          * 2^32 / (w v) overflow, which take the comparisons one by one and the general kernel */
         float *xs2 = malloc(n * sizeof *xs2);
@@ -720,14 +719,8 @@ int main(int argc, char **argv)
         for (int sc = 0; sc < 2; sc++) {
             for (size_t i = 0; i < n; i++)
                 xs2[i] = ldexpf(xt[i], sc ? -135 : -100);
-            for (int r = 0; r < SRL_MX_RULE_COUNT; r++)
-                for (size_t mi = 0; mi < NM; mi++)
-                    for (int ki = 0; ki < (srl_rounding_is_stochastic(ms[mi]) ? 2 : 1); ki++) {
-                        snprintf(what, sizeof what, "nvfp4 %s %s %s, s_t = %a 2^%d (%zu values)",
-                                 srl_mx_rule_name((srl_mx_rule)r), mode_specs[mi],
-                                 ki ? "pcg64" : "pcg32", ts, sc ? -135 : -100, n);
-                        check_mx(xs2, n, &f, (srl_mx_rule)r, ms[mi], kinds[ki], what);
-                    }
+            snprintf(ctx, sizeof ctx, "s_t = %a 2^%d (%zu values)", ts, sc ? -135 : -100, n);
+            check_mx_every(xs2, n, &f, ms, "nvfp4", ctx);
         }
         free(xs2);
         /* sr where |x| = RN32(g_k v) lies just above g_k v: inexact with F = f 2^32 below 769,
