@@ -249,8 +249,12 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
 - **Ratios in one process.** Every figure is read beside a reference timed in the same process
   and the same run (memcpy of the same bytes, a copy with streaming stores, CPFloat, llm.c's
   CPU trainer, OpenBLAS's sgemm, a plain float loop, torch's own operation). Contenders run in
-  turn within each repeat, so a change of load hits all alike; the tables give medians. Ratios
-  carry over between machines better than rates, and on a shared machine better than either.
+  turn within each repeat, so a change of load hits all alike; the tables give medians. A ratio
+  is the median of the ratios within each repeat (bulk rounding, block quantization, matrix
+  products), not a ratio of two medians: on the shared VMs below the memory bandwidth left to a
+  process moved by a factor 2 from one minute to the next, and only runs made moments apart see
+  the same machine. Ratios carry over between machines better than rates, and on a shared
+  machine better than either.
 - **Clocks.** One thread: the process's (or the calling thread's) CPU time, so that other
   processes on a loaded machine count less. More threads: wall-clock time (CPU time would add
   the cores). GPT steps: both, per step, the first step of every run a warm-up.

@@ -12,9 +12,14 @@
  * untimed, so that every one starts from memory: without it the streaming copy, which runs
  * right after memcpy, found memcpy's last lines of the input still in the caches, and srlab
  * after CPFloat the same, while each one that followed a contender with dirty output lines had
- * to write them back on its own time. The reported
- * rate is n / median time, the time being the process's CPU time on one thread and wall-clock
- * time on more (CPU time would count both cores). For deterministic modes the outputs are compared byte for byte ("same" column).
+ * to write them back on its own time. Both outputs are evicted, not only the next contender's:
+ * until 2026-12-07 srlab, which writes an array of its own, paid for writing back CPFloat's
+ * (0.05-0.2 of its ratio to the streaming copy, two threads, binary32, runs side by side).
+ * A rate is n / median time, the time being the process's CPU time on one thread and
+ * wall-clock time on more (CPU time would count both cores). A ratio is the median over the
+ * repeats of the two contenders' ratio within the repeat: it pairs runs made moments apart (on
+ * a shared VM the memory bandwidth left to us moved by a factor 2 between minutes). For
+ * deterministic modes the outputs are compared byte for byte ("same" column).
  * Usage: peers_driver [--n N] [--reps R] [--threads T] [--dist normal|uniform] [--isa v3|v4]
  * (--isa: srlab's bulk kernels forced to that instruction-set level's copy, through the private
  * srl__round_bulk_isa of src/round/round_bulk.h). */
@@ -108,7 +113,8 @@ int main(int argc, char **argv)
     float *xf = malloc(n * sizeof *xf);
     double *tc = malloc((size_t)reps * sizeof *tc), *tsr = malloc((size_t)reps * sizeof *tsr),
            *tm = malloc((size_t)reps * sizeof *tm), *tn = malloc((size_t)reps * sizeof *tn);
-    if (!xd || !yc || !ys || !xf || !tc || !tsr || !tm || !tn) {
+    double *q = malloc(4 * (size_t)reps * sizeof *q); /* the paired ratios, one row per column */
+    if (!xd || !yc || !ys || !xf || !tc || !tsr || !tm || !tn || !q) {
         fprintf(stderr, "peers_driver: out of memory\n");
         return 1;
     }
@@ -121,7 +127,7 @@ int main(int argc, char **argv)
     memset(yc, 0, n * sizeof *yc);
     memset(ys, 0, n * sizeof *ys);
     printf("# %zu %s values, %d thread(s), %d repeats alternating CPFloat / srlab / memcpy / "
-           "streaming copy, medians of %s time\n",
+           "streaming copy, medians of %s time; ratios: medians of the ratios within a repeat\n",
            n, uniform ? "uniform [-1,1]" : "standard-normal", threads, reps,
            cpu ? "CPU" : "wall-clock");
     printf("| case | CPFloat M/s | srlab M/s | memcpy M/s | streaming copy M/s | srlab / CPFloat | "
@@ -156,9 +162,10 @@ int main(int argc, char **argv)
             srl_rng_init(&g, bc->kind, 1, 1);
             double t[5];
             for (int c = 0; c < 4; c++) { /* CPFloat, srlab, memcpy, the streaming copy */
-                void *out = c == 1 ? (void *)ys : (void *)yc;
+                /* both outputs: the one the previous contender left dirty in the caches is
+                 * the other one when srlab follows CPFloat or memcpy follows srlab */
                 if (evict)
-                    evict_bytes(in, bytes), evict_bytes(out, bytes);
+                    evict_bytes(in, bytes), evict_bytes(yc, bytes), evict_bytes(ys, bytes);
                 t[c] = now(cpu);
                 if (c == 0)
                     err |= bc->single ? cpfloatf((float *)yc, xf, n, o) : cpfloat(yc, xd, n, o);
@@ -172,8 +179,11 @@ int main(int argc, char **argv)
                 t[c + 1] = now(cpu);
                 t[c] = t[c + 1] - t[c];
             }
-            if (r >= 0)
+            if (r >= 0) {
                 tc[r] = t[0], tsr[r] = t[1], tm[r] = t[2], tn[r] = t[3];
+                q[r] = t[0] / t[1], q[reps + r] = t[2] / t[1], q[2 * reps + r] = t[3] / t[1];
+                q[3 * reps + r] = t[0] / t[3];
+            }
         }
         /* one more pair of calls for the comparison (the copies above overwrote yc) */
         const char *same = "-";
@@ -192,10 +202,13 @@ int main(int argc, char **argv)
         }
         const double mc = (double)n / median(tc, reps) / 1e6, ms = (double)n / median(tsr, reps) / 1e6,
                      mm = (double)n / median(tm, reps) / 1e6, mn = (double)n / median(tn, reps) / 1e6;
+        double qm[4];
+        for (int k = 0; k < 4; k++)
+            qm[k] = median(q + (size_t)k * (size_t)reps, reps);
         printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n", bc->name, mc,
-               ms, mm, mn, ms / mc, ms / mm, ms / mn, mn / mc, same);
+               ms, mm, mn, qm[0], qm[1], qm[2], qm[3], same);
         fflush(stdout);
     }
-    free(xd), free(yc), free(ys), free(xf), free(tc), free(tsr), free(tm), free(tn);
+    free(xd), free(yc), free(ys), free(xf), free(tc), free(tsr), free(tm), free(tn), free(q);
     return 0;
 }
