@@ -451,54 +451,83 @@ int main(int argc, char **argv)
     }
 
     /* sr's tiny lanes where their 32 bits do not decide (the block kernel flags them for the
-     * reference path): blocks of 32 led by 2^emax (scale 2^0 under ocp and ceil), and wherever
-     * the element's draw has its high 32 bits d below 2^20, x = q 2^-32 (d + 3/4), q E's least
-     * spacing: the first 32 bits say down (floor(x 2^32 / q) = d), the whole draw says up in
-     * three draws of four. Elsewhere E's values and halfway points. A kernel that decided such a
-     * lane itself would give 0 where the reference gives q. nvfp4 (mx_nv_isa.h's nv_sr16 flags
-     * them as well): the first element 2688 (tensor scale 1 under ocp and ceil), every other
-     * block of 16 led by 6 (block scale 1), the other values below 6; once more without the last
-     * five elements (a partial last block). */
-    {
+     * reference path). Pass 0: blocks of 32 led by 2^emax (scale 2^0 under ocp and ceil), and
+     * wherever the element's draw has its high 32 bits d below 2^20, x = q 2^-32 (d + 3/4), q
+     * E's least spacing: the first 32 bits say down (floor(x 2^32 / q) = d), the whole draw says
+     * up in three draws of four. Elsewhere E's values and halfway points. A kernel that decided
+     * such a lane itself would give 0 where the reference gives q. nvfp4 (mx_nv_isa.h's nv_sr16
+     * flags them as well): the first element 2688 (tensor scale 1 under ocp and ceil), every
+     * other block of 16 led by 6 (block scale 1), the other values below 6; once more without
+     * the last five elements (a partial last block).
+     * Pass 1, the 3/4 rule, where v = (3/4) x has two bits more than x and X = v 2^32 / q of a
+     * tiny lane (below 2^25 there, with fraction bits) can sit just above a draw of 2^24 and
+     * more, which pass 0 never reaches (its draws are below 2^20, and under its rules a tiny
+     * lane's X is an integer from 2^23 on): blocks of 32 led by 2^emax (v = (3/4) x), and
+     * wherever d is below 3 2^22 with 4d + 1 a multiple of 3, x = q 2^-32 (4d + 1) / 3, a
+     * binary32 number, so that X = d + 1/4: the first 32 bits say up, the whole draw says down
+     * in three draws of four; where d lies in [2^24, 3 2^23) with 2d + 1 a multiple of 3, x =
+     * q 2^-31 (2d + 1) / 3 (X = d + 1/2: down in one draw of two). The other elements are E's
+     * values and halfway points below 2^emax (the block's scale stays 2^0). */
+    for (int pass = 0; pass < 2; pass++) {
         const long before_y = srl_test_failures;
         static const char *const tiny_specs[] = {"mxfp8", "mxfp8-e5m2", "mxfp6", "mxfp6-e2m3",
-                                                 "mxfp4", "nvfp4"};
-        const size_t nt = (size_t)32 * 4096;
+                                                 "mxfp4", "nvfp4", "mxint8"};
+        const size_t nt = (size_t)32 * (pass ? 8192 : 4096);
         float *xt = malloc(nt * sizeof *xt);
         if (!xt)
             return 1;
         srl_rounding sr;
         if (srl_rounding_parse(&sr, "sr", &err) != SRL_OK)
             return 1;
-        for (size_t fi = 0; fi < sizeof tiny_specs / sizeof *tiny_specs; fi++) {
+        /* (pass 0: as before this pass 1 came, without mxint8; pass 1: not nvfp4, whose 3/4
+         * rule is another target for the block scale) */
+        for (size_t fi = 0; fi < sizeof tiny_specs / sizeof *tiny_specs - !pass; fi++) {
             srl_mx_format f;
             if (srl_mx_parse(&f, tiny_specs[fi], &err) != SRL_OK)
                 return 1;
             const srl_format *e = &f.elem;
+            const int nv = f.scale == SRL_MX_E4M3_T32;
+            if (pass && nv)
+                continue;
             for (int ki = 0; ki < 2; ki++) {
                 srl_rng g;
-                srl_rng_init(&g, kinds[ki], SEED, 5);
-                size_t tiny = 0;
+                srl_rng_init(&g, kinds[ki], SEED, 5); /* (check_mx's stream) */
+                size_t tiny = 0, high = 0, high24 = 0; /* pass 1: d in [2^23, 2^24), from 2^24 */
                 for (size_t i = 0; i < nt; i++) {
                     const uint64_t d = srl_rng_draw_at(&g, START + i) >> 32;
-                    const int nv = f.scale == SRL_MX_E4M3_T32;
+                    const int ex = e->emin + (int)(i % 5) - 3 * nv;
                     if (i % (size_t)f.block == 0) {
                         xt[i] = nv ? (i ? 6.0f : 2688.0f) : (float)ldexp(1.0, e->emax);
-                    } else if (d < (UINT64_C(1) << 20)) {
+                    } else if (!pass && d < (UINT64_C(1) << 20)) {
                         xt[i] = (float)ldexp((double)d + 0.75, e->emin - e->p + 1 - 32);
                         tiny++;
+                    } else if (pass && d < (UINT64_C(3) << 22) && (4 * d + 1) % 3 == 0) {
+                        xt[i] = (float)ldexp((double)((4 * d + 1) / 3), e->emin - e->p + 1 - 32);
+                        tiny++;
+                        high += d >= (UINT64_C(1) << 23);
+                    } else if (pass && d >= (UINT64_C(1) << 24) && d < (UINT64_C(3) << 23) &&
+                               (2 * d + 1) % 3 == 0) {
+                        xt[i] = (float)ldexp((double)((2 * d + 1) / 3), e->emin - e->p + 1 - 31);
+                        tiny++;
+                        high24++;
                     } else {
                         xt[i] = (float)ldexp(1.0 + (double)(i % 8) / 16,
-                                             e->emin + (int)(i % 5) - 3 * nv);
+                                             pass && ex >= e->emax ? e->emax - 1 : ex);
                     }
                     if (i % 3 == 1)
                         xt[i] = -xt[i];
                 }
                 CHECK(tiny >= 16, "%s: only %zu tiny lanes at their draws", tiny_specs[fi], tiny);
+                CHECK(!pass || (high >= 8 && high24 >= 8),
+                      "%s: only %zu and %zu tiny lanes at draws in [2^23, 2^24) and from 2^24",
+                      tiny_specs[fi], high, high24);
                 for (int r = 0; r < SRL_MX_RULE_COUNT; r++) {
-                    snprintf(what, sizeof what, "%s %s sr %s, tiny lanes at their draws (%zu)",
-                             tiny_specs[fi], srl_mx_rule_name((srl_mx_rule)r),
-                             ki ? "pcg64" : "pcg32", tiny);
+                    if (pass && r != SRL_MX_34)
+                        continue;
+                    snprintf(what, sizeof what,
+                             "%s %s sr %s, tiny lanes at their draws (%zu; %zu in [2^23, 2^24), "
+                             "%zu from 2^24)", tiny_specs[fi], srl_mx_rule_name((srl_mx_rule)r),
+                             ki ? "pcg64" : "pcg32", tiny, high, high24);
                     check_mx(xt, nt, &f, (srl_mx_rule)r, sr, kinds[ki], what);
                     if (f.block == 16) /* (nvfp4: a last partial block, its draws from g) */
                         check_mx(xt, nt - 5, &f, (srl_mx_rule)r, sr, kinds[ki], what);
@@ -506,7 +535,8 @@ int main(int argc, char **argv)
             }
         }
         free(xt);
-        snprintf(what, sizeof what, "level %s: block formats' sr tiny lanes", names[lvl]);
+        snprintf(what, sizeof what, "level %s: block formats' sr tiny lanes%s", names[lvl],
+                 pass ? ", 3/4 rule" : "");
         GROUP(what, before_y);
     }
 
