@@ -8,7 +8,9 @@
  * same copy with streaming stores (timing.h; issue 33 item 6 measures the deterministic cases
  * against it), so that a change in the machine's load hits all alike; the rate is
  * n / median time, the time being the process's CPU time on one thread and wall-clock time on
- * more, and a ratio the median over the repeats of the two contenders' ratio in the repeat. Every level's output is compared byte for byte with the baseline's ("same").
+ * more, and a ratio the median over the repeats of the two contenders' ratio in the repeat
+ * (timing.h's paired_ratio). Every level's output is compared byte for byte with the baseline's
+ * ("same").
  * --against LIB: another build's libsrlab (an older commit, say), loaded with dlopen into the
  * same process (RTLD_DEEPBIND, so that its own calls stay inside it) and run at its own choice
  * of level after the levels of this build, in every repeat: the table gains its rate and this
@@ -82,15 +84,6 @@ static long parse_long(const char *opt, const char *s, long lo)
         exit(2);
     }
     return v;
-}
-
-/* The median over r repeats of ta[i] / tb[i] (q: room for r values): how much faster b ran
- * than a, paired by repeat. */
-static double paired_ratio(double *q, const double *ta, const double *tb, int r)
-{
-    for (int i = 0; i < r; i++)
-        q[i] = ta[i] / tb[i];
-    return median(q, r);
 }
 
 int main(int argc, char **argv)
@@ -263,21 +256,18 @@ int main(int argc, char **argv)
                 }
             }
         srl__round_bulk_isa(-1);
-        /* a ratio: the median over the repeats of the two times' ratio within the repeat (runs
-         * moments apart see the same machine; medians taken apart would not) */
-        double q[99];
-#define PAIRED(A, B) (paired_ratio(q, t[A], t[B], reps))
+        double q[99]; /* (paired_ratio's room; the rates' medians sort a copy, t stays paired) */
         printf("| %s |", name);
         for (int l = 0; l <= sc; l++)
             printf(" %.0f |", (double)n / median(memcpy(q, t[l], (size_t)reps * sizeof *q), reps) /
-                                  1e6); /* (a copy: median sorts, and t stays paired) */
+                                  1e6);
         for (int l = 0; l <= top; l++)
-            printf(" %.2f |", PAIRED(mc, l));
+            printf(" %.2f |", paired_ratio(q, t[mc], t[l], reps));
         for (int l = 0; l <= top; l++)
-            printf(" %.2f |", PAIRED(sc, l));
+            printf(" %.2f |", paired_ratio(q, t[sc], t[l], reps));
         if (against)
-            printf(" %.2f | %.2f |", PAIRED(mc, ot), PAIRED(ot, top));
-#undef PAIRED
+            printf(" %.2f | %.2f |", paired_ratio(q, t[mc], t[ot], reps),
+                   paired_ratio(q, t[ot], t[top], reps));
         printf(" %s |\n", same ? "yes" : "NO");
         fflush(stdout);
         if (!same)

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     float *xf = malloc(n * sizeof *xf);
     double *tc = malloc((size_t)reps * sizeof *tc), *tsr = malloc((size_t)reps * sizeof *tsr),
            *tm = malloc((size_t)reps * sizeof *tm), *tn = malloc((size_t)reps * sizeof *tn);
-    double *q = malloc(4 * (size_t)reps * sizeof *q); /* the paired ratios, one row per column */
+    double *q = malloc((size_t)reps * sizeof *q); /* (paired_ratio's room) */
     if (!xd || !yc || !ys || !xf || !tc || !tsr || !tm || !tn || !q) {
         fprintf(stderr, "peers_driver: out of memory\n");
         return 1;
@@ -180,11 +180,8 @@ int main(int argc, char **argv)
                 t[c + 1] = now(cpu);
                 t[c] = t[c + 1] - t[c];
             }
-            if (r >= 0) {
+            if (r >= 0)
                 tc[r] = t[0], tsr[r] = t[1], tm[r] = t[2], tn[r] = t[3];
-                q[r] = t[0] / t[1], q[reps + r] = t[2] / t[1], q[2 * reps + r] = t[3] / t[1];
-                q[3 * reps + r] = t[0] / t[3];
-            }
         }
         /* one more pair of calls for the comparison (the copies above overwrote yc) */
         const char *same = "-";
@@ -201,13 +198,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "peers_driver: case '%s': a rounding call failed\n", bc->name);
             return 1;
         }
-        const double mc = (double)n / median(tc, reps) / 1e6, ms = (double)n / median(tsr, reps) / 1e6,
-                     mm = (double)n / median(tm, reps) / 1e6, mn = (double)n / median(tn, reps) / 1e6;
-        double qm[4];
-        for (int k = 0; k < 4; k++)
-            qm[k] = median(q + (size_t)k * (size_t)reps, reps);
-        printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n", bc->name, mc,
-               ms, mm, mn, qm[0], qm[1], qm[2], qm[3], same);
+        /* the ratios before the rates: median sorts the times, which must stay paired */
+        const double q_cp = paired_ratio(q, tc, tsr, reps), q_mm = paired_ratio(q, tm, tsr, reps),
+                     q_nt = paired_ratio(q, tn, tsr, reps), q_ceil = paired_ratio(q, tc, tn, reps);
+        const double mc = (double)n / median(tc, reps) / 1e6,
+                     ms = (double)n / median(tsr, reps) / 1e6,
+                     mm = (double)n / median(tm, reps) / 1e6,
+                     mn = (double)n / median(tn, reps) / 1e6;
+        printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n", bc->name,
+               mc, ms, mm, mn, q_cp, q_mm, q_nt, q_ceil, same);
         fflush(stdout);
     }
     free(xd), free(yc), free(ys), free(xf), free(tc), free(tsr), free(tm), free(tn), free(q);

@@ -50,6 +50,17 @@ static inline double median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
+/* The median over n repeats of ta[i] / tb[i], the two contenders' times in repeat i: how many
+ * times faster b ran than a, paired by repeat (runs moments apart see the same machine, which
+ * two medians taken apart would not). q: room for n values; ta and tb are left as they are
+ * (median sorts what it is given). */
+static inline double paired_ratio(double *q, const double *ta, const double *tb, int n)
+{
+    for (int i = 0; i < n; i++)
+        q[i] = ta[i] / tb[i];
+    return median(q, n);
+}
+
 /* The drivers' lists and spreads (bench/blas_driver.c, bench/accum_driver.c). */
 #define MAXW 16  /* words in a list */
 #define MAXR 101 /* repeats */
