@@ -1743,6 +1743,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             }
             ISA(mxvf) vf;
             memcpy(&vf, x + i, sizeof vf);
+            __builtin_prefetch((const char *)(x + i) + SRL_MX_PREFETCH_BYTES);
             V xb; /* x's bits: its zeros (a nonzero x may scale to 0, a binary32 underflow) and
                    * its signs */
             memcpy(&xb, &vf, sizeof xb);
