@@ -883,6 +883,45 @@ int main(int argc, char **argv)
             check_mx_at(xf + 1, 2 * N_BIG - 1, &f, bigs[q].rule, ms[mi], kinds[0], what,
                         bigs[q].yoff);
         }
+        /* nvfp4's first pass over a large array (mx_nv_isa.h's nv_amax_b, which also keeps each
+         * block's largest magnitude): the array's largest finite magnitude shares its block with
+         * an infinity, in the last thread's share; another block (the largest before) has a NaN;
+         * one thread and two (whose first pass splits the blocks), rn and sr. Magnitudes from
+         * 2^-24 to 2^10: the mix's extremes would put the tensor scale outside the range where
+         * nv_codes16 estimates, and the codes from the first pass's maxima would go unused. */
+        const size_t nn = ((size_t)1 << 20) + 16 * 3 + 5;
+        float *const xt = malloc(nn * sizeof *xt);
+        srl_mx_format f;
+        if (!xt || srl_mx_parse(&f, "nvfp4", &err) != SRL_OK)
+            return 1;
+        size_t im = 0;
+        for (size_t i = 0; i < nn; i++) {
+            const uint64_t h = (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
+            xt[i] = ldexpf((float)(h >> 40) * 0x1p-24f, (int)(h >> 20 & 31) - 21) *
+                    (h >> 30 & 1 ? -1.0f : 1.0f);
+            if (isfinite(xt[i]) && fabsf(xt[i]) > fabsf(xt[im]))
+                im = i;
+        }
+        const size_t ip = nn - 16 * 7 - 9;
+        xt[ip] = 2 * fabsf(xt[im]);
+        xt[ip / 16 * 16 + (ip % 16 == 0)] = INFINITY;
+        xt[im / 16 * 16 + 3] = NAN;
+        for (int th = 1; th <= 2; th++)
+            for (size_t bm = 0; bm < 2; bm++) {
+#if defined(_OPENMP)
+                omp_set_num_threads(th);
+#endif
+                const size_t mi = big_modes[bm];
+                snprintf(what, sizeof what,
+                         "nvfp4 ocp %s pcg32, n = %zu, largest finite beside an infinity, %d "
+                         "thread%s",
+                         mode_specs[mi], nn, th, th > 1 ? "s" : "");
+                check_mx(xt, nn, &f, SRL_MX_OCP, ms[mi], kinds[0], what);
+            }
+        free(xt);
+#if defined(_OPENMP)
+        omp_set_num_threads(1);
+#endif
     }
     snprintf(what, sizeof what, "level %s: outputs over 16 MiB (streaming stores)", names[lvl]);
     GROUP(what, before);
