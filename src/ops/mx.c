@@ -381,7 +381,6 @@ typedef struct mx_job {
     int lvl, alias;     /* (nv_float: the instruction-set level; y overlaps x) */
     const nv_tab *rows; /* (nv_float in rn, rna, rz with blocks of 16: nv_rows'; sr: rz's) */
     int srm;            /* (nv_float: sr of blocks of 16 by nv_sr16, with nv_rows_sr's) */
-    const uint32_t *bam; /* (nv_float: the whole blocks' largest magnitudes' bits, or NULL) */
 } mx_job;
 
 static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
@@ -394,7 +393,7 @@ static void mx_job_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
 static void run_all(double *y, uint8_t *scales, const double *x, size_t n, double ts,
                     const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
-    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL, 0, NULL};
+    const mx_job j = {y, scales, x, n, ts, f, r, m, rng, 0, 0, NULL, 0};
     split_blocks(&j, mx_job_blocks, n, (size_t)f->block, m, rng);
 }
 
@@ -440,14 +439,10 @@ int srl_mx_quantize(double *y, uint8_t *scales, double *ts, const double *x, siz
  * (comparisons with constants made once per call for each E4M3 code: nv_rows; from x86-64-v4 an
  * estimate and one comparison), and in sr from x86-64-v4 nv_sr16 (the same with rz's
  * comparisons, then the draw in binary32 lanes; with pcg32 its own draws in registers); both
- * take their scales' codes from nv_codes16 (nv_rows_sb), or in an array of NV_STREAM_MIN or more
- * from the blocks' largest magnitudes that the first pass kept (nv_codes16_am). Not in a build
- * with the defects (src/core/mutant.h): they live in the reference's decision. */
+ * take their scales' codes from nv_codes16 (nv_rows_sb). Not in a build with the defects (src/core/mutant.h): they live in the reference's
+ * decision. */
 #define NV_CHUNK 1024 /* elements per step: whole blocks, their draws in the caches */
 #define NV_STREAM_MIN (1u << 20) /* arrays from 4 MiB: the output streamed past the caches */
-/* nv_cmp16 and nv_sr16 ask for the input 4 KiB (the next chunk) ahead, as mx_tile does
- * (src/round/round_bulk.c): a large array's second pass first touches a chunk there. */
-#define SRL_NV_PREFETCH_BYTES 4096
 
 /* rn, rna and rz of blocks of 16 (mx_nv_isa.h's nv_cmp16): a block's constants by its scale's
  * E4M3 code, one row per code (nv_rows). */
@@ -566,9 +561,7 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         size_t bv = c; /* blocks of 16 eight at a time, in vectors, as scale_of makes them */
         if (bs == 16) {
             bv = c + (k / 16 & ~(size_t)7);
-            if (cmp && j->bam && j->rows->sbest)
-                SRL_ISA_CALL(lvl, nv_codes16_am, (code, j->bam + c, bv - c, j->rows));
-            else if (cmp)
+            if (cmp)
                 SRL_ISA_CALL(lvl, nv_codes16, (code, xc, bv - c, j->rows));
             else
                 SRL_ISA_CALL(lvl, nv_scales16,
@@ -768,47 +761,25 @@ static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size
                      const srl_mx_format *f, srl_mx_rule r, srl_rounding m, const srl_rng *rng)
 {
     const int lvl = srl__bulk_isa_level() < 2 ? srl__bulk_isa_level() : 2; /* (no IFMA copy) */
-    const srl_mode md = m.mode;
-    const bool alias = y < x + n && x < y + n;
-    /* A large array's first pass also keeps each whole block's largest magnitude (n / 4 bytes),
-     * which nv_codes16_am makes the codes of: its second pass then reads a block once, for the
-     * elements, where nv_codes16 read it twice. The codes come out the same (nv_codes16 finds
-     * the same maxima); an array that y overlaps keeps nv_codes16, which reads x as it is then. */
-    const size_t nbf = n / 16;
-    uint32_t *bam = f->block == 16 && lvl >= 2 && !alias && n >= NV_STREAM_MIN &&
-                            (md == SRL_RN || md == SRL_RNA || md == SRL_RZ || md == SRL_SR)
-                        ? malloc(nbf * sizeof *bam)
-                        : NULL;
     uint32_t amax = 0; /* the largest finite magnitude's bits */
 #if SRL_HAVE_OPENMP
     if (n >= SRL_BULK_OMP_MIN && srl__may_fork()) {
 #pragma omp parallel reduction(max : amax)
         {
             size_t lo, len;
-            if (bam) {
-                srl__share(nbf, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo,
-                           &len);
-                amax = SRL_ISA_CALL(lvl, nv_amax_b, (x + 16 * lo, len, bam + lo));
-            } else {
-                srl__share(n, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo,
-                           &len);
-                amax = SRL_ISA_CALL(lvl, nv_amax, (x + lo, len));
-            }
+            srl__share(n, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &lo, &len);
+            amax = SRL_ISA_CALL(lvl, nv_amax, (x + lo, len));
         }
     } else
 #endif
-        amax = bam ? SRL_ISA_CALL(lvl, nv_amax_b, (x, nbf, bam))
-                   : SRL_ISA_CALL(lvl, nv_amax, (x, n));
-    if (bam) { /* (the last partial block) */
-        const uint32_t t = SRL_ISA_CALL(lvl, nv_amax, (x + 16 * nbf, n - 16 * nbf));
-        amax = t > amax ? t : amax;
-    }
+        amax = SRL_ISA_CALL(lvl, nv_amax, (x, n));
     float a;
     memcpy(&a, &amax, 4);
     const double t = tensor_scale_of(a, r);
     if (ts)
         *ts = t;
     nv_tab tab;
+    const srl_mode md = m.mode;
     const bool cmp = f->block == 16 && (md == SRL_RN || md == SRL_RNA || md == SRL_RZ);
     /* (nv_sr16: AVX-512, and a tensor scale for its binary32 constants) */
     const bool srm = f->block == 16 && md == SRL_SR && lvl >= 2 && t >= 0x1p-80 && t <= 0x1p100;
@@ -818,10 +789,9 @@ static void nv_float(float *y, uint8_t *scales, double *ts, const float *x, size
         nv_rows_sr(&tab, t);
     if (cmp || srm)
         nv_rows_sb(&tab, t, r);
-    const mx_job j = {y,   scales, x,   n,   t,   f,  r, m, rng, lvl, alias,
-                      cmp || srm ? &tab : NULL, srm, bam};
+    const mx_job j = {y,   scales, x, n, t, f, r, m, rng, lvl, y < x + n && x < y + n,
+                      cmp || srm ? &tab : NULL, srm};
     split_blocks(&j, nv_blocks, n, (size_t)f->block, m, rng);
-    free(bam);
 }
 
 int srl_mx_quantize_float(float *y, uint8_t *scales, double *ts, const float *x, size_t n,

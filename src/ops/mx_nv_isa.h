@@ -233,7 +233,6 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
             const unsigned code = codes[b];
             const nv_row *row = t->row + code;
             const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
-            __builtin_prefetch((const char *)(x + 16 * b) + SRL_NV_PREFETCH_BYTES);
             const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, absm));
             __m512i rowv;
             const __m512i c = ISA(nv_count)(ax, row, t->rx[code].rv, ta, tb, &rowv);
@@ -288,7 +287,6 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
         const nv_row *row = t->row + code;
         const nv_srrow *sw = t->sr + code;
         const __m512i bits = _mm512_loadu_si512((const void *)(x + 16 * b));
-        __builtin_prefetch((const char *)(x + 16 * b) + SRL_NV_PREFETCH_BYTES);
         const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, absm));
         __m512i rowv;
         const __m512i c = ISA(nv_count)(ax, row, t->rx[code].rv, ta, tb, &rowv);
@@ -473,33 +471,12 @@ static void ISA(nv_scales16)(double *vb, double *rb, uint8_t *codes, const float
 /* The E4M3 codes of s_b of nb whole blocks of 16 of x (nb a multiple of 8) as nv_scales16 makes
  * them, from x86-64-v4 with nv_rows_sb's est by an estimate and one comparison (nv_rows_sb says
  * why they decide), sixteen blocks at a time; otherwise by nv_scales16. */
-#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-/* The E4M3 codes of sixteen blocks' scales from their largest magnitudes' bits a (one block per
- * lane), by nv_rows_sb's est (t->sbest): an estimate and one comparison. */
-static inline __attribute__((always_inline)) __m128i ISA(nv_code16)(__m512i a, const nv_tab *t)
-{
-    const __m512 rd = _mm512_set1_ps(t->rd), s10 = _mm512_set1_ps(0x1p10f);
-    const __m512i up = _mm512_set1_epi32(t->up), one = _mm512_set1_epi32(1);
-    const __m512 amax = _mm512_castsi512_ps(a);
-    const __m512 y = _mm512_mul_ps(amax, rd);
-    const __m512i kn = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 19),
-                                        _mm512_set1_epi32(1920));
-    const __m512i ks = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(y, s10)),
-                                        _mm512_set1_epi32(31));
-    const __m512i kf = _mm512_min_epi32(_mm512_max_epi32(ks, kn), _mm512_set1_epi32(252));
-    const __m512i c0 = _mm512_srli_epi32(_mm512_add_epi32(kf, up), 1);
-    const __m512 th = _mm512_i32gather_ps(c0, t->tb, 4);
-    __m512i c = _mm512_mask_add_epi32(c0, _mm512_cmp_ps_mask(amax, th, _CMP_GT_OQ), c0, one);
-    c = _mm512_mask_mov_epi32(c, _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
-                              _mm512_set1_epi32(0x7F)); /* (a NaN or an infinity in the block) */
-    return _mm512_cvtepi32_epi8(c);
-}
-#endif
-
 static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_tab *t)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
     if (t->sbest) {
+        const __m512 rd = _mm512_set1_ps(t->rd), s10 = _mm512_set1_ps(0x1p10f);
+        const __m512i up = _mm512_set1_epi32(t->up), one = _mm512_set1_epi32(1);
         for (size_t b0 = 0; b0 < nb; b0 += 16) {
             srl__u32x8 am[2] = {{0}, {0}};
             ISA(nv_amax8)(&am[0], x + 16 * b0);
@@ -507,79 +484,27 @@ static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_
                 ISA(nv_amax8)(&am[1], x + 16 * (b0 + 8));
             __m512i a;
             memcpy(&a, am, sizeof a);
-            const __m128i c8 = ISA(nv_code16)(a, t);
+            const __m512 amax = _mm512_castsi512_ps(a);
+            const __m512 y = _mm512_mul_ps(amax, rd);
+            const __m512i kn = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 19),
+                                                _mm512_set1_epi32(1920));
+            const __m512i ks = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(y, s10)),
+                                                _mm512_set1_epi32(31));
+            const __m512i kf = _mm512_min_epi32(_mm512_max_epi32(ks, kn), _mm512_set1_epi32(252));
+            const __m512i c0 = _mm512_srli_epi32(_mm512_add_epi32(kf, up), 1);
+            const __m512 th = _mm512_i32gather_ps(c0, t->tb, 4);
+            __m512i c = _mm512_mask_add_epi32(c0, _mm512_cmp_ps_mask(amax, th, _CMP_GT_OQ), c0,
+                                              one);
+            c = _mm512_mask_mov_epi32(
+                c, _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                _mm512_set1_epi32(0x7F)); /* (a NaN or an infinity in the block) */
+            const __m128i c8 = _mm512_cvtepi32_epi8(c);
             memcpy(codes + b0, &c8, b0 + 8 < nb ? 16 : 8);
         }
         return;
     }
 #endif
     ISA(nv_scales16)(NULL, NULL, codes, x, nb, t->d, t->ts, t->up);
-}
-
-/* nv_codes16 from the blocks' largest magnitudes' bits am[0..nb) (nv_amax_b's; nb a multiple of
- * 8), when t->sbest holds (from x86-64-v4; the caller checks). */
-static void ISA(nv_codes16_am)(uint8_t *codes, const uint32_t *am, size_t nb, const nv_tab *t)
-{
-#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        const __m512i a = b0 + 8 < nb ? _mm512_loadu_si512((const void *)(am + b0))
-                                      : _mm512_zextsi256_si512(_mm256_loadu_si256(
-                                            (const void *)(am + b0)));
-        const __m128i c8 = ISA(nv_code16)(a, t);
-        memcpy(codes + b0, &c8, b0 + 8 < nb ? 16 : 8);
-    }
-#else
-    (void)codes, (void)am, (void)nb, (void)t;
-#endif
-}
-
-/* The first pass over nb whole blocks of 16 of x: am[b] gets block b's largest magnitude's bits
- * (an infinity's or a NaN's among them), as nv_codes16 finds them; returns the bits of the
- * largest finite magnitude among the blocks' elements (0 if none), nv_amax's. A large array's
- * second pass then reads each block once, for its elements (nv_codes16_am). */
-static uint32_t ISA(nv_amax_b)(const float *x, size_t nb, uint32_t *am)
-{
-    typedef srl__u32x8 V;
-    V m = (V){0};
-    size_t b = 0;
-    for (; b + 8 <= nb; b += 8) {
-        V a;
-        ISA(nv_amax8)(&a, x + 16 * b);
-        memcpy(am + b, &a, sizeof a);
-        const V fin = (V)(a < 0x7f800000u);
-        if (__builtin_expect(~fin[0] | ~fin[1] | ~fin[2] | ~fin[3] | ~fin[4] | ~fin[5] |
-                                 ~fin[6] | ~fin[7],
-                             0)) {
-            for (int l = 0; l < 8; l++) /* (a block with an infinity or a NaN: its finite ones) */
-                if (!fin[l]) {
-                    uint32_t f = 0;
-                    for (int i = 0; i < 16; i++) {
-                        uint32_t v;
-                        memcpy(&v, x + 16 * (b + (size_t)l) + i, 4);
-                        v &= 0x7fffffffu;
-                        f = v < 0x7f800000u && v > f ? v : f;
-                    }
-                    a[l] = f;
-                }
-        }
-        m = SRL_NV_SEL_S((V)(a > m), a, m);
-    }
-    uint32_t r = 0;
-    for (int l = 0; l < 8; l++)
-        r = m[l] > r ? m[l] : r;
-    for (; b < nb; b++) {
-        uint32_t top = 0, f = 0;
-        for (int i = 0; i < 16; i++) {
-            uint32_t v;
-            memcpy(&v, x + 16 * b + i, 4);
-            v &= 0x7fffffffu;
-            top = v > top ? v : top;
-            f = v < 0x7f800000u && v > f ? v : f;
-        }
-        am[b] = top;
-        r = f > r ? f : r;
-    }
-    return r;
 }
 
 /* The bits of the largest finite magnitude among x[0..n) (0 if none). */

@@ -883,12 +883,11 @@ int main(int argc, char **argv)
             check_mx_at(xf + 1, 2 * N_BIG - 1, &f, bigs[q].rule, ms[mi], kinds[0], what,
                         bigs[q].yoff);
         }
-        /* nvfp4's first pass over a large array (mx_nv_isa.h's nv_amax_b, which also keeps each
-         * block's largest magnitude): the array's largest finite magnitude shares its block with
-         * an infinity, in the last thread's share; another block (the largest before) has a NaN;
-         * one thread and two (whose first pass splits the blocks), rn and sr. Magnitudes from
-         * 2^-24 to 2^10: the mix's extremes would put the tensor scale outside the range where
-         * nv_codes16 estimates, and the codes from the first pass's maxima would go unused. */
+        /* nvfp4 of a large array whose tensor scale nv_codes16 estimates the scales under (the
+         * mix above has extremes that put it outside that range): the array's largest finite
+         * magnitude shares its block with an infinity, in the last thread's share; another block
+         * (the largest before) has a NaN; one thread and two (whose tensor maximum is a
+         * reduction over the threads), rn and sr. Magnitudes from 2^-24 to 2^10. */
         const size_t nn = ((size_t)1 << 20) + 16 * 3 + 5;
         float *const xt = malloc(nn * sizeof *xt);
         srl_mx_format f;
