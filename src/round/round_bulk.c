@@ -56,12 +56,13 @@
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
 #endif
-/* mx_tile's group loop asks for the input two streamed tiles ahead, one line per group of
- * sixteen. Its scales' pass reads a tile in one burst and the rounding then works from L1, so
- * the hardware's prefetchers, which follow the demand stream, leave the memory idle while the
- * tile is rounded. 10^7 values, one thread, paired against bf16 in the same mode: the block
- * formats' ratios +0.03 to +0.1 (4 KiB and 8 KiB ahead alike; 1 KiB is too late). NVFP4's own
- * loops (src/ops/mx_nv_isa.h) gained nothing from the same. */
+/* mx_tile's group loop asks for the input two streamed tiles ahead, once per group (a line per
+ * sixteen elements). Its scales' pass reads a tile in one burst and the rounding then works
+ * from L1, so the hardware's prefetchers, which follow the demand stream, leave the memory idle
+ * while the tile is rounded. 10^7 values, one thread, paired against bf16 in the same mode: the
+ * block formats' ratios +0.03 to +0.1 (4 KiB and 8 KiB ahead alike; 1 KiB is too late). The
+ * same in NVFP4's loops (src/ops/mx_nv_isa.h) gained nothing on arrays on a 64-byte line and
+ * lost 0.03-0.06 on arrays off one (094da79, backed out). */
 #ifndef SRL_MX_PREFETCH_BYTES
 #define SRL_MX_PREFETCH_BYTES 4096
 #endif
