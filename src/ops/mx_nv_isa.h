@@ -23,7 +23,7 @@
  * and rb[b] = 1 / vb[b] rounded;
  * u: the elements' draws. Returns whether a lane was flagged (flag[i] = 1; flag is cleared
  * here first when so). */
-#include "round/lanes_isa.h" /* (pcg32's lane output, for nv_sr16's draws) */
+#include "round/lanes_isa.h" /* (pcg32's lane output, for nv_sr16's draws; out16) */
 
 typedef int64_t ISA(nv_s64x8) __attribute__((vector_size(64)));
 
@@ -169,63 +169,16 @@ static inline __attribute__((always_inline)) __m512i ISA(nv_res)(__m512i rowv, c
 }
 #endif
 
-#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-/* The output of blocks of 16, one block's vector at a time: plain stores, or streaming ones (the
- * caller fences). A y off a 64-byte boundary by a lanes short of it streams the lines that pair
- * each block's last 16 - a results with the next block's first a, and stores the two partial
- * lines at the ends with masks. */
-typedef struct ISA(nv_out) {
-    int how; /* 0: plain, 1: streamed, 2: streamed off a line */
-    unsigned a;
-    __m512i idx, prev;
-} ISA(nv_out);
-
-static inline __attribute__((always_inline)) void ISA(nv_out_init)(ISA(nv_out) *w, const float *y,
-                                                                    int nt)
-{
-    w->a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
-    w->how = !nt || (uintptr_t)y % 4 != 0 ? 0 : w->a == 0 ? 1 : 2;
-    w->idx = _mm512_add_epi32(_mm512_set1_epi32((int)w->a),
-                              _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-    w->prev = _mm512_setzero_si512();
-}
-
-static inline __attribute__((always_inline)) void ISA(nv_out_put)(ISA(nv_out) *w, float *y,
-                                                                   size_t b, __m512i o)
-{
-    if (w->how == 0) {
-        _mm512_storeu_si512((void *)(y + 16 * b), o);
-    } else if (w->how == 1) {
-        _mm512_stream_si512((void *)(y + 16 * b), o);
-    } else {
-        if (b == 0)
-            _mm512_mask_storeu_epi32((void *)y, (__mmask16)((1u << w->a) - 1), o);
-        else
-            _mm512_stream_si512((void *)(y + 16 * (b - 1) + w->a),
-                                _mm512_permutex2var_epi32(w->prev, w->idx, o));
-        w->prev = o;
-    }
-}
-
-static inline __attribute__((always_inline)) void ISA(nv_out_end)(ISA(nv_out) *w, float *y,
-                                                                   size_t nb)
-{
-    if (w->how == 2 && nb)
-        _mm512_mask_storeu_epi32((void *)(y + 16 * (nb - 1) + w->a), (__mmask16)(0xffffu >> w->a),
-                                 _mm512_permutex2var_epi32(w->prev, w->idx, w->prev));
-}
-#endif
-
 /* y[0, 16 nb) from x's blocks of 16 by the rows of their scales' codes; nt: streaming stores
- * (nv_out). Below AVX-512, or with a tensor scale outside nv_rows's est, the thresholds one by
- * one (the results' selections nested as the thresholds are nondecreasing). */
+ * (lanes_isa.h's out16). Below AVX-512, or with a tensor scale outside nv_rows's est, the
+ * thresholds one by one (the results' selections nested as the thresholds are nondecreasing). */
 static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *codes,
                           const nv_tab *t, int nt)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
     if (t->est) {
-        ISA(nv_out) w;
-        ISA(nv_out_init)(&w, y, nt);
+        ISA(out16) w;
+        ISA(out16_init)(&w, y, nt);
         const __m512i ta = _mm512_loadu_si512((const void *)t->t32),
                       tb = _mm512_loadu_si512((const void *)(t->t32 + 16)),
                       absm = _mm512_set1_epi32(0x7fffffff);
@@ -239,9 +192,9 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
             const __m512i o = _mm512_ternarylogic_epi32(ISA(nv_res)(rowv, row, c), bits,
                                                         _mm512_set1_epi32((int)t->rx[code].sm),
                                                         0xF8); /* a | (b & c) */
-            ISA(nv_out_put)(&w, y, b, o);
+            ISA(out16_put)(&w, y, b, o);
         }
-        ISA(nv_out_end)(&w, y, nb);
+        ISA(out16_end)(&w, y, nb);
         return;
     }
 #endif
@@ -278,8 +231,8 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
     const __m512i hi32 =
         _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __m512 bnd = _mm512_set1_ps(2048), nbnd = _mm512_set1_ps(-2048);
-    ISA(nv_out) w;
-    ISA(nv_out_init)(&w, y, nt);
+    ISA(out16) w;
+    ISA(out16_init)(&w, y, nt);
     srl__u64x8 s0 = reg ? ln->s[0] : (srl__u64x8){0}, s1 = reg ? ln->s[1] : (srl__u64x8){0};
     const uint64_t la = reg ? ln->a : 0, lc = reg ? ln->c : 0;
     for (size_t b = 0; b < nb; b++) {
@@ -316,7 +269,7 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
         const __m512i o = _mm512_ternarylogic_epi32(
             ISA(nv_res)(rowv, row, _mm512_mask_add_epi32(c, away, c, one)), bits,
             _mm512_set1_epi32((int)t->rx[code].sm), 0xF8); /* a | (b & c) */
-        ISA(nv_out_put)(&w, y, b, o);
+        ISA(out16_put)(&w, y, b, o);
         if (__builtin_expect(und != 0, 0)) {
             if (!flagged)
                 memset(flag, 0, 16 * nb);
@@ -325,7 +278,7 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
                 flag[16 * b + (size_t)l] = (und >> l) & 1;
         }
     }
-    ISA(nv_out_end)(&w, y, nb);
+    ISA(out16_end)(&w, y, nb);
     if (reg)
         ln->s[0] = s0, ln->s[1] = s1;
     return flagged;

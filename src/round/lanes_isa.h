@@ -13,7 +13,9 @@
  *   lane_lt64/eq64, lane_lt32/eq32, lane_flt64/feq64   lane comparisons as masks (all ones or
  *                     0): below AVX-512 on 256-bit halves (see there);
  *   lane_decide64/32  the rounding decision of src/round/decide.h on 8 x 64-bit and
- *                     16 x 32-bit lanes, and lane_round64/32 the rounding of bit patterns. */
+ *                     16 x 32-bit lanes, and lane_round64/32 the rounding of bit patterns;
+ *   out16             sixteen binary32 lanes at a time to an array, streamed when asked
+ *                     (x86-64-v4: NVFP4's kernels). */
 #include "core/pcg_impl.h"
 #include "round/lanes.h"
 #include "srlab/mode.h"
@@ -190,6 +192,53 @@ SRL__LANE_CMP(lane_eq32, srl__u32x16, srl__u32x16, srl__u32x8, srl__u32x8, ==)
 SRL__LANE_CMP(lane_flt64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, <)
 SRL__LANE_CMP(lane_feq64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, ==)
 #undef SRL__LANE_CMP
+
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+/* out16: an output of sixteen binary32 lanes at a time, vector b to y[16 b, 16 b + 16) in order
+ * (b = 0, 1, ...): plain stores, or streaming ones (nt; the caller fences before anything else
+ * writes y). A y off a 64-byte boundary by a lanes short of it streams the lines that pair
+ * vector b's last 16 - a lanes with vector b + 1's first a, so each vector is stored one step
+ * late, and stores the two partial lines at the ends with masks (out16_end: the last one).
+ * NVFP4's kernels (src/ops/mx_nv_isa.h). */
+typedef struct ISA(out16) {
+    int how; /* 0: plain, 1: streamed, 2: streamed off a line */
+    unsigned a;
+    __m512i idx, prev;
+} ISA(out16);
+
+SRL_INLINE void ISA(out16_init)(ISA(out16) *w, const float *y, int nt)
+{
+    w->a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    w->how = !nt || (uintptr_t)y % 4 != 0 ? 0 : w->a == 0 ? 1 : 2;
+    w->idx = _mm512_add_epi32(_mm512_set1_epi32((int)w->a),
+                              _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    w->prev = _mm512_setzero_si512();
+}
+
+SRL_INLINE void ISA(out16_put)(ISA(out16) *w, float *y, size_t b, __m512i o)
+{
+    if (w->how == 0) {
+        _mm512_storeu_si512((void *)(y + 16 * b), o);
+    } else if (w->how == 1) {
+        _mm512_stream_si512((void *)(y + 16 * b), o);
+    } else {
+        if (b == 0)
+            _mm512_mask_storeu_epi32((void *)y, (__mmask16)((1u << w->a) - 1), o);
+        else
+            _mm512_stream_si512((void *)(y + 16 * (b - 1) + w->a),
+                                _mm512_permutex2var_epi32(w->prev, w->idx, o));
+        w->prev = o;
+    }
+}
+
+/* After the last vector (nb of them): its lanes still held back. */
+SRL_INLINE void ISA(out16_end)(ISA(out16) *w, float *y, size_t nb)
+{
+    if (w->how == 2 && nb)
+        _mm512_mask_storeu_epi32((void *)(y + 16 * (nb - 1) + w->a), (__mmask16)(0xffffu >> w->a),
+                                 _mm512_permutex2var_epi32(w->prev, w->idx, w->prev));
+}
+#endif
 
 #define SRL_DECIDE_FN ISA(lane_decide64)
 #define SRL_DECIDE_ROUND_FN ISA(lane_round64)
