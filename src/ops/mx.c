@@ -609,6 +609,10 @@ static void nv_blocks(const void *job, size_t b0, size_t b1, srl_rng g)
         if (fl0 && !flagged)
             memset(flag + done, 0, kk - done);
         flagged |= fl0;
+#if defined(__x86_64__)
+        if (nt && fl0)
+            _mm_sfence(); /* (the streamed lines before the fix-ups store over some of them) */
+#endif
         for (size_t i = flagged ? (fl0 ? 0 : done) : kk; i < k; i++) {
             if (i < kk && !flag[i])
                 continue;

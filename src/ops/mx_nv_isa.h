@@ -178,7 +178,7 @@ static void ISA(nv_cmp16)(float *y, const float *x, size_t nb, const uint8_t *co
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
     if (t->est) {
         ISA(out16) w;
-        ISA(out16_init)(&w, y, nt);
+        ISA(out16_init)(&w, y, nt, nb);
         const __m512i ta = _mm512_loadu_si512((const void *)t->t32),
                       tb = _mm512_loadu_si512((const void *)(t->t32 + 16)),
                       absm = _mm512_set1_epi32(0x7fffffff);
@@ -232,7 +232,7 @@ ISA(nv_sr16_m)(float *y, const float *x, size_t nb, const uint8_t *codes, const 
         _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __m512 bnd = _mm512_set1_ps(2048), nbnd = _mm512_set1_ps(-2048);
     ISA(out16) w;
-    ISA(out16_init)(&w, y, nt);
+    ISA(out16_init)(&w, y, nt, nb);
     srl__u64x8 s0 = reg ? ln->s[0] : (srl__u64x8){0}, s1 = reg ? ln->s[1] : (srl__u64x8){0};
     const uint64_t la = reg ? ln->a : 0, lc = reg ? ln->c : 0;
     for (size_t b = 0; b < nb; b++) {

@@ -198,7 +198,10 @@ SRL__LANE_CMP(lane_feq64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, ==)
  * (b = 0, 1, ...): plain stores, or streaming ones (nt; the caller fences before anything else
  * writes y). A y off a 64-byte boundary by a lanes short of it streams the lines that pair
  * vector b's last 16 - a lanes with vector b + 1's first a, so each vector is stored one step
- * late, and stores the two partial lines at the ends with masks (out16_end: the last one).
+ * late, and stores the two partial lines at the ends with masks (out16_end: the last one). The
+ * last line is fetched into the cache first (out16_init, nb vectors to come): a plain store that
+ * misses holds up every store behind it (they leave the core in order) until its line comes
+ * in, and a caller that streams an array in pieces (tiles, chunks) meets one such line per piece.
  * NVFP4's kernels (src/ops/mx_nv_isa.h). */
 typedef struct ISA(out16) {
     int how; /* 0: plain, 1: streamed, 2: streamed off a line */
@@ -206,10 +209,12 @@ typedef struct ISA(out16) {
     __m512i idx, prev;
 } ISA(out16);
 
-SRL_INLINE void ISA(out16_init)(ISA(out16) *w, const float *y, int nt)
+SRL_INLINE void ISA(out16_init)(ISA(out16) *w, const float *y, int nt, size_t nb)
 {
     w->a = (unsigned)((64 - ((uintptr_t)y & 63)) & 63) / 4;
     w->how = !nt || (uintptr_t)y % 4 != 0 ? 0 : w->a == 0 ? 1 : 2;
+    if (w->how == 2 && nb) /* (see above) */
+        __builtin_prefetch(y + 16 * nb - 1, 1, 3);
     w->idx = _mm512_add_epi32(_mm512_set1_epi32((int)w->a),
                               _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
     w->prev = _mm512_setzero_si512();
