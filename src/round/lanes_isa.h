@@ -15,7 +15,7 @@
  *   lane_decide64/32  the rounding decision of src/round/decide.h on 8 x 64-bit and
  *                     16 x 32-bit lanes, and lane_round64/32 the rounding of bit patterns;
  *   out16             sixteen binary32 lanes at a time to an array, streamed when asked
- *                     (x86-64-v4: NVFP4's kernels). */
+ *                     (x86-64-v4: the block formats' kernels). */
 #include "core/pcg_impl.h"
 #include "round/lanes.h"
 #include "srlab/mode.h"
@@ -202,7 +202,7 @@ SRL__LANE_CMP(lane_feq64, srl__f64x8, srl__u64x8, srl__f64x4, srl__u64x4, ==)
  * last line is fetched into the cache first (out16_init, nb vectors to come): a plain store that
  * misses holds up every store behind it (they leave the core in order) until its line comes
  * in, and a caller that streams an array in pieces (tiles, chunks) meets one such line per piece.
- * NVFP4's kernels (src/ops/mx_nv_isa.h). */
+ * The block formats' kernels (round_bulk_isa.h's mx_tile, src/ops/mx_nv_isa.h). */
 typedef struct ISA(out16) {
     int how; /* 0: plain, 1: streamed, 2: streamed off a line */
     unsigned a;

@@ -50,8 +50,11 @@
 /* Block quantization's one-pass tiles (block_mx_f2f, mx_tile) are four times as long where the
  * output stays in the caches: their per-tile steps (the draws' setup, the scales' pass, the
  * workspace's flags) cost as much as a sixth of a 512-element tile's loop there. 8 KiB of
- * binary32 inputs, in L1 still. A streamed output keeps 512: its copy out of the workspace,
- * four times as long a burst of streaming stores, cost more than that at 10^7 (one thread). */
+ * binary32 inputs, in L1 still. A streamed output copied out of the workspace (below x86-64-v4)
+ * keeps 512: the copy, four times as long a burst of streaming stores, cost more than that at
+ * 10^7 (one thread, Zen 4). From x86-64-v4 the tile streams its own output, and is long again:
+ * at 10^7 values 16 bytes off a 64-byte line (one thread, an Intel Xeon with AVX-512), mxfp8 rn
+ * ran at 0.64 of bf16's speed in 512-element tiles, 0.80 in 2048-element ones. */
 #define SRL_MX_TILE (4 * SRL_TILE)
 #ifndef SRL_PREFETCH_BYTES
 #define SRL_PREFETCH_BYTES 16384
@@ -404,7 +407,10 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
     const int alias = y < x + n && x < y + n; /* the reference path then needs a copy of x */
     const int nt = SRL_MULTI_ISA && n * sizeof *y >= SRL_NT_MIN_BYTES;
     const int onepass = (!q34 || form == 2) && bs % 16 == 0;
-    const size_t mxt = nt ? SRL_TILE : SRL_MX_TILE;
+    const int direct = nt && lvl >= 2; /* (mx_tile streams y itself) */
+    /* a tile copied out of the workspace keeps 512 elements (SRL_MX_TILE); one that streams
+     * itself is long: off a 64-byte line each tile ends in a line stored plainly (out16) */
+    const size_t mxt = nt && !direct ? SRL_TILE : SRL_MX_TILE;
     for (size_t t0 = 0, k; t0 < n; t0 += k) {
         /* one-pass tiles: mxt elements, or the whole blocks left; the rest (a last block cut
          * short) in the other path's tiles */
@@ -418,10 +424,13 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
         int flagged;
         if (onepass && k % bs == 0) { /* the tile in one pass */
             memset(special, 0, k / bs);
-            /* a large array: the tile into the workspace, then streamed out (below) */
-            float *yt = nt ? tf : y + t0;
+            /* a large array: from x86-64-v4 the tile streams its output itself (mx_tile's nt);
+             * below, the tile into the workspace, then streamed out (below) */
+            float *yt = nt && !direct ? tf : y + t0;
             flagged = DISPATCH(mx_tile, (yt, scales ? scales + t0 / bs : NULL, kb, x + t0, k, bs,
-                                         a->elem, a->rule, m, &ln, src, u, flag));
+                                         a->elem, a->rule, m, &ln, src, u, flag, direct));
+            if (direct && flagged)
+                store_fence(); /* order the streaming stores before the fix-ups below */
             if (flagged < 0) { /* (a mode the tile does not know: the reference path) */
                 if (src != 0)
                     lanes_fill(u, k, &ln, lvl);
@@ -430,7 +439,7 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
             }
             mx_fixups(yt, alias ? xin : x + t0, k, t0, first, bs, kb, special, flag,
                       flagged, q34, a->elem, m, rng, u, sto);
-            if (nt)
+            if (nt && !direct)
                 DISPATCH(stream_copy32, (y + t0, tf, k));
             continue;
         }

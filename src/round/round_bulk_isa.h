@@ -1451,7 +1451,9 @@ static void ISA(mx_back)(float *y, size_t k, size_t bs, const int *kb,
  * (v below q/256, or a binary32 subnormal) is flagged for the reference path;
  * a zero is exact. A block with a NaN or an infinity gives NaN and flags nothing. u: the
  * tile's draws (whole, as lanes_fill makes them), NULL for a deterministic mode. Returns
- * whether a lane is flagged (then flag[0..k) says which). */
+ * whether a lane is flagged (then flag[0..k) says which). nt: from x86-64-v4, y is written with
+ * streaming stores (lanes_isa.h's out16; the caller fences before it writes y again), so a large
+ * array's tile goes out without a copy; below, nt is ignored. */
 #if SRL_ISA_LEVEL == 1
 typedef srl__u32x8 ISA(mxv);
 typedef srl__f32x8 ISA(mxvf);
@@ -1669,7 +1671,7 @@ SRL_INLINE void ISA(mx_scales_bs)(float (*cb)[2], int *kb, uint8_t *scales, cons
 SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x, size_t k,
                               size_t bs, const srl_format *elem, int rule, srl_mode mode, int r,
                               srl__lanes *ln, int src, uint64_t *u, unsigned char *flag, int form,
-                              int nform)
+                              int nform, int nt)
 {
     const int fast = form != 0, wide = form == 2;
     typedef ISA(mxv) V;
@@ -1716,6 +1718,12 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
 #endif
     float cb[SRL_MX_TILE / 16][2];
     ISA(mx_scales_bs)(cb, kb, scales, x, k, bs, elem, rule);
+#if SRL_ISA_LEVEL >= 2
+    ISA(out16) wo; /* (groups of sixteen, streamed when nt) */
+    ISA(out16_init)(&wo, y, nt, k / 16);
+#else
+    (void)nt;
+#endif
     for (size_t i0 = 0, b = 0; i0 < k; i0 += bs, b++) {
         const float c = cb[b][0], back = cb[b][1];
 #if SRL_ISA_LEVEL >= 2
@@ -1737,8 +1745,12 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             }
 #endif
             if (bad) { /* (the block's draws are taken all the same) */
+#if SRL_ISA_LEVEL >= 2
+                ISA(out16_put)(&wo, y, i / 16, _mm512_castps_si512(_mm512_set1_ps(NAN)));
+#else
                 for (size_t l = 0; l < SRL_MXK; l++)
                     y[i + l] = NAN;
+#endif
                 continue;
             }
             ISA(mxvf) vf;
@@ -1909,7 +1921,11 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             const V ob = res | (xb & sgn);
             memcpy(&of, &ob, sizeof of);
             of *= back;
+#if SRL_ISA_LEVEL >= 2
+            ISA(out16_put)(&wo, y, i / 16, (__m512i)of);
+#else
             memcpy(y + i, &of, sizeof of);
+#endif
 #if SRL_ISA_LEVEL >= 2
             if (hwsr && __builtin_expect(ksb != 0, 0))
                 sbad = (V)_mm512_movm_epi32(ksb);
@@ -1928,6 +1944,9 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
             }
         }
     }
+#if SRL_ISA_LEVEL >= 2
+    ISA(out16_end)(&wo, y, k / 16);
+#endif
 #if SRL_MX_REG
     ISA(draws16_to)(&g, ln);
 #endif
@@ -1936,7 +1955,7 @@ SRL_INLINE int ISA(mx_tile_m)(float *y, uint8_t *scales, int *kb, const float *x
 
 static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size_t k, size_t bs,
                         const srl_format *elem, int rule, srl_rounding m, srl__lanes *ln, int src,
-                        uint64_t *u, unsigned char *flag)
+                        uint64_t *u, unsigned char *flag, int nt)
 {
     const int r32 = m.r < 32 ? m.r : 32; /* (vec_f2f) */
     /* (the draws' source known to the compiler where it can be: a deterministic mode makes
@@ -1944,14 +1963,14 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
 #define SRL_MXT(MODE, R)                                                                          \
     ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, R, ln,                               \
                    (MODE) == SRL_SR || (MODE) == SRL_SR_EQ || (MODE) == SRL_SR_BITS ? src : 0, u, \
-                   flag, 0, 0)
+                   flag, 0, 0, nt)
 #define SRL_MXF(MODE, FORM)                                                                       \
     ((MODE) == SRL_RN ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 0, u,    \
-                                       flag, FORM, nform)                                         \
+                                       flag, FORM, nform, nt)                                         \
      : src == 1       ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 1, u,    \
-                                       flag, FORM, nform)                                         \
+                                       flag, FORM, nform, nt)                                         \
                       : ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u,  \
-                                       flag, FORM, nform))
+                                       flag, FORM, nform, nt))
     int form = srl__mx_form(elem, rule, m.mode);
     /* sr's groups wholly in E's normal range take form 4's shortcut where nearly all are: where
      * E's normal range spans 2^10 or more below a block's largest magnitude (fp8). The test is
