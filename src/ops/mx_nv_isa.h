@@ -313,12 +313,11 @@ static int ISA(nv_sr16)(float *y, const float *x, size_t nb, const uint8_t *code
 #endif
 }
 
-/* The bits of the largest magnitudes of the eight blocks of 16 at x (NaN's bits above an
- * infinity's above every finite magnitude's). AVX-512: the sixteen-lane maxima folded into one
- * vector as a transposition does (halves of two blocks side by side, then quarters, ...). */
-static inline __attribute__((always_inline)) void ISA(nv_amax8)(srl__u32x8 *am, const float *x)
-{
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
+/* nv_amax8's maxima before their last permutation: block k's (k < 4) in lanes 4k and 4k + 1,
+ * block 4 + k's in lanes 4k + 2 and 4k + 3. */
+static inline __attribute__((always_inline)) __m512i ISA(nv_amax8_m)(const float *x)
+{
     const __m512i absm = _mm512_set1_epi32(0x7fffffff);
     __m512i w[4], z[2];
     for (int p = 0; p < 4; p++) { /* lanes 0-7: block 2p's halves' maxima; 8-15: 2p + 1's */
@@ -333,9 +332,27 @@ static inline __attribute__((always_inline)) void ISA(nv_amax8)(srl__u32x8 *am, 
     /* 128-bit lane k: two lanes of block k, two of block 4 + k; then one each */
     __m512i m = _mm512_max_epu32(_mm512_unpacklo_epi64(z[0], z[1]),
                                  _mm512_unpackhi_epi64(z[0], z[1]));
-    m = _mm512_max_epu32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xB1));
+    return _mm512_max_epu32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xB1));
+}
+
+/* nv_amax8 of the sixteen blocks at x in one vector (block k in lane k), in registers. */
+static inline __attribute__((always_inline)) __m512i ISA(nv_amax16)(const float *x)
+{
+    return _mm512_permutex2var_epi32(
+        ISA(nv_amax8_m)(x),
+        _mm512_set_epi32(30, 26, 22, 18, 28, 24, 20, 16, 14, 10, 6, 2, 12, 8, 4, 0),
+        ISA(nv_amax8_m)(x + 128));
+}
+#endif
+
+/* The bits of the largest magnitudes of the eight blocks of 16 at x (NaN's bits above an
+ * infinity's above every finite magnitude's). AVX-512: the sixteen-lane maxima folded into one
+ * vector as a transposition does (halves of two blocks side by side, then quarters, ...). */
+static inline __attribute__((always_inline)) void ISA(nv_amax8)(srl__u32x8 *am, const float *x)
+{
+#if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
     const __m512i o = _mm512_permutexvar_epi32(
-        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0), m);
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0), ISA(nv_amax8_m)(x));
     const __m256i o8 = _mm512_castsi512_si256(o);
     memcpy(am, &o8, sizeof *am);
 #else
@@ -431,12 +448,14 @@ static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_
         const __m512 rd = _mm512_set1_ps(t->rd), s10 = _mm512_set1_ps(0x1p10f);
         const __m512i up = _mm512_set1_epi32(t->up), one = _mm512_set1_epi32(1);
         for (size_t b0 = 0; b0 < nb; b0 += 16) {
-            srl__u32x8 am[2] = {{0}, {0}};
-            ISA(nv_amax8)(&am[0], x + 16 * b0);
-            if (b0 + 8 < nb)
-                ISA(nv_amax8)(&am[1], x + 16 * (b0 + 8));
-            __m512i a;
-            memcpy(&a, am, sizeof a);
+            /* (in registers: two halves stored apart and loaded as one vector stall the load,
+             * which cost this loop half its time) */
+            const __m512i a =
+                b0 + 8 < nb
+                    ? ISA(nv_amax16)(x + 16 * b0)
+                    : _mm512_maskz_permutexvar_epi32(
+                          0xff, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0),
+                          ISA(nv_amax8_m)(x + 16 * b0));
             const __m512 amax = _mm512_castsi512_ps(a);
             const __m512 y = _mm512_mul_ps(amax, rd);
             const __m512i kn = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 19),
