@@ -448,8 +448,8 @@ static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_
         const __m512 rd = _mm512_set1_ps(t->rd), s10 = _mm512_set1_ps(0x1p10f);
         const __m512i up = _mm512_set1_epi32(t->up), one = _mm512_set1_epi32(1);
         for (size_t b0 = 0; b0 < nb; b0 += 16) {
-            /* (in registers: two halves stored apart and loaded as one vector stall the load,
-             * which cost this loop half its time) */
+            /* (in registers: two halves stored apart and loaded back as one vector make the
+             * load wait until both stores are done, as no single store can forward it) */
             const __m512i a =
                 b0 + 8 < nb
                     ? ISA(nv_amax16)(x + 16 * b0)
