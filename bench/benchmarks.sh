@@ -291,7 +291,9 @@ they were reached, are in the history of this file (`git log -p BENCHMARKS.md`).
 - **In-process references** (`srlab bench round|kernels|train|sweep`): memcpy of the same
   bytes, bf16 rounding of the same array in the same mode (for the block-scaled formats), a
   plain float triple loop, a plain float AdamW loop, the same GPT written with plain loops, the
-  sweep on one thread.
+  sweep on one thread. Nothing is flushed between runs: where the last-level cache holds
+  `bench round`'s 10^7-value arrays (the Xeon's 480 MiB) its ratios are of the work in the
+  caches, where it does not (the Zen 4 VM's) of memory traffic.
 - **Python** (`python/bench_torch.py`): srlab.torch beside the torch call a user would write.
 - **Scheduling.** The timed programs run under `SCHED_FIFO` priority 1 where the script may
   use it (`--sched`; each table says which): the kernel then runs each of their threads on a
