@@ -958,6 +958,14 @@ int main(int argc, char **argv)
                          mode_specs[mi], nn, th, th > 1 ? "s" : "");
                 check_mx(xt, nn, &f, SRL_MX_OCP, ms[mi], kinds[0], what);
             }
+        /* the same values' first 16 (3 64 + 8) + 5: a last chunk of eight whole blocks, whose
+         * scale codes nv_codes16 makes eight at a time (its other chunks: sixteen) */
+        for (size_t bm = 0; bm < 2; bm++) {
+            const size_t mi = big_modes[bm], n8 = 16 * (3 * 64 + 8) + 5;
+            snprintf(what, sizeof what, "nvfp4 ocp %s pcg32, n = %zu (a last chunk of 8 blocks)",
+                     mode_specs[mi], n8);
+            check_mx(xt, n8, &f, SRL_MX_OCP, ms[mi], kinds[0], what);
+        }
         free(xt);
 #if defined(_OPENMP)
         omp_set_num_threads(1);
