@@ -343,6 +343,14 @@ static inline __attribute__((always_inline)) __m512i ISA(nv_amax16)(const float 
         _mm512_set_epi32(30, 26, 22, 18, 28, 24, 20, 16, 14, 10, 6, 2, 12, 8, 4, 0),
         ISA(nv_amax8_m)(x + 128));
 }
+
+/* nv_amax8 of the eight blocks at x in lanes 0-7 (block k in lane k), 0 in lanes 8-15. */
+static inline __attribute__((always_inline)) __m512i ISA(nv_amax8_v)(const float *x)
+{
+    return _mm512_maskz_permutexvar_epi32(
+        0xff, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0),
+        ISA(nv_amax8_m)(x));
+}
 #endif
 
 /* The bits of the largest magnitudes of the eight blocks of 16 at x (NaN's bits above an
@@ -351,9 +359,7 @@ static inline __attribute__((always_inline)) __m512i ISA(nv_amax16)(const float 
 static inline __attribute__((always_inline)) void ISA(nv_amax8)(srl__u32x8 *am, const float *x)
 {
 #if SRL_ISA_LEVEL >= 2 && defined(__x86_64__)
-    const __m512i o = _mm512_permutexvar_epi32(
-        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0), ISA(nv_amax8_m)(x));
-    const __m256i o8 = _mm512_castsi512_si256(o);
+    const __m256i o8 = _mm512_castsi512_si256(ISA(nv_amax8_v)(x));
     memcpy(am, &o8, sizeof *am);
 #else
     srl__u32x8 am32;
@@ -451,11 +457,7 @@ static void ISA(nv_codes16)(uint8_t *codes, const float *x, size_t nb, const nv_
             /* (in registers: two halves stored apart and loaded back as one vector make the
              * load wait until both stores are done, as no single store can forward it) */
             const __m512i a =
-                b0 + 8 < nb
-                    ? ISA(nv_amax16)(x + 16 * b0)
-                    : _mm512_maskz_permutexvar_epi32(
-                          0xff, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 10, 6, 2, 12, 8, 4, 0),
-                          ISA(nv_amax8_m)(x + 16 * b0));
+                b0 + 8 < nb ? ISA(nv_amax16)(x + 16 * b0) : ISA(nv_amax8_v)(x + 16 * b0);
             const __m512 amax = _mm512_castsi512_ps(a);
             const __m512 y = _mm512_mul_ps(amax, rd);
             const __m512i kn = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 19),
