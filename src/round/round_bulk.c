@@ -425,7 +425,8 @@ static void block_mx_f2f(float *y, uint8_t *scales, const float *x, size_t n,
         if (onepass && k % bs == 0) { /* the tile in one pass */
             memset(special, 0, k / bs);
             /* a large array: from x86-64-v4 the tile streams its output itself (mx_tile's nt);
-             * below, the tile into the workspace, then streamed out (below) */
+             * below that, the tile goes into the workspace and is streamed out after its
+             * fix-ups */
             float *yt = nt && !direct ? tf : y + t0;
             flagged = DISPATCH(mx_tile, (yt, scales ? scales + t0 / bs : NULL, kb, x + t0, k, bs,
                                          a->elem, a->rule, m, &ln, src, u, flag, direct));

@@ -1966,9 +1966,9 @@ static int ISA(mx_tile)(float *y, uint8_t *scales, int *kb, const float *x, size
                    flag, 0, 0, nt)
 #define SRL_MXF(MODE, FORM)                                                                       \
     ((MODE) == SRL_RN ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 0, u,    \
-                                       flag, FORM, nform, nt)                                         \
+                                       flag, FORM, nform, nt)                                      \
      : src == 1       ? ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, 1, u,    \
-                                       flag, FORM, nform, nt)                                         \
+                                       flag, FORM, nform, nt)                                      \
                       : ISA(mx_tile_m)(y, scales, kb, x, k, bs, elem, rule, MODE, 0, ln, src, u,  \
                                        flag, FORM, nform, nt))
     int form = srl__mx_form(elem, rule, m.mode);
